@@ -1,0 +1,21 @@
+"""The one method the loop needs from a model: answer these chat messages."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from agentkit.observers import Observation
+from agentkit.records import ModelReply
+
+
+class ModelError(Exception):
+    """The model could not produce an answer (after retries). The loop ends the episode with MODEL_ERROR."""
+
+
+class Model(Protocol):
+    """A source of answers. ``observation`` is given so privileged agents (reference, human) need no
+    prompt parsing; API models ignore it and read only ``messages``."""
+
+    name: str
+
+    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply: ...

@@ -1,0 +1,92 @@
+"""Shared record types of an episode: end reasons, model replies, turns and episode results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class EndReason(str, Enum):
+    """Why an episode stopped. Stored as the string value."""
+
+    GOAL = "goal"  # the task was solved
+    FAILED = "failed"  # the environment ended the episode without success (e.g. wrong object)
+    DIED = "died"  # death zone, lava, health exhausted
+    TIME_LIMIT = "time_limit"  # the environment's own step limit
+    SCRIPT_LIMIT = "script_limit"  # max scripts per episode reached
+    PARSE_FAILURE_LIMIT = "parse_failure_limit"  # too many unparseable answers in a row
+    BUDGET = "budget"  # token or cost budget spent
+    MODEL_ERROR = "model_error"  # the model could not be reached after retries
+    ENV_ERROR = "env_error"  # the backend raised
+    CANCELLED = "cancelled"  # interrupted by the user
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class ModelReply:
+    """One answer of a model, with what it cost."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    model: str = ""
+    cached: bool = False
+    raw: dict[str, Any] | None = None  # provider response metadata (no auth data)
+
+
+@dataclass
+class TurnRecord:
+    """One turn: what the model saw and said, what was parsed, compiled and executed, what followed."""
+
+    index: int
+    observation: dict[str, Any]  # Observation.to_json() of what the model saw
+    messages: list[dict[str, Any]]  # the chat messages sent (OpenAI shape, images as data URLs)
+    answer: str
+    usage: Usage
+    latency_s: float
+    cached: bool
+    script: list[dict[str, Any]] | None  # Script.to_json() when the answer parsed
+    parse_error: dict[str, Any] | None
+    compile_error: str | None
+    actions: list[Any]  # low-level actions executed, JSON-able
+    reward: float
+    total_reward: float
+    health: float | None
+    done: bool
+    timings: dict[str, float]  # seconds per phase: render, model, parse, compile, env, observe
+
+
+@dataclass
+class EpisodeResult:
+    episode_id: str
+    task: str
+    seed: int
+    success: bool
+    reward: float
+    end_reason: EndReason
+    scripts: int
+    turns: int
+    usage: Usage = field(default_factory=Usage)
+    actions: list[Any] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "episode_id": self.episode_id,
+            "task": self.task,
+            "seed": self.seed,
+            "success": self.success,
+            "reward": self.reward,
+            "end_reason": self.end_reason.value,
+            "scripts": self.scripts,
+            "turns": self.turns,
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cost_usd": self.usage.cost_usd,
+        }

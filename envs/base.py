@@ -1,0 +1,85 @@
+"""The interface every backend implements (modelled on Gymnasium's small core, one level up).
+
+A backend is reset to a task and seed, hands out RawObservations, compiles one Command at a time
+into low-level actions (so API calls such as ``go_to("red key")`` can look at the current state),
+and steps one low-level action at a time. It never renders prompts and never sees model text.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from agentkit.actions import Command, Vocabulary
+from agentkit.observers import Observation, RawObservation
+from agentkit.records import EndReason
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    name: str
+    description: str = ""
+    category: str = ""
+
+
+@dataclass
+class StepResult:
+    """Outcome of one low-level action."""
+
+    reward: float
+    done: bool
+    success: bool = False
+    end_reason: EndReason | None = None  # set when done
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class ScriptPolicy(Protocol):
+    """A privileged planner that answers in the script language (the backend's reference agent)."""
+
+    def next_answer(self, observation: Observation) -> str: ...
+
+
+class Backend(ABC):
+    """An environment the loop can drive. Low-level actions must be JSON-able (ints, lists, dicts)."""
+
+    name: ClassVar[str]
+    vocabulary: Vocabulary
+    # Which template folder of the package's prompts this backend uses by default.
+    template_set: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def tasks(cls) -> list[TaskInfo]:
+        """Tasks this backend offers, for `agentkit tasks ENV`."""
+
+    @abstractmethod
+    def reset(self, task: str, seed: int) -> RawObservation:
+        """Start an episode of ``task``; the same (task, seed) always gives the same episode."""
+
+    @abstractmethod
+    def compile(self, command: Command) -> list[Any]:
+        """Low-level actions for one command in the current state; raise CompileError if impossible."""
+
+    @abstractmethod
+    def step(self, action: Any) -> StepResult:
+        """Apply one low-level action."""
+
+    @abstractmethod
+    def observe(self) -> RawObservation:
+        """The current state as a RawObservation (called once after each script)."""
+
+    def idle_actions(self) -> list[Any]:
+        """What the world does while the model produced an unusable answer (default: nothing)."""
+        return []
+
+    @abstractmethod
+    def reference_policy(self) -> ScriptPolicy:
+        """The backend's privileged reference agent, writing scripts in its own vocabulary."""
+
+    def prompt_context(self) -> dict[str, Any]:
+        """Extra, backend-specific variables for the prompt templates (e.g. the action semantics)."""
+        return {}
+
+    def close(self) -> None:
+        """Release simulator resources."""
