@@ -1,0 +1,170 @@
+"""The `agentkit` command: run, replay, transcripts, tasks.
+
+Human-readable lines go to stdout; with --json, stdout holds exactly one JSON document and every
+log line, warning and progress bar goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
+transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
+app.add_typer(transcripts_app, name="transcripts")
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True)
+log = logging.getLogger("agentkit")
+
+DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(message)s",
+        handlers=[RichHandler(console=err, show_path=False)],
+        force=True,
+    )
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=None, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+def _store(db: Optional[str]):
+    from agentkit.transcripts import TranscriptStore
+
+    return TranscriptStore(db)
+
+
+@app.callback()
+def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr.")) -> None:
+    _setup_logging(verbose)
+
+
+@app.command()
+def run(
+    env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
+    task: str = typer.Option(..., help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`)."),
+    model: str = typer.Option("reference", help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o."),
+    api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+    api_key_env: Optional[str] = typer.Option(None, help="Name of the environment variable holding the API key (the key is never stored)."),
+    episodes: int = typer.Option(1, min=1, help="Number of episodes; episode i uses seed+i."),
+    seed: int = typer.Option(0, help="Seed of the first episode."),
+    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    max_scripts: int = typer.Option(30, min=1, help="Scripts (model answers) per episode."),
+    max_parse_failures: int = typer.Option(5, min=1, help="Consecutive unusable answers before the episode ends."),
+    memory: str = typer.Option("full", help="History policy: full, markovian, window:K, last-images:K."),
+    templates: Optional[Path] = typer.Option(None, help="Folder of Jinja templates overriding the built-in ones."),
+    no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
+    temperature: float = typer.Option(0.0),
+    max_tokens: int = typer.Option(1024),
+    max_cost: Optional[float] = typer.Option(None, help="Cost budget per episode in US dollars."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+) -> None:
+    """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
+    from pydantic import ValidationError
+
+    from agentkit.config import RunConfig
+    from agentkit.prompts import TemplateError
+    from agentkit.runner import execute_run
+
+    try:
+        config = RunConfig(
+            env=env, task=task, model=model, api_base=api_base, episodes=episodes, seed=seed,
+            max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
+            templates_dir=str(templates) if templates else None, include_images=not no_images,
+            temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost,
+        )
+    except ValidationError as exc:
+        _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
+    api_key = os.environ.get(api_key_env) if api_key_env else None
+
+    def line(result) -> None:
+        if not as_json:
+            mark = "[green]success[/green]" if result.success else "[red]fail[/red]"
+            out.print(f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
+                      f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}")
+
+    try:
+        summary = execute_run(config, _store(db), api_key=api_key, on_episode=line, show_progress=not as_json)
+    except (ValueError, TemplateError) as exc:
+        _fail(str(exc))
+    if as_json:
+        _emit_json(summary.to_json())
+    else:
+        out.print(f"run {summary.run_id}: success rate {summary.success_rate:.1%} "
+                  f"({sum(e.success for e in summary.episodes)}/{len(summary.episodes)})")
+
+
+@app.command()
+def replay(
+    episode_id: str = typer.Argument(..., help="Episode to re-execute from its recorded answers."),
+    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Re-execute an episode with its recorded answers (no network) and check actions and outcome match."""
+    from agentkit.replay import replay_episode
+
+    try:
+        report = replay_episode(_store(db), episode_id)
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc))
+    if as_json:
+        _emit_json(report.to_json())
+    else:
+        verdict = "[green]matches the record[/green]" if report.matches else "[red]DIFFERS from the record[/red]"
+        out.print(f"episode {episode_id}: replay of {report.turns} turns {verdict}")
+        for problem in report.mismatches:
+            out.print(f"  - {problem}")
+    if not report.matches:
+        raise typer.Exit(1)
+
+
+@app.command()
+def tasks(
+    env: str = typer.Argument(..., help="Backend name."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """List the tasks a backend offers."""
+    from agentkit.envs import available_backends, get_backend
+
+    try:
+        infos = get_backend(env).tasks()
+    except ValueError as exc:
+        _fail(f"{exc} (backends: {', '.join(available_backends())})")
+    if as_json:
+        _emit_json([{"name": t.name, "category": t.category, "description": t.description} for t in infos])
+        return
+    table = Table(title=f"{env} tasks")
+    table.add_column("task")
+    table.add_column("category")
+    table.add_column("description")
+    for t in infos:
+        table.add_row(t.name, t.category, t.description)
+    out.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

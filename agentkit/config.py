@@ -1,0 +1,53 @@
+"""The validated configuration of a run: what is stored with it, and what replay rebuilds from."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agentkit.memory import memory_policy_from_spec
+
+
+class ObserverSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    views: list[Literal["image", "ascii", "language", "structured"]] = ["image", "ascii", "language"]
+    image_format: Literal["jpeg", "png"] = "jpeg"
+    max_side: int = Field(512, ge=16, le=4096)
+    quality: int = Field(85, ge=1, le=100)
+
+
+class RunConfig(BaseModel):
+    """One run: a backend, a task, a model and how the model is prompted. Never holds an API key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    env: str
+    task: str
+    model: str = "reference"
+    api_base: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    episodes: int = Field(1, ge=1)
+    seed: int = 0
+    max_scripts: int = Field(30, ge=1)
+    max_parse_failures: int = Field(5, ge=1)
+    max_input_tokens: int | None = None
+    max_output_tokens: int | None = None
+    max_cost_usd: float | None = None
+    memory: str = "full"
+    templates_dir: str | None = None
+    include_images: bool = True
+    observer: ObserverSettings = Field(default_factory=ObserverSettings)
+    backend_options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("memory")
+    @classmethod
+    def _check_memory(cls, value: str) -> str:
+        memory_policy_from_spec(value)
+        return value
+
+    def episode_seeds(self) -> list[int]:
+        """Episode i uses seed + i, so runs with the same seed meet the same episodes."""
+        return [self.seed + i for i in range(self.episodes)]

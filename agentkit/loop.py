@@ -1,0 +1,239 @@
+"""The turn loop: observe -> render -> call -> parse -> compile -> execute -> record, and nothing else.
+
+It knows backends, models, renderers and stores only through their small interfaces, so the same
+loop drives every world. Each turn is written to the store before the next begins, so a crash
+loses at most the turn in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agentkit.actions import CompileError, ParseError, Script, parse_script
+from agentkit.envs.base import Backend, StepResult
+from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
+from agentkit.models.base import Model, ModelError
+from agentkit.observers import Observation
+from agentkit.observers.observer import Observer
+from agentkit.prompts import PromptRenderer
+from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EpisodeLimits:
+    """Per-episode limits. Every model answer counts as one script, parseable or not (as in the paper)."""
+
+    max_scripts: int = 30
+    max_parse_failures: int = 5  # consecutive unusable answers before giving up
+    max_input_tokens: int | None = None
+    max_output_tokens: int | None = None
+    max_cost_usd: float | None = None
+
+
+class TurnSink(Protocol):
+    """Where turns go (the transcript store implements it)."""
+
+    def add_turn(self, episode_id: str, turn: TurnRecord) -> None: ...
+
+
+@dataclass
+class EpisodeSetup:
+    """Everything one episode needs besides the task and seed."""
+
+    backend: Backend
+    observer: Observer
+    renderer: PromptRenderer
+    model: Model
+    memory: MemoryPolicy = field(default_factory=FullHistory)
+    limits: EpisodeLimits = field(default_factory=EpisodeLimits)
+
+
+class _Budget:
+    """Running token and cost totals against the limits."""
+
+    def __init__(self, limits: EpisodeLimits) -> None:
+        self.limits = limits
+        self.usage = Usage()
+
+    def add(self, usage: Usage) -> None:
+        self.usage.input_tokens += usage.input_tokens
+        self.usage.output_tokens += usage.output_tokens
+        self.usage.cost_usd += usage.cost_usd
+
+    def exhausted(self) -> bool:
+        lim, u = self.limits, self.usage
+        return (
+            (lim.max_input_tokens is not None and u.input_tokens >= lim.max_input_tokens)
+            or (lim.max_output_tokens is not None and u.output_tokens >= lim.max_output_tokens)
+            or (lim.max_cost_usd is not None and u.cost_usd >= lim.max_cost_usd)
+        )
+
+
+@dataclass
+class _Execution:
+    actions: list[Any] = field(default_factory=list)
+    reward: float = 0.0
+    last: StepResult | None = None
+    compile_error: str | None = None
+
+
+def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: dict[str, float]) -> _Execution:
+    """Run a script command by command (compiling each against the current state) or the idle actions."""
+    out = _Execution()
+    t_compile = t_env = 0.0
+
+    def run(actions: list[Any]) -> bool:
+        nonlocal t_env
+        start = time.perf_counter()
+        try:
+            for action in actions:
+                result = backend.step(action)
+                out.actions.append(action)
+                out.reward += result.reward
+                out.last = result
+                if result.done:
+                    return True
+            return False
+        finally:
+            t_env += time.perf_counter() - start
+
+    if script is None:
+        run(idle)
+    else:
+        for command in script:
+            start = time.perf_counter()
+            try:
+                actions = backend.compile(command)
+            except CompileError as exc:
+                out.compile_error = exc.message
+                t_compile += time.perf_counter() - start
+                break
+            t_compile += time.perf_counter() - start
+            if run(actions):
+                break
+    timings["compile"] = t_compile
+    timings["env"] = t_env
+    return out
+
+
+def run_episode(
+    setup: EpisodeSetup,
+    task: str,
+    seed: int,
+    sink: TurnSink | None = None,
+    episode_id: str = "",
+) -> EpisodeResult:
+    """Play one episode to its end and return its result; every turn goes to ``sink`` as it ends."""
+    backend, observer, renderer, model, limits = (
+        setup.backend, setup.observer, setup.renderer, setup.model, setup.limits,
+    )
+    observation: Observation = observer.observe(backend.reset(task, seed))
+    context: dict[str, Any] = {
+        "commands": backend.vocabulary.describe(),
+        "max_scripts": limits.max_scripts,
+        "task": task,
+        "has_images": renderer.include_images and bool(observation.images),
+        **backend.prompt_context(),
+    }
+    system = renderer.system_message(context)
+    history: list[TurnMessages] = []
+    budget = _Budget(limits)
+    feedback: str | None = None
+    parse_failures = 0
+    all_actions: list[Any] = []
+    end_reason: EndReason | None = None
+    last_step: StepResult | None = None
+    scripts = 0
+
+    while end_reason is None:
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        user = renderer.turn_message(observation, context, feedback, scripts)
+        messages = [system, *setup.memory.select(history), user]
+        timings["render"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        try:
+            reply = model.complete(messages, observation)
+        except ModelError as exc:
+            log.warning("episode %s: model error: %s", episode_id, exc)
+            end_reason = EndReason.MODEL_ERROR
+            break
+        timings["model"] = time.perf_counter() - start
+        scripts += 1
+        budget.add(reply.usage)
+
+        start = time.perf_counter()
+        parsed = parse_script(reply.text, backend.vocabulary)
+        timings["parse"] = time.perf_counter() - start
+        script = parsed if isinstance(parsed, Script) else None
+        parse_error = parsed if isinstance(parsed, ParseError) else None
+
+        try:
+            execution = _execute(backend, script, backend.idle_actions(), timings)
+            start = time.perf_counter()
+            next_observation = observer.observe(backend.observe())
+            timings["observe"] = time.perf_counter() - start
+        except Exception:  # a simulator crash ends the episode with its own reason, never silently
+            log.exception("episode %s: environment error", episode_id)
+            end_reason = EndReason.ENV_ERROR
+            break
+
+        if execution.last is not None:
+            last_step = execution.last
+        all_actions.extend(execution.actions)
+        feedback = parse_error.message if parse_error else execution.compile_error
+        parse_failures = parse_failures + 1 if parse_error else 0
+
+        if sink is not None:
+            sink.add_turn(
+                episode_id,
+                TurnRecord(
+                    index=scripts - 1,
+                    observation=observation.to_json(),
+                    messages=messages,
+                    answer=reply.text,
+                    usage=reply.usage,
+                    latency_s=reply.latency_s,
+                    cached=reply.cached,
+                    script=script.to_json() if script else None,
+                    parse_error=parse_error.to_json() if parse_error else None,
+                    compile_error=execution.compile_error,
+                    actions=execution.actions,
+                    reward=execution.reward,
+                    total_reward=next_observation.total_reward,
+                    health=next_observation.health,
+                    done=next_observation.done,
+                    timings=timings,
+                ),
+            )
+        history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))
+        observation = next_observation
+
+        if observation.done:
+            end_reason = (last_step.end_reason if last_step and last_step.end_reason else
+                          (EndReason.GOAL if observation.success else EndReason.FAILED))
+        elif parse_failures >= limits.max_parse_failures:
+            end_reason = EndReason.PARSE_FAILURE_LIMIT
+        elif budget.exhausted():
+            end_reason = EndReason.BUDGET
+        elif scripts >= limits.max_scripts:
+            end_reason = EndReason.SCRIPT_LIMIT
+
+    return EpisodeResult(
+        episode_id=episode_id,
+        task=task,
+        seed=seed,
+        success=bool(observation.success) and end_reason == EndReason.GOAL,
+        reward=observation.total_reward,
+        end_reason=end_reason,
+        scripts=scripts,
+        turns=len(history),
+        usage=budget.usage,
+        actions=all_actions,
+    )

@@ -1,0 +1,78 @@
+"""Build the parts of an episode (backend, observer, renderer, model, memory) from a RunConfig.
+
+This is the one place that turns names into objects, so the loop stays ignorant of them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from agentkit.config import RunConfig
+from agentkit.envs import Backend, get_backend
+from agentkit.loop import EpisodeLimits, EpisodeSetup
+from agentkit.memory import memory_policy_from_spec
+from agentkit.models.base import Model
+from agentkit.observers.observer import Observer, ObserverConfig
+from agentkit.prompts import PromptRenderer
+from agentkit.prompts.renderer import resolve_templates
+
+
+def make_backend(config: RunConfig) -> Backend:
+    backend_cls = get_backend(config.env)
+    try:
+        return backend_cls(**config.backend_options)
+    except TypeError as exc:
+        raise ValueError(f"backend options for {config.env!r}: {exc}") from None
+
+
+def make_observer(config: RunConfig) -> Observer:
+    s = config.observer
+    return Observer(ObserverConfig(views=tuple(s.views), image_format=s.image_format, max_side=s.max_side, quality=s.quality))
+
+
+def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) -> Model:
+    """``reference`` (the backend's planner), ``human`` (a person at the terminal) or a litellm id."""
+    if config.model == "reference":
+        from agentkit.models.reference_model import ReferenceModel
+
+        return ReferenceModel(backend.reference_policy())
+    if config.model == "human":
+        from agentkit.models.human_model import HumanModel
+
+        return HumanModel()
+    from agentkit.models.litellm_model import LiteLLMModel
+
+    return LiteLLMModel(
+        config.model,
+        api_base=config.api_base,
+        api_key=api_key,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+    )
+
+
+def make_setup(
+    config: RunConfig,
+    templates: dict[str, str] | None = None,
+    model_factory: Callable[[Backend], Model] | None = None,
+    api_key: str | None = None,
+) -> EpisodeSetup:
+    """All parts of an episode. ``templates`` (stored sources) override the config's template folder."""
+    backend = make_backend(config)
+    sources = templates if templates is not None else resolve_templates(backend.template_set, config.templates_dir)
+    renderer = PromptRenderer(sources, include_images=config.include_images)
+    model = model_factory(backend) if model_factory else make_model(config, backend, api_key)
+    return EpisodeSetup(
+        backend=backend,
+        observer=make_observer(config),
+        renderer=renderer,
+        model=model,
+        memory=memory_policy_from_spec(config.memory),
+        limits=EpisodeLimits(
+            max_scripts=config.max_scripts,
+            max_parse_failures=config.max_parse_failures,
+            max_input_tokens=config.max_input_tokens,
+            max_output_tokens=config.max_output_tokens,
+            max_cost_usd=config.max_cost_usd,
+        ),
+    )

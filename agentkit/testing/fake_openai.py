@@ -1,0 +1,328 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1, so model clients are tested over real HTTP.
+
+Why a server and not a mock: the project's rule is that a fake speaks the real protocol. Going
+through litellm, the openai SDK and httpx (or aiohttp) exercises request building, error mapping
+and retries exactly as with a paid API, and lets the HTTP cassettes of the tests be recorded from
+something that runs offline. Benchmarks can use it too, with ``latency_s`` standing in for a
+provider's response time.
+
+Implemented: ``POST /v1/chat/completions`` (non-streaming) and ``GET /v1/models``. Message
+content may be a string or a list of parts (``text`` and ``image_url`` with data URLs). Token
+counts are rough estimates (see :func:`estimate_prompt_tokens`), good enough for budget tests.
+
+Run by hand::
+
+    python -m agentkit.testing.fake_openai --port 8765 --answer 'Think("hi"); Go(1);'
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import itertools
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ANSWER = 'Think("going forward"); Go(1);'
+DEFAULT_MODEL_IDS = ("fake-model",)
+# Fixed token charge per image part (roughly what a provider bills for a small, low-detail image).
+IMAGE_TOKENS = 85
+# Per-message framing overhead in the estimate (role markers and separators).
+MESSAGE_OVERHEAD_TOKENS = 4
+CHARS_PER_TOKEN = 4
+
+Responder = Callable[[dict[str, Any]], str]
+
+# The "type" field OpenAI puts in error bodies, per status; the SDK and litellm map on the status.
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    408: "timeout_error",
+    429: "rate_limit_error",
+}
+
+
+def text_tokens(text: str) -> int:
+    """Rough token count of a text: one token per four characters, rounded up."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: list[dict[str, Any]]) -> int:
+    """Rough prompt size: text by length, each image part a fixed charge, plus per-message overhead.
+
+    Deterministic, so tests can predict it and cassettes stay stable.
+    """
+    total = 0
+    for message in messages:
+        total += MESSAGE_OVERHEAD_TOKENS
+        content = message.get("content")
+        if isinstance(content, str):
+            total += text_tokens(content)
+        elif isinstance(content, list):
+            for part in content:
+                if not isinstance(part, dict):
+                    continue
+                if part.get("type") == "text":
+                    total += text_tokens(str(part.get("text", "")))
+                elif part.get("type") in ("image_url", "input_image", "image"):
+                    total += IMAGE_TOKENS
+    return total
+
+
+def count_images(body: dict[str, Any]) -> int:
+    """How many image parts a chat request carries (handy in responders and assertions)."""
+    n = 0
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            n += sum(1 for p in content if isinstance(p, dict) and p.get("type") == "image_url")
+    return n
+
+
+def _error_body(status: int, message: str) -> dict[str, Any]:
+    kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
+
+
+class FakeOpenAIServer:
+    """An OpenAI-compatible chat endpoint in a background thread; use it as a context manager.
+
+    ``responder`` maps a request body to the answer text (default: a fixed script). ``latency_s``
+    delays every chat answer. ``api_key``, when given, is required as the bearer token (others get
+    401, as from a real provider). ``fail_next(429, 500)`` forces the next answers to be those
+    errors, for retry tests. Every chat request is kept in ``requests`` (JSON bodies) with its
+    headers in ``headers`` (lower-cased names, Authorization removed).
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        latency_s: float = 0.0,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        model_ids: tuple[str, ...] = DEFAULT_MODEL_IDS,
+    ) -> None:
+        self.responder: Responder = responder or (lambda _body: DEFAULT_ANSWER)
+        self.latency_s = latency_s
+        self.api_key = api_key
+        self.model_ids = model_ids
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._host = host
+        self._port = port
+        self._faults: collections.deque[int] = collections.deque()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+    def start(self) -> FakeOpenAIServer:
+        """Bind (port 0 picks a free one) and serve in a daemon thread."""
+        if self._httpd is not None:
+            return self
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread.start()
+        logger.debug("fake OpenAI server listening at %s", self.base_url)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        if self._httpd is None:
+            return
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the fake OpenAI server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The API base to hand to a client, e.g. ``http://127.0.0.1:40123/v1``."""
+        return f"http://{self._host}:{self.port}/v1"
+
+    # ----------------------------------------------------------------- faults
+    def fail_next(self, *status_codes: int) -> None:
+        """Answer the next chat requests with these HTTP error codes, in order, then normally again."""
+        with self._lock:
+            self._faults.extend(status_codes)
+
+    def _pop_fault(self) -> int | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    # ----------------------------------------------------------------- chat
+    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+
+    def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Answer one chat request: (status, JSON body)."""
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return 400, _error_body(400, "'messages' must be a non-empty list")
+        if body.get("stream"):
+            return 400, _error_body(400, "streaming is not supported by the fake server")
+        fault = self._pop_fault()
+        if fault is not None:
+            return fault, _error_body(fault, f"forced error {fault} (fault injection)")
+        if self.latency_s > 0:
+            time.sleep(self.latency_s)
+        answer = self.responder(body)
+        finish_reason = "stop"
+        stop = body.get("stop")
+        for s in [stop] if isinstance(stop, str) else (stop or []):
+            if s and s in answer:
+                answer = answer[: answer.index(s)]
+        max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
+        if isinstance(max_tokens, int) and text_tokens(answer) > max_tokens:
+            answer = answer[: max_tokens * CHARS_PER_TOKEN]
+            finish_reason = "length"
+        prompt_tokens = estimate_prompt_tokens(messages)
+        completion_tokens = text_tokens(answer)
+        response = {
+            "id": f"chatcmpl-fake-{next(self._ids):06d}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model", self.model_ids[0])),
+            "system_fingerprint": "fp_agentkit_fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": answer, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        return 200, response
+
+    def _models(self) -> dict[str, Any]:
+        return {
+            "object": "list",
+            "data": [{"id": m, "object": "model", "created": 0, "owned_by": "agentkit-fake"} for m in self.model_ids],
+        }
+
+    def _authorised(self, authorization: str | None) -> bool:
+        return self.api_key is None or authorization == f"Bearer {self.api_key}"
+
+
+def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to one server object (http.server wants a class)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the SDK's connection pool expects
+        server_version = "agentkit-fake-openai/0.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            logger.debug("%s " + format, self.address_string(), *args)
+
+        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if status == 429:
+                self.send_header("Retry-After", "0")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _path(self) -> str:
+            return self.path.split("?", 1)[0].rstrip("/")
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+            if self._path() in ("/v1/models", "/models"):
+                if not server._authorised(self.headers.get("Authorization")):
+                    self._send_json(401, _error_body(401, "Incorrect API key provided."))
+                    return
+                self._send_json(200, server._models())
+            else:
+                self._send_json(404, _error_body(404, f"no route for GET {self._path()}"))
+
+        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            if self._path() not in ("/v1/chat/completions", "/chat/completions"):
+                self._send_json(404, _error_body(404, f"no route for POST {self._path()}"))
+                return
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError as exc:
+                self._send_json(400, _error_body(400, f"request body is not JSON: {exc}"))
+                return
+            if not isinstance(body, dict):
+                self._send_json(400, _error_body(400, "request body must be a JSON object"))
+                return
+            headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
+            server._record(body, headers)
+            if not server._authorised(self.headers.get("Authorization")):
+                self._send_json(401, _error_body(401, "Incorrect API key provided."))
+                return
+            try:
+                status, payload = server._chat(body)
+            except Exception as exc:  # a broken responder is a server error, as from a real provider
+                logger.exception("fake OpenAI responder failed")
+                status, payload = 500, _error_body(500, f"responder failed: {type(exc).__name__}")
+            self._send_json(status, payload)
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until interrupted, for manual runs and benchmarks in another process."""
+    parser = argparse.ArgumentParser(description="A local OpenAI-compatible chat server for tests.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds to wait before each answer")
+    parser.add_argument("--answer", default=DEFAULT_ANSWER, help="the fixed answer text")
+    parser.add_argument("--api-key", default=None, help="require this bearer token")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    answer = args.answer
+    with FakeOpenAIServer(
+        lambda _body: answer, latency_s=args.latency, host=args.host, port=args.port, api_key=args.api_key
+    ) as server:
+        logger.info("fake OpenAI server at %s (Ctrl-C to stop)", server.base_url)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            logger.info("stopping")
+
+
+if __name__ == "__main__":
+    main()

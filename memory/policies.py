@@ -1,0 +1,111 @@
+"""The four history policies researchers compare, behind one two-method interface.
+
+- ``full``: every earlier prompt and answer (what the LLM-AAI paper does).
+- ``window:K``: only the last K turns.
+- ``last-images:K``: every turn's text, but images only for the last K turns (the cost of images
+  grows fastest, so this keeps the narrative while bounding image tokens).
+- ``markovian``: the current observation only.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+IMAGE_PLACEHOLDER = "[an image was shown here]"
+
+
+@dataclass(frozen=True)
+class TurnMessages:
+    """One finished turn as it was sent and answered."""
+
+    user: dict[str, Any]
+    assistant: dict[str, Any]
+
+
+def strip_images(message: dict[str, Any]) -> dict[str, Any]:
+    """The message with image parts replaced by a short text marker (text parts kept as they were)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    parts = [
+        part if part.get("type") != "image_url" else {"type": "text", "text": IMAGE_PLACEHOLDER}
+        for part in content
+    ]
+    return {**message, "content": parts}
+
+
+class MemoryPolicy(ABC):
+    """Chooses the history messages that go between the system message and the current turn."""
+
+    spec: str
+
+    @abstractmethod
+    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]: ...
+
+
+def _flatten(turns: list[TurnMessages]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for t in turns:
+        out.append(t.user)
+        out.append(t.assistant)
+    return out
+
+
+class FullHistory(MemoryPolicy):
+    spec = "full"
+
+    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+        return _flatten(turns)
+
+
+class Markovian(MemoryPolicy):
+    spec = "markovian"
+
+    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+        return []
+
+
+class Window(MemoryPolicy):
+    def __init__(self, k: int) -> None:
+        if k < 1:
+            raise ValueError("window size must be at least 1 (use 'markovian' for no history)")
+        self.k = k
+        self.spec = f"window:{k}"
+
+    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+        return _flatten(turns[-self.k :])
+
+
+class LastKImages(MemoryPolicy):
+    def __init__(self, k: int) -> None:
+        if k < 0:
+            raise ValueError("image window must be >= 0")
+        self.k = k
+        self.spec = f"last-images:{k}"
+
+    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+        cut = len(turns) - self.k
+        out: list[dict[str, Any]] = []
+        for i, t in enumerate(turns):
+            out.append(t.user if i >= cut else strip_images(t.user))
+            out.append(t.assistant)
+        return out
+
+
+def memory_policy_from_spec(spec: str) -> MemoryPolicy:
+    """Parse ``full``, ``markovian``, ``window:K`` or ``last-images:K`` (a clear error otherwise)."""
+    name, _, arg = spec.strip().partition(":")
+    try:
+        if name == "full" and not arg:
+            return FullHistory()
+        if name == "markovian" and not arg:
+            return Markovian()
+        if name == "window":
+            return Window(int(arg))
+        if name == "last-images":
+            return LastKImages(int(arg))
+    except ValueError as exc:
+        raise ValueError(f"memory policy {spec!r}: {exc}") from None
+    raise ValueError(f"unknown memory policy {spec!r}; use full, markovian, window:K or last-images:K")
