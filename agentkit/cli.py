@@ -162,6 +162,93 @@ def tasks(
     out.print(table)
 
 
+@transcripts_app.command("list")
+def transcripts_list(
+    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    run_id: Optional[str] = typer.Option(None, "--run", help="Only this run's episodes."),
+    task: Optional[str] = typer.Option(None, help="Only episodes of this task."),
+    status: Optional[str] = typer.Option(None, help="finished, running or unfinished."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Runs and their episodes, newest run last; killed episodes show as unfinished."""
+    store = _store(db)
+    runs = [r for r in store.list_runs() if run_id is None or r.id == run_id]
+    listing = []
+    for r in runs:
+        episodes = store.list_episodes(run_id=r.id, task=task, status=status)
+        listing.append({"run": {k: v for k, v in r.to_json().items() if k not in ("templates", "config")},
+                        "episodes": [e.to_json() for e in episodes]})
+    if as_json:
+        _emit_json(listing)
+        return
+    table = Table(title="transcripts")
+    for col in ("run", "episode", "task", "seed", "status", "success", "reward", "end", "scripts", "model"):
+        table.add_column(col)
+    for item in listing:
+        r = item["run"]
+        for e in item["episodes"]:
+            table.add_row(r["id"], e["id"], e["task"], str(e["seed"]), e["status"], str(e["success"]),
+                          "" if e["reward"] is None else f"{e['reward']:.3f}", e["end_reason"] or "",
+                          str(e["scripts"] or ""), r["model"])
+    out.print(table)
+
+
+@transcripts_app.command("show")
+def transcripts_show(
+    episode_id: str = typer.Argument(...),
+    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    messages: bool = typer.Option(False, "--messages", help="Also print the prompt messages of every turn."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Every turn of one episode: answer, parsed script or error, actions, reward."""
+    store = _store(db)
+    try:
+        episode = store.get_episode(episode_id)
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    turns = store.get_turns(episode_id, with_messages=messages or as_json, images="ref")
+    if as_json:
+        _emit_json({"episode": episode.to_json(), "turns": [t.to_json() for t in turns]})
+        return
+    out.print(f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
+              f"status={episode.status}  success={episode.success}  end={episode.end_reason}")
+    for t in turns:
+        out.rule(f"turn {t.index}")
+        if messages and t.messages:
+            for m in t.messages:
+                content = m["content"] if isinstance(m["content"], str) else "\n".join(
+                    p.get("text", f"<image {p.get('sha256', '')[:12]}>") for p in m["content"])
+                out.print(f"[dim]{m['role']}:[/dim] {content}")
+        out.print(f"[cyan]answer:[/cyan] {t.answer}")
+        if t.parse_error:
+            out.print(f"[red]parse error:[/red] {t.parse_error['message']}")
+        if t.compile_error:
+            out.print(f"[red]could not run:[/red] {t.compile_error}")
+        out.print(f"actions: {t.actions}  reward: {t.reward:+.3f}  total: {t.total_reward:.3f}  "
+                  f"tokens: {t.input_tokens}/{t.output_tokens}  done: {t.done}")
+
+
+@transcripts_app.command("export")
+def transcripts_export(
+    target: str = typer.Argument(..., help="A run id or an episode id."),
+    out_path: Path = typer.Option(..., "--out", help="JSONL file to write."),
+    images: str = typer.Option("files", help="files (written next to the JSONL) or data-url (inlined)."),
+    db: Optional[str] = typer.Option(None, help=DB_HELP),
+) -> None:
+    """Write turns as JSON Lines, one object per turn, images as files or data URLs."""
+    from agentkit.transcripts import export_jsonl
+
+    mode = {"files": "files", "data-url": "data_url", "data_url": "data_url"}.get(images)
+    if mode is None:
+        _fail("--images must be files or data-url")
+    store = _store(db)
+    try:
+        count = export_jsonl(store, target, out_path, images=mode)
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    err.print(f"wrote {count} turns to {out_path}")
+
+
 def main() -> None:
     app()
 

@@ -61,6 +61,7 @@ def execute_run(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(stderr=True), disable=not show_progress, transient=True,
     )
+    run_status = "unfinished"
     try:
         with progress:
             bar = progress.add_task(f"{config.task} ({config.model})", total=config.episodes)
@@ -76,7 +77,9 @@ def execute_run(
                 if on_episode:
                     on_episode(result)
                 progress.advance(bar)
+        run_status = "finished"
     finally:
+        store.finish_run(run_id, run_status)
         setup.backend.close()
     return summary
 

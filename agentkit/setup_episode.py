@@ -5,6 +5,7 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from agentkit.config import RunConfig
@@ -42,6 +43,9 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         return HumanModel()
     from agentkit.models.litellm_model import LiteLLMModel
 
+    if api_key is None and config.api_base and not os.environ.get("OPENAI_API_KEY"):
+        # Local OpenAI-compatible servers usually want no key, but the client refuses to send none.
+        api_key = "no-key-needed"
     return LiteLLMModel(
         config.model,
         api_base=config.api_base,

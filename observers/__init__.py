@@ -1,9 +1,31 @@
 """Observers turn what a backend sees (a RawObservation) into the Observation a prompt shows.
 
 They know no backend and no task by name: a gridworld arrives as a GridView of generic cells,
-a camera as an RGB array.
+a camera as an RGB array. ``Observer(ObserverConfig(...)).observe(raw)`` produces the requested
+views: encoded images, status text, an ASCII map, an English description, a structured dict.
 """
 
 from agentkit.observers.observation import Cell, EncodedImage, GridView, Observation, RawObservation
+from agentkit.observers.grid_ascii import AsciiMap, ascii_map, render_ascii
+from agentkit.observers.grid_language import describe_grid
+from agentkit.observers.grid_structured import structured_view
+from agentkit.observers.image_encoding import encode_image
+from agentkit.observers.observer import Observer, ObserverConfig
+from agentkit.observers.status import status_text
 
-__all__ = ["Cell", "EncodedImage", "GridView", "Observation", "RawObservation"]
+__all__ = [
+    "AsciiMap",
+    "Cell",
+    "EncodedImage",
+    "GridView",
+    "Observation",
+    "Observer",
+    "ObserverConfig",
+    "RawObservation",
+    "ascii_map",
+    "describe_grid",
+    "encode_image",
+    "render_ascii",
+    "status_text",
+    "structured_view",
+]

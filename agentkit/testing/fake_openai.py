@@ -135,9 +135,10 @@ class FakeOpenAIServer:
         if self._httpd is not None:
             return self
         handler = _make_handler(self)
-        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._httpd = _QuietHTTPServer((self._host, self._port), handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
         self._thread.start()
         logger.debug("fake OpenAI server listening at %s", self.base_url)
         return self
@@ -240,6 +241,15 @@ class FakeOpenAIServer:
 
     def _authorised(self, authorization: str | None) -> bool:
         return self.api_key is None or authorization == f"Bearer {self.api_key}"
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """Daemon handler threads; a client that hangs up early (a timeout test) is logged, not printed."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        logger.debug("fake OpenAI server: connection from %s ended with an error", client_address, exc_info=True)
 
 
 def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:

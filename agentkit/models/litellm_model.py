@@ -1,0 +1,259 @@
+"""Any provider's chat model through litellm, with retries on transient failures and cost accounting.
+
+Why litellm: one call shape for every provider (OpenAI, Anthropic, Gemini, local OpenAI-compatible
+servers), and its bundled price table gives costs without a hand-kept one. Why tenacity on top:
+litellm's and the SDKs' own retries are switched off (``max_retries=0``) so there is exactly one
+retry policy, visible here and testable: exponential backoff with full jitter on rate limits,
+server errors, timeouts and connection failures; no retry on client errors (400/401/403/404/422),
+which would only fail again.
+
+Secrets: the API key comes from the ``api_key`` argument or the provider's usual environment
+variable (litellm reads it). It is never logged, never put into ``ModelReply.raw`` and scrubbed
+from error messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import litellm
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from agentkit.models.base import ModelError
+from agentkit.observers import Observation
+from agentkit.records import ModelReply, Usage
+
+logger = logging.getLogger(__name__)
+
+# litellm prints a "Give Feedback / Get Help" banner to stdout on every exception; errors reach the
+# caller as ModelError and are logged, so the banner is only noise.
+litellm.suppress_debug_info = True
+
+# Status codes worth another try: request timeout, conflict/too-early (transient by definition),
+# rate limit, and every server-side failure.
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+
+# Client errors: the same request would fail again. Checked before the transient classes because
+# litellm maps a few oddities onto broad classes.
+_PERMANENT_ERRORS: tuple[type[BaseException], ...] = (
+    litellm.BadRequestError,  # includes context-window and content-policy errors
+    litellm.AuthenticationError,
+    litellm.PermissionDeniedError,
+    litellm.NotFoundError,
+    litellm.UnprocessableEntityError,
+)
+_TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    litellm.RateLimitError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
+    litellm.Timeout,
+    litellm.APIConnectionError,
+    TimeoutError,
+    ConnectionError,
+)
+
+# Things that look like credentials, removed from any message we raise or log.
+_KEY_PATTERN = re.compile(r"\b(sk|pk|rk|key|sess)-[A-Za-z0-9_\-]{6,}")
+_BEARER_PATTERN = re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-]+")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether another attempt may succeed: rate limits, 5xx, timeouts, connection failures."""
+    if isinstance(exc, _PERMANENT_ERRORS):
+        return False
+    if isinstance(exc, _TRANSIENT_ERRORS):
+        return True
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status in _TRANSIENT_STATUS or status >= 500
+    return False
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with the given secrets and anything shaped like an API key or bearer token removed."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = _BEARER_PATTERN.sub("Bearer [redacted]", text)
+    return _KEY_PATTERN.sub("[redacted]", text)
+
+
+def _one_line(exc: BaseException, secrets: Iterable[str | None], limit: int = 300) -> str:
+    """A short, single-line, key-free description of an exception for ModelError and logs."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    detail = lines[0] if lines else ""
+    status = getattr(exc, "status_code", None)
+    head = type(exc).__name__ + (f" {status}" if isinstance(status, int) else "")
+    message = redact(f"{head}: {detail}" if detail else head, secrets)
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+class LiteLLMModel:
+    """A chat model reached through ``litellm.completion`` (or ``acompletion``).
+
+    ``model`` is litellm's name, e.g. ``"openai/gpt-4o-mini"``, ``"anthropic/claude-3-5-haiku-latest"``
+    or ``"openai/<local-name>"`` with ``api_base`` for an OpenAI-compatible local server.
+    ``max_retries`` counts retries after the first attempt. Backoff waits are random in
+    ``[0, min(retry_max_s, retry_base_s * 2**attempt)]`` (full jitter), so tests pass a tiny
+    ``retry_base_s``. ``price_per_mtok=(input_usd, output_usd)`` per million tokens overrides
+    litellm's price table (for local or unlisted models); without it an unpriced model costs 0.0.
+    ``extra`` is merged into every litellm call (e.g. ``{"top_p": 0.9}`` or ``{"seed": 1}``).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        stop: list[str] | None = None,
+        timeout_s: float = 120,
+        max_retries: int = 5,
+        extra: dict[str, Any] | None = None,
+        *,
+        name: str | None = None,
+        price_per_mtok: tuple[float, float] | None = None,
+        retry_base_s: float = 1.0,
+        retry_max_s: float = 60.0,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.model = model
+        self.name = name or model
+        self.api_base = api_base
+        self._api_key = api_key  # private: kept out of repr, logs and raw
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.stop = list(stop) if stop else None
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.extra = dict(extra or {})
+        self.price_per_mtok = price_per_mtok
+        self.retry_base_s = retry_base_s
+        self.retry_max_s = retry_max_s
+        self._unpriced_logged = False
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel(model={self.model!r}, api_base={self.api_base!r})"
+
+    # ----------------------------------------------------------------- public
+    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+        """Answer ``messages`` (OpenAI chat shape, images as data URLs); ``observation`` is unused."""
+        start = time.perf_counter()
+        attempts = 0
+        try:
+            for attempt in Retrying(**self._retry_policy()):
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    response = litellm.completion(**self._request(messages))
+        except Exception as exc:
+            raise self._model_error(exc, attempts) from exc
+        return self._reply(response, time.perf_counter() - start, attempts)
+
+    async def acomplete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+        """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
+        start = time.perf_counter()
+        attempts = 0
+        try:
+            async for attempt in AsyncRetrying(**self._retry_policy()):
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    response = await litellm.acompletion(**self._request(messages))
+        except Exception as exc:
+            raise self._model_error(exc, attempts) from exc
+        return self._reply(response, time.perf_counter() - start, attempts)
+
+    # ----------------------------------------------------------------- internals
+    def _retry_policy(self) -> dict[str, Any]:
+        return {
+            "stop": stop_after_attempt(self.max_retries + 1),
+            "wait": wait_random_exponential(multiplier=self.retry_base_s, max=self.retry_max_s),
+            "retry": retry_if_exception(is_transient),
+            "before_sleep": self._log_retry,
+            "reraise": True,
+        }
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.warning(
+            "%s: attempt %d/%d failed (%s); retrying in %.2fs",
+            self.name,
+            state.attempt_number,
+            self.max_retries + 1,
+            _one_line(exc, [self._api_key]) if exc is not None else "unknown error",
+            wait,
+        )
+
+    def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout_s,
+            "max_retries": 0,  # the SDK's own retries would hide attempts from the policy above
+        }
+        if self.stop:
+            kwargs["stop"] = self.stop
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        kwargs.update(self.extra)
+        return kwargs
+
+    def _model_error(self, exc: BaseException, attempts: int) -> ModelError:
+        reason = _one_line(exc, [self._api_key])
+        plural = "s" if attempts != 1 else ""
+        logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
+        return ModelError(f"{self.name}: {reason} (after {attempts} attempt{plural})")
+
+    def _reply(self, response: Any, latency_s: float, attempts: int) -> ModelReply:
+        choice = response.choices[0] if getattr(response, "choices", None) else None
+        message = getattr(choice, "message", None)
+        text = getattr(message, "content", None) or ""
+        usage = getattr(response, "usage", None)
+        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost, priced = self._cost(response, input_tokens, output_tokens)
+        raw = {
+            "id": getattr(response, "id", None),
+            "model": getattr(response, "model", None),
+            "finish_reason": getattr(choice, "finish_reason", None),
+            "attempts": attempts,
+            "priced": priced,
+        }
+        return ModelReply(
+            text=text,
+            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=cost),
+            latency_s=latency_s,
+            model=self.name,
+            raw=raw,
+        )
+
+    def _cost(self, response: Any, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
+        """USD cost and whether it is known; an unknown price is 0.0, never an exception."""
+        if self.price_per_mtok is not None:
+            in_price, out_price = self.price_per_mtok
+            return (input_tokens * in_price + output_tokens * out_price) / 1_000_000, True
+        try:
+            return float(litellm.completion_cost(completion_response=response)), True
+        except Exception as exc:  # litellm raises for models missing from its price table
+            if not self._unpriced_logged:
+                logger.info("%s: no price known (%s); counting cost as 0.0", self.name, type(exc).__name__)
+                self._unpriced_logged = True
+            return 0.0, False

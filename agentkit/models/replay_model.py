@@ -1,0 +1,42 @@
+"""A model that repeats recorded answers: re-running an episode from a transcript, and tests.
+
+Why: with the same task and seed, replaying a model's answers must reproduce the episode without
+calling (or paying) the provider again, which makes transcripts checkable and bugs reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agentkit.models.base import ModelError
+from agentkit.observers import Observation
+from agentkit.records import ModelReply, Usage
+
+
+class ReplayModel:
+    """Returns ``answers`` in order, one per call, at zero cost; raw is ``{"replayed": True}``.
+
+    Once all answers are used, the next call raises ModelError naming the turn (0-based, like
+    ``TurnRecord.index``), so the loop ends the episode with MODEL_ERROR instead of inventing one.
+    """
+
+    def __init__(self, answers: Sequence[str], name: str = "replay") -> None:
+        self.name = name
+        self._answers = list(answers)
+        self._turn = 0
+
+    @property
+    def remaining(self) -> int:
+        """Answers not yet given."""
+        return len(self._answers) - self._turn
+
+    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+        """The next recorded answer; messages and observation are ignored."""
+        if self._turn >= len(self._answers):
+            raise ModelError(
+                f"replay ran out of recorded answers at turn {self._turn} ({len(self._answers)} recorded)"
+            )
+        text = self._answers[self._turn]
+        self._turn += 1
+        return ModelReply(text=text, usage=Usage(), latency_s=0.0, model=self.name, raw={"replayed": True})

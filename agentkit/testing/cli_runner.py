@@ -1,0 +1,32 @@
+"""Run the real `agentkit` command in a subprocess, as the end-to-end tests and benchmarks do."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+AGENTKIT = [sys.executable, "-m", "agentkit.cli"]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None, check: bool = True,
+            timeout: float = 300) -> subprocess.CompletedProcess:
+    proc = subprocess.run([*AGENTKIT, *args], cwd=cwd, env=env or cli_env(), capture_output=True, text=True,
+                          timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"agentkit {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
+
+
+def run_json(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict:
+    proc = run_cli([*args, "--json"], cwd, env)
+    return json.loads(proc.stdout)  # stdout must be exactly one JSON document

@@ -1,0 +1,71 @@
+"""The observer: one RawObservation in, one Observation out, with the views a run asked for.
+
+Views are opt-in so a run that shows only images pays nothing for text, and text-only runs skip
+encoding. A requested view the backend cannot feed (no grid, no frames) is simply left empty.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentkit.observers.grid_ascii import render_ascii
+from agentkit.observers.grid_language import describe_grid
+from agentkit.observers.grid_structured import structured_view
+from agentkit.observers.image_encoding import encode_image
+from agentkit.observers.observation import Observation, RawObservation
+from agentkit.observers.status import status_text
+
+View = Literal["image", "ascii", "language", "structured"]
+
+
+class ObserverConfig(BaseModel):
+    """Which views to produce and how to encode images."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    views: tuple[View, ...] = ("image", "ascii", "language", "structured")
+    image_format: Literal["jpeg", "png"] = "jpeg"
+    max_side: int = Field(512, ge=16, le=4096)
+    quality: int = Field(85, ge=1, le=100)
+
+
+class Observer:
+    """Turns a backend's raw observation into the views a prompt may show."""
+
+    def __init__(self, config: ObserverConfig | None = None) -> None:
+        self.config = config or ObserverConfig()
+
+    def observe(self, raw: RawObservation) -> Observation:
+        views = set(self.config.views)
+        grid = raw.grid
+        images = []
+        if "image" in views:
+            images = [
+                encode_image(
+                    frame,
+                    label=name,
+                    fmt=self.config.image_format,
+                    max_side=self.config.max_side,
+                    quality=self.config.quality,
+                )
+                for name, frame in raw.frames.items()
+            ]
+        return Observation(
+            step=raw.step,
+            images=images,
+            status_text=status_text(raw),
+            ascii=render_ascii(grid) if grid is not None and "ascii" in views else None,
+            language=describe_grid(grid) if grid is not None and "language" in views else None,
+            structured=(
+                structured_view(grid, raw.step, raw.mission) if grid is not None and "structured" in views else None
+            ),
+            mission=raw.mission,
+            reward=raw.reward,
+            total_reward=raw.total_reward,
+            health=raw.health,
+            done=raw.done,
+            success=raw.success,
+            privileged=raw.privileged,
+        )

@@ -1,0 +1,145 @@
+"""Export transcripts as JSON Lines, one object per turn, for analysis outside agentkit.
+
+Each line carries the run and episode fields it belongs to, so a single file can be loaded into a
+data frame or grepped without joins. Message images are either written once as files next to the
+export (small JSONL, images viewable directly) or inlined as data URLs (one self-contained file).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import mimetypes
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from agentkit.transcripts.db import json_default
+from agentkit.transcripts.store import EpisodeInfo, RunInfo, TranscriptStore, TurnInfo
+
+log = logging.getLogger(__name__)
+
+ImageExport = Literal["files", "data_url"]
+
+_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}
+
+
+def export_jsonl(
+    store: TranscriptStore,
+    episode_ids_or_run_id: str | Iterable[str],
+    out_path: str | os.PathLike[str],
+    images: ImageExport = "files",
+    image_dir: str | os.PathLike[str] | None = None,
+) -> int:
+    """Write the turns of a run (given its id) or of the given episodes to ``out_path``.
+
+    ``images="files"``: each distinct image is written once to ``image_dir`` (default: a folder
+    ``<out stem>_images`` next to the output) as ``<sha256>.<ext>``, and message parts become
+    ``{"type": "image_file", "path": <relative to the output's folder>, "sha256", "media_type"}``;
+    observation image entries get the same ``path``. ``images="data_url"``: message images are
+    inlined as the data URLs that were sent. Returns the number of lines written.
+    """
+    if images not in ("files", "data_url"):
+        raise ValueError(f"images must be 'files' or 'data_url', not {images!r}")
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    episodes = _resolve_episodes(store, episode_ids_or_run_id)
+    writer = _ImageFiles(store, out, Path(image_dir) if image_dir else None) if images == "files" else None
+    runs: dict[str, RunInfo] = {}
+    tmp = out.with_name(out.name + ".partial")
+    lines = 0
+    with tmp.open("w", encoding="utf-8") as f:
+        for episode in episodes:
+            run = runs.get(episode.run_id) or runs.setdefault(episode.run_id, store.get_run(episode.run_id))
+            turns = store.get_turns(episode.id, images="ref" if writer else "data_url")
+            for turn in turns:
+                record = _line(run, episode, turn, writer)
+                f.write(json.dumps(record, ensure_ascii=False, default=json_default))
+                f.write("\n")
+                lines += 1
+    os.replace(tmp, out)  # readers never see a half-written export
+    log.info("exported %d turns of %d episode(s) to %s", lines, len(episodes), out)
+    return lines
+
+
+def _resolve_episodes(store: TranscriptStore, ids: str | Iterable[str]) -> list[EpisodeInfo]:
+    if isinstance(ids, str):
+        try:
+            store.get_run(ids)
+        except KeyError:
+            return [store.get_episode(ids)]
+        return store.list_episodes(run_id=ids)
+    return [store.get_episode(i) for i in ids]
+
+
+def _line(run: RunInfo, episode: EpisodeInfo, turn: TurnInfo, writer: _ImageFiles | None) -> dict[str, Any]:
+    data = turn.to_json()
+    data.pop("episode_id")
+    if writer is not None:
+        data["messages"] = [writer.message(m) for m in data["messages"] or []]
+        data["observation"] = writer.observation(data["observation"])
+    return {
+        "run_id": run.id,
+        "env": run.env,
+        "model": run.model,
+        "agentkit_version": run.agentkit_version,
+        "templates_hash": run.templates_hash,
+        "episode_id": episode.id,
+        "task": episode.task,
+        "seed": episode.seed,
+        "trial": episode.trial,
+        "episode_status": episode.status,
+        "episode_success": episode.success,
+        "episode_reward": episode.reward,
+        "episode_end_reason": episode.end_reason,
+        **data,
+    }
+
+
+class _ImageFiles:
+    """Writes each image blob once and rewrites references to relative file paths."""
+
+    def __init__(self, store: TranscriptStore, out: Path, image_dir: Path | None) -> None:
+        self.store = store
+        self.base = out.parent
+        self.dir = image_dir if image_dir is not None else out.parent / f"{out.stem}_images"
+        self.paths: dict[str, str | None] = {}
+
+    def path(self, sha256: str) -> str | None:
+        """Relative path of the image file (written on first use); None if the blob is absent."""
+        if sha256 not in self.paths:
+            try:
+                blob = self.store.get_blob(sha256)
+            except KeyError:
+                self.paths[sha256] = None
+                return None
+            ext = _EXTENSIONS.get(blob.media_type) or mimetypes.guess_extension(blob.media_type) or ".bin"
+            self.dir.mkdir(parents=True, exist_ok=True)
+            target = self.dir / f"{sha256}{ext}"
+            if not target.exists():
+                target.write_bytes(blob.data)
+            self.paths[sha256] = Path(os.path.relpath(target, self.base)).as_posix()
+        return self.paths[sha256]
+
+    def message(self, message: dict[str, Any]) -> dict[str, Any]:
+        content = message.get("content")
+        if not isinstance(content, list):
+            return message
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "image_ref":
+                part = {**part, "type": "image_file", "path": self.path(part["sha256"])}
+            parts.append(part)
+        return {**message, "content": parts}
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        entries = observation.get("images") if isinstance(observation, dict) else None
+        if not entries:
+            return observation
+        images = []
+        for entry in entries:
+            sha = entry.get("sha256") if isinstance(entry, dict) else None
+            path = self.path(sha) if sha else None
+            images.append({**entry, "path": path} if path else entry)
+        return {**observation, "images": images}

@@ -1,0 +1,145 @@
+"""Tables of the transcript store: runs, episodes, turns, the messages of each turn, and blobs.
+
+Prompts that carry the full history repeat every earlier message (and its images) on every turn.
+Storing them verbatim would grow a transcript quadratically, so message content lives in
+``blobs``, addressed by SHA-256: each distinct image and each distinct message content is stored
+once, and a turn's ``messages`` rows only point at them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+SHA256_LEN = 64
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, Any: JSON}
+
+
+class Run(Base):
+    """One invocation of the runner: what was run, with which model, config and template sources."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    env: Mapped[str] = mapped_column(String(200))
+    tasks: Mapped[list[Any]] = mapped_column(JSON)
+    model: Mapped[str] = mapped_column(String(200))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)  # secrets scrubbed before storing
+    templates: Mapped[dict[str, Any]] = mapped_column(JSON)  # {template name: source}
+    templates_hash: Mapped[str] = mapped_column(String(SHA256_LEN))
+    agentkit_version: Mapped[str] = mapped_column(String(50))
+    status: Mapped[str] = mapped_column(String(20), default="running")  # running | finished | unfinished
+    # Who writes the run: lets readers tell a live run from one whose process died.
+    writer_host: Mapped[str | None] = mapped_column(String(255))
+    writer_pid: Mapped[int | None] = mapped_column(Integer)
+    writer_start: Mapped[str | None] = mapped_column(String(40))  # process start marker (pid reuse)
+
+    __table_args__ = (Index("ix_runs_created_at", "created_at"),)
+
+
+class Episode(Base):
+    """One episode of a run. ``status`` is "running" until finished (or found dead: "unfinished")."""
+
+    __tablename__ = "episodes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    task: Mapped[str] = mapped_column(String(200))
+    seed: Mapped[int] = mapped_column(Integer)
+    trial: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(20), default="running")  # running | finished | unfinished
+    success: Mapped[bool | None] = mapped_column(Boolean)
+    reward: Mapped[float | None] = mapped_column(Float)
+    end_reason: Mapped[str | None] = mapped_column(String(40))
+    scripts: Mapped[int | None] = mapped_column(Integer)
+    turns: Mapped[int | None] = mapped_column(Integer)
+    input_tokens: Mapped[int | None] = mapped_column(Integer)
+    output_tokens: Mapped[int | None] = mapped_column(Integer)
+    cost_usd: Mapped[float | None] = mapped_column(Float)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    error: Mapped[str | None] = mapped_column(Text)
+    writer_host: Mapped[str | None] = mapped_column(String(255))
+    writer_pid: Mapped[int | None] = mapped_column(Integer)
+    writer_start: Mapped[str | None] = mapped_column(String(40))
+
+    __table_args__ = (
+        Index("ix_episodes_run_id", "run_id"),
+        Index("ix_episodes_task", "task"),
+        Index("ix_episodes_status", "status"),
+        Index("ix_episodes_started_at", "started_at"),
+    )
+
+
+class Turn(Base):
+    """One turn as the loop recorded it (a ``TurnRecord`` minus its messages, which are normalised)."""
+
+    __tablename__ = "turns"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"))
+    index: Mapped[int] = mapped_column("index", Integer)
+    observation: Mapped[dict[str, Any]] = mapped_column(JSON)
+    answer: Mapped[str] = mapped_column(Text)
+    script: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True))
+    parse_error: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    compile_error: Mapped[str | None] = mapped_column(Text)
+    actions: Mapped[list[Any]] = mapped_column(JSON)
+    reward: Mapped[float] = mapped_column(Float)
+    total_reward: Mapped[float] = mapped_column(Float)
+    health: Mapped[float | None] = mapped_column(Float)
+    done: Mapped[bool] = mapped_column(Boolean)
+    timings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    input_tokens: Mapped[int] = mapped_column(Integer)
+    output_tokens: Mapped[int] = mapped_column(Integer)
+    cost_usd: Mapped[float] = mapped_column(Float)
+    latency_s: Mapped[float] = mapped_column(Float)
+    cached: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[float] = mapped_column(Float)  # unix time of the write (last sign of life)
+
+    # The unique constraint doubles as the index for "turns of an episode, in order".
+    __table_args__ = (UniqueConstraint("episode_id", "index", name="uq_turns_episode_index"),)
+
+
+class Message(Base):
+    """The ``position``-th chat message sent on a turn; its content is a JSON blob."""
+
+    __tablename__ = "messages"
+
+    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    role: Mapped[str] = mapped_column(String(20))
+    content_sha256: Mapped[str] = mapped_column(ForeignKey("blobs.sha256"))
+    # Keys of the message other than role and content (e.g. "name"), kept so it round-trips.
+    extra: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    # No index on content_sha256: nothing looks messages up by content, and every index slows add_turn.
+
+
+class Blob(Base):
+    """Content-addressed bytes: decoded images, and the canonical JSON of message contents."""
+
+    __tablename__ = "blobs"
+
+    sha256: Mapped[str] = mapped_column(String(SHA256_LEN), primary_key=True)
+    media_type: Mapped[str] = mapped_column(String(100))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    size: Mapped[int] = mapped_column(Integer)
