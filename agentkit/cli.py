@@ -62,11 +62,12 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug log
 @app.command()
 def run(
     env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
-    task: str = typer.Option(..., help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`)."),
+    task: Optional[list[str]] = typer.Option(None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."),
+    suite: Optional[str] = typer.Option(None, help="A named task list of the backend (see `agentkit tasks ENV`)."),
     model: str = typer.Option("reference", help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o."),
     api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
     api_key_env: Optional[str] = typer.Option(None, help="Name of the environment variable holding the API key (the key is never stored)."),
-    episodes: int = typer.Option(1, min=1, help="Number of episodes; episode i uses seed+i."),
+    episodes: int = typer.Option(1, min=1, help="Episodes per task; episode i uses seed+i."),
     seed: int = typer.Option(0, help="Seed of the first episode."),
     db: Optional[str] = typer.Option(None, help=DB_HELP),
     max_scripts: int = typer.Option(30, min=1, help="Scripts (model answers) per episode."),
@@ -86,9 +87,22 @@ def run(
     from agentkit.prompts import TemplateError
     from agentkit.runner import execute_run
 
+    from agentkit.envs import get_backend
+
+    tasks_to_run = list(task or [])
+    try:
+        if suite:
+            suites = get_backend(env).suites()
+            if suite not in suites:
+                _fail(f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}")
+            tasks_to_run.extend(suites[suite])
+    except ValueError as exc:
+        _fail(str(exc))
+    if not tasks_to_run:
+        _fail("name a --task or a --suite")
     try:
         config = RunConfig(
-            env=env, task=task, model=model, api_base=api_base, episodes=episodes, seed=seed,
+            env=env, tasks=tasks_to_run, model=model, api_base=api_base, episodes=episodes, seed=seed,
             max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
             templates_dir=str(templates) if templates else None, include_images=not no_images,
             temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost,
@@ -150,9 +164,12 @@ def tasks(
         infos = get_backend(env).tasks()
     except ValueError as exc:
         _fail(f"{exc} (backends: {', '.join(available_backends())})")
+    suites = get_backend(env).suites()
     if as_json:
         _emit_json([{"name": t.name, "category": t.category, "description": t.description} for t in infos])
         return
+    for name, members in sorted(suites.items()):
+        out.print(f"suite [bold]{name}[/bold]: {len(members)} tasks")
     table = Table(title=f"{env} tasks")
     table.add_column("task")
     table.add_column("category")

@@ -24,12 +24,12 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     env: str
-    task: str
+    tasks: list[str] = Field(min_length=1)
     model: str = "reference"
     api_base: str | None = None
     temperature: float = 0.0
     max_tokens: int = 1024
-    episodes: int = Field(1, ge=1)
+    episodes: int = Field(1, ge=1)  # per task
     seed: int = 0
     max_scripts: int = Field(30, ge=1)
     max_parse_failures: int = Field(5, ge=1)
@@ -48,6 +48,7 @@ class RunConfig(BaseModel):
         memory_policy_from_spec(value)
         return value
 
-    def episode_seeds(self) -> list[int]:
-        """Episode i uses seed + i, so runs with the same seed meet the same episodes."""
-        return [self.seed + i for i in range(self.episodes)]
+    def episode_plan(self) -> list[tuple[str, int, int]]:
+        """(task, trial, seed) of every episode: trial i of a task uses seed + i, so runs with the
+        same seed meet the same episodes whatever the model."""
+        return [(task, i, self.seed + i) for task in self.tasks for i in range(self.episodes)]

@@ -236,4 +236,5 @@ def run_episode(
         turns=len(history),
         usage=budget.usage,
         actions=all_actions,
+        metrics=backend.episode_metrics(observation),
     )

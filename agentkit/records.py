@@ -75,6 +75,9 @@ class EpisodeResult:
     turns: int
     usage: Usage = field(default_factory=Usage)
     actions: list[Any] = field(default_factory=list)
+    trial: int = 0
+    # Backend-specific outcome measures, e.g. {"pass": True, "level": 1} for Animal-AI.
+    metrics: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,4 +92,6 @@ class EpisodeResult:
             "input_tokens": self.usage.input_tokens,
             "output_tokens": self.usage.output_tokens,
             "cost_usd": self.usage.cost_usd,
+            "trial": self.trial,
+            **self.metrics,
         }

@@ -33,7 +33,7 @@ class RunSummary:
         return {
             "run_id": self.run_id,
             "env": self.config.env,
-            "task": self.config.task,
+            "tasks": self.config.tasks,
             "model": self.config.model,
             "episodes": [e.to_json() for e in self.episodes],
             "success_rate": self.success_rate,
@@ -51,7 +51,7 @@ def execute_run(
     setup = make_setup(config, api_key=api_key)
     run_id = store.create_run(
         env=config.env,
-        tasks=[config.task],
+        tasks=config.tasks,
         model=config.model,
         config={**config.model_dump(), "agentkit_version": __version__},
         templates=setup.renderer.sources,
@@ -64,14 +64,17 @@ def execute_run(
     run_status = "unfinished"
     try:
         with progress:
-            bar = progress.add_task(f"{config.task} ({config.model})", total=config.episodes)
-            for trial, seed in enumerate(config.episode_seeds()):
-                episode_id = store.start_episode(run_id, config.task, seed, trial=trial)
+            plan = config.episode_plan()
+            bar = progress.add_task(f"{config.env} ({config.model})", total=len(plan))
+            for task, trial, seed in plan:
+                progress.update(bar, description=f"{task} ({config.model})")
+                episode_id = store.start_episode(run_id, task, seed, trial=trial)
                 try:
-                    result = run_episode(setup, config.task, seed, sink=store, episode_id=episode_id)
+                    result = run_episode(setup, task, seed, sink=store, episode_id=episode_id)
                 except KeyboardInterrupt:
-                    store.finish_episode(episode_id, _cancelled(episode_id, config.task, seed))
+                    store.finish_episode(episode_id, _cancelled(episode_id, task, seed))
                     raise
+                result.trial = trial
                 store.finish_episode(episode_id, result)
                 summary.episodes.append(result)
                 if on_episode:

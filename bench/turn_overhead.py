@@ -75,7 +75,7 @@ def line(name: str, values: list[float], target: float | None = None) -> str:
 
 
 def bench_turns(turns: int, memory: str) -> None:
-    config = RunConfig(env="gridworld", task=TASK, max_scripts=200, memory=memory, include_images=False,
+    config = RunConfig(env="gridworld", tasks=[TASK], max_scripts=200, memory=memory, include_images=False,
                        observer=ObserverSettings(views=["ascii"]), backend_options={"frame": "none"})
     setup = make_setup(config, model_factory=lambda backend: ZeroLatencyModel())
     with tempfile.TemporaryDirectory() as tmp:

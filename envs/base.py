@@ -53,6 +53,11 @@ class Backend(ABC):
     def tasks(cls) -> list[TaskInfo]:
         """Tasks this backend offers, for `agentkit tasks ENV`."""
 
+    @classmethod
+    def suites(cls) -> dict[str, list[str]]:
+        """Named task lists (e.g. "aai-children40"), for `--suite`."""
+        return {}
+
     @abstractmethod
     def reset(self, task: str, seed: int) -> RawObservation:
         """Start an episode of ``task``; the same (task, seed) always gives the same episode."""
@@ -76,6 +81,10 @@ class Backend(ABC):
     @abstractmethod
     def reference_policy(self) -> ScriptPolicy:
         """The backend's privileged reference agent, writing scripts in its own vocabulary."""
+
+    def episode_metrics(self, final: Observation) -> dict[str, Any]:
+        """Backend-specific outcome measures of the episode just ended (e.g. pass and level)."""
+        return {}
 
     def prompt_context(self) -> dict[str, Any]:
         """Extra, backend-specific variables for the prompt templates (e.g. the action semantics)."""

@@ -24,7 +24,7 @@ class _Answers:
 
 @pytest.mark.parametrize("task", ["BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0"])
 def test_reference_agent_solves_95_percent_of_50_episodes(task):
-    config = RunConfig(env="gridworld", task=task, include_images=False, memory="markovian",
+    config = RunConfig(env="gridworld", tasks=[task], include_images=False, memory="markovian",
                        observer=ObserverSettings(views=["ascii"]), backend_options={"frame": "none"})
     setup = make_setup(config)
     sink = _Answers()

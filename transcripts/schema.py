@@ -78,6 +78,8 @@ class Episode(Base):
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     error: Mapped[str | None] = mapped_column(Text)
+    # Backend-specific outcome measures (e.g. Animal-AI "pass" and "level", TriFinger "overlap").
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     writer_host: Mapped[str | None] = mapped_column(String(255))
     writer_pid: Mapped[int | None] = mapped_column(Integer)
     writer_start: Mapped[str | None] = mapped_column(String(40))

@@ -119,6 +119,7 @@ class EpisodeInfo:
     started_at: datetime
     ended_at: datetime | None
     error: str | None
+    metrics: dict[str, Any] = field(default_factory=dict)
     writer_host: str | None = None
     writer_pid: int | None = None
 
@@ -563,6 +564,7 @@ class TranscriptStore:
             "cost_usd": result.usage.cost_usd,
             "ended_at": _now(),
             "error": error,
+            "metrics": result.metrics or None,
         }
         with self._transaction() as conn:
             if conn.execute(update(EPISODES).where(EPISODES.c.id == episode_id).values(**values)).rowcount == 0:
@@ -862,6 +864,7 @@ class TranscriptStore:
                 started_at=_utc(r.started_at),
                 ended_at=_utc(r.ended_at),
                 error=r.error,
+                metrics=r.metrics or {},
                 writer_host=r.writer_host,
                 writer_pid=r.writer_pid,
             )
