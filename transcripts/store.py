@@ -70,6 +70,7 @@ BLOBS = Blob.__table__
 JSON_MEDIA_TYPE = "application/json"
 ImageMode = Literal["data_url", "ref"]
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
+_MESSAGE_CACHE_SIZE = 4096  # message objects remembered with their content hash (treated as immutable)
 _IN_CHUNK = 500  # ids per IN (...) list, below every backend's parameter limit
 
 
@@ -395,6 +396,7 @@ class TranscriptStore:
         self._writer_pid = os.getpid()
         # data URL -> (sha256, media type): resent images are not decoded and hashed again.
         self._image_hashes: dict[str, tuple[str, str]] = {}
+        self._message_hashes: dict[int, tuple[dict[str, Any], str]] = {}
 
     def close(self) -> None:
         with self._writer_lock:
@@ -720,14 +722,24 @@ class TranscriptStore:
         known = self._known_blobs
         new_blobs: dict[str, dict[str, Any]] = {}
         rows: list[dict[str, Any]] = []
+        cache = self._message_hashes
         for position, message in enumerate(messages):
-            content = message.get("content")
-            if isinstance(content, list):
-                content = self._encode_parts(content, new_blobs)
-            data = canonical_json(content)
-            sha = hashlib.sha256(data).hexdigest()
-            if sha not in known and sha not in new_blobs:
-                new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+            # Full-history prompts resend the same message objects every turn: hash each object once.
+            # The cache keeps the object alive, so its id cannot be reused by another message.
+            hit = cache.get(id(message))
+            if hit is not None and hit[0] is message and hit[1] in known:
+                sha = hit[1]
+            else:
+                content = message.get("content")
+                if isinstance(content, list):
+                    content = self._encode_parts(content, new_blobs)
+                data = canonical_json(content)
+                sha = hashlib.sha256(data).hexdigest()
+                if sha not in known and sha not in new_blobs:
+                    new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+                if len(cache) >= _MESSAGE_CACHE_SIZE:
+                    cache.pop(next(iter(cache)), None)
+                cache[id(message)] = (message, sha)
             extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
             rows.append({"position": position, "role": message.get("role", ""), "content_sha256": sha, "extra": extra})
         return rows, new_blobs
