@@ -266,6 +266,10 @@ def transcripts_export(
     err.print(f"wrote {count} turns to {out_path}")
 
 
+from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)
+register(app)
+
+
 def main() -> None:
     app()
 

@@ -36,6 +36,17 @@ class RunConfig(BaseModel):
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     max_cost_usd: float | None = None
+    max_wall_s: float | None = Field(None, gt=0)  # per episode
+    # Run-wide limits: when one is reached no new episode starts and running ones end cleanly.
+    run_max_cost_usd: float | None = Field(None, gt=0)
+    run_max_tokens: int | None = Field(None, gt=0)
+    run_max_wall_s: float | None = Field(None, gt=0)
+    # Reliability and throughput.
+    max_concurrency: int = Field(1, ge=1, le=256)
+    max_attempts: int = Field(2, ge=1)  # an episode ending in model_error/env_error is relaunched
+    rate_limit_rpm: float | None = Field(None, gt=0)  # requests per minute per provider
+    cache: bool = False  # answer identical requests from the store's response cache
+    cache_max_age_s: float | None = Field(None, gt=0)
     memory: str = "full"
     templates_dir: str | None = None
     include_images: bool = True

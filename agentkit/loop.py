@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from agentkit.actions import CompileError, ParseError, Script, parse_script
 from agentkit.envs.base import Backend, StepResult
@@ -33,6 +33,7 @@ class EpisodeLimits:
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     max_cost_usd: float | None = None
+    max_wall_s: float | None = None
 
 
 class TurnSink(Protocol):
@@ -127,8 +128,14 @@ def run_episode(
     seed: int,
     sink: TurnSink | None = None,
     episode_id: str = "",
+    should_stop: Callable[[], EndReason | None] | None = None,
 ) -> EpisodeResult:
-    """Play one episode to its end and return its result; every turn goes to ``sink`` as it ends."""
+    """Play one episode to its end and return its result; every turn goes to ``sink`` as it ends.
+
+    ``should_stop`` is asked before every model call (run-wide budgets, cancellation); a reason it
+    returns ends the episode cleanly with that reason.
+    """
+    started = time.monotonic()
     backend, observer, renderer, model, limits = (
         setup.backend, setup.observer, setup.renderer, setup.model, setup.limits,
     )
@@ -151,6 +158,13 @@ def run_episode(
     scripts = 0
 
     while end_reason is None:
+        stop = should_stop() if should_stop else None
+        if stop is not None:
+            end_reason = stop
+            break
+        if limits.max_wall_s is not None and time.monotonic() - started >= limits.max_wall_s:
+            end_reason = EndReason.WALL_TIME
+            break
         timings: dict[str, float] = {}
         start = time.perf_counter()
         user = renderer.turn_message(observation, context, feedback, scripts)

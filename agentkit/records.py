@@ -16,7 +16,8 @@ class EndReason(str, Enum):
     TIME_LIMIT = "time_limit"  # the environment's own step limit
     SCRIPT_LIMIT = "script_limit"  # max scripts per episode reached
     PARSE_FAILURE_LIMIT = "parse_failure_limit"  # too many unparseable answers in a row
-    BUDGET = "budget"  # token or cost budget spent
+    BUDGET = "budget"  # token or cost budget spent (episode's or run's)
+    WALL_TIME = "wall_time"  # the episode's or run's wall-clock limit
     MODEL_ERROR = "model_error"  # the model could not be reached after retries
     ENV_ERROR = "env_error"  # the backend raised
     CANCELLED = "cancelled"  # interrupted by the user

@@ -86,3 +86,136 @@ def replay_episode(store: TranscriptStore, episode_id: str) -> ReplayReport:
                 mismatches.append(f"outcome {key}: recorded {recorded[key]!r}, replayed {replayed[key]!r}")
     return ReplayReport(episode_id=episode_id, turns=len(recorded_turns), finished=finished,
                         recorded=recorded, replayed=replayed, mismatches=mismatches)
+
+
+# --- continuing an episode with a live model -------------------------------------------------------
+
+
+class HandOverModel:
+    """Gives the recorded answers first, then asks ``live`` for every later turn.
+
+    Why: to see what a different (or the same, re-sampled) model does from a chosen point of a
+    recorded episode, the world has to be brought to that point exactly as it was, which replaying
+    the recorded answers does without calling any model.
+    """
+
+    def __init__(self, recorded: list[str], live: Any) -> None:
+        self._replay = ReplayModel(recorded)
+        self.live = live
+        self.name = getattr(live, "name", "live")
+
+    @property
+    def handed_over(self) -> bool:
+        return self._replay.remaining == 0
+
+    def complete(self, messages: list[dict[str, Any]], observation: Any) -> Any:
+        if self._replay.remaining:
+            return self._replay.complete(messages, observation)
+        return self.live.complete(messages, observation)
+
+
+@dataclass
+class LiveReport:
+    """The continuation: where it came from, what it became, and whether the replayed part matched."""
+
+    source_episode_id: str
+    source_run_id: str
+    live_from: int
+    run_id: str
+    episode_id: str
+    model: str
+    replayed_turns: int
+    result: dict[str, Any]
+    mismatches: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source_episode_id": self.source_episode_id, "source_run_id": self.source_run_id,
+                "live_from": self.live_from, "run_id": self.run_id, "episode_id": self.episode_id,
+                "model": self.model, "replayed_turns": self.replayed_turns, "result": self.result,
+                "replay_matches": not self.mismatches, "mismatches": self.mismatches}
+
+
+class _Tee:
+    """Stores every turn and keeps the replayed ones in memory for the comparison with the record."""
+
+    def __init__(self, store: TranscriptStore, replayed: int) -> None:
+        self.store = store
+        self.replayed = replayed
+        self.turns: list[TurnRecord] = []
+
+    def add_turn(self, episode_id: str, turn: TurnRecord) -> None:
+        self.store.add_turn(episode_id, turn)
+        if turn.index < self.replayed:
+            self.turns.append(turn)
+
+
+def continue_live(
+    store: TranscriptStore,
+    episode_id: str,
+    live_from: int,
+    model: str | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    model_factory: Any = None,
+) -> LiveReport:
+    """Replay turns ``0 .. live_from - 1`` of an episode, then let a live model play on.
+
+    The continuation is stored as a new run of one episode, with the source run's config and
+    template sources; its config names the source (``live_from``: run, episode, turn). ``model``
+    and ``api_base`` default to the source run's; ``model_factory(backend)`` overrides how the live
+    model is built (tests, embedding).
+    """
+    from agentkit import __version__
+    from agentkit.setup_episode import make_model, wrap_model
+
+    episode = store.get_episode(episode_id)
+    run = store.get_run(episode.run_id)
+    recorded = store.get_turns(episode_id, with_messages=False)
+    if not 0 <= live_from <= len(recorded):
+        raise ValueError(f"--live-from {live_from}: episode {episode_id} has turns 0..{len(recorded) - 1}, "
+                         f"so the live model can take over at 0..{len(recorded)}")
+    if live_from and recorded[live_from - 1].done:
+        raise ValueError(f"episode {episode_id} ended on turn {live_from - 1}: nothing is left to play live")
+    source = config_from_stored(run.config)
+    changes: dict[str, Any] = {"tasks": [episode.task], "episodes": 1, "seed": episode.seed}
+    if model is not None:
+        changes.update(model=model, api_base=api_base)
+    elif api_base is not None:
+        changes["api_base"] = api_base
+    config = source.model_copy(update=changes)
+    answers = [t.answer for t in recorded[:live_from]]
+
+    def build(backend: Any) -> HandOverModel:
+        live = model_factory(backend) if model_factory else wrap_model(make_model(config, backend, api_key), config, store)
+        return HandOverModel(answers, live)
+
+    setup = make_setup(config, templates=run.templates, model_factory=build)
+    link = {"run_id": run.id, "episode_id": episode_id, "turn": live_from}
+    new_run = store.create_run(env=run.env, tasks=[episode.task], model=config.model,
+                               config={**config.model_dump(), "agentkit_version": __version__, "live_from": link},
+                               templates=run.templates)
+    new_episode = store.start_episode(new_run, episode.task, episode.seed, trial=episode.trial)
+    sink = _Tee(store, live_from)
+    status = "unfinished"
+    try:
+        result = run_episode(setup, episode.task, episode.seed, sink=sink, episode_id=new_episode)
+        result.trial = episode.trial
+        store.finish_episode(new_episode, result)
+        status = "finished"
+    finally:
+        store.finish_run(new_run, status)
+        setup.backend.close()
+    mismatches = []
+    for rec, rep in zip(recorded, sink.turns):
+        for name in ("script", "parse_error", "compile_error", "actions", "reward", "done"):
+            if getattr(rec, name) != getattr(rep, name):
+                mismatches.append(f"turn {rec.index}: {name} recorded {getattr(rec, name)!r}, "
+                                  f"replayed {getattr(rep, name)!r}")
+    if len(sink.turns) < live_from:
+        mismatches.append(f"the replay ended after {len(sink.turns)} of the {live_from} recorded turns")
+    if mismatches:
+        log.warning("episode %s: the replayed turns differ from the record (%d differences); the live part "
+                    "does not start from the recorded state", episode_id, len(mismatches))
+    return LiveReport(source_episode_id=episode_id, source_run_id=run.id, live_from=live_from, run_id=new_run,
+                      episode_id=new_episode, model=config.model, replayed_turns=len(sink.turns),
+                      result=result.to_json(), mismatches=mismatches)

@@ -13,6 +13,8 @@ from agentkit.envs import Backend, get_backend
 from agentkit.loop import EpisodeLimits, EpisodeSetup
 from agentkit.memory import memory_policy_from_spec
 from agentkit.models.base import Model
+from agentkit.models.cached_model import CachedModel, ResponseCache
+from agentkit.models.rate_limit import RateLimitedModel, limiter_for, provider_of
 from agentkit.observers.observer import Observer, ObserverConfig
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
@@ -55,17 +57,33 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
     )
 
 
+def wrap_model(model: Model, config: RunConfig, cache: ResponseCache | None) -> Model:
+    """Add the run's rate limit and response cache around an API model."""
+    from agentkit.models.litellm_model import LiteLLMModel
+
+    if not isinstance(model, LiteLLMModel):
+        return model  # reference, human and replay answers cost nothing and need neither
+    wrapped: Model = model
+    if config.rate_limit_rpm:
+        wrapped = RateLimitedModel(wrapped, limiter_for(provider_of(config.model), config.rate_limit_rpm))
+    if config.cache and cache is not None:
+        params = {"temperature": config.temperature, "max_tokens": config.max_tokens, "api_base": config.api_base}
+        wrapped = CachedModel(wrapped, cache, params, config.cache_max_age_s)
+    return wrapped
+
+
 def make_setup(
     config: RunConfig,
     templates: dict[str, str] | None = None,
     model_factory: Callable[[Backend], Model] | None = None,
     api_key: str | None = None,
+    cache: ResponseCache | None = None,
 ) -> EpisodeSetup:
     """All parts of an episode. ``templates`` (stored sources) override the config's template folder."""
     backend = make_backend(config)
     sources = templates if templates is not None else resolve_templates(backend.template_set, config.templates_dir)
     renderer = PromptRenderer(sources, include_images=config.include_images)
-    model = model_factory(backend) if model_factory else make_model(config, backend, api_key)
+    model = model_factory(backend) if model_factory else wrap_model(make_model(config, backend, api_key), config, cache)
     return EpisodeSetup(
         backend=backend,
         observer=make_observer(config),
@@ -78,5 +96,6 @@ def make_setup(
             max_input_tokens=config.max_input_tokens,
             max_output_tokens=config.max_output_tokens,
             max_cost_usd=config.max_cost_usd,
+            max_wall_s=config.max_wall_s,
         ),
     )

@@ -8,6 +8,7 @@ from agentkit.envs.base import Backend
 
 _BACKENDS: dict[str, str] = {
     "gridworld": "agentkit.envs.gridworld.backend:GridworldBackend",
+    "aai-arena": "agentkit.envs.arena.backend:ArenaBackend",
 }
 
 

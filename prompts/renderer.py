@@ -5,12 +5,20 @@ episode) and ``turn.j2`` (the user message of one turn). The renderer resolves e
 in order: the user's folder (``DIR/<set>/name`` then ``DIR/name``), then the package's own set.
 The resolved sources are kept so a run can store them and be replayed or re-rendered later from
 exactly the text that produced its prompts.
+
+A set may also hold ``examples.json``: a worked example episode shown after the system message as
+user/assistant turns, its frames as image parts (in-context learning). Its images are files beside
+it; resolving inlines them as data URLs, so the stored sources alone re-render the same prompts.
+``--templates`` takes a folder or the name of a packaged set (e.g. ``aai-arena-incontext``).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +28,53 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from agentkit.observers import Observation
 
 TEMPLATE_NAMES = ("system.j2", "turn.j2")
+EXAMPLES_NAME = "examples.json"
+_MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 
 
 class TemplateError(ValueError):
     """A template is missing or fails to render; the message names the template and the line."""
 
 
-def _package_templates(template_set: str) -> dict[str, str]:
-    root = resources.files("agentkit.prompts").joinpath("templates", template_set)
+def _package_set(template_set: str) -> Traversable:
+    return resources.files("agentkit.prompts").joinpath("templates", template_set)
+
+
+def _read_set(root: Traversable | Path) -> dict[str, str]:
+    """The template files and the inlined examples a folder holds (possibly none)."""
     found: dict[str, str] = {}
     for name in TEMPLATE_NAMES:
         entry = root.joinpath(name)
         if entry.is_file():
             found[name] = entry.read_text(encoding="utf-8")
+    examples = root.joinpath(EXAMPLES_NAME)
+    if examples.is_file():
+        found[EXAMPLES_NAME] = _inline_examples(root, examples.read_text(encoding="utf-8"))
     return found
+
+
+def _inline_examples(root: Traversable | Path, text: str) -> str:
+    """``examples.json`` with every image file name replaced by its data URL."""
+    try:
+        spec = json.loads(text)
+        for turn in spec["turns"]:
+            images = []
+            for image in turn.get("images", []):
+                if not image.startswith("data:"):
+                    suffix = "." + image.rsplit(".", 1)[-1].lower()
+                    if suffix not in _MEDIA_TYPES or "/" in image or "\\" in image:
+                        raise TemplateError(f"{EXAMPLES_NAME}: image {image!r} must be a .png or .jpg file beside it")
+                    data = base64.b64encode(root.joinpath(image).read_bytes()).decode("ascii")
+                    image = f"data:{_MEDIA_TYPES[suffix]};base64,{data}"
+                images.append(image)
+            turn["images"] = images
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise TemplateError(f"{EXAMPLES_NAME}: {exc}") from exc
+    return json.dumps(spec, ensure_ascii=False)
+
+
+def _package_templates(template_set: str) -> dict[str, str]:
+    return _read_set(_package_set(template_set))
 
 
 def resolve_templates(template_set: str, user_dir: str | Path | None = None) -> dict[str, str]:
@@ -42,12 +83,14 @@ def resolve_templates(template_set: str, user_dir: str | Path | None = None) -> 
     if user_dir is not None:
         base = Path(user_dir)
         if not base.is_dir():
-            raise TemplateError(f"--templates {base}: not a directory")
-        for name in TEMPLATE_NAMES:
-            for candidate in (base / template_set / name, base / name):
-                if candidate.is_file():
-                    sources[name] = candidate.read_text(encoding="utf-8")
-                    break
+            packaged = _package_set(str(user_dir)) if str(user_dir).replace("-", "").isalnum() else None
+            if packaged is None or not packaged.is_dir():
+                raise TemplateError(f"--templates {base}: not a directory (nor a packaged template set)")
+            sources.update(_read_set(packaged))
+        else:
+            for folder in (base, base / template_set):  # the more specific folder wins
+                if folder.is_dir():
+                    sources.update(_read_set(folder))
     missing = [n for n in TEMPLATE_NAMES if n not in sources]
     if missing:
         raise TemplateError(f"template set {template_set!r} lacks {', '.join(missing)}")
@@ -76,6 +119,15 @@ class PromptRenderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self._examples: dict[str, Any] = {}
+        if EXAMPLES_NAME in self.sources:
+            try:
+                self._examples = json.loads(self.sources[EXAMPLES_NAME])
+                for turn in self._examples["turns"]:
+                    if not isinstance(turn["user"], str) or not isinstance(turn["assistant"], str):
+                        raise TypeError("each turn needs 'user' and 'assistant' text")
+            except (ValueError, KeyError, TypeError) as exc:
+                raise TemplateError(f"{EXAMPLES_NAME}: {exc}") from exc
         try:
             self._system = self._env.get_template("system.j2")
             self._turn = self._env.get_template("turn.j2")
@@ -97,6 +149,29 @@ class PromptRenderer:
     def system_message(self, context: dict[str, Any]) -> dict[str, Any]:
         """The standing instructions; ``context`` holds vocabulary docs and backend variables."""
         return {"role": "system", "content": self._render(self._system, context)}
+
+    def example_messages(self) -> list[dict[str, Any]]:
+        """The set's worked example as alternating user/assistant messages (none without examples.json).
+
+        The first user message opens with the example's ``intro``; images follow each turn's text
+        as image parts, or are left out (with a marker) when the run sends no images.
+        """
+        out: list[dict[str, Any]] = []
+        for k, turn in enumerate(self._examples.get("turns", [])):
+            text = turn["user"] if k or not self._examples.get("intro") else f"{self._examples['intro']}\n\n{turn['user']}"
+            images = turn.get("images", [])
+            if images and self.include_images:
+                parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+                parts.extend({"type": "image_url", "image_url": {"url": url}} for url in images)
+                out.append({"role": "user", "content": parts})
+            else:
+                out.append({"role": "user", "content": text})
+            out.append({"role": "assistant", "content": turn["assistant"]})
+        return out
+
+    def prefix_messages(self, context: dict[str, Any]) -> list[dict[str, Any]]:
+        """What opens every prompt of an episode: the system message, then the worked example if any."""
+        return [self.system_message(context), *self.example_messages()]
 
     def turn_message(
         self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int

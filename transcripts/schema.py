@@ -66,6 +66,8 @@ class Episode(Base):
     task: Mapped[str] = mapped_column(String(200))
     seed: Mapped[int] = mapped_column(Integer)
     trial: Mapped[int] = mapped_column(Integer, default=0)
+    # Relaunches of the same (task, trial, seed) after a failed or killed attempt; the latest counts.
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(20), default="running")  # running | finished | unfinished
     success: Mapped[bool | None] = mapped_column(Boolean)
     reward: Mapped[float | None] = mapped_column(Float)
@@ -145,3 +147,17 @@ class Blob(Base):
     media_type: Mapped[str] = mapped_column(String(100))
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
+
+
+class CachedResponse(Base):
+    """A model answer kept so that an identical request (model, parameters, messages) is not paid twice."""
+
+    __tablename__ = "response_cache"
+
+    key: Mapped[str] = mapped_column(String(SHA256_LEN), primary_key=True)
+    model: Mapped[str] = mapped_column(String(200))
+    answer: Mapped[str] = mapped_column(Text)
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[float] = mapped_column(Float)

@@ -39,14 +39,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from sqlalchemy import Engine, Insert, func, insert, select, update
+from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from agentkit import __version__ as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, TurnRecord, Usage
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
-from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
+from agentkit.transcripts.schema import Blob, CachedResponse, Episode, Message, Run, Turn
 from agentkit.transcripts.scrub import scrub_secrets
 
 __all__ = [
@@ -66,6 +66,7 @@ EPISODES = Episode.__table__
 TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
+CACHE = CachedResponse.__table__
 
 JSON_MEDIA_TYPE = "application/json"
 ImageMode = Literal["data_url", "ref"]
@@ -121,6 +122,7 @@ class EpisodeInfo:
     ended_at: datetime | None
     error: str | None
     metrics: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 0
     writer_host: str | None = None
     writer_pid: int | None = None
 
@@ -450,9 +452,14 @@ class TranscriptStore:
             if conn.execute(update(RUNS).where(RUNS.c.id == run_id).values(status=status)).rowcount == 0:
                 raise KeyError(f"no run {run_id!r}")
 
-    def start_episode(self, run_id: str, task: str, seed: int, trial: int = 0) -> str:
-        """Record the start of an episode (committed at once, status "running")."""
-        episode_id = _new_id(16)
+    def start_episode(
+        self, run_id: str, task: str, seed: int, trial: int = 0, attempt: int = 0, episode_id: str | None = None
+    ) -> str:
+        """Record the start of an episode (committed at once, status "running").
+
+        ``episode_id`` lets the runner use stable ids derived from (run, task, trial, seed, attempt).
+        """
+        episode_id = episode_id or _new_id(16)
         host, pid, start = _writer_identity()
         row = {
             "id": episode_id,
@@ -460,6 +467,7 @@ class TranscriptStore:
             "task": task,
             "seed": seed,
             "trial": trial,
+            "attempt": attempt,
             "status": "running",
             "started_at": _now(),
             "writer_host": host,
@@ -470,8 +478,37 @@ class TranscriptStore:
             with self._transaction() as conn:
                 conn.execute(insert(EPISODES), row)
         except IntegrityError as exc:
-            raise KeyError(f"no run {run_id!r}") from exc
+            raise KeyError(f"no run {run_id!r} (or episode {episode_id} exists already)") from exc
         return episode_id
+
+    def reopen_run(self, run_id: str) -> None:
+        """Make this process the writer of an existing run again (for ``--resume``)."""
+        host, pid, start = _writer_identity()
+        with self._transaction() as conn:
+            done = conn.execute(
+                update(RUNS).where(RUNS.c.id == run_id).values(
+                    status="running", writer_host=host, writer_pid=pid, writer_start=start)
+            ).rowcount
+        if not done:
+            raise KeyError(f"no run {run_id!r}")
+
+    # --- response cache -------------------------------------------------------------------------
+
+    def cache_get(self, key: str, max_age_s: float | None = None) -> dict[str, Any] | None:
+        """A cached answer for ``key`` younger than ``max_age_s`` (None: any age), or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(CACHE).where(CACHE.c.key == key)).first()
+        if row is None or (max_age_s is not None and time.time() - row.created_at > max_age_s):
+            return None
+        return dict(row._mapping)
+
+    def cache_put(self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int,
+                  cost_usd: float) -> None:
+        row = {"key": key, "model": model, "answer": answer, "input_tokens": input_tokens,
+               "output_tokens": output_tokens, "cost_usd": cost_usd, "created_at": time.time()}
+        with self._transaction() as conn:
+            conn.execute(delete(CACHE).where(CACHE.c.key == key))
+            conn.execute(insert(CACHE), row)
 
     def add_turn(self, episode_id: str, turn: TurnRecord) -> None:
         """Store one turn in its own transaction, committed before returning.
@@ -864,6 +901,7 @@ class TranscriptStore:
                 task=r.task,
                 seed=r.seed,
                 trial=r.trial,
+                attempt=r.attempt or 0,
                 status=live.status(r.status, r.writer_host, r.writer_pid, r.writer_start),
                 success=r.success,
                 reward=r.reward,

@@ -1,0 +1,653 @@
+"""Re-render a recorded run's prompts with new templates or a new history policy, without any model.
+
+Why: the cheapest prompt iteration is to see, before spending anything, exactly what a changed
+template would have sent on every recorded turn. For each turn the Observation the model saw is
+rebuilt from the stored observation JSON (images by hash), the prompt is rendered the way the loop
+renders it (same context, same feedback after an unusable answer, same history of earlier prompts
+paired with the recorded answers, now passed through the chosen memory policy), and compared with
+the messages actually sent: a unified diff per turn and token counts before and after.
+
+The answers stay the recorded ones, so from the first changed turn on this shows what the new
+prompt would have looked like on the old trajectory, not what a model would have done with it.
+
+Speed matters (runs have thousands of turns and this is meant to be rerun on every template
+edit), so the recorded prompts are read as references to their content blobs and every distinct
+message is parsed, compared and counted once, and images are handled by hash only: a
+``StoredImage`` renders as ``agentkit-image:<sha256>`` instead of a base64 data URL.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import difflib
+import functools
+import hashlib
+import importlib.util
+import json
+import logging
+import math
+import multiprocessing
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Text, bindparam, select, type_coerce
+
+from agentkit.config import RunConfig
+from agentkit.envs import get_backend
+from agentkit.memory import MemoryPolicy, TurnMessages, memory_policy_from_spec
+from agentkit.observers import EncodedImage, Observation
+from agentkit.prompts import PromptRenderer
+from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
+from agentkit.replay import config_from_stored
+from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.schema import Blob, Message, Turn
+
+log = logging.getLogger(__name__)
+
+IMAGE_REF_SCHEME = "agentkit-image:"
+MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
+REPLY_PRIMING_TOKENS = 3  # the assistant turn the request opens
+CHARS_PER_TOKEN = 4
+
+TURNS = Turn.__table__
+MESSAGES = Message.__table__
+BLOBS = Blob.__table__
+
+
+# --- observations back from JSON ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredImage(EncodedImage):
+    """An image known by its hash: templates see its label, type and size; prompts carry a reference.
+
+    The bytes are not loaded (``data`` is empty): a re-rendered prompt is compared, diffed and
+    counted, never sent, and the image it shows is the stored one by construction.
+    """
+
+    def data_url(self) -> str:
+        return IMAGE_REF_SCHEME + self.sha256
+
+
+_OBSERVATION_FIELDS = {f.name for f in fields(Observation)} - {"images", "privileged"}
+
+
+def observation_from_json(data: dict[str, Any]) -> Observation:
+    """The Observation a stored turn's ``observation`` JSON describes (privileged state is not stored)."""
+    images = [
+        StoredImage(label=str(i.get("label", "")), media_type=str(i.get("media_type", "")), data=b"",
+                    sha256=str(i["sha256"]), width=int(i.get("width") or 0), height=int(i.get("height") or 0))
+        for i in data.get("images") or []
+        if isinstance(i, dict) and "sha256" in i
+    ]
+    return Observation(images=images, **{k: v for k, v in data.items() if k in _OBSERVATION_FIELDS})
+
+
+# --- token counting ---------------------------------------------------------------------------------
+
+# Split points after which tiktoken's pre-tokenisers (cl100k, o200k) never continue a piece: after a
+# newline, before a character that is neither whitespace nor "/" (a piece such as ".\n/" is the
+# one way a piece runs across a line start). Counting the chunks separately therefore gives the
+# same total as counting the whole text, and lines repeat a lot between prompts, so each distinct
+# line is encoded once. tests/test_rerender.py checks the equality on random text.
+_CHUNK_SPLIT = re.compile(r"(?<=\n)(?=[^\s/])")
+
+
+class TokenCounter:
+    """Counts prompt tokens the way OpenAI's chat models bill them, or estimates when it cannot.
+
+    ``name`` says which: ``tiktoken:<encoding>`` (exact for OpenAI models, an estimate for others)
+    or ``chars/4`` (one token per four characters, used when no tokenizer loads offline). Images
+    are counted with OpenAI's high-detail formula from their stored width and height.
+    """
+
+    def __init__(self, encoding: Any | None = None) -> None:
+        self.encoding = encoding
+        self.name = f"tiktoken:{encoding.name}" if encoding is not None else f"chars/{CHARS_PER_TOKEN}"
+        self._chunks: dict[str, int] = {}
+
+    def text(self, text: str) -> int:
+        if not text:
+            return 0
+        if self.encoding is None:
+            return math.ceil(len(text) / CHARS_PER_TOKEN)
+        cache = self._chunks
+        total = 0
+        for chunk in _CHUNK_SPLIT.split(text):
+            n = cache.get(chunk)
+            if n is None:
+                n = cache[chunk] = len(self.encoding.encode_ordinary(chunk))
+                if len(cache) > 200_000:
+                    cache.clear()
+            total += n
+        return total
+
+    @staticmethod
+    def image(width: int, height: int) -> int:
+        """OpenAI high detail: fit in 2048x2048, shortest side at most 768, 170 per 512 tile + 85."""
+        if width <= 0 or height <= 0:
+            return 85
+        scale = min(1.0, 2048 / max(width, height))
+        w, h = width * scale, height * scale
+        scale = min(1.0, 768 / min(w, h))
+        w, h = w * scale, h * scale
+        return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
+
+
+def _tiktoken_dir() -> None:
+    """Point tiktoken at the BPE files litellm ships, so no download is attempted (offline use)."""
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        return
+    spec = importlib.util.find_spec("litellm")
+    if spec is not None and spec.submodule_search_locations:
+        bundled = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+        if bundled.is_dir():
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
+
+
+def token_counter(model: str | None = None) -> TokenCounter:
+    """The best counter available offline for ``model`` (a litellm id such as ``openai/gpt-4o``)."""
+    try:
+        import tiktoken
+    except ImportError:
+        log.info("tiktoken is not installed; counting tokens as characters / %d", CHARS_PER_TOKEN)
+        return TokenCounter()
+    _tiktoken_dir()
+    name = "o200k_base"
+    if model:
+        try:
+            name = tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
+        except KeyError:
+            pass  # not an OpenAI model: o200k_base is as good an estimate as any
+    try:
+        return TokenCounter(tiktoken.get_encoding(name))
+    except Exception as exc:  # noqa: BLE001 - a missing BPE file shows up as a network error
+        log.warning("no offline tokenizer (%s: %s); counting tokens as characters / %d",
+                    type(exc).__name__, exc, CHARS_PER_TOKEN)
+        return TokenCounter()
+
+
+# --- messages as comparable, countable values ------------------------------------------------------
+
+Part = tuple[str, str]  # ("text", text) or ("image", sha256)
+Msg = tuple[str, tuple[Part, ...], str]  # (role, parts, extra keys as canonical JSON or "")
+
+
+@functools.lru_cache(maxsize=256)
+def _data_url_sha256(url: str) -> str:
+    """The hash the store files a base64 data-URL image under (of its decoded bytes)."""
+    header, _, payload = url.partition(",")
+    if url.startswith("data:") and header.endswith(";base64"):
+        try:
+            return hashlib.sha256(base64.b64decode(payload, validate=True)).hexdigest()
+        except (binascii.Error, ValueError):
+            pass
+    return "inline:" + hashlib.sha256(url.encode()).hexdigest()
+
+
+class _Messages:
+    """Interns messages as ``Msg`` tuples, so equal messages are one object, counted once."""
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self._interned: dict[Msg, Msg] = {}
+        self._tokens: dict[int, int] = {}
+        self.image_sizes: dict[str, tuple[int, int]] = {}
+
+    def of_content(self, role: str, content: Any, extra: dict[str, Any] | None) -> Msg:
+        if content.__class__ is str:
+            parts: tuple[Part, ...] = (("text", content),)
+        elif isinstance(content, list):
+            parts = tuple([("text", p["text"]) if p.__class__ is dict and p.get("type") == "text" and
+                           p.get("text").__class__ is str else self._part(p) for p in content])
+        else:
+            parts = (("text", json.dumps(content, sort_keys=True)),)
+        msg = (role, parts, json.dumps(extra, sort_keys=True) if extra else "")
+        return self._interned.setdefault(msg, msg)
+
+    def of_message(self, message: dict[str, Any]) -> Msg:
+        if len(message) == 2 and "content" in message and "role" in message:  # the usual shape: no extra keys
+            return self.of_content(str(message["role"]), message["content"], None)
+        extra = {k: v for k, v in message.items() if k not in ("role", "content")}
+        return self.of_content(str(message.get("role", "")), message.get("content"), extra or None)
+
+    @staticmethod
+    def _part(p: Any) -> Part:
+        if isinstance(p, dict):
+            kind = p.get("type")
+            if kind == "text":
+                return ("text", str(p.get("text", "")))
+            if kind == "image_ref":
+                return ("image", str(p.get("sha256", "")))
+            if kind == "image_url":
+                url = str((p.get("image_url") or {}).get("url", ""))
+                if url.startswith(IMAGE_REF_SCHEME):
+                    return ("image", url[len(IMAGE_REF_SCHEME):])
+                return ("image", _data_url_sha256(url))
+        return ("text", json.dumps(p, sort_keys=True))
+
+    def tokens(self, msg: Msg) -> int:
+        n = self._tokens.get(id(msg))
+        if n is None:
+            n = MESSAGE_OVERHEAD_TOKENS + self.counter.text(msg[0])
+            for kind, value in msg[1]:
+                if kind == "text":
+                    n += self.counter.text(value)
+                else:  # an image no observation describes (e.g. a worked example's): assume 512x512
+                    n += self.counter.image(*self.image_sizes.get(value, (512, 512)))
+            self._tokens[id(msg)] = n  # interned messages live as long as this object: ids stay valid
+        return n
+
+    def prompt_tokens(self, msgs: list[Msg]) -> int:
+        counted = self._tokens
+        if msgs and id(msgs[-1]) not in counted:  # usually the only new message: the current turn's
+            self.tokens(msgs[-1])
+        try:  # the common case, every message counted already: a sum at C speed
+            return REPLY_PRIMING_TOKENS + sum(map(counted.__getitem__, map(id, msgs)))
+        except KeyError:
+            for m in [m for m in msgs if id(m) not in counted]:
+                self.tokens(m)
+            return REPLY_PRIMING_TOKENS + sum(map(counted.__getitem__, map(id, msgs)))
+
+
+def message_lines(msg: Msg) -> list[str]:
+    """A message as diffable text lines: a role header, the text, images as their hash."""
+    lines = [f"### {msg[0]}" + (f" {msg[2]}" if msg[2] else "")]
+    for kind, value in msg[1]:
+        if kind == "text":
+            lines.extend(value.split("\n"))
+        else:
+            lines.append(f"[image {value[:16]}]")
+    return lines
+
+
+def _count_images(msgs: list[Msg]) -> int:
+    return sum(1 for m in msgs for kind, _ in m[1] if kind == "image")
+
+
+# --- the report ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class TurnChange:
+    """One recorded turn: whether the re-rendered prompt differs, how, and its size before and after."""
+
+    episode_id: str
+    index: int
+    changed: bool
+    tokens_before: int
+    tokens_after: int
+    diff: str = ""  # unified diff of the turn's own message (or of the whole prompt), recorded -> re-rendered
+    system_diff: str = ""  # the system message's diff, kept on the first turn showing this change
+    system_same_as: str = ""  # "<episode> turn <k>": the system message changed as shown there
+    history: str = ""  # a note when the history part of the prompt changed shape
+
+    @property
+    def delta(self) -> int:
+        return self.tokens_after - self.tokens_before
+
+    def to_json(self) -> dict[str, Any]:
+        return {"episode_id": self.episode_id, "index": self.index, "changed": self.changed,
+                "tokens_before": self.tokens_before, "tokens_after": self.tokens_after, "delta": self.delta,
+                "diff": self.diff, "system_diff": self.system_diff, "system_same_as": self.system_same_as,
+                "history": self.history}
+
+
+@dataclass
+class RerenderReport:
+    run_id: str
+    env: str
+    templates_changed: list[str]  # template names whose source differs from the run's
+    memory_before: str
+    memory_after: str
+    token_counter: str
+    episodes: int = 0
+    seconds: float = 0.0
+    workers: int = 1
+    turns: list[TurnChange] = field(default_factory=list)
+
+    @property
+    def changed_turns(self) -> int:
+        return sum(t.changed for t in self.turns)
+
+    @property
+    def tokens_before(self) -> int:
+        return sum(t.tokens_before for t in self.turns)
+
+    @property
+    def tokens_after(self) -> int:
+        return sum(t.tokens_after for t in self.turns)
+
+    @property
+    def turns_per_s(self) -> float:
+        return len(self.turns) / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "env": self.env, "templates_changed": self.templates_changed,
+            "memory_before": self.memory_before, "memory_after": self.memory_after,
+            "token_counter": self.token_counter, "episodes": self.episodes, "turns": len(self.turns),
+            "changed_turns": self.changed_turns, "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after, "delta": self.tokens_after - self.tokens_before,
+            "seconds": self.seconds, "workers": self.workers, "per_turn": [t.to_json() for t in self.turns],
+        }
+
+
+# --- what a run's prompts were made from ------------------------------------------------------------
+
+
+def overlay_templates(recorded: dict[str, str], template_set: str, templates_dir: str | Path | None) -> dict[str, str]:
+    """The run's recorded template sources, overridden by the files ``templates_dir`` provides.
+
+    ``templates_dir`` is read as ``agentkit run --templates`` reads it (a folder, with files in
+    ``DIR/<set>/`` taking precedence, or the name of a packaged set), but a file it lacks keeps
+    the run's recorded source rather than the package's, so changing one file changes only it.
+    """
+    sources = dict(recorded)
+    if templates_dir is None:
+        return sources
+    resolved = resolve_templates(template_set, templates_dir)  # TemplateError for a bad folder or set
+    base = Path(templates_dir)
+    if base.is_dir():
+        folders: list[Any] = [base, base / template_set]
+    else:
+        folders = [resources.files("agentkit.prompts").joinpath("templates", str(templates_dir))]
+    provided = [n for n in (*TEMPLATE_NAMES, EXAMPLES_NAME) if any(f.joinpath(n).is_file() for f in folders)]
+    if not provided:
+        raise TemplateError(f"--templates {templates_dir}: no {', '.join((*TEMPLATE_NAMES, EXAMPLES_NAME))} in it")
+    for name in provided:
+        sources[name] = resolved[name]
+    return sources
+
+
+def backend_prompt_facts(config: RunConfig) -> tuple[str, list[dict[str, str]], dict[str, Any]]:
+    """(template set, vocabulary description, extra prompt variables) of a run's backend, env not started.
+
+    The backend is constructed with the run's options but never reset, which is what starts a
+    simulator, so this needs no running world.
+    """
+    backend_cls = get_backend(config.env)
+    try:
+        backend = backend_cls(**config.backend_options)
+    except TypeError as exc:
+        raise ValueError(f"backend options for {config.env!r}: {exc}") from None
+    try:
+        return backend_cls.template_set, backend.vocabulary.describe(), dict(backend.prompt_context())
+    finally:
+        backend.close()
+
+
+# --- reading recorded turns ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Recorded:
+    index: int
+    observation: dict[str, Any]
+    answer: str
+    parse_error: dict[str, Any] | None
+    compile_error: str | None
+    messages: list[Msg]
+
+
+_EPISODE = bindparam("episode_id")
+# Built once: constructing and caching a statement per episode costs as much as running it.
+_TURNS_OF_EPISODE = (
+    select(TURNS.c.id, TURNS.c["index"], TURNS.c.observation, TURNS.c.answer, TURNS.c.parse_error,
+           TURNS.c.compile_error)
+    .where(TURNS.c.episode_id == _EPISODE)
+    .order_by(TURNS.c["index"])
+)
+_MESSAGES_OF_EPISODE = (
+    select(MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text))
+    .where(MESSAGES.c.turn_id.in_(select(TURNS.c.id).where(TURNS.c.episode_id == _EPISODE).scalar_subquery()))
+    .order_by(MESSAGES.c.turn_id, MESSAGES.c.position)
+)
+
+
+def _read_episode(store: TranscriptStore, episode_id: str, msgs: _Messages,
+                  contents: dict[str, Any]) -> list[_Recorded]:
+    """Turns of an episode with their prompts as interned messages; ``contents`` caches parsed blobs.
+
+    Full-history prompts make the message rows quadratic in the episode's length, so they are read
+    as plain tuples (``extra`` as its JSON text) and each distinct row is turned into a message once.
+    """
+    params = {"episode_id": episode_id}
+    with store.engine.connect() as conn:
+        rows = conn.execute(_TURNS_OF_EPISODE, params).all()
+        refs = conn.execute(_MESSAGES_OF_EPISODE, params).all()
+        missing = sorted({r[2] for r in refs} - contents.keys())
+        for i in range(0, len(missing), 500):
+            for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))):
+                contents[sha] = json.loads(bytes(data))
+    by_turn: dict[int, list[Msg]] = {}
+    interned: dict[tuple[str, str, str | None], Msg] = {}
+    for turn_id, role, sha, extra in refs:
+        key = (role, sha, extra)
+        msg = interned.get(key)
+        if msg is None:
+            parsed = json.loads(extra) if extra and extra != "null" else None
+            msg = interned[key] = msgs.of_content(role, contents.get(sha, ""), parsed)
+        found = by_turn.get(turn_id)
+        if found is None:
+            by_turn[turn_id] = [msg]
+        else:
+            found.append(msg)
+    return [_Recorded(r[1], r[2] or {}, r[3], r[4], r[5], by_turn.get(r[0], [])) for r in rows]
+
+
+# --- re-rendering ----------------------------------------------------------------------------------------
+
+
+class _Differ:
+    """Unified diffs between two message lists, each distinct pair of messages diffed once."""
+
+    def __init__(self, context: int) -> None:
+        self.context = context
+        self._seen: dict[tuple[int, int], str] = {}
+
+    def messages(self, old: Msg | None, new: Msg | None, label: str) -> str:
+        key = (id(old), id(new))
+        hit = self._seen.get(key)
+        if hit is not None:
+            return hit
+        a = message_lines(old) if old is not None else []
+        b = message_lines(new) if new is not None else []
+        text = "\n".join(difflib.unified_diff(a, b, f"recorded {label}", f"rerendered {label}", n=self.context,
+                                              lineterm=""))
+        self._seen[key] = text
+        return text
+
+    def prompts(self, old: list[Msg], new: list[Msg], label: str) -> str:
+        a = [line for m in old for line in message_lines(m)]
+        b = [line for m in new for line in message_lines(m)]
+        return "\n".join(difflib.unified_diff(a, b, f"recorded {label}", f"rerendered {label}", n=self.context,
+                                              lineterm=""))
+
+
+@dataclass
+class _Job:
+    """Everything needed to re-render episodes of one run, built once (and inherited by workers)."""
+
+    store: TranscriptStore
+    renderer: PromptRenderer
+    policy: MemoryPolicy
+    config: RunConfig
+    commands: list[dict[str, str]]
+    backend_context: dict[str, Any]
+    counter: TokenCounter
+    full_prompt: bool
+    context_lines: int
+
+
+_FORKED_JOB: _Job | None = None  # the job of the workers forked by _run_parallel
+
+
+def rerender_run(
+    store: TranscriptStore,
+    run_id: str,
+    templates_dir: str | Path | None = None,
+    memory: str | None = None,
+    episode_ids: list[str] | None = None,
+    full_prompt: bool = False,
+    context_lines: int = 3,
+    counter: TokenCounter | None = None,
+    workers: int | None = None,
+) -> RerenderReport:
+    """Re-render every recorded turn of a run (or of some of its episodes) and report the changes.
+
+    By default a turn's diff covers its own user message, plus the system message the first time
+    a given change of it appears; the history part is summarised, since its messages are earlier
+    turns' prompts whose diffs are shown on those turns. ``full_prompt`` diffs the whole message
+    list. ``workers`` (default: one per idle CPU for runs of a thousand turns or more, on Linux)
+    splits the episodes between forked processes; the report is the same either way.
+    """
+    started = time.perf_counter()
+    run = store.get_run(run_id)
+    config = config_from_stored(run.config)
+    template_set, commands, backend_context = backend_prompt_facts(config)
+    sources = overlay_templates(run.templates, template_set, templates_dir)
+    job = _Job(store, PromptRenderer(sources, include_images=config.include_images),
+               memory_policy_from_spec(memory or config.memory), config, commands, backend_context,
+               counter or token_counter(run.model), full_prompt, context_lines)
+    report = RerenderReport(
+        run_id=run_id, env=run.env,
+        templates_changed=sorted(n for n in set(sources) | set(run.templates) if sources.get(n) != run.templates.get(n)),
+        memory_before=config.memory, memory_after=job.policy.spec, token_counter=job.counter.name,
+    )
+    episodes = store.list_episodes(run_id=run_id)
+    if episode_ids is not None:
+        wanted = set(episode_ids)
+        unknown = wanted - {e.id for e in episodes}
+        if unknown:
+            raise KeyError(f"episode(s) {', '.join(sorted(unknown))} are not in run {run_id}")
+        episodes = [e for e in episodes if e.id in wanted]
+    plan = [(e.id, e.task) for e in episodes]
+    n_workers = report.workers = _workers(workers, sum(e.turns or 0 for e in episodes), len(plan))
+    if n_workers > 1:
+        results = _run_parallel(job, plan, n_workers)
+    else:
+        results = _run_episodes(job, plan)
+    for turns in results:
+        if turns:
+            report.episodes += 1
+            report.turns.extend(turns)
+    _once_per_system_change(report.turns)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _workers(asked: int | None, turns: int, episodes: int) -> int:
+    if asked is not None:
+        return max(1, min(asked, episodes))
+    if turns < 1000 or episodes < 2 or not sys.platform.startswith("linux"):
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    # Workers on CPUs that other programs keep busy only slow each other down. This process, busy
+    # too, is part of the load average: it will be one of the workers.
+    idle = cpus - max(0.0, os.getloadavg()[0] - 1.0)
+    return max(1, min(round(idle), 8, episodes))
+
+
+def _run_parallel(job: _Job, plan: list[tuple[str, str]], workers: int) -> list[list[TurnChange]]:
+    """The episodes split into contiguous chunks over forked workers, results in plan order."""
+    global _FORKED_JOB
+    size = max(1, -(-len(plan) // (workers * 4)))
+    chunks = [plan[i:i + size] for i in range(0, len(plan), size)]
+    _FORKED_JOB = job
+    try:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_after_fork) as pool:
+            return [turns for chunk in pool.imap(_work, chunks) for turns in chunk]
+    finally:
+        _FORKED_JOB = None
+
+
+def _after_fork() -> None:
+    """In a forked worker: new database connections (the parent's must not be shared)."""
+    assert _FORKED_JOB is not None
+    _FORKED_JOB.store.engine.dispose(close=False)
+
+
+def _work(chunk: list[tuple[str, str]]) -> list[list[TurnChange]]:
+    assert _FORKED_JOB is not None
+    return _run_episodes(_FORKED_JOB, chunk)
+
+
+def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[list[TurnChange]]:
+    msgs = _Messages(job.counter)
+    differ = _Differ(job.context_lines)
+    contents: dict[str, Any] = {}
+    out = []
+    for episode_id, task in plan:
+        recorded = _read_episode(job.store, episode_id, msgs, contents)
+        out.append(_rerender_episode(job, episode_id, task, recorded, msgs, differ) if recorded else [])
+    return out
+
+
+def _prefix(renderer: PromptRenderer, context: dict[str, Any]) -> list[dict[str, Any]]:
+    """What opens every prompt of an episode: the system message, and a worked example if the set has one."""
+    prefix = getattr(renderer, "prefix_messages", None)
+    return prefix(context) if prefix is not None else [renderer.system_message(context)]
+
+
+def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Recorded], msgs: _Messages,
+                      differ: _Differ) -> list[TurnChange]:
+    renderer = job.renderer
+    first = observation_from_json(recorded[0].observation)
+    context = {"commands": job.commands, "max_scripts": job.config.max_scripts, "task": task,
+               "has_images": renderer.include_images and bool(first.images), **job.backend_context}
+    prefix_dicts = _prefix(renderer, context)
+    prefix = [msgs.of_message(d) for d in prefix_dicts]
+    history: list[TurnMessages] = []  # holds the rendered dicts, so their ids in as_msg stay valid
+    as_msg: dict[int, Msg] = {}  # rendered dicts -> interned messages
+    feedback: str | None = None
+    out = []
+    for turn in recorded:
+        observation = observation_from_json(turn.observation)
+        for image in observation.images:
+            msgs.image_sizes.setdefault(image.sha256, (image.width, image.height))
+        user_dict = renderer.turn_message(observation, context, feedback, turn.index)
+        assistant_dict = {"role": "assistant", "content": turn.answer}
+        user = as_msg[id(user_dict)] = msgs.of_message(user_dict)
+        as_msg[id(assistant_dict)] = msgs.of_message(assistant_dict)
+        new = [*prefix, *[as_msg.get(id(d)) or msgs.of_message(d) for d in job.policy.select(history)], user]
+        old = turn.messages
+        change = TurnChange(episode_id, turn.index, new != old, msgs.prompt_tokens(old), msgs.prompt_tokens(new))
+        if change.changed:
+            label = f"{episode_id} turn {turn.index}"
+            if job.full_prompt:
+                change.diff = differ.prompts(old, new, label)
+            else:
+                if old[:1] != new[:1]:
+                    change.system_diff = differ.messages(old[0] if old else None, new[0] if new else None,
+                                                         f"{label} system")
+                if old[-1:] != new[-1:]:
+                    change.diff = differ.messages(old[-1] if old else None, new[-1], label)
+            old_hist, new_hist = old[1:-1], new[1:-1]
+            if len(old_hist) != len(new_hist) or _count_images(old_hist) != _count_images(new_hist):
+                change.history = (f"history: {len(old_hist)} messages, {_count_images(old_hist)} images -> "
+                                  f"{len(new_hist)} messages, {_count_images(new_hist)} images")
+        out.append(change)
+        history.append(TurnMessages(user=user_dict, assistant=assistant_dict))
+        feedback = turn.parse_error.get("message") if turn.parse_error else turn.compile_error
+    return out
+
+
+def _once_per_system_change(turns: list[TurnChange]) -> None:
+    """Keep each distinct system-message diff on the first turn it appears; later turns point back."""
+    first: dict[str, str] = {}
+    for t in turns:
+        if t.system_diff:
+            seen = first.get(t.system_diff)
+            if seen is None:
+                first[t.system_diff] = f"{t.episode_id} turn {t.index}"
+            else:
+                t.system_diff = ""
+                t.system_same_as = seen

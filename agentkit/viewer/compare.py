@@ -1,0 +1,182 @@
+"""Two runs side by side: which tasks each passed, per task and per level, and where paired episodes part.
+
+Why: the question after changing a prompt or a model is "what got better, what got worse, and
+where exactly did the new agent first do something different". Episodes are paired by
+(task, seed), the key that makes two episodes start from the same world; of relaunched attempts
+the latest counts, as in scoring.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentkit.transcripts.store import EpisodeInfo
+from agentkit.viewer.queries import TurnDetail, ViewerData
+
+# Fields of a stored observation that describe the world (not the prompt's wording).
+_WORLD_FIELDS = ("step", "status_text", "ascii", "structured", "mission", "total_reward", "health", "done")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (task, seed) of the matrix: the episode of each run there, if any."""
+
+    task: str
+    seed: int
+    a: EpisodeInfo | None
+    b: EpisodeInfo | None
+
+    @property
+    def change(self) -> str:
+        """"same", "gained" (b passes where a fails), "lost", or "missing"."""
+        if self.a is None or self.b is None:
+            return "missing"
+        pa, pb = _passed(self.a), _passed(self.b)
+        if pa == pb:
+            return "same"
+        return "gained" if pb else "lost"
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Successes out of finished episodes, for a task or a level, for both runs."""
+
+    name: str
+    a_pass: int
+    a_total: int
+    b_pass: int
+    b_total: int
+
+    @staticmethod
+    def rate(passed: int, total: int) -> float | None:
+        return passed / total if total else None
+
+    @property
+    def a_rate(self) -> float | None:
+        return self.rate(self.a_pass, self.a_total)
+
+    @property
+    def b_rate(self) -> float | None:
+        return self.rate(self.b_pass, self.b_total)
+
+
+@dataclass
+class Comparison:
+    run_a: str
+    run_b: str
+    seeds: list[int]
+    rows: list[tuple[str, list[Cell | None]]]  # per task, one cell per seed (None: neither run has it)
+    per_task: list[Tally]
+    per_level: list[Tally]
+    total: Tally
+
+
+@dataclass
+class Divergence:
+    """Where two episodes of the same task and seed first differ, and in what."""
+
+    a: EpisodeInfo
+    b: EpisodeInfo
+    turn: int | None  # the first turn that differs; None when every shared turn is the same
+    differences: list[str] = field(default_factory=list)  # what differs at ``turn``
+    shared_turns: int = 0
+    a_turn: TurnDetail | None = None
+    b_turn: TurnDetail | None = None
+
+
+def _passed(e: EpisodeInfo) -> bool:
+    return e.status == "finished" and bool(e.success)
+
+
+def _latest(episodes: list[EpisodeInfo]) -> dict[tuple[str, int], EpisodeInfo]:
+    """The episode that counts for each (task, seed): the highest attempt, then the latest start."""
+    best: dict[tuple[str, int], EpisodeInfo] = {}
+    for e in episodes:
+        key = (e.task, e.seed)
+        cur = best.get(key)
+        if cur is None or (e.attempt, e.started_at) >= (cur.attempt, cur.started_at):
+            best[key] = e
+    return best
+
+
+def compare_runs(data: ViewerData, run_a: str, run_b: str) -> Comparison:
+    """The pass/fail matrix and tallies of two runs (KeyError if either does not exist)."""
+    data.run(run_a)
+    data.run(run_b)
+    a = _latest(data.all_episodes(run_a))
+    b = _latest(data.all_episodes(run_b))
+    keys = set(a) | set(b)
+    tasks = sorted({t for t, _ in keys})
+    seeds = sorted({s for _, s in keys})
+    rows = [(t, [Cell(t, s, a.get((t, s)), b.get((t, s))) if (t, s) in keys else None for s in seeds])
+            for t in tasks]
+
+    def tally(name: str, cells: list[Cell]) -> Tally:
+        fa = [c.a for c in cells if c.a is not None and c.a.status == "finished"]
+        fb = [c.b for c in cells if c.b is not None and c.b.status == "finished"]
+        return Tally(name, sum(map(_passed, fa)), len(fa), sum(map(_passed, fb)), len(fb))
+
+    all_cells = [c for _, cells in rows for c in cells if c is not None]
+    per_task = [tally(t, [c for c in cells if c is not None]) for t, cells in rows]
+    by_level: dict[str, list[Cell]] = defaultdict(list)
+    for c in all_cells:
+        level = _level(c.a) if c.a is not None else None
+        if level is None and c.b is not None:
+            level = _level(c.b)
+        if level is not None:
+            by_level[level].append(c)
+    per_level = [tally(f"level {lv}", by_level[lv]) for lv in sorted(by_level, key=_level_order)]
+    return Comparison(run_a, run_b, seeds, rows, per_task, per_level, tally("all tasks", all_cells))
+
+
+def _level(e: EpisodeInfo) -> str | None:
+    """A backend's "level" outcome measure (e.g. Animal-AI Testbed levels), if it stores one."""
+    level = (e.metrics or {}).get("level")
+    return None if level is None else str(level)
+
+
+def _level_order(level: str) -> tuple[int, Any]:
+    try:
+        return (0, float(level))
+    except ValueError:
+        return (1, level)
+
+
+def _same_world(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two stored observations describe the same state, judged on the views both runs stored.
+
+    Runs may be configured with different views (one stores the structured view, the other not),
+    so a view missing from either side is not a difference.
+    """
+    a, b = a or {}, b or {}
+    ia = [i.get("sha256") for i in a.get("images") or [] if isinstance(i, dict)]
+    ib = [i.get("sha256") for i in b.get("images") or [] if isinstance(i, dict)]
+    if ia and ib and ia != ib:
+        return False
+    return all(a.get(k) == b.get(k) for k in _WORLD_FIELDS if a.get(k) is not None and b.get(k) is not None)
+
+
+def first_divergence(data: ViewerData, episode_a: str, episode_b: str) -> Divergence:
+    """Walk two episodes turn by turn and report the first turn where anything differs.
+
+    What the model saw (the world part of the observation), its answer, the parsed script, the
+    executed actions and the reward are compared separately, because they tell different stories:
+    the same observation with a different answer is the model deciding otherwise; a different
+    observation after the same actions is the world (or the backend) behaving differently.
+    """
+    a, b = data.episode(episode_a), data.episode(episode_b)
+    ka, kb = data.turn_keys(episode_a), data.turn_keys(episode_b)
+    n = min(len(ka), len(kb))
+    checks = (("answer", lambda t: t["answer"]), ("parsed script", lambda t: (t["script"], t["parse_error"])),
+              ("actions", lambda t: t["actions"]), ("reward", lambda t: t["reward"]))
+    for i in range(n):
+        here = [] if _same_world(ka[i]["observation"], kb[i]["observation"]) else ["observation"]
+        here += [name for name, key in checks if key(ka[i]) != key(kb[i])]
+        if here:
+            return Divergence(a, b, i, here, n, data.turn(episode_a, ka[i]["index"]), data.turn(episode_b, kb[i]["index"]))
+    div = Divergence(a, b, None, [], n)
+    if len(ka) != len(kb):
+        div.differences = [f"the same for {n} turns, then one episode goes on for {abs(len(ka) - len(kb))} more"]
+    return div

@@ -1,0 +1,89 @@
+"""Where a page's links point: the live server's routes, or files of a static export.
+
+Why one interface for both: the same templates render the live viewer and the shareable bundle,
+so what a researcher sees in a bundle is what the server shows; only the addresses differ
+(absolute routes with query strings live, relative file names in a bundle).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import Any
+from urllib.parse import quote, urlencode
+
+IMAGE_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}
+
+
+def image_extension(media_type: str) -> str:
+    return IMAGE_EXTENSIONS.get(media_type) or mimetypes.guess_extension(media_type) or ".bin"
+
+
+def _query(params: dict[str, Any]) -> str:
+    kept = {k: v for k, v in params.items() if v not in (None, "")}
+    return f"?{urlencode(kept)}" if kept else ""
+
+
+class LiveLinks:
+    """Routes of the viewer's HTTP server."""
+
+    live = True
+
+    def index(self, **filters: Any) -> str:
+        return "/" + _query(filters)
+
+    def run(self, run_id: str, **params: Any) -> str:
+        return f"/runs/{quote(run_id, safe='')}" + _query(params)
+
+    def episode(self, episode_id: str, turn: int | None = None) -> str:
+        return f"/episodes/{quote(episode_id, safe='')}" + _query({"turn": turn})
+
+    def blob(self, sha256: str, media_type: str = "") -> str:
+        return f"/blob/{sha256}"
+
+    def static(self, name: str) -> str:
+        return f"/static/{name}"
+
+    def compare(self, run_a: str, run_b: str) -> str | None:
+        return "/compare" + _query({"a": run_a, "b": run_b})
+
+    def diverge(self, episode_a: str, episode_b: str) -> str | None:
+        return "/diverge" + _query({"a": episode_a, "b": episode_b})
+
+
+class ExportLinks:
+    """File names inside a static bundle, relative to a page ``depth`` folders below its root.
+
+    Layout: ``index.html``, ``episodes/<id>/turn-00000.html``, ``images/<sha256>.<ext>``,
+    ``static/<asset>``. Comparison pages need the database, so bundles have none.
+    """
+
+    live = False
+
+    def __init__(self, depth: int = 0) -> None:
+        self.root = "../" * depth
+
+    def index(self, **filters: Any) -> str:
+        return f"{self.root}index.html"
+
+    def run(self, run_id: str, **params: Any) -> str:
+        return f"{self.root}index.html#run-{run_id}"
+
+    def episode(self, episode_id: str, turn: int | None = None) -> str:
+        return f"{self.root}{turn_file(episode_id, turn or 0)}"
+
+    def blob(self, sha256: str, media_type: str = "") -> str:
+        return f"{self.root}images/{sha256}{image_extension(media_type)}"
+
+    def static(self, name: str) -> str:
+        return f"{self.root}static/{name}"
+
+    def compare(self, run_a: str, run_b: str) -> str | None:
+        return None
+
+    def diverge(self, episode_a: str, episode_b: str) -> str | None:
+        return None
+
+
+def turn_file(episode_id: str, turn: int) -> str:
+    """A turn page's path inside a bundle (ids are checked to be plain before they get here)."""
+    return f"episodes/{episode_id}/turn-{turn:05d}.html"

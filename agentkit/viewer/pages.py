@@ -1,0 +1,237 @@
+"""The viewer's HTML pages, rendered on the server from Jinja templates with autoescaping.
+
+Why server-side: a turn page needs one turn's data, so it is small and fast whatever the length of
+the episode, works without script, and the static export reuses it unchanged. Everything taken
+from a transcript reaches the page through Jinja's autoescaping (or ``svg``'s escaping), and
+images are links to ``/blob/<sha256>`` (or files in a bundle), never inlined.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from agentkit.actions import Command, Vocabulary
+from agentkit.actions.formatter import format_command
+from agentkit.viewer import svg
+from agentkit.viewer.compare import Comparison, Divergence
+from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData
+from agentkit.viewer.trajectory import grid_of, grid_size_of
+
+HISTORY_SHOWN = 6  # earlier messages shown in full on a turn page; older ones are on their own turns
+STRIP_RADIUS = 30  # turns linked on each side of the current one in the turn strip
+_NO_VOCABULARY = Vocabulary(commands=())
+
+
+def _load(name: str) -> str:
+    return resources.files("agentkit.viewer").joinpath("static", "pages", name).read_text(encoding="utf-8")
+
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FunctionLoader(lambda name: (_load(name), None, lambda: True)),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _money(v: float | None) -> str:
+    if v is None:
+        return ""
+    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
+
+
+def _num(v: float | None, digits: int = 3) -> str:
+    if v is None:
+        return ""
+    return f"{v:.{digits}f}".rstrip("0").rstrip(".") if isinstance(v, float) else str(v)
+
+
+def _pct(v: float | None) -> str:
+    return "" if v is None else f"{v:.0%}"
+
+
+_ENV.filters.update(money=_money, num=_num, pct=_pct, tojson_pretty=lambda v: json.dumps(v, indent=2, default=str))
+
+
+def render(template: str, **context: Any) -> str:
+    return _ENV.get_template(template).render(**context)
+
+
+# --- turn view model ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    kind: str  # "text" or "image"
+    text: str = ""
+    src: str = ""
+    label: str = ""
+
+
+@dataclass
+class ShownMessage:
+    role: str
+    parts: list[Part]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _parts(content: Any, links: Any, media: dict[str, str]) -> list[Part]:
+    if isinstance(content, str):
+        return [Part("text", content)]
+    if not isinstance(content, list):
+        return [Part("text", json.dumps(content, default=str))]
+    out = []
+    for p in content:
+        if not isinstance(p, dict):
+            out.append(Part("text", str(p)))
+        elif p.get("type") == "text":
+            out.append(Part("text", str(p.get("text", ""))))
+        elif p.get("type") == "image_ref" and isinstance(p.get("sha256"), str):
+            mt = str(p.get("media_type", ""))
+            media[p["sha256"]] = mt
+            out.append(Part("image", src=links.blob(p["sha256"], mt), label=p["sha256"][:12]))
+        elif p.get("type") == "image_url":
+            out.append(Part("text", "[an inline image that was not stored as a blob]"))
+        else:
+            out.append(Part("text", json.dumps(p, default=str)))
+    return out
+
+
+def _message(m: dict[str, Any], links: Any, media: dict[str, str]) -> ShownMessage:
+    extra = {k: v for k, v in m.items() if k not in ("role", "content")}
+    return ShownMessage(str(m.get("role", "")), _parts(m.get("content"), links, media), extra)
+
+
+def script_lines(script: list[dict[str, Any]] | None) -> list[str]:
+    """The parsed commands as canonical script text, one per line."""
+    if not script:
+        return []
+    return [format_command(Command.from_json(c), _NO_VOCABULARY) + ";" for c in script]
+
+
+def _strip(points: list[TurnPoint], current: int) -> list[TurnPoint]:
+    lo = max(0, current - STRIP_RADIUS)
+    return points[lo: current + STRIP_RADIUS + 1]
+
+
+def turn_class(p: TurnPoint) -> str:
+    """A CSS class telling at a glance how a turn went."""
+    if not p.parsed:
+        return "t-parse"
+    if p.compile_error:
+        return "t-compile"
+    if p.done:
+        return "t-done"
+    if p.reward > 0:
+        return "t-reward"
+    return "t-ok"
+
+
+def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | None,
+                 media: dict[str, str] | None = None) -> tuple[int, str]:
+    """(status, html) of turn ``index`` (default 0) of an episode. ``media`` collects image hashes."""
+    media = media if media is not None else {}
+    episode = data.episode(episode_id)  # KeyError for an unknown episode
+    run = data.run(episode.run_id)
+    points = data.series(episode_id)
+    n = len(points)
+    current = 0 if index is None else index
+    turn: TurnDetail | None = data.turn(episode_id, points[current].index) if 0 <= current < n else None
+    if n and turn is None:
+        return 404, error_page(links, 404, f"episode {episode_id} has no turn {current} (it has {n}: 0-{n - 1})")
+
+    def href(i: int) -> str:
+        return links.episode(episode_id, i)
+
+    charts = []
+    if n:
+        charts.append(svg.line_chart("total reward", [p.total_reward for p in points], current, href,
+                                     markers=[p.reward for p in points]))
+        if any(p.health is not None for p in points):
+            charts.append(svg.line_chart("health", [p.health for p in points], current, href, color="#2faa4a"))
+        charts.append(svg.bar_chart("tokens in / out", [("#8fb1ef", [p.input_tokens for p in points]),
+                                                         ("#2b4fa8", [p.output_tokens for p in points])], current, href))
+        charts.append(svg.bar_chart("latency", [("#e09b2d", [p.latency_s for p in points])], current, href, unit="s"))
+        if any(p.cost_usd for p in points):
+            charts.append(svg.bar_chart("cost", [("#9a5fc7", [p.cost_usd for p in points])], current, href, unit="USD"))
+    observation = turn.observation if turn else {}
+    the_map = svg.map_svg(grid_of(observation), [p.pose for p in points], current, href,
+                          size=grid_size_of(observation)) if n else ""
+
+    system, history, now = None, [], []
+    hidden = 0
+    if turn is not None:
+        msgs = [_message(m, links, media) for m in turn.messages]
+        if msgs and msgs[0].role == "system":
+            system, msgs = msgs[0], msgs[1:]
+        if msgs:
+            history, now = msgs[:-1], msgs[-1:]
+        hidden = max(0, len(history) - HISTORY_SHOWN)
+        history = history[hidden:]
+    frames = []
+    for image in (observation.get("images") or []) if isinstance(observation, dict) else []:
+        if isinstance(image, dict) and isinstance(image.get("sha256"), str):
+            mt = str(image.get("media_type", ""))
+            media[image["sha256"]] = mt
+            frames.append({"src": links.blob(image["sha256"], mt), "label": image.get("label", ""),
+                           "width": image.get("width"), "height": image.get("height"), "sha": image["sha256"]})
+    html = render(
+        "episode.html",
+        links=links, run=run, episode=episode, points=points, n=n, current=current, turn=turn,
+        strip=_strip(points, current), turn_class=turn_class, charts=charts, the_map=the_map,
+        system=system, history=history, hidden=hidden, now=now, frames=frames,
+        script=script_lines(turn.script) if turn else [],
+        outcome=_outcome(episode.status, episode.success),
+        title=f"{episode.task} seed {episode.seed} · turn {current}",
+    )
+    return 200, html
+
+
+def _outcome(status: str, success: bool | None) -> str:
+    if status != "finished":
+        return "incomplete"
+    return "success" if success else "failure"
+
+
+def index_page(data: ViewerData, links: Any, filters: dict[str, Any], runs: Page, episodes: Page) -> str:
+    return render("index.html", links=links, facets=data.facets(), filters=filters, runs=runs, episodes=episodes,
+                  outcomes=("success", "failure", "incomplete"), title="agentkit transcripts")
+
+
+def run_page(data: ViewerData, links: Any, run_id: str, filters: dict[str, Any], episodes: Page,
+             other_runs: list[Any]) -> str:
+    run = data.run(run_id)
+    return render("run.html", links=links, run=run, filters=filters, episodes=episodes, other_runs=other_runs,
+                  outcomes=("success", "failure", "incomplete"), title=f"run {run.id}")
+
+
+def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> str:
+    def text(passed: int, total: int, rate: float | None) -> str:
+        return f"{_pct(rate) or '-'} ({passed}/{total})"
+
+    rates = svg.rate_bars([(t.name, t.a_rate, t.b_rate, text(t.a_pass, t.a_total, t.a_rate),
+                            text(t.b_pass, t.b_total, t.b_rate)) for t in comparison.per_task + comparison.per_level])
+    return render("compare.html", links=links, c=comparison, run_a=run_a, run_b=run_b, rates=rates,
+                  title=f"{run_a.id} vs {run_b.id}")
+
+
+def diverge_page(links: Any, div: Divergence) -> str:
+    def shown(t: TurnDetail | None) -> dict[str, Any] | None:
+        if t is None:
+            return None
+        frames = [{"src": links.blob(i["sha256"], i.get("media_type", "")), "label": i.get("label", "")}
+                  for i in (t.observation or {}).get("images") or [] if isinstance(i, dict) and "sha256" in i]
+        return {"turn": t, "frames": frames, "script": script_lines(t.script)}
+
+    return render("diverge.html", links=links, d=div, a=shown(div.a_turn), b=shown(div.b_turn),
+                  title=f"{div.a.id} vs {div.b.id}")
+
+
+def error_page(links: Any, status: int, message: str) -> str:
+    return render("error.html", links=links, status=status, message=message, title=f"{status}")

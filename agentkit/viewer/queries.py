@@ -1,0 +1,368 @@
+"""The viewer's reads: paged listings, one turn at a time, and per-episode series, all cheap.
+
+Why not only ``TranscriptStore.get_turns``: it reads every turn of an episode with all its
+messages, which is the right thing for replay and export but far too much for showing one turn of
+an episode with thousands. Here a turn page reads that turn's messages only, listings are paged in
+SQL, and the per-turn series of an episode (reward, tokens, positions: what the plots and the map
+need) is read once and kept while the episode does not change. Everything goes through bound
+parameters on the store's own tables; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, case, func, or_, select
+
+from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
+from agentkit.transcripts.store import EpisodeInfo, RunInfo
+from agentkit.viewer.trajectory import Pose, pose_of
+
+RUNS = Run.__table__
+EPISODES = Episode.__table__
+TURNS = Turn.__table__
+MESSAGES = Message.__table__
+BLOBS = Blob.__table__
+
+OUTCOMES = ("success", "failure", "incomplete")
+_SERIES_CACHE_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a listing: ``items`` of ``total``, starting at item ``offset``."""
+
+    items: list[Any]
+    total: int
+    offset: int
+    limit: int
+
+    @property
+    def number(self) -> int:
+        return self.offset // self.limit + 1
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.limit))
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: str
+    created_at: Any
+    env: str
+    model: str
+    tasks: list[Any]
+    status: str
+    episodes: int
+    successes: int
+    finished: int
+    templates_hash: str
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    id: str
+    run_id: str
+    env: str
+    model: str
+    task: str
+    seed: int
+    trial: int
+    status: str
+    success: bool | None
+    reward: float | None
+    end_reason: str | None
+    turns: int | None
+    cost_usd: float | None
+    started_at: Any
+
+    @property
+    def outcome(self) -> str:
+        if self.status != "finished":
+            return "incomplete"
+        return "success" if self.success else "failure"
+
+
+@dataclass(frozen=True)
+class TurnPoint:
+    """What the plots, the map and the turn strip need of one turn."""
+
+    index: int
+    reward: float
+    total_reward: float
+    health: float | None
+    done: bool
+    parsed: bool  # the answer parsed into a script
+    compile_error: bool
+    n_actions: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_s: float
+    cached: bool
+    pose: Pose | None
+
+
+@dataclass
+class TurnDetail:
+    """One turn in full, messages with images as ``image_ref`` parts (served from /blob/<sha>)."""
+
+    episode_id: str
+    index: int
+    observation: dict[str, Any]
+    answer: str
+    script: list[dict[str, Any]] | None
+    parse_error: dict[str, Any] | None
+    compile_error: str | None
+    actions: list[Any]
+    reward: float
+    total_reward: float
+    health: float | None
+    done: bool
+    timings: dict[str, float]
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_s: float
+    cached: bool
+    created_at: float
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Facets:
+    """The values the listing filters offer."""
+
+    envs: list[str]
+    models: list[str]
+    tasks: list[str]
+
+
+class ViewerData:
+    """Read-side queries for the viewer over one store (thread-safe; share one per server)."""
+
+    def __init__(self, store: TranscriptStore) -> None:
+        self.store = store
+        self.engine = store.engine
+        self._series: OrderedDict[tuple[str, int, float], list[TurnPoint]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # --- listings ---------------------------------------------------------------------------------
+
+    def facets(self) -> Facets:
+        with self.engine.connect() as conn:
+            envs = [r[0] for r in conn.execute(select(RUNS.c.env).distinct().order_by(RUNS.c.env))]
+            models = [r[0] for r in conn.execute(select(RUNS.c.model).distinct().order_by(RUNS.c.model))]
+            tasks = [r[0] for r in conn.execute(select(EPISODES.c.task).distinct().order_by(EPISODES.c.task))]
+        return Facets(envs, models, tasks)
+
+    def runs(self, env: str | None = None, model: str | None = None, offset: int = 0, limit: int = 50) -> Page:
+        """Runs newest first, with episode, success and finished counts."""
+        counts = (
+            select(
+                EPISODES.c.run_id,
+                func.count().label("n"),
+                func.sum(case((EPISODES.c.success.is_(True), 1), else_=0)).label("ok"),
+                func.sum(case((EPISODES.c.status == "finished", 1), else_=0)).label("done"),
+            )
+            .group_by(EPISODES.c.run_id)
+            .subquery()
+        )
+        where = []
+        if env:
+            where.append(RUNS.c.env == env)
+        if model:
+            where.append(RUNS.c.model == model)
+        stmt = (
+            select(RUNS.c.id, RUNS.c.created_at, RUNS.c.env, RUNS.c.model, RUNS.c.tasks, RUNS.c.status,
+                   RUNS.c.templates_hash, func.coalesce(counts.c.n, 0), func.coalesce(counts.c.ok, 0),
+                   func.coalesce(counts.c.done, 0))
+            .outerjoin(counts, counts.c.run_id == RUNS.c.id)
+            .where(*where)
+            .order_by(RUNS.c.created_at.desc(), RUNS.c.id)
+            .offset(offset)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.count()).select_from(RUNS).where(*where)).scalar_one()
+            rows = conn.execute(stmt).all()
+        items = [
+            RunRow(id=r[0], created_at=r[1], env=r[2], model=r[3], tasks=r[4] or [], status=r[5],
+                   templates_hash=r[6], episodes=int(r[7]), successes=int(r[8]), finished=int(r[9]))
+            for r in rows
+        ]
+        return Page(self._live_runs(items), total, offset, limit)
+
+    def episodes(
+        self,
+        run_id: str | None = None,
+        env: str | None = None,
+        model: str | None = None,
+        task: str | None = None,
+        outcome: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> Page:
+        """Episodes in start order, filtered by run, env, model, task and outcome."""
+        where = []
+        if run_id:
+            where.append(EPISODES.c.run_id == run_id)
+        if env:
+            where.append(RUNS.c.env == env)
+        if model:
+            where.append(RUNS.c.model == model)
+        if task:
+            where.append(EPISODES.c.task == task)
+        if outcome == "success":
+            where.append(and_(EPISODES.c.status == "finished", EPISODES.c.success.is_(True)))
+        elif outcome == "failure":
+            where.append(and_(EPISODES.c.status == "finished", or_(EPISODES.c.success.is_(False),
+                                                                   EPISODES.c.success.is_(None))))
+        elif outcome == "incomplete":
+            where.append(EPISODES.c.status != "finished")
+        joined = EPISODES.join(RUNS, RUNS.c.id == EPISODES.c.run_id)
+        stmt = (
+            select(EPISODES.c.id, EPISODES.c.run_id, RUNS.c.env, RUNS.c.model, EPISODES.c.task, EPISODES.c.seed,
+                   EPISODES.c.trial, EPISODES.c.status, EPISODES.c.success, EPISODES.c.reward,
+                   EPISODES.c.end_reason, EPISODES.c.turns, EPISODES.c.cost_usd, EPISODES.c.started_at)
+            .select_from(joined)
+            .where(*where)
+            .order_by(EPISODES.c.started_at, EPISODES.c.id)
+            .offset(offset)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.count()).select_from(joined).where(*where)).scalar_one()
+            rows = conn.execute(stmt).all()
+        items = [EpisodeRow(*r) for r in rows]
+        return Page(self._live_episodes(items), total, offset, limit)
+
+    def all_episodes(self, run_id: str) -> list[EpisodeInfo]:
+        """Every episode of a run with its effective status (for comparisons)."""
+        return self.store.list_episodes(run_id=run_id)
+
+    # --- one run, one episode, one turn -----------------------------------------------------------
+
+    def run(self, run_id: str) -> RunInfo:
+        return self.store.get_run(run_id)
+
+    def episode(self, episode_id: str) -> EpisodeInfo:
+        return self.store.get_episode(episode_id)
+
+    def turn_count(self, episode_id: str) -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.count()).where(TURNS.c.episode_id == episode_id)).scalar_one()
+
+    def turn(self, episode_id: str, index: int) -> TurnDetail | None:
+        """Turn ``index`` of an episode with its messages, or None if there is no such turn."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(TURNS).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
+            ).first()
+            if row is None:
+                return None
+            values = dict(row._mapping)
+            turn_id = values.pop("id")
+            msg_rows = conn.execute(
+                select(MESSAGES.c.role, MESSAGES.c.content_sha256, MESSAGES.c.extra)
+                .where(MESSAGES.c.turn_id == turn_id)
+                .order_by(MESSAGES.c.position)
+            ).all()
+            shas = sorted({m.content_sha256 for m in msg_rows})
+            contents: dict[str, Any] = {}
+            for i in range(0, len(shas), 500):
+                for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(shas[i:i + 500]))):
+                    contents[sha] = json.loads(bytes(data))
+        messages = []
+        for m in msg_rows:
+            message: dict[str, Any] = {"role": m.role, "content": contents.get(m.content_sha256, "")}
+            if m.extra:
+                message.update(m.extra)
+            messages.append(message)
+        return TurnDetail(**values, messages=messages)
+
+    def series(self, episode_id: str) -> list[TurnPoint]:
+        """Per-turn points of an episode, kept in memory until the episode gets a new turn."""
+        with self.engine.connect() as conn:
+            n, last = conn.execute(
+                select(func.count(), func.max(TURNS.c.created_at)).where(TURNS.c.episode_id == episode_id)
+            ).one()
+            key = (episode_id, int(n), float(last or 0.0))
+            with self._lock:
+                hit = self._series.get(key)
+                if hit is not None:
+                    self._series.move_to_end(key)
+                    return hit
+            rows = conn.execute(
+                select(TURNS.c["index"], TURNS.c.reward, TURNS.c.total_reward, TURNS.c.health, TURNS.c.done,
+                       TURNS.c.script.is_not(None), TURNS.c.compile_error.is_not(None), TURNS.c.actions,
+                       TURNS.c.input_tokens, TURNS.c.output_tokens, TURNS.c.cost_usd, TURNS.c.latency_s,
+                       TURNS.c.cached, TURNS.c.observation)
+                .where(TURNS.c.episode_id == episode_id)
+                .order_by(TURNS.c["index"])
+            ).all()
+        points = [
+            TurnPoint(index=r[0], reward=r[1], total_reward=r[2], health=r[3], done=bool(r[4]), parsed=bool(r[5]),
+                      compile_error=bool(r[6]), n_actions=len(r[7] or []), input_tokens=r[8], output_tokens=r[9],
+                      cost_usd=r[10], latency_s=r[11], cached=bool(r[12]), pose=pose_of(r[13]))
+            for r in rows
+        ]
+        with self._lock:
+            self._series[key] = points
+            while len(self._series) > _SERIES_CACHE_SIZE:
+                self._series.popitem(last=False)
+        return points
+
+    def turn_keys(self, episode_id: str) -> list[dict[str, Any]]:
+        """Per turn, the fields two episodes are compared on (no messages), in index order."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(TURNS.c["index"], TURNS.c.observation, TURNS.c.answer, TURNS.c.script, TURNS.c.parse_error,
+                       TURNS.c.actions, TURNS.c.reward)
+                .where(TURNS.c.episode_id == episode_id)
+                .order_by(TURNS.c["index"])
+            ).all()
+        return [dict(r._mapping) for r in rows]
+
+    def image(self, sha256: str) -> tuple[str, bytes] | None:
+        """(media type, bytes) of an image blob; None for unknown hashes and for non-image blobs."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256 == sha256)).first()
+        if row is None or not str(row.media_type).startswith("image/"):
+            return None
+        return str(row.media_type), bytes(row.data)
+
+    # --- effective status -------------------------------------------------------------------------
+
+    def _live_episodes(self, rows: list[EpisodeRow]) -> list[EpisodeRow]:
+        """Rows stored as "running" get the store's effective status (their writer may be dead)."""
+        out = []
+        for row in rows:
+            if row.status == "running":
+                try:
+                    status = self.store.get_episode(row.id).status
+                except KeyError:
+                    status = row.status
+                if status != row.status:
+                    row = EpisodeRow(**{**row.__dict__, "status": status})
+            out.append(row)
+        return out
+
+    def _live_runs(self, rows: list[RunRow]) -> list[RunRow]:
+        out = []
+        for row in rows:
+            if row.status == "running":
+                try:
+                    status = self.store.get_run(row.id).status
+                except KeyError:
+                    status = row.status
+                if status != row.status:
+                    row = RunRow(**{**row.__dict__, "status": status})
+            out.append(row)
+        return out

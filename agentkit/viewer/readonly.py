@@ -1,0 +1,75 @@
+"""Open a transcript store that cannot write, for the viewer and the static export.
+
+Why: the viewer is pointed at databases that runs are still writing, and at copies that
+researchers share. It must never change them, not even by creating tables or switching the
+journal mode the way ``make_engine`` does on a writable store. SQLite files are therefore opened
+through a ``mode=ro`` URI with ``PRAGMA query_only`` on top (two independent locks); server
+databases get read-only transactions where the dialect supports them.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import QueuePool
+
+from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.db import BUSY_TIMEOUT_MS, default_url, dumps
+
+log = logging.getLogger(__name__)
+
+
+class DatabaseNotFound(FileNotFoundError):
+    """The SQLite file named by the URL does not exist (a read-only open must not create it)."""
+
+
+def readonly_engine(url: str | None = None) -> Engine:
+    """An engine on ``url`` (default: ``agentkit.db`` in the working directory) that refuses writes."""
+    sa_url = make_url(url or default_url())
+    if sa_url.get_backend_name() == "sqlite":
+        return _sqlite_readonly(sa_url.database or "")
+    options: dict[str, Any] = {}
+    if sa_url.get_backend_name() == "postgresql":
+        options["postgresql_readonly"] = True
+    else:
+        log.warning("%s has no read-only mode here: the viewer only ever reads, but the database "
+                    "does not enforce it", sa_url.get_backend_name())
+    return create_engine(sa_url, json_serializer=dumps, execution_options=options)
+
+
+def _sqlite_readonly(database: str) -> Engine:
+    if not database or database == ":memory:" or database.startswith("file:"):
+        raise ValueError("the viewer needs a SQLite file path (sqlite:///path/to/agentkit.db)")
+    path = Path(database).expanduser().resolve()
+    if not path.is_file():
+        raise DatabaseNotFound(f"no transcript database at {path}")
+    uri = f"{path.as_uri()}?mode=ro"  # as_uri percent-encodes '?' and '#' in the path
+
+    def connect() -> sqlite3.Connection:
+        # check_same_thread=False: the pool hands connections to the server's request threads,
+        # one at a time.
+        return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+
+    engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool, pool_size=4,
+                           max_overflow=8, json_serializer=dumps)
+    event.listen(engine, "connect", _on_connect)
+    return engine
+
+
+def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA query_only=ON")
+    finally:
+        cursor.close()
+
+
+def open_readonly(url: str | None = None) -> TranscriptStore:
+    """A TranscriptStore whose readers work and whose writers fail (the database refuses them)."""
+    return TranscriptStore(engine=readonly_engine(url))

@@ -1,0 +1,151 @@
+"""Where the agent was on each turn, and a top-down map to draw it on, read from stored observations.
+
+Why a separate reader: the viewer knows no backend by name, so it looks for positions in the
+backend-neutral views the observers store with every turn, in this order:
+
+1. ``structured.position`` (the structured view: ``[x, y]`` grid cells, or ``[x, y, z]`` world
+   coordinates of which ``x`` and ``z`` are the ground plane, y being up as in Unity and pybullet
+   scenes), with ``structured.orientation`` and ``structured.grid_size`` when present;
+2. ``pose`` (``{"position": [...], "heading": ...}``), a key any backend may add to its stored
+   observation for exactly this purpose;
+3. the ASCII map view (``observers.grid_ascii``): its rows are the map, and its legend names the
+   agent's cell ("... at x=6, y=5");
+4. a ``Position: [x, y(, z)]`` line of the status text, which ``observers.status`` writes for a
+   backend that reports ``position`` among its status fields (the Animal-AI arena does).
+
+A backend whose observations carry none of these gets no map; the rest of the viewer works.
+Observations are those the model saw *before* each turn's script ran, so the trajectory has one
+point per turn; where the agent ended after the last script is not stored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# The grid observers' ASCII legend line for the agent, e.g. "< = you, facing west, at x=6, y=5 (...)".
+_AGENT_LEGEND = re.compile(r"^(\S) = you, facing (\w+), at x=(-?\d+), y=(-?\d+)")
+_AGENT_GLYPHS = {">": "east", "v": "south", "<": "west", "^": "north"}
+_HEADINGS = {"east", "south", "west", "north"}
+_NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+_STATUS_POSITION = re.compile(rf"^Position: \[{_NUMBER}, {_NUMBER}(?:, {_NUMBER})?\]$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """The agent's place on the ground plane (grid cells or world units) and heading if known."""
+
+    x: float
+    y: float
+    heading: str | float | None = None
+
+
+@dataclass(frozen=True)
+class GridMap:
+    """A top-down grid map: one symbol per cell, ``rows[y][x]``, with the legend that explains them."""
+
+    rows: tuple[str, ...]
+    legend: tuple[tuple[str, str], ...]
+
+    @property
+    def width(self) -> int:
+        return max((len(r) for r in self.rows), default=0)
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+
+def pose_of(observation: dict[str, Any] | None) -> Pose | None:
+    """The agent's pose in a stored observation, or None if nothing usable is stored."""
+    if not isinstance(observation, dict):
+        return None
+    structured = observation.get("structured")
+    if isinstance(structured, dict):
+        pose = _from_position(structured.get("position"), structured.get("orientation"))
+        if pose is not None:
+            return pose
+    extra = observation.get("pose")
+    if isinstance(extra, dict):
+        pose = _from_position(extra.get("position"), extra.get("heading"))
+        if pose is not None:
+            return pose
+    ascii_text = observation.get("ascii")
+    if isinstance(ascii_text, str):
+        pose = _pose_from_ascii(ascii_text)
+        if pose is not None:
+            return pose
+    status = observation.get("status_text")
+    if isinstance(status, str):
+        m = _STATUS_POSITION.search(status)
+        if m:
+            values = [float(v) for v in m.groups() if v is not None]
+            return _from_position(values, None)
+    return None
+
+
+def grid_of(observation: dict[str, Any] | None) -> GridMap | None:
+    """The ASCII map of a stored observation as a grid, or None when it has none."""
+    if not isinstance(observation, dict):
+        return None
+    text = observation.get("ascii")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    head, _, tail = text.partition("\n\nLegend:\n")
+    rows = tuple(line for line in head.split("\n") if line)
+    if not rows:
+        return None
+    legend = []
+    for line in tail.split("\n"):
+        symbol, sep, meaning = line.partition(" = ")
+        if sep and len(symbol) == 1:
+            legend.append((symbol, meaning))
+    return GridMap(rows, tuple(legend))
+
+
+def grid_size_of(observation: dict[str, Any] | None) -> tuple[int, int] | None:
+    """(width, height) of the grid the observation describes, if it says."""
+    if not isinstance(observation, dict):
+        return None
+    structured = observation.get("structured")
+    if isinstance(structured, dict) and isinstance(structured.get("grid_size"), dict):
+        size = structured["grid_size"]
+        if isinstance(size.get("width"), int) and isinstance(size.get("height"), int):
+            return size["width"], size["height"]
+    grid = grid_of(observation)
+    if grid is not None:
+        return grid.width, grid.height
+    return None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _from_position(position: Any, heading: Any) -> Pose | None:
+    if not isinstance(position, (list, tuple)) or not all(_number(v) for v in position):
+        return None
+    if len(position) == 2:
+        x, y = position
+    elif len(position) == 3:
+        x, y = position[0], position[2]  # the ground plane of a y-up world
+    else:
+        return None
+    if not (isinstance(heading, str) or _number(heading)):
+        heading = None
+    return Pose(float(x), float(y), heading)
+
+
+def _pose_from_ascii(text: str) -> Pose | None:
+    head, _, tail = text.partition("\n\nLegend:\n")
+    for line in tail.split("\n"):
+        m = _AGENT_LEGEND.match(line)
+        if m:
+            heading = m.group(2) if m.group(2) in _HEADINGS else None
+            return Pose(float(m.group(3)), float(m.group(4)), heading)
+    for y, row in enumerate(head.split("\n")):  # no legend line: find the agent glyph
+        for x, ch in enumerate(row):
+            if ch in _AGENT_GLYPHS:
+                return Pose(float(x), float(y), _AGENT_GLYPHS[ch])
+    return None

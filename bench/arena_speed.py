@@ -1,0 +1,84 @@
+"""How fast the pybullet Animal-AI arena runs: environment steps without rendering, and frame times.
+
+Prints:
+  (a) environment steps per second with frames off (random actions on the 40 Testbed tasks played
+      by children; resets are timed apart), target >= 5,000;
+  (b) milliseconds per first-person frame at 84 and 512 pixels, rendered from each of those tasks'
+      start positions looking in four directions, target <= 40 ms at 512.
+
+Usage: python bench/arena_speed.py [--steps-per-task N] [--tasks all|children40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import statistics
+import time
+
+import numpy as np
+
+from agentkit.envs.arena.backend import ArenaBackend
+from agentkit.envs.arena.suites import CHILDREN_40
+from agentkit.envs.arena.tasks import packaged_task_ids
+
+
+def bench_steps(tasks: list[str], steps_per_task: int) -> None:
+    backend = ArenaBackend(frames=False)
+    rng = random.Random(0)
+    step_s = reset_s = 0.0
+    steps = resets = 0
+    for task in tasks:
+        done_steps = 0
+        while done_steps < steps_per_task:
+            start = time.perf_counter()
+            backend.reset(task, seed=resets)
+            reset_s += time.perf_counter() - start
+            resets += 1
+            actions = [[rng.randrange(3), rng.randrange(3)] for _ in range(steps_per_task - done_steps)]
+            start = time.perf_counter()
+            for action in actions:
+                done_steps += 1
+                if backend.step(action).done:
+                    break
+            step_s += time.perf_counter() - start
+        steps += done_steps
+    backend.close()
+    rate = steps / step_s
+    print(f"(a) env steps without rendering: {rate:,.0f} steps/s over {steps:,} steps on {len(tasks)} tasks "
+          f"(target >= 5,000: {'OK' if rate >= 5000 else 'MISSED'}); reset {reset_s / resets * 1000:.1f} ms each")
+
+
+def bench_frames(tasks: list[str], size: int, target_ms: float | None) -> None:
+    backend = ArenaBackend(render_size=size, frames=True)
+    times = []
+    for task in tasks:
+        backend.reset(task, seed=0)
+        world, camera = backend._world, backend._camera  # the renderer alone, from the start position
+        eye, heading = world.eye()
+        for turn in (0, 90, 180, 270):
+            start = time.perf_counter()
+            camera.render(eye, heading + turn)
+            times.append(time.perf_counter() - start)
+    backend.close()
+    ms = np.asarray(times) * 1000
+    verdict = "" if target_ms is None else f"  target <= {target_ms} ms: {'OK' if statistics.median(ms) <= target_ms else 'MISSED'}"
+    print(f"(b) first-person frame {size}x{size}: mean {ms.mean():.1f} ms, p50 {np.percentile(ms, 50):.1f} ms, "
+          f"p95 {np.percentile(ms, 95):.1f} ms, max {ms.max():.1f} ms over {len(ms)} frames{verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps-per-task", type=int, default=500)
+    parser.add_argument("--tasks", choices=["children40", "all"], default="children40")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    tasks = list(CHILDREN_40) if args.tasks == "children40" else list(packaged_task_ids())
+    bench_steps(tasks, args.steps_per_task)
+    bench_frames(tasks, 84, None)
+    bench_frames(tasks, 512, 40.0)
+
+
+if __name__ == "__main__":
+    main()

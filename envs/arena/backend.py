@@ -1,0 +1,260 @@
+"""The ``aai-arena`` backend: Animal-AI's arenas, rules and action space, rebuilt on pybullet.
+
+Why a rebuild: Animal-AI needs a Unity binary and a display; this arena runs headless on a CPU, in
+several instances per process, and reads the same YAML files (the 900 Testbed tasks are packaged).
+
+A task is a Testbed id (``"01-04-03"``) or a path to any arena YAML file; the episode plays the
+file's first arena. Frames are rendered only when ``frames=True`` (the observer wants images), at
+``render_size`` pixels square. The observation carries what Animal-AI reports to an agent
+(health, velocity in the agent's frame, position) in ``status``, and the full state in
+``privileged`` (see ``privileged_state``), the contract with the reference agent.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agentkit.actions import Command
+from agentkit.envs.arena import motion
+from agentkit.envs.arena.camera import Camera
+from agentkit.envs.arena.layout import ARENA_SIZE, Layout, build_layout
+from agentkit.envs.arena.lights import lights_on
+from agentkit.envs.arena.rules import EpisodeRules, GoalTouch
+from agentkit.envs.arena.suites import passed, suites
+from agentkit.envs.arena.tasks import load_task, task_infos, task_level
+from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
+from agentkit.envs.arena.world import ArenaWorld
+from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.observers import RawObservation
+
+logger = logging.getLogger(__name__)
+
+_DIGITS = 4  # rounding of the privileged state (1e-4 units is far below anything that matters)
+
+
+class ArenaBackend(Backend):
+    """Animal-AI arenas in pybullet.
+
+    ``render_size``: side of the square first-person frames (the LLM-AAI paper used 512).
+    ``frames``: render frames at all (off for text-only runs and fast batch evaluation).
+    ``physics_substeps``: pybullet steps per environment step (each step lasts 0.06 s).
+    ``idle_action``: what one unusable model answer costs: one step of this ``[b0, b1]`` action
+    (default ``[0, 0]``, a no-op step, as the LLM-AAI paper lets the environment advance), or
+    ``None`` to let time stand still.
+    """
+
+    name: ClassVar[str] = "aai-arena"
+    template_set: ClassVar[str] = "aai-arena"
+    #: Units moved per step per unit of reported velocity (velocities are in units per second).
+    velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
+
+    def __init__(self, render_size: int = 512, frames: bool = True, physics_substeps: int = 3,
+                 idle_action: list[int] | None = NOOP) -> None:
+        if render_size < 16:
+            raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
+        if physics_substeps < 1:
+            raise ValueError(f"physics_substeps must be at least 1, got {physics_substeps}")
+        if idle_action is not None and not is_action(idle_action):
+            raise ValueError(f"idle_action must be an Animal-AI action [b0, b1], b0 and b1 in 0..2; got {idle_action!r}")
+        self.vocabulary = VOCABULARY
+        self.render_size = render_size
+        self.frames = frames
+        self.physics_substeps = physics_substeps
+        self.idle_action = None if idle_action is None else [int(b) for b in idle_action]
+        self._world: ArenaWorld | None = None
+        self._camera: Camera | None = None
+        self._task: str | None = None
+        self._layout: Layout | None = None
+        self._rules: EpisodeRules | None = None
+        self._blackouts: tuple[int, ...] = ()
+        self._pass_mark: float | None = None
+        self._t = 0
+        self._reward_since_observe = 0.0
+        self._last_poses: dict[int, tuple[tuple[float, float, float], float]] = {}
+        self._episode = 0
+
+    # -- Backend interface -------------------------------------------------------------------
+
+    @classmethod
+    def tasks(cls) -> list[TaskInfo]:
+        return task_infos()
+
+    @classmethod
+    def suites(cls) -> dict[str, list[str]]:
+        return suites()
+
+    def reset(self, task: str, seed: int) -> RawObservation:
+        arena = load_task(task).first()
+        layout = build_layout(arena, seed)
+        if self._world is None:
+            self._world = ArenaWorld(self.physics_substeps)
+        self._world.build(layout)
+        if self.frames and (self._camera is None or self._camera.client != self._world.client):
+            self._camera = Camera(self._world.client, self.render_size)
+        good_goals = sum(1 for item in layout.items if item.type.is_goal and item.type.reward_sign > 0)
+        self._rules = EpisodeRules(arena.t, arena.pass_mark, good_goals)
+        self._task, self._layout = task, layout
+        self._blackouts, self._pass_mark, self._t = arena.blackouts, arena.pass_mark, arena.t
+        self._reward_since_observe = 0.0
+        self._last_poses = {}
+        self._episode += 1
+        logger.debug("reset %s seed=%d: %d items (%d not spawned)", task, seed, len(layout.items), layout.skipped)
+        return self.observe()
+
+    def compile(self, command: Command) -> list[list[int]]:
+        return compile_command(command)
+
+    def step(self, action: Any) -> StepResult:
+        rules, world = self._require()
+        if rules.done:
+            raise RuntimeError("the episode is over; reset() before stepping again")
+        if not is_action(action):
+            raise ValueError(f"arena actions are [b0, b1] with b0, b1 in 0..2, got {action!r}")
+        events = world.step(int(action[0]), int(action[1]))
+        touched = [GoalTouch(item.type.reward_sign * item.size[0], item.type.reward_sign > 0, item.type.multi)
+                   for item in events.touched]
+        outcome = rules.advance(touched, events.in_death_zone, events.in_hot_zone)
+        self._reward_since_observe += outcome.reward
+        info = {"touched": [item.name for item in events.touched]} if events.touched else {}
+        return StepResult(reward=outcome.reward, done=outcome.done, success=outcome.success,
+                          end_reason=outcome.end_reason, info=info)
+
+    def observe(self) -> RawObservation:
+        rules, world = self._require()
+        frames: dict[str, np.ndarray] = {}
+        if self.frames and self._camera is not None:
+            if lights_on(rules.steps, self._blackouts):
+                eye, heading = world.eye()
+                frames["camera"] = self._camera.render(eye, heading)
+            else:
+                frames["camera"] = self._camera.black()
+        velocity = world.agent_velocity()
+        position = world.agent_position
+        observation = RawObservation(
+            step=rules.steps,
+            frames=frames,
+            reward=self._reward_since_observe,
+            total_reward=rules.total_reward,
+            health=rules.health,
+            done=rules.done,
+            success=rules.success,
+            status={
+                "position": [round(v, 2) + 0.0 for v in position],
+                "velocity": [round(v, 2) + 0.0 for v in _local_velocity(velocity, world.heading)],
+                "time_left": max(self._t - rules.steps, 0) if self._t > 0 else "unlimited",
+                "lights": "on" if lights_on(rules.steps, self._blackouts) else "off",
+            },
+            privileged=self.privileged_state(),
+        )
+        self._reward_since_observe = 0.0
+        return observation
+
+    def idle_actions(self) -> list[list[int]]:
+        return [] if self.idle_action is None else [list(self.idle_action)]
+
+    def reference_policy(self) -> ScriptPolicy:
+        from agentkit.envs.arena.reference import ArenaReferencePolicy
+
+        return ArenaReferencePolicy(self)
+
+    def episode_metrics(self, final: Any) -> dict[str, Any]:
+        """``pass``: final reward >= pass mark (no pass mark, as in 10-22-02: reward > 0, ``suites.passed``);
+        ``level``: the Testbed level (None for a file path); ``pass_mark`` as the file gives it."""
+        total = float(getattr(final, "total_reward", 0.0))
+        return {
+            "pass": passed(total, self._pass_mark),
+            "level": task_level(self._task) if self._task else None,
+            "pass_mark": self._pass_mark,
+        }
+
+    def prompt_context(self) -> dict[str, Any]:
+        return {
+            "arena_size": int(ARENA_SIZE),
+            "turn_step_degrees": 6,
+            "time_limit": self._t,
+            "pass_mark": self._pass_mark,
+            "velocity_axes": "right, up, forward (units per second)",
+        }
+
+    def close(self) -> None:
+        if self._world is not None:
+            self._world.close()
+        self._world = None
+        self._camera = None
+        self._rules = None
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def privileged_state(self) -> dict[str, Any]:
+        """The full state, JSON-able, in Animal-AI coordinates (x, z horizontal in [0, 40], y up).
+
+        ``agent.heading_deg``: 0 faces +z, growing when turning right (clockwise seen from above),
+        in [0, 360). ``agent.velocity``: units per second on the arena axes. ``items[i].position``:
+        centre of the item's base; ``size``: as built (clamped to Animal-AI's ranges; goals are
+        spheres of diameter ``size[0]``); ``rotation_deg``: clockwise seen from above; ``reward``:
+        sign x size for goals, -1 for a DeathZone, the per-step reward inside a HotZone, None for
+        the rest; ``active``: False once a goal is collected. Ramps rise towards their local -z.
+        """
+        rules, world = self._require()
+        assert self._layout is not None
+        self._last_poses.update(world.item_poses())
+        r = lambda v: round(float(v), _DIGITS) + 0.0  # noqa: E731  (+ 0.0 turns -0.0 into 0.0)
+        items = []
+        for item in self._layout.items:
+            t = item.type
+            position, rotation = self._last_poses.get(item.id, (item.position, item.rotation))
+            if t.is_goal:
+                reward: float | None = r(t.reward_sign * item.size[0])
+            elif t.kind == "zone":
+                reward = r(rules.zone_reward(t.name))
+            else:
+                reward = None
+            items.append({
+                "id": item.id,
+                "name": t.name,
+                "kind": t.kind,
+                "position": [r(v) for v in position],
+                "size": [r(v) for v in item.size],
+                "rotation_deg": r(rotation % 360.0),
+                "reward": reward,
+                "active": world.is_active(item.id),
+                "solid": t.solid,
+                "transparent": t.transparent,
+            })
+        return {
+            "arena": {"size": ARENA_SIZE, "pass_mark": self._pass_mark, "t": self._t, "step": rules.steps},
+            "agent": {
+                "position": [r(v) for v in world.agent_position],
+                "heading_deg": r(world.heading % 360.0),
+                "velocity": [r(v) for v in world.agent_velocity()],
+                "health": r(rules.health),
+            },
+            "items": items,
+        }
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    @property
+    def task(self) -> str | None:
+        return self._task
+
+    @property
+    def episode(self) -> int:
+        """A counter that changes with every reset (planners use it to tell episodes apart)."""
+        return self._episode
+
+    def _require(self) -> tuple[EpisodeRules, ArenaWorld]:
+        if self._rules is None or self._world is None:
+            raise RuntimeError("reset() the arena before using it")
+        return self._rules, self._world
+
+
+def _local_velocity(velocity: tuple[float, float, float], heading_deg: float) -> tuple[float, float, float]:
+    """A world velocity in the agent's frame (right, up, forward), as Animal-AI reports it."""
+    vx, vy, vz = velocity
+    fx, fz = math.sin(math.radians(heading_deg)), math.cos(math.radians(heading_deg))
+    return (vx * fz - vz * fx, vy, vx * fx + vz * fz)

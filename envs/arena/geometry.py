@@ -1,0 +1,193 @@
+"""Oriented boxes in Animal-AI coordinates: the pieces items are made of, and whether two overlap.
+
+Conventions (Animal-AI's, kept at every interface of the arena): x and z horizontal in [0, 40],
+y up; an item's position is the centre of its base; ``rotation`` turns it clockwise seen from
+above, so a local vector (a, b) on the (x, z) axes points to ``(a cos r + b sin r, -a sin r + b cos r)``
+(local +z is the item's facing direction; rotation 90 faces +x).
+
+Hollow items are split into the boxes they are made of, with the same proportions the reference
+planner assumes (``planning_shapes.py``): tunnel side walls and U/L arms are 10% of the item's size
+thick (at least 0.05). A tunnel also has a roof, 10% of its height thick, that leaves the floor free.
+
+Ramps are wedges that rise towards their local -z: at rotation 180 a ramp climbs towards +z. This
+is how Animal-AI's Ramp prefab is built (its mesh is turned 180 degrees inside the prefab), and the
+Testbed's platforms sit on that side of their ramps (e.g. 03-16-01, 03-17-02, 03-30-01).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from agentkit.envs.arena.items import Shape
+
+WALL_FRACTION = 0.1  # tunnel walls, U and L arms: this fraction of the item's size
+MIN_THICKNESS = 0.05
+
+
+@dataclass(frozen=True)
+class LocalBox:
+    """A box in an item's own frame: centre offset (ox, oz), vertical extent [y0, y1] above the base."""
+
+    ox: float
+    oz: float
+    y0: float
+    y1: float
+    hx: float
+    hz: float
+
+    @property
+    def half_height(self) -> float:
+        return (self.y1 - self.y0) / 2
+
+
+@dataclass(frozen=True)
+class Box:
+    """An oriented box in the arena: centre (cx, cz), bottom y0, top y1, half sizes, rotation."""
+
+    cx: float
+    cz: float
+    y0: float
+    y1: float
+    hx: float
+    hz: float
+    rotation: float  # degrees, clockwise seen from above
+    ramp: bool = False  # a wedge: top at y1 along its local -z edge, sloping down to y0 at local +z
+
+    def axes(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """World directions of the local x and z axes."""
+        r = math.radians(self.rotation)
+        c, s = math.cos(r), math.sin(r)
+        return (c, -s), (s, c)
+
+
+def local_parts(shape: Shape, size: tuple[float, float, float]) -> list[LocalBox]:
+    """The boxes an item of ``shape`` and ``size`` is built from, in its own frame."""
+    sx, sy, sz = size
+    whole = LocalBox(0.0, 0.0, 0.0, sy, sx / 2, sz / 2)
+    if shape == "tunnel":
+        t = max(sx * WALL_FRACTION, MIN_THICKNESS)
+        roof = max(sy * WALL_FRACTION, MIN_THICKNESS)
+        side = sx / 2 - t / 2
+        return [
+            LocalBox(-side, 0.0, 0.0, sy, t / 2, sz / 2),
+            LocalBox(side, 0.0, 0.0, sy, t / 2, sz / 2),
+            LocalBox(0.0, 0.0, sy - roof, sy, max(sx / 2 - t, MIN_THICKNESS / 2), sz / 2),
+        ]
+    if shape in ("u", "l_left", "l_right"):
+        t = max(min(sx, sz) * WALL_FRACTION, MIN_THICKNESS)
+        side = sx / 2 - t / 2
+        base = LocalBox(0.0, -sz / 2 + t / 2, 0.0, sy, sx / 2, t / 2)
+        arms = {"u": (-side, side), "l_left": (-side,), "l_right": (side,)}[shape]
+        return [LocalBox(a, 0.0, 0.0, sy, t / 2, sz / 2) for a in arms] + [base]
+    return [whole]
+
+
+def is_wedge(shape: Shape) -> bool:
+    return shape == "ramp"
+
+
+def to_world(a: float, b: float, rotation: float) -> tuple[float, float]:
+    """A local horizontal offset (a, b) turned by ``rotation`` degrees (clockwise from above)."""
+    r = math.radians(rotation)
+    c, s = math.cos(r), math.sin(r)
+    return a * c + b * s, -a * s + b * c
+
+
+def world_boxes(shape: Shape, position: tuple[float, float, float], size: tuple[float, float, float],
+                rotation: float) -> list[Box]:
+    """The item's parts placed in the arena (position = centre of the base)."""
+    x, y, z = position
+    boxes = []
+    for part in local_parts(shape, size):
+        dx, dz = to_world(part.ox, part.oz, rotation)
+        boxes.append(Box(x + dx, z + dz, y + part.y0, y + part.y1, part.hx, part.hz, rotation, is_wedge(shape)))
+    return boxes
+
+
+def bounding_box(position: tuple[float, float, float], size: tuple[float, float, float], rotation: float) -> Box:
+    """The whole item as one box (what Animal-AI tests for free space when it spawns an item)."""
+    x, y, z = position
+    return Box(x, z, y, y + size[1], size[0] / 2, size[2] / 2, rotation)
+
+
+def boxes_overlap(a: Box, b: Box, tolerance: float = 0.01) -> bool:
+    """True when the boxes share a volume deeper than ``tolerance`` (touching faces do not count).
+
+    Why a tolerance: arena files put items exactly side by side (a platform's top is the next item's
+    base); Animal-AI shrinks sizes by 0.1% for the same reason.
+    """
+    if min(a.y1, b.y1) - max(a.y0, b.y0) <= tolerance:
+        return False
+    if not _footprints_overlap(a, b, tolerance):
+        return False
+    if a.ramp or b.ramp:
+        wedge, other = (a, b) if a.ramp else (b, a)
+        return _wedge_overlaps(wedge, other, tolerance)
+    return True
+
+
+def _footprints_overlap(a: Box, b: Box, tolerance: float) -> bool:
+    """Separating-axis test of the two oriented rectangles seen from above."""
+    dx, dz = b.cx - a.cx, b.cz - a.cz
+    a_axes, b_axes = a.axes(), b.axes()
+    for ax, az in (*a_axes, *b_axes):
+        distance = abs(dx * ax + dz * az)
+        ra = a.hx * abs(a_axes[0][0] * ax + a_axes[0][1] * az) + a.hz * abs(a_axes[1][0] * ax + a_axes[1][1] * az)
+        rb = b.hx * abs(b_axes[0][0] * ax + b_axes[0][1] * az) + b.hz * abs(b_axes[1][0] * ax + b_axes[1][1] * az)
+        if distance >= ra + rb - tolerance:
+            return False
+    return True
+
+
+def _to_local(box: Box, x: float, z: float) -> tuple[float, float]:
+    r = math.radians(box.rotation)
+    c, s = math.cos(r), math.sin(r)
+    dx, dz = x - box.cx, z - box.cz
+    return dx * c - dz * s, dx * s + dz * c  # inverse of to_world
+
+
+def _corners(box: Box) -> list[tuple[float, float]]:
+    corners = []
+    for a, b in ((-box.hx, -box.hz), (box.hx, -box.hz), (box.hx, box.hz), (-box.hx, box.hz)):
+        dx, dz = to_world(a, b, box.rotation)
+        corners.append((box.cx + dx, box.cz + dz))
+    return corners
+
+
+def _clip(polygon: list[tuple[float, float]], axis: int, limit: float, sign: float) -> list[tuple[float, float]]:
+    """Sutherland-Hodgman: keep the part of ``polygon`` where ``sign * p[axis] <= limit``."""
+    kept: list[tuple[float, float]] = []
+    for i, current in enumerate(polygon):
+        previous = polygon[i - 1]
+        inside_c = sign * current[axis] <= limit
+        inside_p = sign * previous[axis] <= limit
+        if inside_c != inside_p:
+            t = (limit - sign * previous[axis]) / (sign * (current[axis] - previous[axis]))
+            kept.append((previous[0] + t * (current[0] - previous[0]), previous[1] + t * (current[1] - previous[1])))
+        if inside_c:
+            kept.append(current)
+    return kept
+
+
+def _wedge_overlaps(wedge: Box, other: Box, tolerance: float) -> bool:
+    """Does ``other`` reach below the wedge's sloped top somewhere over their common footprint?"""
+    polygon = [_to_local(wedge, x, z) for x, z in _corners(other)]
+    for axis, half in ((0, wedge.hx), (1, wedge.hz)):
+        polygon = _clip(polygon, axis, half, 1.0)
+        polygon = _clip(polygon, axis, half, -1.0)
+        if not polygon:
+            return False
+    lowest_z = min(p[1] for p in polygon)  # the wedge is highest at its local -z edge
+    height = wedge.y0 + (wedge.y1 - wedge.y0) * (wedge.hz - lowest_z) / (2 * wedge.hz) if wedge.hz > 0 else wedge.y1
+    return min(height, other.y1) - max(wedge.y0, other.y0) > tolerance
+
+
+def sphere_box_distance(centre: tuple[float, float, float], box: Box) -> float:
+    """Distance from a point to the box (0 inside), e.g. the agent's centre to a zone."""
+    x, y, z = centre
+    lx, lz = _to_local(box, x, z)
+    ex = max(abs(lx) - box.hx, 0.0)
+    ez = max(abs(lz) - box.hz, 0.0)
+    ey = max(box.y0 - y, y - box.y1, 0.0)
+    return math.sqrt(ex * ex + ey * ey + ez * ez)

@@ -1,0 +1,195 @@
+"""Turn an arena's configuration and an episode seed into the items that actually get spawned.
+
+Why here and not in the physics: which objects exist, where and how big, is decided by Animal-AI's
+spawning rules, not by physics, and it must be the same for the same (file, seed) on every machine.
+This module is plain Python (``random.Random(seed)``), so it is deterministic and testable alone.
+
+The rules, as Animal-AI applies them:
+
+* Item i of an ``!Item`` takes entry i of each list; a missing entry means a random position or
+  rotation and the default size and colour (``items.py``); a ``-1`` component is sampled: x and z
+  uniformly so that the unrotated item fits in the arena, y becomes 0 (the floor); a rotation of -1
+  is uniform in [0, 360). Sizes are clamped to the item's range; only some items take colours.
+* Items are placed in file order; an item whose box would overlap an earlier solid item (or the
+  fence) is not spawned. Items with a random component get 20 attempts, fixed ones one. Zones are
+  triggers: other items may overlap them, and a zone may overlap anything but the fence.
+* The agent is placed last. If its given place overlaps anything (zones included) it is resampled
+  at random x, z (same height) until a free place is found.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+
+from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemSpec, Vector3
+from agentkit.envs.arena.geometry import Box, bounding_box, boxes_overlap, world_boxes
+from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec
+
+logger = logging.getLogger(__name__)
+
+ARENA_SIZE = 40.0
+ITEM_ATTEMPTS = 20  # Animal-AI's maxSpawnAttemptsForPrefabs
+AGENT_ATTEMPTS = 2000
+FENCE_THICKNESS = 1.0
+FENCE_COLLIDER_HEIGHT = 50.0
+
+_T, _H, _MID, _FAR = FENCE_THICKNESS / 2, FENCE_COLLIDER_HEIGHT, ARENA_SIZE / 2, ARENA_SIZE + FENCE_THICKNESS / 2
+_FENCE = (  # the four walls around [0, 40] x [0, 40], as boxes for the free-space test
+    Box(-_T, _MID, -1.0, _H, _T, ARENA_SIZE, 0.0),
+    Box(_FAR, _MID, -1.0, _H, _T, ARENA_SIZE, 0.0),
+    Box(_MID, -_T, -1.0, _H, ARENA_SIZE, _T, 0.0),
+    Box(_MID, _FAR, -1.0, _H, ARENA_SIZE, _T, 0.0),
+)
+
+
+class ArenaLayoutError(ValueError):
+    """The arena cannot be built (e.g. no free place for the agent)."""
+
+
+@dataclass(frozen=True)
+class PlacedItem:
+    """An item that was spawned: its catalogue type and resolved geometry (Animal-AI coordinates)."""
+
+    id: int
+    type: ItemType
+    position: Vec  # centre of the base
+    size: Vec  # clamped
+    rotation: float  # degrees in [0, 360), clockwise seen from above
+    color: RGB
+
+    @property
+    def name(self) -> str:
+        return self.type.name
+
+    def boxes(self) -> list[Box]:
+        return world_boxes(self.type.shape, self.position, self.size, self.rotation)
+
+
+@dataclass(frozen=True)
+class AgentStart:
+    position: Vec  # centre of the base (the sphere's lowest point)
+    rotation: float  # heading in degrees, 0 = facing +z, clockwise seen from above
+
+
+@dataclass(frozen=True)
+class Layout:
+    items: tuple[PlacedItem, ...]
+    agent: AgentStart
+    skipped: int  # items not spawned because there was no free place
+
+
+def build_layout(arena: ArenaSpec, seed: int) -> Layout:
+    """The spawned items and the agent's start for ``arena`` with episode ``seed``."""
+    rng = random.Random(seed)
+    placed: list[PlacedItem] = []
+    solid: list[Box] = list(_FENCE)
+    zones: list[Box] = []
+    agent_spec: ItemSpec | None = None
+    skipped = 0
+    for spec in arena.items:
+        if spec.name == "Agent":
+            if agent_spec is None:
+                agent_spec = spec
+            else:
+                logger.warning("more than one Agent item; using the first")
+            continue
+        item_type = ITEM_TYPES[spec.name]
+        for index in range(spec.count):
+            item = _place(item_type, spec, index, len(placed), rng, solid)
+            if item is None:
+                skipped += 1
+                logger.debug("not spawned (no free place): %s #%d", spec.name, index)
+                continue
+            placed.append(item)
+            (zones if item_type.kind == "zone" else solid).extend(item.boxes())
+    agent = _place_agent(agent_spec, rng, solid + zones)
+    return Layout(items=tuple(placed), agent=agent, skipped=skipped)
+
+
+def _entry(values: tuple, index: int):
+    return values[index] if index < len(values) else None
+
+
+def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: random.Random,
+           solid: list[Box]) -> PlacedItem | None:
+    position = _entry(spec.positions, index)
+    rotation = _entry(spec.rotations, index)
+    size = _entry(spec.sizes, index)
+    color = _entry(spec.colors, index)
+    randomized = (
+        position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0
+        or (size is not None and any(v < 0 for v in size.as_tuple()))
+    )
+    resolved_color = _color(item_type, color)
+    # Zones are triggers: only the fence stops them. Everything else must find free space.
+    obstacles = solid[: len(_FENCE)] if item_type.kind == "zone" else solid
+    for _ in range(ITEM_ATTEMPTS if randomized else 1):
+        s = _size(item_type, size, rng)
+        r = _rotation(rotation, rng)
+        p = _position(position, s, rng)
+        box = bounding_box(p, s, r)
+        if not any(boxes_overlap(box, other) for other in obstacles):
+            return PlacedItem(item_id, item_type, p, s, r, resolved_color)
+    return None
+
+
+def _size(item_type: ItemType, size: Vector3 | None, rng: random.Random) -> Vec:
+    if size is None:
+        return item_type.default_size()
+    values = tuple(
+        rng.uniform(lo, hi) if v < 0 else v
+        for v, lo, hi in zip(size.as_tuple(), item_type.size_min, item_type.size_max)
+    )
+    return item_type.clamp_size(values)  # type: ignore[arg-type]
+
+
+def _rotation(rotation: float | None, rng: random.Random) -> float:
+    if rotation is None or rotation < 0:
+        return rng.uniform(0.0, 360.0)
+    return rotation % 360.0
+
+
+def _position(position: Vector3 | None, size: Vec, rng: random.Random) -> Vec:
+    """Animal-AI's rule: random x/z keep the (unrotated) item inside; fixed ones are clamped to the arena."""
+    x, y, z = position.as_tuple() if position is not None else (RANDOM, RANDOM, RANDOM)
+
+    def axis(value: float, half: float) -> float:
+        if value < 0:
+            lo, hi = half, ARENA_SIZE - half
+            return rng.uniform(min(lo, hi), max(lo, hi))
+        return min(max(value, 0.0), ARENA_SIZE)
+
+    return (axis(x, size[0] / 2), max(y, 0.0), axis(z, size[2] / 2))
+
+
+def _color(item_type: ItemType, color) -> RGB:
+    if color is None or not item_type.colorable or any(c < 0 for c in color.as_tuple()):
+        return item_type.color
+    return color.as_tuple()
+
+
+def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: list[Box]) -> AgentStart:
+    given = _entry(spec.positions, 0) if spec else None
+    rotation = _entry(spec.rotations, 0) if spec else None
+    radius = AGENT_DIAMETER / 2
+    x, y, z = given.as_tuple() if given is not None else (RANDOM, RANDOM, RANDOM)
+    height = max(y, 0.0)
+
+    def coordinate(value: float) -> float:
+        if value < 0:
+            return rng.uniform(radius, ARENA_SIZE - radius)
+        return min(max(value, radius), ARENA_SIZE - radius)
+
+    heading = _rotation(rotation, rng)
+    px, pz = coordinate(x), coordinate(z)
+    for attempt in range(AGENT_ATTEMPTS):
+        if attempt:  # the given (or first sampled) place was taken: anywhere free at the same height
+            px, pz = rng.uniform(radius, ARENA_SIZE - radius), rng.uniform(radius, ARENA_SIZE - radius)
+        box = bounding_box((px, height, pz), (AGENT_DIAMETER,) * 3, heading)
+        if not any(boxes_overlap(box, other) for other in occupied):
+            if attempt:
+                logger.debug("agent moved from its given place to (%.2f, %.2f, %.2f)", px, height, pz)
+            return AgentStart((px, height, pz), heading)
+    raise ArenaLayoutError(f"no free place for the agent after {AGENT_ATTEMPTS} attempts")

@@ -1,0 +1,596 @@
+"""The arena's reference agent: a privileged planner that writes Go/Turn/Think scripts.
+
+Why: it gives models a ceiling to be compared against on the same tasks, run through the same
+loop, parser and compiler, and it exercises the whole arena pipeline without any API. It reads
+only ``observation.privileged`` (the backend's JSON contract), never the simulator, so it is a
+fair "perfect perception" player and could drive any backend that fills that contract.
+
+Each turn it re-plans from the fresh state, so the errors of its motion model are corrected:
+
+1. choose a goal: the quickest reachable gold (multi) goal while one is left and time allows,
+   then the most rewarding reachable green goal (the one that ends the episode); goals it cannot
+   reach are skipped, and a green goal that would end the episode below the pass mark is left
+   alone while a better one may still come within reach (it falls or rolls);
+2. plan a path on a 2.5-D height map (``planning_grid``: walls inflated by the agent's radius,
+   DeathZones and red goals forbidden, HotZones and edges expensive, ramps the only way up onto
+   platforms, drops allowed); if there is none, retry with smaller margins, then allowing
+   pushable boxes to be pushed;
+3. write a script of a few legs: ``Turn`` toward the next waypoint, ``Go`` as many steps as the
+   momentum model (``planning_motion``, measured on the arena) says reach it, never along a
+   predicted track that comes near anything lethal; the last leg drives into the goal, and on a
+   field of gold goals several are chained in one script (the loop allows only 30 scripts).
+
+If no goal can be reached it waits: it turns on the spot while a goal may still move into reach,
+and otherwise answers with a thought alone (no step, so no reward is lost to the clock).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from agentkit.actions.formatter import quote
+from agentkit.envs.arena.planning_grid import (
+    POSITIVE_GOALS,
+    ArenaMap,
+    MapSettings,
+    SearchResult,
+    build_map,
+    goal_targets,
+    search,
+    segment_clear,
+    shorten,
+)
+from agentkit.envs.arena.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
+from agentkit.observers import Observation
+
+logger = logging.getLogger(__name__)
+
+# Margins tried in order until some goal is reachable: cautious first, then squeezing, then pushing.
+# A DeathZone kills once the agent's centre comes within its radius (0.5) of the zone's footprint,
+# so no relaxation goes below that.
+RELAXATIONS: tuple[MapSettings, ...] = (
+    MapSettings(),
+    MapSettings(agent_radius=0.4, zone_margin=0.6, bad_margin=0.2),
+    MapSettings(agent_radius=0.4, zone_margin=0.6, bad_margin=0.2, push_movables=True),
+    MapSettings(agent_radius=0.3, zone_margin=0.55, bad_margin=0.1, step_up=0.3, push_movables=True),
+)
+
+MAX_LEGS = 3  # legs towards one goal per script: enough to round a wall, few enough that errors stay small
+MAX_SCRIPT_STEPS = 60  # environment steps per script before re-planning
+MAX_GOALS_PER_SCRIPT = 6  # gold goals chained in one script when nothing moves
+MOVING_SCRIPT_STEPS = 14  # shorter scripts while goals move (their velocity is re-estimated each turn)
+MAX_GO = 60
+WAYPOINT_REACHED = 1.0  # an inner waypoint this close counts as reached
+TRACE_MARGIN = 0.1  # predicted positions keep this much more than touching distance from hazards
+CALM_CLEARANCE = 2.5  # chain past a goal only if nothing lethal is nearer to it than this
+OVERSHOOT_MARGIN = 0.5  # and this much more while driving on through a goal (bumping it deflects the agent)
+LEG_TOLERANCE = 0.8  # a leg predicted to end farther than this from its waypoint ends the script
+DRIFT_PER_STEP = 0.02  # extra room per step already planned in this script, for prediction drift
+FINISH_STEPS = 3  # extra Go steps past the point where the goal should be touched (touches register a step late)
+
+
+@dataclass
+class Plan:
+    """One turn's decision: the goals aimed at (empty: nothing reachable), the route, the script."""
+
+    goals: list[dict[str, Any]]
+    waypoints: list[tuple[float, float]]
+    commands: list[tuple[str, Any]]
+    settings: MapSettings | None = None
+
+    @property
+    def goal(self) -> dict[str, Any] | None:
+        """The first goal aimed at this turn."""
+        return self.goals[0] if self.goals else None
+
+
+@dataclass
+class _Choice:
+    goal: dict[str, Any]
+    at: tuple[float, float]
+    cost: float
+    result: SearchResult
+    cell: int
+    settings: MapSettings
+
+
+@dataclass(frozen=True)
+class _Score:
+    """What the episode's final reward would be, to judge a goal against the pass mark."""
+
+    collected: float  # goal rewards so far (including earlier goals of this script)
+    step: int  # steps taken so far (including this script's)
+    t: int
+    pass_mark: float | None
+
+    @classmethod
+    def of(cls, privileged: dict[str, Any], script_steps: int, script_gain: float) -> "_Score":
+        arena = privileged["arena"]
+        done = sum(_reward(g) for g in privileged["items"]
+                   if g.get("kind") == "goal" and not g.get("active", True) and g["name"] in POSITIVE_GOALS)
+        return cls(done + script_gain, int(arena.get("step", 0)) + script_steps, int(arena.get("t") or 0),
+                   arena.get("pass_mark"))
+
+    def passes(self, reward: float, more_steps: float) -> bool:
+        if self.pass_mark is None:
+            return True
+        cost = (self.step + more_steps) / self.t if self.t > 0 else 0.0
+        return self.collected + reward - cost >= self.pass_mark
+
+
+def format_script(commands: list[tuple[str, Any]]) -> str:
+    """Canonical script text: ``Think("..."); Turn(-30); Go(8);``."""
+    parts = []
+    for name, arg in commands:
+        text = quote(str(arg)) if name == "Think" else str(int(arg))
+        parts.append(f"{name}({text});")
+    return " ".join(parts)
+
+
+def _colour(name: str) -> str:
+    if name.startswith("GoodGoalMulti"):
+        return "gold"
+    if name.startswith("GoodGoal"):
+        return "green"
+    return "red"
+
+
+class ArenaReferencePolicy:
+    """Bound to one backend for its lifetime; keeps a little memory across turns of an episode."""
+
+    def __init__(self, backend: Any = None, model: MotionModel = DEFAULT_MODEL) -> None:
+        self.backend = backend
+        self.model = model
+        self._seen: dict[int, tuple[int, float, float]] = {}  # goal id -> (step, x, z) last turn
+        self._velocity: dict[int, tuple[float, float]] = {}  # goal id -> (vx, vz) per step
+        self._script_steps = 0  # steps already planned in the script being written
+
+    # ---- the ScriptPolicy face -------------------------------------------------------------
+
+    def next_answer(self, observation: Observation) -> str:
+        """Script text for the state in ``observation.privileged``."""
+        return format_script(self.next_commands(observation.privileged))
+
+    def next_commands(self, privileged: dict[str, Any]) -> list[tuple[str, Any]]:
+        return self.plan(privileged).commands
+
+    def plan(self, privileged: dict[str, Any]) -> Plan:
+        """The goals chosen, the route and the script for this turn (remembers how goals move)."""
+        step = int(privileged["arena"].get("step", 0))
+        if step == 0 or any(step < seen[0] for seen in self._seen.values()):
+            self._seen.clear()
+            self._velocity.clear()
+        self._track_goals(privileged, step)
+        agent = self._agent_state(privileged)
+        moving = self._moving(privileged)
+        budget = MOVING_SCRIPT_STEPS if moving else MAX_SCRIPT_STEPS
+        arena = privileged["arena"]
+        remaining = (arena["t"] - arena["step"]) if arena.get("t") else math.inf
+        agent_y = float(privileged["agent"]["position"][1])
+
+        commands: list[tuple[str, Any]] = []
+        goals: list[dict[str, Any]] = []
+        route: list[tuple[float, float]] = []
+        settings_used: MapSettings | None = None
+        taken: set[int] = set()
+        state, steps = agent, 0
+        cache: dict[Any, ArenaMap] = {}
+        for _ in range(MAX_GOALS_PER_SCRIPT if not moving else 1):
+            gained = sum(_reward(g) for g in goals)
+            choice = self._choose(privileged, state, agent_y if not goals else None, remaining - steps, taken, cache,
+                                  _Score.of(privileged, steps, gained))
+            if choice is None or (goals and not choice.goal["name"].startswith("GoodGoalMulti")):
+                break  # a green goal ends the episode: only after a fresh look at what is left
+            waypoints = self._route(choice, state)
+            # Bumping a goal deflects the agent a little, so the next goal is planned from a fresh
+            # look when danger is near the one being collected.
+            gx, gz = choice.at
+            calm = float(choice.result.amap.clearance(np.array([gx]), np.array([gz]))[0]) > CALM_CLEARANCE
+            if goals and not calm:
+                break  # nor is a goal next to danger approached on predictions alone
+            follows = self._chainable(choice.goal, privileged, taken | {choice.goal["id"]}) and not moving and calm
+            self._script_steps = steps
+            legs, state, used, reached = self._legs(choice, state, waypoints, budget - steps,
+                                                    1 if follows else FINISH_STEPS)
+            if not legs:
+                break
+            if not goals:
+                commands.append(("Think", self._thought(choice, agent, waypoints)))
+                settings_used = choice.settings
+            commands.extend(legs)
+            goals.append(choice.goal)
+            route.extend(waypoints)
+            steps += used
+            taken.add(choice.goal["id"])
+            if not reached or not follows or steps >= budget - 5:
+                break
+        if not goals:
+            return Plan([], [], self._wait(privileged))
+        if len(goals) > 1:
+            commands[0] = ("Think", commands[0][1] + f" Then I pick up {len(goals) - 1} more on the way.")
+        logger.debug("step %d: %d goal(s) aimed at, %d legs, map %s", step, len(goals), len(commands) - 1, settings_used)
+        return Plan(goals, route, commands, settings_used)
+
+    def _wait(self, privileged: dict[str, Any]) -> list[tuple[str, Any]]:
+        """No good goal can be reached now. If one may still come within reach (it falls, rolls or
+        bounces), let time pass by turning on the spot; if nothing can change, stand still: every
+        step costs reward, and a script of thoughts alone takes no time."""
+        left = [g for g in privileged["items"] if g.get("kind") == "goal" and g.get("active", True)
+                and g["name"] in POSITIVE_GOALS]
+        if any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
+            return [("Think", "I cannot reach a good goal yet; I turn on the spot and watch."), ("Turn", 36)]
+        return [("Think", "No good goal that is left can be reached, so I stay where I am.")]
+
+    # ---- state ---------------------------------------------------------------------------
+
+    def _agent_state(self, privileged: dict[str, Any]) -> AgentState:
+        a = privileged["agent"]
+        vx, _, vz = (float(v) for v in a.get("velocity", (0.0, 0.0, 0.0)))
+        scale = self._velocity_scale()
+        return AgentState(float(a["position"][0]), float(a["position"][2]), float(a["heading_deg"]),
+                          vx * scale, vz * scale)
+
+    def _velocity_scale(self) -> float:
+        """Units moved per step per unit of reported velocity (the backend reports per second)."""
+        return float(getattr(self.backend, "velocity_per_step", 1.0)) if self.backend is not None else 1.0
+
+    def _track_goals(self, privileged: dict[str, Any], step: int) -> None:
+        """Estimate each goal's velocity from its position at the previous turn (bouncing goals move)."""
+        for item in privileged["items"]:
+            if item.get("kind") != "goal":
+                continue
+            x, _, z = (float(v) for v in item["position"])
+            old = self._seen.get(item["id"])
+            if old is not None and step > old[0]:
+                dt = step - old[0]
+                self._velocity[item["id"]] = ((x - old[1]) / dt, (z - old[2]) / dt)
+            self._seen[item["id"]] = (step, x, z)
+
+    def _moving(self, privileged: dict[str, Any]) -> bool:
+        """Whether any goal moves (or may: a bouncing one whose velocity is not known yet)."""
+        for item in privileged["items"]:
+            if item.get("kind") != "goal" or not item.get("active", True):
+                continue
+            v = self._velocity.get(item["id"])
+            bounce = item["name"].endswith("Bounce")
+            if (v is None and bounce) or (v is not None and math.hypot(*v) > (0.02 if bounce else 0.08)):
+                return True
+        return False
+
+    def _may_move(self, goal: dict[str, Any]) -> bool:
+        """Whether a goal is moving or not known to be still (falling, rolling down a ramp...)."""
+        v = self._velocity.get(goal["id"])
+        return v is None or math.hypot(*v) > 0.005
+
+    def _predicted(self, goal: dict[str, Any], agent: AgentState) -> tuple[float, float]:
+        """Where a moving goal will be when the agent gets there (straight-line estimate)."""
+        x, _, z = (float(v) for v in goal["position"])
+        vx, vz = self._velocity.get(goal["id"], (0.0, 0.0))
+        if abs(vx) + abs(vz) < 1e-3:
+            return x, z
+        speed = max(self.model.cruise * 0.8, 0.1)
+        px, pz = x, z
+        for _ in range(3):
+            t = math.hypot(px - agent.x, pz - agent.z) / speed
+            px = min(max(x + vx * t, 0.5), 39.5)
+            pz = min(max(z + vz * t, 0.5), 39.5)
+        return px, pz
+
+    def _hazard_motion(self) -> dict[int, tuple[float, float]]:
+        """How far each moving goal may travel during one script (to keep clear of moving red goals)."""
+        horizon = MOVING_SCRIPT_STEPS + 4
+        return {k: (vx * horizon, vz * horizon) for k, (vx, vz) in self._velocity.items()
+                if math.hypot(vx, vz) > 0.02}
+
+    # ---- choosing a goal -----------------------------------------------------------------
+
+    def _choose(self, privileged: dict[str, Any], agent: AgentState, agent_y: float | None, remaining: float,
+                taken: set[int], cache: dict[Any, ArenaMap], score: _Score | None = None) -> _Choice | None:
+        goals = [g for g in privileged["items"] if g.get("kind") == "goal" and g.get("active", True)
+                 and g["name"] in POSITIVE_GOALS and g["id"] not in taken]
+        if not goals:
+            return None
+        # While gold goals are left, green ones (which end the episode) are steered round.
+        greens = frozenset(g["id"] for g in goals if not g["name"].startswith("GoodGoalMulti"))
+        has_gold = len(greens) < len(goals)
+        if greens and has_gold:
+            passes = [(greens, [g for g in goals if g["id"] not in greens]),
+                      (frozenset(), [g for g in goals if g["id"] in greens])]
+        else:
+            passes = [(frozenset(), goals)]
+        for settings in RELAXATIONS:
+            options = []
+            for avoid, targets in passes:
+                key = (settings, avoid)
+                if key not in cache:
+                    cache[key] = build_map(privileged, settings, self._hazard_motion(), avoid)
+                amap = cache[key]
+                result = search(amap, (agent.x, agent.z), self._start_height(amap, agent, agent_y))
+                for goal in targets:
+                    at = self._predicted(goal, agent)
+                    cost, cell = result.cost_to(goal_targets(amap, goal, at))
+                    if math.isfinite(cost):
+                        options.append(_Choice(goal, at, cost, result, cell, settings))
+            if options:
+                return self._prefer(options, remaining, agent, score, goals)
+            if agent_y is None:
+                return None  # chaining from a predicted spot: only with the map that found the first goal
+        return None
+
+    def _start_height(self, amap: ArenaMap, agent: AgentState, agent_y: float | None) -> float | None:
+        """The level the agent stands on: its base, clamped to the map's surfaces nearby."""
+        if agent_y is None:
+            return None
+        i, j = amap.cell_of(agent.x, agent.z)
+        under = float(amap.height[i, j])
+        base = agent_y - (0.5 if _AGENT_Y_IS_CENTRE else 0.0)
+        return under if abs(under - base) <= amap.settings.step_up else max(base, 0.0)
+
+    def _prefer(self, options: list[_Choice], remaining: float, agent: AgentState, score: _Score | None = None,
+                goals: list[dict[str, Any]] | None = None) -> _Choice | None:
+        """Gold goals first (the quickest to reach), unless the time left only allows the best green one.
+
+        "Quickest" counts steps, turning included (6 degrees a step), so a goal straight ahead
+        beats a slightly nearer one behind the agent: on a field of gold goals this saves a good
+        part of the time limit. A green goal that would end the episode below the pass mark is
+        not taken while a goal worth enough is still there (out of reach for now, e.g. falling or
+        rolling): the agent waits for it instead (None).
+        """
+        steps_per_unit = 1.0 / max(self.model.cruise, 0.1)
+
+        def steps_to(o: _Choice) -> float:
+            return o.cost * steps_per_unit + abs(turn_toward(agent, *o.at)) / 6
+
+        finals = [o for o in options if not o.goal["name"].startswith("GoodGoalMulti")]
+        multis = [o for o in options if o.goal["name"].startswith("GoodGoalMulti")]
+        best_final = max(finals, key=lambda o: (_reward(o.goal), -o.cost)) if finals else None
+        if best_final is not None and score is not None and not multis:
+            if not score.passes(_reward(best_final.goal), steps_to(best_final)):
+                # Everything still out there: the gold goals and the best green one.
+                others = [g for g in goals or [] if g["name"].startswith("GoodGoalMulti")]
+                greens = [_reward(g) for g in goals or [] if not g["name"].startswith("GoodGoalMulti")]
+                potential = sum(_reward(g) for g in others) + max(greens, default=0.0)
+                reachable = {id(o.goal) for o in options}
+                settling = any(id(g) not in reachable and self._may_move(g) for g in goals or [])
+                if potential > _reward(best_final.goal) and settling and score.passes(potential, steps_to(best_final)):
+                    return None
+
+        for multi in sorted(multis, key=steps_to):
+            need = multi.cost * steps_per_unit * 1.2 + 10
+            if best_final is not None:
+                gx, gz = best_final.at
+                need += math.hypot(gx - multi.at[0], gz - multi.at[1]) * steps_per_unit * 1.4 + 10
+            if need <= remaining or best_final is None:
+                return multi
+        return best_final if best_final is not None else min(options, key=lambda o: o.cost)
+
+    @staticmethod
+    def _chainable(goal: dict[str, Any], privileged: dict[str, Any], taken: set[int]) -> bool:
+        """Another goal may follow in the same script: this one was gold and good goals remain."""
+        if not goal["name"].startswith("GoodGoalMulti"):
+            return False
+        return any(g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
+                   and g["id"] not in taken for g in privileged["items"])
+
+    # ---- writing the script ----------------------------------------------------------------
+
+    def _route(self, choice: _Choice, agent: AgentState) -> list[tuple[float, float]]:
+        """Waypoints to the goal, ending on the goal itself when it is in sight from the last one."""
+        amap = choice.result.amap
+        waypoints = shorten(amap, (agent.x, agent.z), choice.result.path_to(choice.cell))
+        last = waypoints[-1] if waypoints else (agent.x, agent.z)
+        if segment_clear(amap, last, choice.at, max_cost=1e9, start_ok=0.0) or math.hypot(
+                last[0] - choice.at[0], last[1] - choice.at[1]) < 1.0:
+            waypoints = [*waypoints[:-1], choice.at] if waypoints else [choice.at]
+        return waypoints
+
+    @staticmethod
+    def _thought(choice: _Choice, agent: AgentState, waypoints: list[tuple[float, float]]) -> str:
+        think = f"The {_colour(choice.goal['name'])} sphere is {_where(agent, choice.at)}"
+        if len(waypoints) > 1:
+            think += f"; I go round what is in the way in {len(waypoints)} legs."
+        else:
+            think += "; I turn to face it and go straight there."
+        if choice.settings.push_movables:
+            think += " I may have to push a box out of the way."
+        return think
+
+    def _legs(self, choice: _Choice, agent: AgentState, waypoints: list[tuple[float, float]],
+              budget: int, finish: int = FINISH_STEPS) -> tuple[list[tuple[str, Any]], AgentState, int, bool]:
+        """(commands, predicted state, steps used, whether the goal should be touched) for the route.
+
+        ``finish``: Go steps past the predicted touch (fewer when another goal follows at once,
+        since the next leg's steps register the touch just as well).
+        """
+        amap = choice.result.amap
+        out: list[tuple[str, Any]] = []
+        state = agent
+        steps = 0
+        reach = float(choice.goal["size"][0]) / 2 + 0.5 - 0.3
+        legs = 0
+        for index, (wx, wz) in enumerate(waypoints):
+            final = index == len(waypoints) - 1
+            if not final and math.hypot(wx - state.x, wz - state.z) < WAYPOINT_REACHED:
+                continue
+            if legs >= MAX_LEGS:
+                break
+            legs += 1
+            if legs > 1 and _delicate(amap, (state.x, state.z), (wx, wz)):
+                break  # climb or edge-hugging legs start a script, from a measured position
+            brake = self._brake(amap, state)
+            if brake:
+                out.append(("Go", -brake))
+                state = self.model.go(state, -brake)
+                steps += brake
+            angle = self._aim(state, wx, wz)
+            if angle:
+                out.append(("Turn", angle))
+                state = self.model.turn(state, angle)
+                steps += abs(angle) // 6
+            next_angle = 0
+            if not final:
+                nx, nz = waypoints[index + 1]
+                bearing = math.degrees(math.atan2(nx - wx, nz - wz))
+                next_angle = int(abs((bearing - state.heading + 180.0) % 360.0 - 180.0))
+            # Predictions drift with every step planned blind, so later legs keep more room.
+            n, touches = self._go_steps(amap, state, (wx, wz), final, reach, next_angle, finish,
+                                        DRIFT_PER_STEP * (steps + self._script_steps))
+            # Turning does not count against a short (moving-goal) budget on the first leg.
+            n = min(n, max(budget - steps, budget // 2 if index == 0 else 1))
+            if n <= 0:
+                break
+            out.append(("Go", n))
+            state = self.model.go(state, n)
+            steps += n
+            if final:
+                return out, state, steps, touches and steps <= budget
+            if steps >= budget:
+                break
+            coast = self.model.turn(state, next_angle // 6 * 6)
+            if math.hypot(wx - coast.x, wz - coast.z) > LEG_TOLERANCE:
+                break  # this leg falls short (aim or safety): look again before the next one
+        if not out:  # touching already, or cornered: nudge forward, back off, or turn
+            for name, arg in (("Go", 2), ("Go", -2), ("Turn", 30)):
+                if name == "Turn" or self._rolls_safely(amap, state, arg):
+                    out.append((name, arg))
+                    state = self.model.go(state, arg) if name == "Go" else self.model.turn(state, arg)
+                    steps += abs(arg) if name == "Go" else arg // 6
+                    break
+        return out, state, steps, False
+
+    def _brake(self, amap: ArenaMap, state: AgentState) -> int:
+        """Backward steps needed first so that rolling on while turning stays clear of danger (0: none).
+
+        A turn does not stop the agent at once; if its roll would carry it too close to a red
+        goal or a DeathZone, pushing backwards a step or two kills the speed.
+        """
+        if state.speed < 0.05:
+            return 0
+        for n in range(0, 4):
+            trace: list[tuple[float, float]] = []
+            braked = self.model.go(state, -n, trace) if n else state
+            if _along(braked, state) <= 0.05:
+                return n  # stopped (pushing on would only reverse)
+            self.model.turn(braked, 60, trace)
+            if _first_unsafe(amap, trace, (state.x, state.z)) >= len(trace):
+                return n
+        return 3
+
+    def _aim(self, state: AgentState, x: float, z: float) -> int:
+        """The Turn that faces (x, z) from where the agent will be once it has turned.
+
+        A moving agent keeps rolling while it turns, so the bearing is taken again from the
+        predicted end of the turn (twice, which settles it).
+        """
+        angle = turn_toward(state, x, z)
+        for _ in range(2):
+            after = self.model.turn(state, angle)
+            angle = turn_toward(replace(after, heading=state.heading), x, z)
+        return angle
+
+    def _go_steps(self, amap: ArenaMap, state: AgentState, target: tuple[float, float], final: bool,
+                  reach: float, next_angle: int, finish: int = FINISH_STEPS, drift: float = 0.0) -> tuple[int, bool]:
+        """(Go length, touches) for one leg, never rolling into danger.
+
+        An inner leg takes the length whose predicted end (plus the roll during the next turn)
+        lands nearest ``target``. The last leg takes the shortest length whose predicted track
+        passes within ``reach`` of the goal, plus a couple of steps to spare if they are safe.
+        """
+        trace: list[tuple[float, float]] = []
+        self.model.go(state, MAX_GO, trace)
+        limit = _first_unsafe(amap, trace, (state.x, state.z), drift)
+        if final:
+            closest_k, closest = 1, math.inf
+            for k, (x, z) in enumerate(trace[:limit], start=1):
+                d = math.hypot(target[0] - x, target[1] - z)
+                if d <= reach:
+                    extra = finish
+                    while extra and not self._rolls_safely(amap, state, k + extra, OVERSHOOT_MARGIN + drift):
+                        extra -= 1
+                    return k + extra, True
+                if d < closest:
+                    closest_k, closest = k, d
+            while closest_k > 0 and not self._rolls_safely(amap, state, closest_k, drift):
+                closest_k -= 1
+            return closest_k, False
+        best_n, best_err = 0, math.hypot(target[0] - state.x, target[1] - state.z)
+        coast = next_angle // 6 * 6
+        for n in range(1, limit + 1):
+            end = self.model.turn(self.model.go(state, n), coast)
+            err = math.hypot(target[0] - end.x, target[1] - end.z)
+            if err < best_err:
+                best_n, best_err = n, err
+        while best_n > 0 and not self._rolls_safely(amap, state, best_n, drift):
+            best_n -= 1
+        return best_n, False
+
+    def _rolls_safely(self, amap: ArenaMap, state: AgentState, n: int, margin: float = 0.0) -> bool:
+        """Go(n) and the roll that follows it stay on safe ground (as far as the model predicts)."""
+        trace: list[tuple[float, float]] = []
+        self.model.turn(self.model.go(state, n, trace), 60, trace)
+        return _first_unsafe(amap, trace, (state.x, state.z), margin) >= len(trace)
+
+
+def _along(state: AgentState, reference: AgentState) -> float:
+    """The speed of ``state`` in the direction ``reference`` was moving (negative: reversed)."""
+    speed = reference.speed
+    if speed < 1e-9:
+        return 0.0
+    return (state.vx * reference.vx + state.vz * reference.vz) / speed
+
+
+def _delicate(amap: ArenaMap, a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """A leg that climbs, runs along a drop or crosses a HotZone: worth starting from a fresh look."""
+    res = amap.settings.resolution
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    samples = max(int(length / res), 1)
+    for k in range(samples + 1):
+        t = k / samples
+        i, j = amap.cell_of(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+        if amap.cost[i, j] > 1.0 or amap.height[i, j] > amap.settings.step_up:
+            return True
+    return False
+
+
+def _first_unsafe(amap: ArenaMap, trace: list[tuple[float, float]], start: tuple[float, float],
+                  margin: float = 0.0) -> int:
+    """Index of the first predicted position too close to something lethal (DeathZone, red goal).
+
+    "Too close" is within ``TRACE_MARGIN`` of dying; an agent already that close may still move
+    as long as it does not get any closer (it must be able to back away).
+    """
+    if not trace or not amap.hazards:
+        return len(trace)
+    xs = np.array([start[0]] + [p[0] for p in trace])
+    zs = np.array([start[1]] + [p[1] for p in trace])
+    clear = amap.clearance(xs, zs)
+    floor = min(TRACE_MARGIN + margin, float(clear[0]) - 0.01)
+    bad = np.flatnonzero((clear[1:] < floor) | (clear[1:] <= 0.02))
+    return int(bad[0]) if bad.size else len(trace)
+
+
+def _where(agent: AgentState, at: tuple[float, float]) -> str:
+    """Distance and direction from the agent's point of view, e.g. "12 units away, 40 degrees to my right"."""
+    distance = math.hypot(at[0] - agent.x, at[1] - agent.z)
+    angle = turn_toward(agent, *at)
+    if abs(angle) < 6:
+        side = "straight ahead"
+    elif abs(angle) >= 174:
+        side = "behind me"
+    else:
+        side = f"{abs(angle)} degrees to my {'right' if angle > 0 else 'left'}"
+    return f"{distance:.0f} units away, {side}"
+
+
+def _reward(goal: dict[str, Any]) -> float:
+    reward = goal.get("reward")
+    return float(reward) if reward is not None else float(goal["size"][0])
+
+
+# Whether the agent's reported y is the centre of its sphere (True) or its base (the contract: base).
+_AGENT_Y_IS_CENTRE = False

@@ -1,0 +1,194 @@
+"""The arena's promises, measured on the real pybullet world: distances, turns, rewards, lights.
+
+Small arenas are written as YAML files and driven through the backend's compiler and steps, and
+through the real loop with a replay model, so the script language is exercised end to end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agentkit.actions import Command
+from agentkit.config import ObserverSettings, RunConfig
+from agentkit.envs.arena.backend import ArenaBackend
+from agentkit.loop import run_episode
+from agentkit.models.replay_model import ReplayModel
+from agentkit.records import EndReason
+from agentkit.setup_episode import make_setup
+
+
+def agent(x: float, z: float, rotation: float = 0, y: float = 0) -> str:
+    return f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n      rotations: [{rotation}]\n"
+
+
+def item(name: str, x: float, z: float, size: tuple[float, float, float] = (1, 1, 1), rotation: float = 0,
+         y: float = 0) -> str:
+    sx, sy, sz = size
+    return (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+
+
+@pytest.fixture
+def arena_file(tmp_path):
+    """Write an arena (its items' YAML) to a file and return the path, which reset() accepts."""
+    count = iter(range(1000))
+
+    def write(items: str, t: int = 0, extra: str = "") -> str:
+        path = tmp_path / f"arena{next(count)}.yaml"
+        path.write_text(f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    pass_mark: 0\n{extra}    items:\n{items}")
+        return str(path)
+
+    return write
+
+
+@pytest.fixture
+def backend():
+    b = ArenaBackend(frames=False)
+    yield b
+    b.close()
+
+
+def run(backend: ArenaBackend, name: str, arg: int):
+    """Compile one command and step its actions until done; the last StepResult (None if no action)."""
+    result = None
+    for action in backend.compile(Command(name, (arg,))):
+        result = backend.step(action)
+        if result.done:
+            break
+    return result
+
+
+def test_go_35_from_one_wall_ends_within_3_units_of_the_opposite_side(backend, arena_file):
+    backend.reset(arena_file(agent(20, 0.5)), seed=0)
+    run(backend, "Go", 35)
+    x, _, z = backend.observe().privileged["agent"]["position"]
+    assert 40 - z <= 3.0 and x == pytest.approx(20.0, abs=0.05)
+    # and backwards just as far
+    backend.reset(arena_file(agent(20, 39.5, rotation=0)), seed=0)
+    run(backend, "Go", -35)
+    assert backend.observe().privileged["agent"]["position"][2] <= 3.0
+
+
+def test_go_n_in_open_ground_follows_the_motion_model(backend, arena_file):
+    backend.reset(arena_file(agent(5, 5, rotation=45)), seed=0)
+    run(backend, "Go", 20)
+    x, _, z = backend.observe().privileged["agent"]["position"]
+    assert np.hypot(x - 5, z - 5) == pytest.approx(19.67, abs=0.1)
+    assert x == pytest.approx(z, abs=0.01)  # heading 45 is the diagonal
+
+
+@pytest.mark.parametrize(("degrees", "turned"), [(90, 90), (25, 24), (5, 0), (-90, -90), (-360, -360), (360, 360)])
+def test_turns_are_six_degree_steps_rounded_toward_zero(backend, arena_file, degrees, turned):
+    backend.reset(arena_file(agent(20, 20, rotation=30)), seed=0)
+    actions = backend.compile(Command("Turn", (degrees,)))
+    assert len(actions) == abs(turned) // 6
+    run(backend, "Turn", degrees)
+    heading = backend.observe().privileged["agent"]["heading_deg"]
+    assert heading == pytest.approx((30 + turned) % 360, abs=1e-6)
+    assert backend.observe().privileged["agent"]["position"] == pytest.approx([20, 0, 20], abs=0.01)
+
+
+def test_compile_maps_commands_to_action_pairs(backend):
+    assert backend.compile(Command("Go", (3,))) == [[1, 0]] * 3
+    assert backend.compile(Command("Go", (-2,))) == [[2, 0]] * 2
+    assert backend.compile(Command("Turn", (-13,))) == [[0, 2]] * 2
+    assert backend.compile(Command("Think", ("hm",))) == []
+    assert backend.idle_actions() == [[0, 0]]
+    assert ArenaBackend(frames=False, idle_action=None).idle_actions() == []
+
+
+def test_a_good_goal_of_size_2_gives_2_and_ends_the_episode(backend, arena_file):
+    backend.reset(arena_file(agent(20, 1) + item("GoodGoal", 20, 20, (2, 2, 2)), t=100), seed=0)
+    last = run(backend, "Go", 35)
+    obs = backend.observe()
+    assert last.done and last.success and last.end_reason == EndReason.GOAL
+    assert obs.done and obs.success
+    assert obs.total_reward == pytest.approx(2.0 - obs.step / 100)
+    goal = obs.privileged["items"][0]
+    assert goal["active"] is False and goal["reward"] == 2.0
+
+
+def test_a_death_zone_gives_minus_1_and_ends_the_episode(backend, arena_file):
+    backend.reset(arena_file(agent(20, 1) + item("DeathZone", 20, 10, (10, 0, 4)), t=100), seed=0)
+    last = run(backend, "Go", 30)
+    obs = backend.observe()
+    assert last.done and not last.success and last.end_reason == EndReason.DIED
+    assert obs.total_reward == pytest.approx(-1.0 - obs.step / 100)
+    assert obs.privileged["agent"]["position"][2] < 8.0  # stopped at the zone's edge
+
+
+def test_without_a_goal_health_reaches_0_at_step_t(backend, arena_file):
+    backend.reset(arena_file(agent(20, 20), t=50), seed=0)
+    for step in range(1, 51):
+        result = backend.step([0, 1])
+        assert result.done == (step == 50)
+    obs = backend.observe()
+    assert obs.step == 50 and obs.health == 0.0 and result.end_reason == EndReason.TIME_LIMIT
+    assert obs.total_reward == pytest.approx(-1.0)
+    with pytest.raises(RuntimeError):
+        backend.step([0, 0])
+
+
+def test_a_hot_zone_drains_health_ten_times_faster(backend, arena_file):
+    backend.reset(arena_file(agent(20, 10) + item("HotZone", 20, 20, (10, 0, 10)), t=100), seed=0)
+    rewards = [backend.step([1, 0]).reward for _ in range(12)]
+    assert rewards[0] == pytest.approx(-0.01) and rewards[-1] == pytest.approx(-0.1)
+    assert backend.observe().privileged["items"][0]["reward"] == pytest.approx(-0.1)
+    assert backend.observe().health < 100 - 12
+
+
+def test_frames_inside_a_blackout_are_black_and_lit_frames_are_not(arena_file):
+    b = ArenaBackend(render_size=64)
+    try:
+        obs = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 15), extra="    blackouts: [0, 3]\n"), seed=0)
+        assert obs.frames["camera"].shape == (64, 64, 3) and not obs.frames["camera"].any()
+        assert obs.status["lights"] == "off"
+        for _ in range(3):
+            b.step([0, 0])
+        lit = b.observe()
+        assert lit.frames["camera"].mean() > 50 and lit.status["lights"] == "on"
+        b.reset(arena_file(agent(20, 5), extra="    blackouts: [-2]\n"), seed=0)
+        dark = []
+        for _ in range(6):
+            dark.append(not b.observe().frames["camera"].any())
+            b.step([0, 0])
+        assert dark == [False, False, True, True, False, False]  # [-2]: the lights switch every 2 frames
+    finally:
+        b.close()
+
+
+def test_the_camera_sees_a_green_goal_straight_ahead(arena_file):
+    b = ArenaBackend(render_size=96)
+    try:
+        frame = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 12, (2, 2, 2))), seed=0).frames["camera"]
+        centre = frame[40:56, 40:56].reshape(-1, 3).astype(int)
+        assert (centre[:, 1] > centre[:, 0] + 60).mean() > 0.5  # mostly green in the middle
+        assert frame[5, 48, 2] > frame[5, 48, 0]  # sky (blue-ish) at the top
+        assert frame[90, 48].tolist() != frame[5, 48].tolist()  # floor at the bottom
+        b.step([0, 1])  # turned 6 degrees right: the goal moves left in the picture
+        turned = b.observe().frames["camera"]
+        green = np.nonzero(turned[:, :, 1].astype(int) > turned[:, :, 0].astype(int) + 60)[1]
+        assert green.mean() < 48
+    finally:
+        b.close()
+
+
+def test_frames_off_renders_nothing(backend, arena_file):
+    obs = backend.reset(arena_file(agent(20, 5)), seed=0)
+    assert obs.frames == {}
+
+
+def test_go_35_through_the_real_loop_and_the_script_language(arena_file):
+    path = arena_file(agent(20, 1) + item("GoodGoal", 20, 30, (2, 2, 2)), t=250)
+    config = RunConfig(env="aai-arena", tasks=[path], include_images=False, observer=ObserverSettings(views=["image"]),
+                       backend_options={"frames": False})
+    setup = make_setup(config, model_factory=lambda backend: ReplayModel(["Think(\"ahead\"); Go(35);"]))
+    try:
+        result = run_episode(setup, path, seed=0)
+    finally:
+        setup.backend.close()
+    assert result.success and result.end_reason == EndReason.GOAL and result.scripts == 1
+    assert result.reward == pytest.approx(2.0 - len(result.actions) / 250)
+    assert result.actions == [[1, 0]] * len(result.actions) and 25 <= len(result.actions) <= 35
+    assert result.metrics == {"pass": True, "level": None, "pass_mark": 0.0}

@@ -1,0 +1,34 @@
+"""`agentkit run --env aai-arena` end to end: pure JSON on stdout, Testbed metrics, a model over HTTP."""
+
+from __future__ import annotations
+
+import json
+
+from agentkit.testing.cli_runner import cli_env, run_cli, run_json
+from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
+
+FAKE_KEY = "sk-test-not-a-real-key-000000000000"
+
+
+def test_reference_run_prints_pure_json_with_pass_and_level(tmp_path):
+    data = run_json(["run", "--env", "aai-arena", "--task", "01-04-03", "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+                    tmp_path)
+    (episode,) = data["episodes"]
+    assert episode["task"] == "01-04-03" and episode["level"] == 1 and episode["pass_mark"] == 0.0
+    assert isinstance(episode["pass"], bool)
+
+
+def test_an_openai_compatible_model_sees_the_arena_and_drives_it(tmp_path):
+    answers = iter(['Think("the goal is ahead and to the left"); Turn(-30); Go(10);', "Go(35);", "Fly(2);"])
+    with FakeOpenAIServer(responder=lambda body: next(answers, "Turn(-90);"), api_key=FAKE_KEY) as server:
+        proc = run_cli(["run", "--env", "aai-arena", "--task", "01-04-03", "--model", "openai/fake-model",
+                        "--api-base", server.base_url, "--api-key-env", "MY_TEST_KEY", "--max-scripts", "3",
+                        "--db", f"sqlite:///{tmp_path / 'llm.db'}", "--json"], tmp_path, cli_env(MY_TEST_KEY=FAKE_KEY))
+        bodies = list(server.requests)
+    data = json.loads(proc.stdout)
+    (episode,) = data["episodes"]
+    assert 1 <= episode["scripts"] <= 3 and episode["level"] == 1
+    first = bodies[0]["messages"]
+    assert first[0]["role"] == "system" and "Go(" in json.dumps(first[0])
+    assert count_images(bodies[0]) == 1
+    assert "Position" in json.dumps(first[-1])

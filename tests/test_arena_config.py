@@ -1,0 +1,250 @@
+"""Animal-AI arena YAML: the typed loader, its one-line errors, and the spawning rules (layout)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkit.envs.arena import ArenaConfigError, load_arena_config, parse_arena_config
+from agentkit.envs.arena.layout import build_layout
+from agentkit.envs.arena import tasks as arena_tasks
+
+
+def arena(items: str, header: str = "t: 250\n    pass_mark: 1") -> str:
+    """A one-arena config; ``items`` is the YAML of the item list, indented by four spaces."""
+    return f"!ArenaConfig\narenas:\n  0: !Arena\n    {header}\n    items:\n{items}"
+
+
+GOAL_AND_AGENT = """\
+    - !Item
+      name: Agent
+      positions:
+      - !Vector3 {x: 20, y: 0, z: 5}
+      rotations: [0]
+    - !Item
+      name: GoodGoal
+      positions:
+      - !Vector3 {x: 20, y: 0, z: 30}
+      sizes:
+      - !Vector3 {x: 2, y: 2, z: 2}
+"""
+
+
+def test_all_900_testbed_files_load_with_their_items():
+    ids = arena_tasks.packaged_task_ids()
+    assert len(ids) == 900 and len(arena_tasks.task_infos()) == 900
+    names = set()
+    for task in ids:
+        spec = arena_tasks.load_task(task).first()
+        assert spec.t in (250, 500, 1000)
+        names.update(item.name for item in spec.items)
+    assert names == {
+        "Agent", "Wall", "WallTransparent", "Ramp", "CylinderTunnel", "CylinderTunnelTransparent", "Cardbox1",
+        "Cardbox2", "UObject", "LObject", "LObject2", "GoodGoal", "GoodGoalBounce", "GoodGoalMulti",
+        "GoodGoalMultiBounce", "BadGoal", "BadGoalBounce", "DeathZone", "HotZone",
+    }
+    assert arena_tasks.load_task("10-22-02").first().pass_mark is None
+    assert arena_tasks.load_task("07-01-01").first().blackouts  # a blackout task
+
+
+def test_a_file_reads_into_typed_values():
+    config = parse_arena_config(arena(GOAL_AND_AGENT))
+    spec = config.first()
+    assert spec.t == 250 and spec.pass_mark == 1.0 and spec.blackouts == ()
+    agent, goal = spec.items
+    assert agent.name == "Agent" and agent.rotations == (0.0,)
+    assert goal.sizes[0].as_tuple() == (2.0, 2.0, 2.0) and goal.positions[0].z == 30.0
+
+
+def test_v4_key_names_and_aliases_are_accepted():
+    text = arena("    - !Item\n      name: LightBlock\n", header="timeLimit: 100\n    passMark: 2.5\n    blackouts: [-20]")
+    spec = parse_arena_config(text).first()
+    assert spec.t == 100 and spec.pass_mark == 2.5 and spec.blackouts == (-20,)
+    assert spec.items[0].name == "Cardbox1"
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        ("    - !Item\n      name: Agent\n    - !Item\n      name: Wall\n    - !Item\n      name: GoodGoall\n",
+         "x.yaml: arena 0, item 2 'GoodGoall': unknown item (known: Agent, Wall,"),
+        ("    - !Item\n      name: Agent\n    - !Itme\n      name: GoodGoal\n",
+         "x.yaml: arena 0, item 1: unknown tag '!Itme' at line 9"),
+        ("    - !Item\n      name: Wall\n      positions:\n      - !Vector4 {x: 1, y: 0, z: 1}\n",
+         "x.yaml: arena 0, item 0 'Wall': unknown tag '!Vector4'"),
+        ("    - !Item\n      name: Wall\n      positon: []\n",
+         "x.yaml: arena 0, item 0 'Wall': unknown field 'positon' (known: name, positions,"),
+        ("    - !Item\n      name: Wall\n      rotations: [zero]\n",
+         "x.yaml: arena 0, item 0 'Wall': 'rotations' must hold numbers, got 'zero'"),
+        ("    - !Item\n      name: Wall\n      sizes:\n      - !RGB {r: 1, g: 2, b: 3}\n",
+         "x.yaml: arena 0, item 0 'Wall': an entry of 'sizes' is tagged '!RGB', expected '!Vector3'"),
+        ("    - !Item\n      name: Wall\n      colors:\n      - !RGB {r: 300, g: 2, b: 3}\n",
+         "x.yaml: arena 0, item 0 'Wall': colour components must be 0..255"),
+        ("    - !Item\n      name: Ramp\n      positions:\n      - !Vector3 {x: 1, y: 2 z: 3}\n",
+         "x.yaml: arena 0, item 0 'Ramp': YAML syntax error at line 10"),
+        ("    - !Item\n      name: Agent\n    - !Item\n      name: Ramp\n      sizes:\n"
+         "        - !Vector3 {x: 1, y: 0, z: 1}\n       - !Vector3 {x: 1, y: 0, z: 1}\n",
+         "x.yaml: arena 0, item 1 'Ramp': YAML syntax error at line 13"),
+    ],
+)
+def test_errors_name_the_file_the_arena_and_the_item(items, expected):
+    with pytest.raises(ArenaConfigError) as info:
+        parse_arena_config(arena(items), source="x.yaml")
+    message = str(info.value)
+    assert message.startswith(expected), message
+    assert "\n" not in message
+
+
+def test_arena_level_errors_and_file_names(tmp_path):
+    with pytest.raises(ArenaConfigError, match=r"^bad\.yaml: arena 3: 't' must be at least 0"):
+        parse_arena_config("!ArenaConfig\narenas:\n  3: !Arena\n    t: -5\n", source="bad.yaml")
+    with pytest.raises(ArenaConfigError, match=r"blackouts' frames must increase"):
+        parse_arena_config(arena("", header="blackouts: [10, 5]"))
+    with pytest.raises(ArenaConfigError, match=r"one negative period"):
+        parse_arena_config(arena("", header="blackouts: [-10, 5]"))
+    with pytest.raises(ArenaConfigError, match=r"^x\.yaml: the file is tagged '!Arena'"):
+        parse_arena_config("!Arena\narenas: {}\n", source="x.yaml")
+    path = tmp_path / "mine.yaml"
+    path.write_text(arena("    - !Item\n      name: Goal\n"))
+    with pytest.raises(ArenaConfigError, match=r"^mine\.yaml: arena 0, item 0 'Goal': unknown item"):
+        load_arena_config(path)
+
+
+def test_the_loader_never_builds_python_objects():
+    text = arena("    - !!python/object/apply:os.system ['echo hacked']\n")
+    with pytest.raises(ArenaConfigError, match=r"arena 0, item 0: unknown tag 'tag:yaml.org,2002:python/object"):
+        parse_arena_config(text)
+
+
+# -- layout: Animal-AI's spawning rules -------------------------------------------------------
+
+
+def test_item_i_takes_entry_i_of_each_list_with_defaults_for_missing_ones():
+    items = """\
+    - !Item
+      name: Wall
+      positions:
+      - !Vector3 {x: 5, y: 0, z: 5}
+      - !Vector3 {x: 15, y: 0, z: 5}
+      - !Vector3 {x: 25, y: 0, z: 5}
+      rotations: [0, 90]
+      sizes:
+      - !Vector3 {x: 2, y: 3, z: 4}
+      colors:
+      - !RGB {r: 0, g: 0, b: 255}
+"""
+    layout = build_layout(parse_arena_config(arena(items)).first(), seed=1)
+    first, second, third = layout.items
+    assert first.size == (2.0, 3.0, 4.0) and first.color == (0, 0, 255) and first.rotation == 0.0
+    assert second.rotation == 90.0 and second.size == (1.0, 1.0, 1.0) and second.color == (153, 153, 153)
+    assert 0.0 <= third.rotation < 360.0  # no rotation given: random, from the seed
+
+
+def test_random_components_come_from_the_seed():
+    items = """\
+    - !Item
+      name: GoodGoal
+      positions:
+      - !Vector3 {x: -1, y: 0, z: 10}
+      - !Vector3 {x: 10, y: 0, z: -1}
+    - !Item
+      name: Wall
+      sizes:
+      - !Vector3 {x: 2, y: -1, z: 2}
+"""
+    spec = parse_arena_config(arena(items)).first()
+    a, b, c = build_layout(spec, 5), build_layout(spec, 5), build_layout(spec, 6)
+    assert a == b and a != c
+    goal_x, goal_z = a.items[0].position, a.items[1].position
+    assert goal_x[2] == 10.0 and 0.5 <= goal_x[0] <= 39.5
+    assert goal_z[0] == 10.0 and 0.5 <= goal_z[2] <= 39.5
+    wall = a.items[2]
+    assert wall.size[0] == 2.0 and 0.1 <= wall.size[1] <= 10.0 and wall.size[2] == 2.0
+
+
+def test_sizes_are_clamped_and_goals_are_spheres_of_size_x():
+    items = """\
+    - !Item
+      name: CylinderTunnel
+      positions: [!Vector3 {x: 20, y: 0, z: 20}]
+      sizes: [!Vector3 {x: 20, y: 1, z: 4}]
+    - !Item
+      name: GoodGoal
+      positions: [!Vector3 {x: 5, y: 0, z: 5}]
+      sizes: [!Vector3 {x: 2, y: 7, z: 0.1}]
+"""
+    tunnel, goal = build_layout(parse_arena_config(arena(items)).first(), 0).items
+    assert tunnel.size == (10.0, 2.5, 4.0)
+    assert goal.size == (2.0, 2.0, 2.0)
+
+
+def test_overlapping_items_are_not_spawned_but_zones_and_touching_items_are():
+    items = """\
+    - !Item
+      name: Wall
+      positions:
+      - !Vector3 {x: 10, y: 0, z: 10}
+      - !Vector3 {x: 11, y: 0, z: 10}
+      - !Vector3 {x: 10, y: 2, z: 10}
+      - !Vector3 {x: 14, y: 0, z: 10}
+      rotations: [0, 0, 0, 0]
+      sizes:
+      - !Vector3 {x: 4, y: 2, z: 4}
+      - !Vector3 {x: 4, y: 2, z: 4}
+      - !Vector3 {x: 4, y: 1, z: 4}
+      - !Vector3 {x: 4, y: 2, z: 4}
+    - !Item
+      name: DeathZone
+      positions: [!Vector3 {x: 10, y: 0, z: 10}]
+      sizes: [!Vector3 {x: 8, y: 0, z: 8}]
+    - !Item
+      name: GoodGoal
+      positions: [!Vector3 {x: 10, y: 0, z: 15}]
+"""
+    layout = build_layout(parse_arena_config(arena(items)).first(), 0)
+    placed = [(i.name, i.position) for i in layout.items]
+    assert ("Wall", (11.0, 0.0, 10.0)) not in placed  # overlaps the first wall
+    assert ("Wall", (10.0, 2.0, 10.0)) in placed  # stands on it
+    assert ("Wall", (14.0, 0.0, 10.0)) in placed  # touches it
+    assert ("DeathZone", (10.0, 0.0, 10.0)) in placed  # a zone may overlap items
+    assert ("GoodGoal", (10.0, 0.0, 15.0)) in placed  # and items may stand in a zone
+    assert layout.skipped == 1
+
+
+def test_goals_may_sit_above_the_low_part_of_a_ramp():
+    """Ramps are wedges (rising towards local -z): a goal over the low end spawns, one inside the high end not."""
+    items = """\
+    - !Item
+      name: Ramp
+      positions: [!Vector3 {x: 20, y: 0, z: 20}]
+      rotations: [0]
+      sizes: [!Vector3 {x: 4, y: 2, z: 10}]
+    - !Item
+      name: GoodGoal
+      positions:
+      - !Vector3 {x: 20, y: 1, z: 24}
+      - !Vector3 {x: 20, y: 1, z: 16}
+"""
+    layout = build_layout(parse_arena_config(arena(items)).first(), 0)
+    assert [i.position for i in layout.items if i.name == "GoodGoal"] == [(20.0, 1.0, 24.0)]
+
+
+def test_the_agent_is_placed_last_and_moved_when_its_place_is_taken():
+    items = """\
+    - !Item
+      name: Agent
+      positions: [!Vector3 {x: 10, y: 0, z: 10}]
+      rotations: [90]
+    - !Item
+      name: Wall
+      positions: [!Vector3 {x: 10, y: 0, z: 10}]
+      sizes: [!Vector3 {x: 3, y: 3, z: 3}]
+"""
+    layout = build_layout(parse_arena_config(arena(items)).first(), 3)
+    assert [i.name for i in layout.items] == ["Wall"]  # the agent did not block the wall
+    x, y, z = layout.agent.position
+    assert not (8.0 <= x <= 12.0 and 8.0 <= z <= 12.0) and y == 0.0
+    assert layout.agent.rotation == 90.0
+    free = build_layout(parse_arena_config(arena(GOAL_AND_AGENT)).first(), 3)
+    assert free.agent.position == (20.0, 0.0, 5.0)
+    random_agent = build_layout(parse_arena_config(arena("    - !Item\n      name: Agent\n")).first(), 3)
+    assert 0.5 <= random_agent.agent.position[0] <= 39.5 and 0 <= random_agent.agent.rotation < 360

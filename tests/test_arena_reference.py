@@ -1,0 +1,292 @@
+"""The arena reference agent: planning on synthetic privileged states, then through the real loop.
+
+The synthetic states follow the backend's privileged JSON contract exactly, so these tests pin
+the planner's behaviour (routes round walls, up ramps, away from hazards; goal order) without a
+simulator; the tests at the end drive the real pybullet arena through the loop.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agentkit.actions import parse_script
+from agentkit.envs.arena.planning_grid import MapSettings, build_map
+from agentkit.envs.arena.planning_motion import DEFAULT_MODEL, AgentState, turn_toward
+from agentkit.envs.arena.reference import ArenaReferencePolicy, format_script
+
+
+def _item(i, name, kind, pos, size, rot=0.0, reward=None):
+    return {"id": i, "name": name, "kind": kind, "position": list(pos), "size": list(size), "rotation_deg": rot,
+            "reward": reward, "active": True, "solid": kind in ("obstacle", "ramp", "movable"),
+            "transparent": name.endswith("Transparent")}
+
+
+def _state(items, agent=(20.0, 0.0, 5.0), heading=0.0, step=0, t=250):
+    return {"arena": {"size": 40.0, "pass_mark": 0.0, "t": t, "step": step},
+            "agent": {"position": list(agent), "heading_deg": heading, "velocity": [0.0, 0.0, 0.0], "health": 100.0},
+            "items": items}
+
+
+def _route(plan, agent):
+    return [(agent[0], agent[2]), *plan.waypoints]
+
+
+def _crosses(route, inside) -> bool:
+    """Whether any point sampled along the route satisfies ``inside(x, z)``."""
+    for (ax, az), (bx, bz) in zip(route, route[1:]):
+        for k in range(41):
+            t = k / 40
+            if inside(ax + (bx - ax) * t, az + (bz - az) * t):
+                return True
+    return False
+
+
+def test_canonical_script_text_round_trips_through_the_parser():
+    text = format_script([("Think", 'say "hi" \\ go'), ("Turn", -30), ("Go", 8)])
+    assert text == 'Think("say \\"hi\\" \\\\ go"); Turn(-30); Go(8);'
+
+
+def test_turn_toward_uses_clockwise_headings_from_plus_z():
+    here = AgentState(20, 20, 0.0)
+    assert turn_toward(here, 20, 30) == 0
+    assert turn_toward(here, 30, 20) == 90  # +x is to the right when facing +z
+    assert turn_toward(here, 10, 20) == -90
+    assert abs(turn_toward(here, 20, 10)) == 180
+    assert turn_toward(AgentState(20, 20, 90.0), 20, 30) == -90
+
+
+def test_route_goes_round_a_wall_between_agent_and_goal():
+    wall = _item(1, "Wall", "obstacle", (20, 0, 20), (20, 2, 1))
+    goal = _item(2, "GoodGoal", "goal", (20, 0, 30), (1, 1, 1), reward=1.0)
+    plan = ArenaReferencePolicy().plan(_state([wall, goal]))
+    assert plan.goal is goal
+    route = _route(plan, (20, 0, 5))
+    assert not _crosses(route, lambda x, z: 10 <= x <= 30 and 19.5 <= z <= 20.5)
+    names = [name for name, _ in plan.commands]
+    assert names[0] == "Think" and "Go" in names
+
+
+def test_goal_on_a_platform_is_reached_by_its_ramp():
+    platform = _item(1, "Wall", "obstacle", (20, 0, 30), (6, 2, 6))
+    ramp = _item(3, "Ramp", "ramp", (20, 0, 24), (3, 2, 6), rot=180.0)  # climbs towards +z, onto the platform
+    goal = _item(2, "GoodGoal", "goal", (20, 2, 31), (1, 1, 1), reward=1.0)
+    plan = ArenaReferencePolicy().plan(_state([platform, ramp, goal], agent=(5.0, 0.0, 5.0)))
+    assert plan.goal is goal
+    route = _route(plan, (5.0, 0.0, 5.0))
+    # Up the ramp: the route gets onto the ramp in its lower part, never over the platform's other sides.
+    assert _crosses(route, lambda x, z: 18.5 <= x <= 21.5 and 21 <= z <= 23)
+    assert not _crosses(route, lambda x, z: (x < 17.2 or x > 22.8) and 27 <= z <= 33)
+
+
+def test_ramp_facing_away_leaves_the_platform_goal_unreachable_and_the_agent_waits():
+    platform = _item(1, "Wall", "obstacle", (20, 0, 30), (6, 2, 6))
+    ramp = _item(3, "Ramp", "ramp", (20, 0, 24), (3, 2, 6))  # rotation 0 climbs towards -z: away from it
+    goal = _item(2, "GoodGoal", "goal", (20, 2, 31), (1, 1, 1), reward=1.0)
+    plan = ArenaReferencePolicy().plan(_state([platform, ramp, goal]))
+    assert plan.goal is None and plan.commands[0][0] == "Think"
+
+
+def test_deathzone_and_red_goal_are_avoided():
+    zone = _item(1, "DeathZone", "zone", (20, 0, 17), (12, 0.5, 4))  # zones are built 0.5 high
+    bad = _item(3, "BadGoal", "goal", (14, 0, 25), (2, 2, 2), reward=-2.0)
+    goal = _item(2, "GoodGoal", "goal", (20, 0, 30), (1, 1, 1), reward=1.0)
+    plan = ArenaReferencePolicy().plan(_state([zone, bad, goal]))
+    route = _route(plan, (20, 0, 5))
+    assert plan.goal is goal
+    assert not _crosses(route, lambda x, z: 13.5 <= x <= 26.5 and 14.5 <= z <= 19.5)
+    assert not _crosses(route, lambda x, z: math.hypot(x - 14, z - 25) < 1.6)
+
+
+def test_gold_goals_come_before_the_green_one_that_ends_the_episode():
+    green = _item(2, "GoodGoal", "goal", (20, 0, 8), (1, 1, 1), reward=1.0)
+    gold = _item(3, "GoodGoalMulti", "goal", (30, 0, 30), (1, 1, 1), reward=1.0)
+    plan = ArenaReferencePolicy().plan(_state([green, gold]))
+    assert plan.goal is gold
+
+
+def test_bigger_green_goal_is_preferred():
+    small = _item(2, "GoodGoal", "goal", (20, 0, 10), (1, 1, 1), reward=1.0)
+    big = _item(3, "GoodGoal", "goal", (30, 0, 30), (3, 3, 3), reward=3.0)
+    assert ArenaReferencePolicy().plan(_state([small, big])).goal is big
+
+
+def test_gold_goal_skipped_when_time_runs_short():
+    green = _item(2, "GoodGoal", "goal", (20, 0, 9), (1, 1, 1), reward=1.0)
+    gold = _item(3, "GoodGoalMulti", "goal", (35, 0, 35), (1, 1, 1), reward=1.0)
+    plan = ArenaReferencePolicy().plan(_state([green, gold], step=230, t=250))
+    assert plan.goal is green
+
+
+def test_blocked_goal_is_skipped_for_a_reachable_one():
+    box = [_item(10 + k, "Wall", "obstacle", pos, size) for k, (pos, size) in enumerate([
+        ((30, 0, 28), (6, 3, 0.5)), ((30, 0, 34), (6, 3, 0.5)), ((27, 0, 31), (0.5, 3, 6)), ((33, 0, 31), (0.5, 3, 6))])]
+    caged = _item(2, "GoodGoal", "goal", (30, 0, 31), (3, 3, 3), reward=3.0)
+    free = _item(3, "GoodGoal", "goal", (10, 0, 20), (1, 1, 1), reward=1.0)
+    assert ArenaReferencePolicy().plan(_state([*box, caged, free])).goal is free
+
+
+def test_map_marks_platform_sides_blocked_and_ramp_cells_free():
+    platform = _item(1, "Wall", "obstacle", (20, 0, 30), (6, 2, 6))
+    ramp = _item(3, "Ramp", "ramp", (20, 0, 24), (3, 2, 6), rot=180.0)
+    amap = build_map(_state([platform, ramp]), MapSettings())
+    i, j = amap.cell_of(20.1, 22.1)
+    assert amap.free[i, j] and 0.0 < amap.height[i, j] < 1.0
+    i, j = amap.cell_of(16.6, 30.1)  # on the floor, pressed against the platform's side
+    assert not amap.free[i, j]
+    i, j = amap.cell_of(20.1, 30.1)  # on top of the platform
+    assert amap.free[i, j] and amap.height[i, j] == pytest.approx(2.0)
+
+
+def test_no_goal_at_all_is_not_a_crash():
+    plan = ArenaReferencePolicy().plan(_state([]))
+    assert plan.goal is None and plan.commands
+
+
+def test_motion_model_is_monotone_and_coasts():
+    start = AgentState(20, 5, 0.0)
+    d = [DEFAULT_MODEL.go(start, n).z - 5 for n in (5, 10, 20, 35)]
+    assert d == sorted(d) and all(x > 0 for x in d)
+    moving = DEFAULT_MODEL.go(start, 10)
+    assert DEFAULT_MODEL.turn(moving, 60).z > moving.z
+
+
+# ---- against the real pybullet arena ---------------------------------------------------------
+
+WALLED_GOAL = """\
+!ArenaConfig
+arenas:
+  0: !Arena
+    pass_mark: 0
+    t: 250
+    items:
+    - !Item
+      name: Agent
+      positions:
+      - !Vector3 {x: 20, y: 0, z: 5}
+      rotations: [0]
+    - !Item
+      name: Wall
+      positions:
+      - !Vector3 {x: 20, y: 0, z: 20}
+      rotations: [0]
+      sizes:
+      - !Vector3 {x: 20, y: 2, z: 1}
+    - !Item
+      name: GoodGoal
+      positions:
+      - !Vector3 {x: 20, y: 0, z: 30}
+      sizes:
+      - !Vector3 {x: 1, y: 1, z: 1}
+"""
+
+EMPTY_ARENA = """\
+!ArenaConfig
+arenas:
+  0: !Arena
+    pass_mark: 0
+    t: 0
+    items:
+    - !Item
+      name: Agent
+      positions:
+      - !Vector3 {x: 20, y: 0, z: 1}
+      rotations: [0]
+"""
+
+
+class _Turns:
+    def __init__(self) -> None:
+        self.turns = []
+
+    def add_turn(self, episode_id, turn) -> None:
+        self.turns.append(turn)
+
+
+def test_reference_agent_gets_the_goal_behind_a_wall_through_the_real_loop(tmp_path):
+    from agentkit.config import RunConfig
+    from agentkit.loop import run_episode
+    from agentkit.records import EndReason
+    from agentkit.setup_episode import make_setup
+
+    arena = tmp_path / "walled.yaml"
+    arena.write_text(WALLED_GOAL)
+    config = RunConfig(env="aai-arena", tasks=[str(arena)], include_images=False, backend_options={"frames": False})
+    setup = make_setup(config)
+    sink = _Turns()
+    try:
+        result = run_episode(setup, str(arena), 0, sink=sink, episode_id="walled")
+        vocabulary = setup.backend.vocabulary
+    finally:
+        setup.backend.close()
+    assert result.success and result.end_reason == EndReason.GOAL and result.metrics["pass"]
+    assert result.scripts <= 6
+    # Every answer was ordinary script text in the canonical form, parsed without error.
+    for turn in sink.turns:
+        assert turn.parse_error is None and turn.answer.startswith("Think(") and turn.answer.endswith(";")
+        assert [c.to_json() for c in parse_script(turn.answer, vocabulary)] == turn.script
+    # Straight ahead is the wall: the first script already turns away to go round it.
+    assert "Turn(" in sink.turns[0].answer
+
+
+def test_motion_model_matches_the_arena(tmp_path):
+    """The planner's calibration: Go(n) from rest and the roll during a Turn, measured on the arena."""
+    from agentkit.envs.arena.backend import ArenaBackend
+
+    arena = tmp_path / "empty.yaml"
+    arena.write_text(EMPTY_ARENA)
+    backend = ArenaBackend(frames=False)
+    try:
+        for n in (1, 3, 5, 10, 20, 35):
+            backend.reset(str(arena), 0)
+            start = backend.privileged_state()["agent"]["position"][2]
+            for _ in range(n):
+                backend.step([1, 0])
+            moved = backend.privileged_state()["agent"]["position"][2] - start
+            predicted = DEFAULT_MODEL.go(AgentState(20, start, 0.0), n).z - start
+            assert moved == pytest.approx(predicted, abs=0.05), n
+        backend.reset(str(arena), 0)
+        for _ in range(15):
+            backend.step([1, 0])
+        agent = backend.privileged_state()["agent"]
+        scale = ArenaBackend.velocity_per_step
+        state = AgentState(agent["position"][0], agent["position"][2], agent["heading_deg"],
+                           agent["velocity"][0] * scale, agent["velocity"][2] * scale)
+        for _ in range(10):
+            backend.step([0, 1])  # Turn(60) while rolling
+        after = backend.privileged_state()["agent"]
+        predicted = DEFAULT_MODEL.turn(state, 60)
+        assert after["position"][2] == pytest.approx(predicted.z, abs=0.05)
+        assert after["heading_deg"] == pytest.approx(predicted.heading, abs=1e-6)
+    finally:
+        backend.close()
+
+
+def test_reference_agent_passes_easy_testbed_tasks():
+    """A few level-1 tasks (food in the open, a gold goal field) through the backend's own policy."""
+    from agentkit.envs.arena.backend import ArenaBackend
+    from agentkit.observers import Observer
+
+    backend = ArenaBackend(frames=False)
+    observer = Observer()
+    try:
+        for task in ("01-01-01", "01-04-03", "01-21-01"):
+            policy = backend.reference_policy()
+            observation = observer.observe(backend.reset(task, 0))
+            for _ in range(30):
+                script = parse_script(policy.next_answer(observation), backend.vocabulary)
+                done = False
+                for command in script:
+                    for action in backend.compile(command):
+                        done = backend.step(action).done
+                        if done:
+                            break
+                    if done:
+                        break
+                observation = observer.observe(backend.observe())
+                if observation.done:
+                    break
+            assert backend.episode_metrics(observation)["pass"], task
+    finally:
+        backend.close()
