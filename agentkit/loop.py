@@ -147,7 +147,7 @@ def run_episode(
         "has_images": renderer.include_images and bool(observation.images),
         **backend.prompt_context(),
     }
-    system = renderer.system_message(context)
+    prefix = renderer.prefix_messages(context)  # system message, then the worked example if the set has one
     history: list[TurnMessages] = []
     budget = _Budget(limits)
     feedback: str | None = None
@@ -168,7 +168,7 @@ def run_episode(
         timings: dict[str, float] = {}
         start = time.perf_counter()
         user = renderer.turn_message(observation, context, feedback, scripts)
-        messages = [system, *setup.memory.select(history), user]
+        messages = [*prefix, *setup.memory.select(history), user]
         timings["render"] = time.perf_counter() - start
 
         start = time.perf_counter()

@@ -157,3 +157,35 @@ def test_templates_render_the_real_arena_observation():
             assert obs.status_text in user["content"][0]["text"]
     finally:
         backend.close()
+
+
+@pytest.mark.skipif(not HAVE_BACKEND, reason="needs the arena extra")
+def test_loop_sends_the_worked_example_between_system_message_and_first_turn():
+    """The in-context example must reach the model on every call, not only in the renderer."""
+    from agentkit.config import RunConfig
+    from agentkit.loop import run_episode
+    from agentkit.records import ModelReply
+    from agentkit.setup_episode import make_setup
+
+    seen: list[list[dict]] = []
+
+    class Recorder:
+        name = "recorder"
+
+        def complete(self, messages, observation):
+            seen.append(messages)
+            return ModelReply(text="Go(1)")
+
+    config = RunConfig(env="aai-arena", tasks=["01-01-01"], templates_dir="aai-arena-incontext", max_scripts=2)
+    setup = make_setup(config, model_factory=lambda backend: Recorder())
+    try:
+        run_episode(setup, "01-01-01", seed=0)
+    finally:
+        setup.backend.close()
+    assert len(seen) == 2
+    first = seen[0]
+    assert first[0]["role"] == "system" and first[-1]["role"] == "user"
+    assert [m["role"] for m in first[1:5]] == ["user", "assistant", "user", "assistant"]
+    assert first[2]["content"].startswith("Think(")
+    # With full history the second call repeats the prefix before the first real turn.
+    assert seen[1][: len(first) - 1] == first[:-1]
