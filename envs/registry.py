@@ -9,6 +9,8 @@ from agentkit.envs.base import Backend
 _BACKENDS: dict[str, str] = {
     "gridworld": "agentkit.envs.gridworld.backend:GridworldBackend",
     "aai-arena": "agentkit.envs.arena.backend:ArenaBackend",
+    "animalai": "agentkit.envs.animalai.backend:AnimalAIBackend",
+    "trifinger": "agentkit.envs.trifinger.backend:TriFingerBackend",
 }
 
 

@@ -1,0 +1,1 @@
+"""Reports that compare runs with baselines (children, Olympics entrants, reference agents)."""
