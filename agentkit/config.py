@@ -47,6 +47,15 @@ class RunConfig(BaseModel):
     rate_limit_rpm: float | None = Field(None, gt=0)  # requests per minute per provider
     cache: bool = False  # answer identical requests from the store's response cache
     cache_max_age_s: float | None = Field(None, gt=0)
+    workers: Literal["auto", "threads", "processes"] = "auto"  # how episodes run concurrently
+    # Model client: per-request timeout, retries with backoff, and a price for unlisted models.
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(5, ge=0)
+    retry_base_s: float = Field(1.0, ge=0)
+    price_per_mtok: tuple[float, float] | None = None  # (input, output) USD per million tokens
+    # An explicit list of (task, seed) episodes; when set it replaces tasks x episodes (the
+    # gridworld catalogue's hashed seeds, hand-picked seeds). Trials count per task in list order.
+    plan: list[tuple[str, int]] | None = None
     memory: str = "full"
     templates_dir: str | None = None
     include_images: bool = True
@@ -62,4 +71,11 @@ class RunConfig(BaseModel):
     def episode_plan(self) -> list[tuple[str, int, int]]:
         """(task, trial, seed) of every episode: trial i of a task uses seed + i, so runs with the
         same seed meet the same episodes whatever the model."""
+        if self.plan is not None:
+            trials: dict[str, int] = {}
+            out = []
+            for task, seed in self.plan:
+                out.append((task, trials.get(task, 0), seed))
+                trials[task] = trials.get(task, 0) + 1
+            return out
         return [(task, i, self.seed + i) for task in self.tasks for i in range(self.episodes)]

@@ -1,9 +1,22 @@
-"""Run a configured set of episodes into the transcript store, with a rich progress bar on stderr."""
+"""Run a configured set of episodes into the transcript store: concurrently, resumably, within budget.
+
+The plan is tasks x trials (or an explicit (task, seed) list). Up to ``max_concurrency``
+episodes are in flight: in threads when the model is an API (waiting on the network releases
+the GIL, and one process shares one rate limiter), in worker processes when the environment is
+what costs CPU (the reference agent, replayed answers). Every episode has a stable id derived
+from (run, task, trial, seed, attempt), so ``resume_run_id`` plays only what is missing, and a
+killed run never leaves a duplicate behind.
+"""
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
+import threading
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 from rich.console import Console
@@ -11,12 +24,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentkit import __version__
 from agentkit.config import RunConfig
-from agentkit.loop import run_episode
-from agentkit.records import EndReason, EpisodeResult
-from agentkit.setup_episode import make_setup
+from agentkit.records import EndReason, EpisodeResult, Usage
+from agentkit.run_budget import RunBudget, StopFlag
+from agentkit.run_worker import (RERUN_REASONS, PlannedEpisode, Worker, WorkerContext, process_init,
+                                 process_worker, thread_worker)
+from agentkit.setup_episode import make_backend
 from agentkit.transcripts import TranscriptStore
+from agentkit.prompts.renderer import resolve_templates
 
 log = logging.getLogger(__name__)
+
+CPU_BOUND_MODELS = ("reference",)
 
 
 @dataclass
@@ -24,6 +42,7 @@ class RunSummary:
     run_id: str
     config: RunConfig
     episodes: list[EpisodeResult] = field(default_factory=list)
+    stopped: EndReason | None = None  # set when a run-wide limit or Ctrl-C ended the run early
 
     @property
     def success_rate(self) -> float:
@@ -37,7 +56,52 @@ class RunSummary:
             "model": self.config.model,
             "episodes": [e.to_json() for e in self.episodes],
             "success_rate": self.success_rate,
+            "stopped": self.stopped.value if self.stopped else None,
         }
+
+
+def _worker_kind(config: RunConfig) -> str:
+    if config.workers != "auto":
+        return config.workers
+    return "processes" if config.model in CPU_BOUND_MODELS and config.max_concurrency > 1 else "threads"
+
+
+def _check_and_templates(config: RunConfig) -> dict[str, str]:
+    """Fail before the run is created if a task is unknown or the templates do not resolve."""
+    backend = make_backend(config)
+    try:
+        sources = resolve_templates(backend.template_set, config.templates_dir)
+        for task in dict.fromkeys(task for task, _, _ in config.episode_plan()):
+            backend.check_task(task)
+        return sources
+    finally:
+        backend.close()
+
+
+def _result_of(info: Any) -> EpisodeResult:
+    """An EpisodeResult rebuilt from a stored episode (for the summary of a resumed run)."""
+    return EpisodeResult(
+        episode_id=info.id, task=info.task, seed=info.seed, success=bool(info.success), reward=info.reward or 0.0,
+        end_reason=EndReason(info.end_reason) if info.end_reason else EndReason.CANCELLED,
+        scripts=info.scripts or 0, turns=info.turns or 0,
+        usage=Usage(info.input_tokens or 0, info.output_tokens or 0, info.cost_usd or 0.0),
+        trial=info.trial, metrics=dict(info.metrics or {}),
+    )
+
+
+def _resume_state(store: TranscriptStore, run_id: str) -> tuple[dict[tuple[str, int, int], Any], Usage]:
+    """The latest attempt of every (task, trial, seed) already in the run, and what the run spent."""
+    store.close_stale()  # episodes of a killed writer become "unfinished"
+    latest: dict[tuple[str, int, int], Any] = {}
+    spent = Usage()
+    for info in store.list_episodes(run_id=run_id):
+        key = (info.task, info.trial, info.seed)
+        if key not in latest or info.attempt > latest[key].attempt:
+            latest[key] = info
+        spent.input_tokens += info.input_tokens or 0
+        spent.output_tokens += info.output_tokens or 0
+        spent.cost_usd += info.cost_usd or 0.0
+    return latest, spent
 
 
 def execute_run(
@@ -46,47 +110,108 @@ def execute_run(
     api_key: str | None = None,
     on_episode: Callable[[EpisodeResult], None] | None = None,
     show_progress: bool = True,
+    resume_run_id: str | None = None,
 ) -> RunSummary:
-    """Create the run, play its episodes one after another, store every turn as it happens."""
-    setup = make_setup(config, api_key=api_key)
-    run_id = store.create_run(
-        env=config.env,
-        tasks=config.tasks,
-        model=config.model,
-        config={**config.model_dump(), "agentkit_version": __version__},
-        templates=setup.renderer.sources,
-    )
-    summary = RunSummary(run_id=run_id, config=config)
+    """Create (or resume) the run and play every planned episode that has no final result yet."""
+    done: list[EpisodeResult] = []
+    spent = Usage()
+    if resume_run_id:
+        run = store.get_run(resume_run_id)
+        stored = RunConfig.model_validate({k: v for k, v in run.config.items() if k in RunConfig.model_fields})
+        config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers})
+        run_id, templates = resume_run_id, run.templates
+        latest, spent = _resume_state(store, run_id)
+        store.reopen_run(run_id)
+    else:
+        templates = _check_and_templates(config)
+        run_id = store.create_run(env=config.env, tasks=config.tasks, model=config.model,
+                                  config={**config.model_dump(), "agentkit_version": __version__}, templates=templates)
+        latest = {}
+    plan: list[PlannedEpisode] = []
+    for task, trial, seed in config.episode_plan():
+        prior = latest.get((task, trial, seed))
+        if prior is not None and prior.status == "finished" and prior.end_reason not in RERUN_REASONS:
+            done.append(_result_of(prior))
+        else:
+            plan.append(PlannedEpisode(task, trial, seed, first_attempt=prior.attempt + 1 if prior else 0))
+    if resume_run_id:
+        log.info("resuming run %s: %d episode(s) done, %d to play", run_id, len(done), len(plan))
+
+    kind = _worker_kind(config)
+    if kind == "processes" and store.is_memory:
+        kind = "threads"  # worker processes cannot see an in-memory database
+    stop_cell = multiprocessing.get_context("spawn").Value("i", 0) if kind == "processes" else None
+    budget = RunBudget(config, spent=spent, flag=StopFlag(stop_cell))
+    ctx = WorkerContext(config=config, db_url=store.url, run_id=run_id, templates=templates, api_key=api_key)
+    summary = RunSummary(run_id=run_id, config=config, episodes=list(done))
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(stderr=True), disable=not show_progress, transient=True,
     )
-    run_status = "unfinished"
+    status = "unfinished"
     try:
         with progress:
-            plan = config.episode_plan()
-            bar = progress.add_task(f"{config.env} ({config.model})", total=len(plan))
-            for task, trial, seed in plan:
-                progress.update(bar, description=f"{task} ({config.model})")
-                episode_id = store.start_episode(run_id, task, seed, trial=trial)
-                try:
-                    result = run_episode(setup, task, seed, sink=store, episode_id=episode_id)
-                except KeyboardInterrupt:
-                    store.finish_episode(episode_id, _cancelled(episode_id, task, seed))
-                    raise
-                result.trial = trial
-                store.finish_episode(episode_id, result)
+            bar = progress.add_task(f"{config.env} ({config.model}, {config.max_concurrency} at once)",
+                                    total=len(plan) + len(done), completed=len(done))
+
+            def finished(result: EpisodeResult) -> None:
                 summary.episodes.append(result)
+                if kind == "processes":
+                    budget.add(result.usage)  # workers in other processes cannot add to this budget
                 if on_episode:
                     on_episode(result)
                 progress.advance(bar)
-        run_status = "finished"
+
+            _play_all(plan, ctx, store, budget, kind, stop_cell, finished)
+        summary.stopped = budget.flag.get()
+        status = "finished" if summary.stopped is None else "stopped"
     finally:
-        store.finish_run(run_id, run_status)
-        setup.backend.close()
+        store.finish_run(run_id, status)
+    order = {key: i for i, key in enumerate(config.episode_plan())}
+    summary.episodes.sort(key=lambda e: order.get((e.task, e.trial, e.seed), len(order)))
     return summary
 
 
-def _cancelled(episode_id: str, task: str, seed: int) -> EpisodeResult:
-    return EpisodeResult(episode_id=episode_id, task=task, seed=seed, success=False, reward=0.0,
-                         end_reason=EndReason.CANCELLED, scripts=0, turns=0)
+def _play_all(plan: list[PlannedEpisode], ctx: WorkerContext, store: TranscriptStore, budget: RunBudget, kind: str,
+              stop_cell: Any, finished: Callable[[EpisodeResult], None]) -> None:
+    """Keep ``max_concurrency`` episodes in flight; stop submitting once the run must stop."""
+    if not plan:
+        return
+    n = min(ctx.config.max_concurrency, len(plan))
+    workers: list[Worker] = []
+    lock = threading.Lock()
+    pool: Executor
+    if kind == "processes":
+        pool = ProcessPoolExecutor(max_workers=min(n, os.cpu_count() or 1), mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=process_init, initargs=(ctx, stop_cell))
+        submit = lambda p: pool.submit(process_worker, p)  # noqa: E731
+    else:
+        pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="episode")
+        submit = lambda p: pool.submit(partial(thread_worker, ctx, budget, store, p, workers, lock))  # noqa: E731
+    pending = iter(plan)
+    in_flight: set[Future] = set()
+    try:
+        while True:
+            while len(in_flight) < n and budget.stop_reason() is None:
+                nxt = next(pending, None)
+                if nxt is None:
+                    break
+                in_flight.add(submit(nxt))
+            if not in_flight:
+                break
+            ready, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in ready:
+                finished(future.result())
+    except KeyboardInterrupt:
+        log.warning("interrupted: ending the episodes in flight")
+        budget.cancel()
+        for future in in_flight:
+            try:
+                finished(future.result())
+            except Exception:
+                log.debug("an episode in flight failed while cancelling", exc_info=True)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for worker in workers:
+            worker.close()

@@ -54,6 +54,10 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         api_key=api_key,
         temperature=config.temperature,
         max_tokens=config.max_tokens,
+        timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
+        retry_base_s=config.retry_base_s,
+        price_per_mtok=config.price_per_mtok,
     )
 
 

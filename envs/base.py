@@ -62,6 +62,14 @@ class Backend(ABC):
     def reset(self, task: str, seed: int) -> RawObservation:
         """Start an episode of ``task``; the same (task, seed) always gives the same episode."""
 
+    def check_task(self, task: str) -> None:
+        """Raise ``ValueError`` (naming the task) if ``task`` cannot be played, before a run starts.
+
+        The default resets the task once, which any backend can do; backends with a cheaper test
+        (a registry lookup, a file parse) override it.
+        """
+        self.reset(task, 0)
+
     @abstractmethod
     def compile(self, command: Command) -> list[Any]:
         """Low-level actions for one command in the current state; raise CompileError if impossible."""

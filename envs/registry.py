@@ -28,6 +28,8 @@ def get_backend(name: str) -> type[Backend]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if (exc.name or "").startswith("agentkit"):
+            raise  # our own module is broken: a real bug, not a missing extra
         raise ValueError(
             f"env {name!r} needs optional dependencies that are not installed ({exc}); "
             f"install them with: pip install 'agentkit-embodied[{name}]'"

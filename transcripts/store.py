@@ -400,6 +400,15 @@ class TranscriptStore:
         self._image_hashes: dict[str, tuple[str, str]] = {}
         self._message_hashes: dict[int, tuple[dict[str, Any], str]] = {}
 
+    @property
+    def url(self) -> str:
+        """The database URL (with any password), for worker processes that open their own store."""
+        return self.engine.url.render_as_string(hide_password=False)
+
+    @property
+    def is_memory(self) -> bool:
+        return self.engine.dialect.name == "sqlite" and self.engine.url.database in (None, "", ":memory:")
+
     def close(self) -> None:
         with self._writer_lock:
             if self._writer_conn is not None and self._writer_pid == os.getpid():

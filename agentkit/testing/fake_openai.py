@@ -23,6 +23,7 @@ import itertools
 import json
 import logging
 import math
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +42,9 @@ MESSAGE_OVERHEAD_TOKENS = 4
 CHARS_PER_TOKEN = 4
 
 Responder = Callable[[dict[str, Any]], str]
+
+# Faults a real provider (or the network) produces; injected at ``fault_rate`` in tests.
+FAULT_KINDS = ("429", "500", "timeout", "truncated", "malformed")
 
 # The "type" field OpenAI puts in error bodies, per status; the SDK and litellm map on the status.
 _ERROR_TYPES = {
@@ -114,6 +118,10 @@ class FakeOpenAIServer:
         port: int = 0,
         api_key: str | None = None,
         model_ids: tuple[str, ...] = DEFAULT_MODEL_IDS,
+        fault_rate: float = 0.0,
+        fault_kinds: tuple[str, ...] = FAULT_KINDS,
+        fault_seed: int = 0,
+        timeout_fault_s: float = 2.0,
     ) -> None:
         self.responder: Responder = responder or (lambda _body: DEFAULT_ANSWER)
         self.latency_s = latency_s
@@ -124,6 +132,15 @@ class FakeOpenAIServer:
         self._host = host
         self._port = port
         self._faults: collections.deque[int] = collections.deque()
+        unknown = set(fault_kinds) - set(FAULT_KINDS)
+        if unknown or not 0.0 <= fault_rate <= 1.0:
+            raise ValueError(f"fault kinds must be among {FAULT_KINDS} and the rate in [0, 1]; got {sorted(unknown)}, {fault_rate}")
+        self.fault_rate = fault_rate
+        self.fault_kinds = tuple(fault_kinds)
+        self.timeout_fault_s = timeout_fault_s
+        self._fault_rng = random.Random(fault_seed)
+        # How many of each fault were injected, and how many requests were answered normally.
+        self.fault_counts: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._httpd: ThreadingHTTPServer | None = None
@@ -180,6 +197,18 @@ class FakeOpenAIServer:
     def _pop_fault(self) -> int | None:
         with self._lock:
             return self._faults.popleft() if self._faults else None
+
+    def _draw_fault(self) -> str | None:
+        """A random fault for this request (at ``fault_rate``), or None to answer normally."""
+        if self.fault_rate <= 0:
+            return None
+        with self._lock:
+            if self._fault_rng.random() >= self.fault_rate:
+                self.fault_counts["ok"] += 1
+                return None
+            kind = self._fault_rng.choice(self.fault_kinds)
+            self.fault_counts[kind] += 1
+            return kind
 
     # ----------------------------------------------------------------- chat
     def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
@@ -303,11 +332,38 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if not server._authorised(self.headers.get("Authorization")):
                 self._send_json(401, _error_body(401, "Incorrect API key provided."))
                 return
+            fault = server._draw_fault()
+            if fault in ("429", "500"):
+                status = int(fault)
+                self._send_json(status, _error_body(status, f"injected fault {status}"))
+                return
+            if fault == "timeout":  # hold the request past the client's timeout, then drop it
+                time.sleep(server.timeout_fault_s)
+                self.close_connection = True
+                return
             try:
                 status, payload = server._chat(body)
             except Exception as exc:  # a broken responder is a server error, as from a real provider
                 logger.exception("fake OpenAI responder failed")
                 status, payload = 500, _error_body(500, f"responder failed: {type(exc).__name__}")
+            if fault == "truncated" and status == 200:  # the connection drops halfway through the body
+                data = json.dumps(payload).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            if fault == "malformed" and status == 200:  # a complete response that is not JSON
+                data = b'{"id": "chatcmpl-broken", "choices": [{"message": '
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
             self._send_json(status, payload)
 
     return Handler

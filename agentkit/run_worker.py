@@ -1,0 +1,195 @@
+"""Play one planned episode (with its relaunches) inside a worker thread or worker process.
+
+Each worker keeps its own episode parts (backend, model client) and its own store connection:
+simulators and SQLite connections are not shareable across threads, and re-creating a physics
+world per episode would cost more than the episode. After an environment crash the parts are
+rebuilt, so one dead simulator never poisons the following episodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from agentkit.config import RunConfig
+from agentkit.loop import EpisodeSetup, run_episode
+from agentkit.models.base import Model
+from agentkit.observers import Observation
+from agentkit.records import EndReason, EpisodeResult, ModelReply
+from agentkit.run_budget import RunBudget, StopFlag
+from agentkit.setup_episode import make_setup
+from agentkit.transcripts import TranscriptStore
+
+log = logging.getLogger(__name__)
+
+# Episodes that end for these reasons were not the model's doing: they are relaunched.
+RELAUNCH = (EndReason.MODEL_ERROR, EndReason.ENV_ERROR)
+# What a resumed run plays again: never finished, failed for infrastructure reasons, or stopped
+# by the run (Ctrl-C, a run budget) rather than by the episode itself.
+RERUN_REASONS = {EndReason.MODEL_ERROR.value, EndReason.ENV_ERROR.value, EndReason.CANCELLED.value}
+
+
+def episode_id_for(run_id: str, task: str, trial: int, seed: int, attempt: int) -> str:
+    """A stable id: the same (run, task, trial, seed, attempt) always names the same episode row."""
+    key = f"{run_id}|{task}|{trial}|{seed}|{attempt}".encode()
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PlannedEpisode:
+    task: str
+    trial: int
+    seed: int
+    first_attempt: int = 0  # > 0 when resuming a key that already has attempts
+
+
+@dataclass
+class WorkerContext:
+    """What every worker needs to play episodes of one run (picklable for process workers)."""
+
+    config: RunConfig
+    db_url: str
+    run_id: str
+    templates: dict[str, str]
+    api_key: str | None = None
+
+
+class _BudgetedModel:
+    """Counts every answer's usage against the run budget as it arrives (per turn, not per episode)."""
+
+    def __init__(self, inner: Model, budget: RunBudget) -> None:
+        self.inner, self.budget, self.name = inner, budget, inner.name
+
+    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+        reply = self.inner.complete(messages, observation)
+        self.budget.add(reply.usage)
+        return reply
+
+
+class Worker:
+    """One worker's parts; ``play`` runs a planned episode to a final result, relaunching failures."""
+
+    def __init__(self, ctx: WorkerContext, budget: RunBudget, store: TranscriptStore | None = None) -> None:
+        self.ctx = ctx
+        self.budget = budget
+        self._own_store = store is None  # threads share the run's store (it is thread-safe)
+        self.store = store if store is not None else TranscriptStore(ctx.db_url)
+        self.setup: EpisodeSetup | None = None
+
+    def _parts(self) -> EpisodeSetup:
+        if self.setup is None:
+            setup = make_setup(self.ctx.config, templates=self.ctx.templates, api_key=self.ctx.api_key,
+                               cache=self.store)
+            setup.model = _BudgetedModel(setup.model, self.budget)
+            self.setup = setup
+        return self.setup
+
+    def _drop_parts(self) -> None:
+        if self.setup is not None:
+            try:
+                self.setup.backend.close()
+            except Exception:  # a crashed simulator may fail to close; it is discarded either way
+                log.debug("closing a failed backend raised", exc_info=True)
+            self.setup = None
+
+    def close(self) -> None:
+        self._drop_parts()
+        if self._own_store:
+            self.store.close()
+
+    def play(self, planned: PlannedEpisode) -> EpisodeResult:
+        """Play ``planned``; relaunch it (up to ``max_attempts`` in all) after a model or env error."""
+        config = self.ctx.config
+        attempt = planned.first_attempt
+        while True:
+            result = self._play_once(planned, attempt)
+            retry = (result.end_reason in RELAUNCH and attempt + 1 - planned.first_attempt < config.max_attempts
+                     and self.budget.stop_reason() is None)
+            if not retry:
+                return result
+            log.warning("%s trial %d: %s on attempt %d; relaunching", planned.task, planned.trial,
+                        result.end_reason.value, attempt)
+            if result.end_reason is EndReason.ENV_ERROR:
+                self._drop_parts()  # a fresh simulator for the relaunch
+            attempt += 1
+
+    def _play_once(self, planned: PlannedEpisode, attempt: int) -> EpisodeResult:
+        episode_id = episode_id_for(self.ctx.run_id, planned.task, planned.trial, planned.seed, attempt)
+        self.store.start_episode(self.ctx.run_id, planned.task, planned.seed, trial=planned.trial,
+                                 attempt=attempt, episode_id=episode_id)
+        try:
+            setup = self._parts()
+            result = run_episode(setup, planned.task, planned.seed, sink=self.store, episode_id=episode_id,
+                                 should_stop=self.budget.stop_reason)
+        except KeyboardInterrupt:
+            self.store.finish_episode(episode_id, _ended(episode_id, planned, EndReason.CANCELLED))
+            raise
+        except Exception as exc:  # building parts or resetting the env failed: record it, never lose it
+            log.exception("episode %s (%s) failed outside the turn loop", episode_id, planned.task)
+            result = _ended(episode_id, planned, EndReason.ENV_ERROR)
+            self.store.finish_episode(episode_id, result, error=f"{type(exc).__name__}: {exc}")
+            self._drop_parts()
+            return result
+        result.trial = planned.trial
+        result.metrics = {**result.metrics, "attempt": attempt} if attempt else result.metrics
+        self.store.finish_episode(episode_id, result)
+        return result
+
+
+def _ended(episode_id: str, planned: PlannedEpisode, reason: EndReason) -> EpisodeResult:
+    return EpisodeResult(episode_id=episode_id, task=planned.task, seed=planned.seed, success=False,
+                         reward=0.0, end_reason=reason, scripts=0, turns=0, trial=planned.trial)
+
+
+# --- thread and process pools share one entry point -------------------------------------------
+
+_local = threading.local()
+_process_ctx: tuple[WorkerContext, RunBudget] | None = None
+
+
+def thread_worker(ctx: WorkerContext, budget: RunBudget, store: TranscriptStore, planned: PlannedEpisode,
+                  registry: list[Worker], lock: threading.Lock) -> EpisodeResult:
+    """Run in a pool thread: reuse this thread's Worker (created on first use)."""
+    worker = getattr(_local, "worker", None)
+    if worker is None or worker.ctx is not ctx:
+        worker = Worker(ctx, budget, store)
+        _local.worker = worker
+        with lock:
+            registry.append(worker)
+    return worker.play(planned)
+
+
+def process_init(ctx: WorkerContext, stop_cell: Any) -> None:
+    """Initializer of a worker process: its budget only listens to the parent's stop flag."""
+    global _process_ctx
+    import signal
+
+    # Ctrl-C goes to the parent, which sets the stop flag; workers end their episode cleanly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    config = ctx.config.model_copy(update={"run_max_cost_usd": None, "run_max_tokens": None, "run_max_wall_s": None})
+    _process_ctx = (ctx, RunBudget(config, flag=StopFlag(stop_cell)))
+
+
+def process_worker(planned: PlannedEpisode) -> EpisodeResult:
+    assert _process_ctx is not None, "process_init did not run"
+    worker = getattr(_local, "worker", None)
+    if worker is None:
+        worker = _local.worker = Worker(*_process_ctx)
+    return worker.play(planned)
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when its parent dies (a SIGKILLed run must not leave orphans
+    writing episodes that a ``--resume`` is about to replay)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        log.debug("PR_SET_PDEATHSIG unavailable; orphaned workers finish their episode and exit")
