@@ -268,6 +268,8 @@ def transcripts_export(
 
 from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)
 register(app)
+from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
+register_report(app)
 
 
 def main() -> None:
@@ -276,3 +278,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
+register_eval(app)

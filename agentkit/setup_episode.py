@@ -5,6 +5,7 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Callable
 
@@ -20,10 +21,19 @@ from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
 
 
+def needs_frames(config: RunConfig) -> bool:
+    """Whether anything will look at rendered frames: a model shown images. The reference agent
+    plans from privileged state, so its runs skip rendering (the costliest part of a 3D step)."""
+    return config.model != "reference" and config.include_images and "image" in config.observer.views
+
+
 def make_backend(config: RunConfig) -> Backend:
     backend_cls = get_backend(config.env)
+    options = dict(config.backend_options)
+    if "frames" not in options and "frames" in inspect.signature(backend_cls.__init__).parameters:
+        options["frames"] = needs_frames(config)
     try:
-        return backend_cls(**config.backend_options)
+        return backend_cls(**options)
     except TypeError as exc:
         raise ValueError(f"backend options for {config.env!r}: {exc}") from None
 

@@ -1,0 +1,106 @@
+"""`agentkit eval`: run an experiment file (or the gridworld catalogue) into the transcript store.
+
+One run per model. ``--resume RUN`` continues a run that was killed or stopped: only the episodes
+without a final result are played (see agentkit.runner). With ``--json`` stdout holds one JSON
+document; progress and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+
+def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """Pass (or success) proportions grouped by a metric the backend reports (level, category)."""
+    groups: dict[Any, list[bool]] = {}
+    for e in episodes:
+        if key in e:
+            groups.setdefault(e[key], []).append(bool(e.get("pass", e["success"])))
+    return [{key: k, "episodes": len(v), "pass": sum(v) / len(v)} for k, v in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+
+
+def run_json(summary: Any) -> dict[str, Any]:
+    data = summary.to_json()
+    episodes = data["episodes"]
+    data["pass_rate"] = (sum(bool(e.get("pass", e["success"])) for e in episodes) / len(episodes)) if episodes else 0.0
+    for key in ("level", "category"):
+        groups = _group_rates(episodes, key)
+        if groups:
+            data[f"by_{key}"] = groups
+    return data
+
+
+def register(app: typer.Typer) -> None:
+    from agentkit.cli import DB_HELP, _emit_json, _fail, _store, err, out
+
+    @app.command("eval")
+    def eval_command(
+        config_file: Optional[Path] = typer.Argument(None, help="Experiment YAML (see presets/)."),
+        model: Optional[str] = typer.Option(None, help="Model id replacing the file's model(s)."),
+        resume: Optional[str] = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
+        max_concurrency: Optional[int] = typer.Option(None, min=1, help="Episodes in flight at once."),
+        workers: Optional[str] = typer.Option(None, help="auto, threads or processes."),
+        api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+        api_key_env: Optional[str] = typer.Option(None, help="Environment variable holding the API key."),
+        db: Optional[str] = typer.Option(None, help=DB_HELP),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    ) -> None:
+        """Run an experiment file: one run per model, every episode stored; resumable."""
+        from agentkit.config import RunConfig
+        from agentkit.experiment import ExperimentError, load_experiment
+        from agentkit.prompts import TemplateError
+        from agentkit.runner import execute_run
+
+        overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
+                                     "api_base": api_base}
+        store = _store(db)
+        name = ""
+        if resume:
+            try:
+                stored = store.get_run(resume)
+            except KeyError:
+                _fail(f"--resume: no run {resume!r} in the store")
+            base = RunConfig.model_validate({k: v for k, v in stored.config.items() if k in RunConfig.model_fields})
+            configs = [base.model_copy(update={k: v for k, v in overrides.items() if v is not None and k != "model"})]
+        elif config_file is None:
+            _fail("name an experiment file (e.g. presets/llm-aai-exp1.yaml) or --resume RUN")
+        else:
+            try:
+                experiment, configs = load_experiment(config_file, overrides)
+            except ExperimentError as exc:
+                _fail(str(exc))
+            name = experiment.name
+        api_key = os.environ.get(api_key_env) if api_key_env else None
+        results = []
+        for config in configs:
+            def line(result: Any, _model: str = config.model) -> None:
+                if not as_json:
+                    mark = "[green]pass[/green]" if result.metrics.get("pass", result.success) else "[red]fail[/red]"
+                    out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
+                              f"reward={result.reward:.3f}  end={result.end_reason.value}  ({_model})")
+
+            try:
+                summary = execute_run(config, store, api_key=api_key, on_episode=line, show_progress=not as_json,
+                                      resume_run_id=resume)
+            except (ValueError, TemplateError) as exc:
+                _fail(str(exc))
+            except KeyboardInterrupt:
+                err.print("[yellow]interrupted[/yellow]: resume with `agentkit eval --resume RUN_ID`")
+                raise typer.Exit(130)
+            data = run_json(summary)
+            results.append(data)
+            if not as_json:
+                stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
+                out.print(f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
+                          f"pass rate {data['pass_rate']:.1%}{stopped}")
+                for group in data.get("by_level", []):
+                    out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
+        if as_json:
+            document: dict[str, Any] = {"experiment": name, "runs": results}
+            if len(results) == 1:
+                document = {**results[0], **document}
+            _emit_json(document)

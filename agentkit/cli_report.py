@@ -1,0 +1,124 @@
+"""The `agentkit report` commands: `report aai` compares runs with the Animal-AI baselines.
+
+Kept apart from ``cli.py`` so reports can grow without crowding the core verbs;
+``register(app)`` adds the ``report`` group to the main app.
+
+The reference agent's column comes from a stored run the user names with ``--reference`` (made
+with ``agentkit run --env aai-arena --suite aai-children40``, the default model being the
+reference agent). It is not recomputed here: a report only reads, so it is fast, repeatable, and
+the reference episodes stay inspectable in the transcript store like any other run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+
+log = logging.getLogger("agentkit.report")
+# Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line errors stay one line
+
+report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.")
+
+DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}", markup=True)
+    raise typer.Exit(2)
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _split_ids(values: Optional[list[str]]) -> list[str]:
+    """Run ids from repeated options, each possibly a comma-separated list; order kept, repeats dropped."""
+    ids: list[str] = []
+    for value in values or []:
+        for part in value.split(","):
+            part = part.strip()
+            if part and part not in ids:
+                ids.append(part)
+    return ids
+
+
+@report_app.command("aai")
+def aai(
+    runs: Optional[list[str]] = typer.Option(None, "--runs", help="Run id to report (repeatable, or comma-separated)."),
+    reference: Optional[str] = typer.Option(None, "--reference", help="Run id of a reference-agent run (e.g. from `agentkit run --env aai-arena --suite aai-children40`), shown as the 'reference' column; it is read, not re-run."),
+    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="A suite (aai-children40, the default; aai-testbed; aai-level-NN) or task ids LL-TT-VV separated by commas."),
+    detail: bool = typer.Option(False, "--detail", help="Also show every task (table) / add 'task_detail' (JSON)."),
+    out_dir: Path = typer.Option(Path("aai-report"), "--out", help="Folder for aai_report.png and aai_report.html."),
+    no_figure: bool = typer.Option(False, "--no-figure", help="Do not write the PNG and HTML files."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+) -> None:
+    """Pass proportions per level of runs beside the 59 children, the top-10 Olympics entrants and the reference agent, with 95% intervals."""
+    from agentkit.reports.aai_report import build_report
+    from agentkit.reports.baselines import BaselineDataError, shipped_baselines
+    from agentkit.reports.run_results import RunResultsError, read_run
+    from agentkit.reports.task_sets import DEFAULT_TASK_SET, resolve_task_set
+    from agentkit.viewer import DatabaseNotFound, open_readonly
+
+    run_ids = _split_ids(runs)
+    if not run_ids and reference is None:
+        _fail("name at least one run: --runs RUN_ID (and/or --reference RUN_ID)")
+    try:
+        task_ids = resolve_task_set(tasks)
+        baselines = shipped_baselines()
+        store = open_readonly(db)
+        results = [read_run(store, run_id) for run_id in run_ids]
+        reference_results = read_run(store, reference) if reference else None
+    except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:
+        _fail(str(exc))
+    if reference_results is not None and reference_results.model != "reference":
+        log.warning("--reference run %s was made by model %r, not the reference agent", reference, reference_results.model)
+    for result in [*results, *([reference_results] if reference_results else [])]:
+        outside = sorted(set(result.by_task) - set(task_ids))
+        if outside:
+            log.info("run %s: %d task(s) outside the selected set are not counted", result.run_id, len(outside))
+        covered = len(set(result.by_task) & set(task_ids))
+        if not covered:
+            log.warning("run %s has no finished episode on the selected tasks", result.run_id)
+        elif covered < len(task_ids):
+            log.warning("run %s played %d of the %d selected tasks; its figures are over those only",
+                        result.run_id, covered, len(task_ids))
+
+    report = build_report(baselines, task_ids, results, reference_results, task_set=tasks or DEFAULT_TASK_SET)
+    files: dict[str, Path] = {}
+    if not no_figure:
+        from agentkit.reports.figure import write_figure
+
+        try:
+            files = write_figure(report, out_dir)
+        except OSError as exc:
+            _fail(f"--out {out_dir}: cannot write the figure: {exc.strerror or exc}")
+
+    if as_json:
+        data = report.to_json(detail=detail)
+        data["files"] = {kind: str(path) for kind, path in files.items()}
+        _emit_json(data)
+        return
+    from agentkit.reports.console_table import level_table, task_table
+
+    out.print(level_table(report))
+    if detail:
+        out.print(task_table(report))
+    top = ", ".join(f"{name} {p:.3f}" for name, p in report.olympics_top)
+    out.print(f"children: the {len(report.children_ids)} with no missing task; Olympics top 10 over all 900 tasks: {top}")
+    for kind, path in files.items():
+        out.print(f"wrote {kind}: {path}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `report` group (with `aai`) to the main app."""
+    app.add_typer(report_app, name="report")

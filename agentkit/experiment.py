@@ -1,0 +1,126 @@
+"""Experiment files: a YAML description of an evaluation, validated, turned into one run per model.
+
+An experiment names a backend, its tasks (a list, a suite or both), the model(s), trials, seeds,
+limits and how the model is prompted (template set or folder, memory policy, image size). It
+is the unit researchers share: the paper presets in ``presets/`` are experiments. Any field of
+``RunConfig`` may appear as well, so nothing a run can do is out of reach of a file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from agentkit.config import RunConfig
+
+_OWN_FIELDS = {"name", "description", "suite", "models", "trials", "image_size", "templates"}
+
+
+class ExperimentError(ValueError):
+    """A bad experiment file: the message names the file and the field."""
+
+
+class Experiment(BaseModel):
+    """One experiment file. ``trials`` is episodes per task (trial i uses seed + i)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = ""
+    description: str = ""
+    env: str
+    tasks: list[str] = Field(default_factory=list)
+    suite: str | None = None
+    models: list[str] = Field(default_factory=lambda: ["reference"])
+    trials: int = Field(1, ge=1)
+    image_size: int | None = Field(None, ge=16, le=4096)
+    templates: str | None = None  # a packaged template set name or a folder (relative to the file)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_model(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "model" in data:
+            if "models" in data:
+                raise ValueError("give either 'model' or 'models', not both")
+            data = {**data, "models": [data.pop("model")]}
+        return data
+
+    def task_list(self) -> list[str]:
+        from agentkit.envs import get_backend
+
+        tasks = list(self.tasks)
+        if self.suite:
+            suites = get_backend(self.env).suites()
+            if self.suite not in suites:
+                raise ExperimentError(f"suite: unknown suite {self.suite!r} for env {self.env!r}; "
+                                      f"known: {', '.join(sorted(suites)) or 'none'}")
+            tasks.extend(suites[self.suite])
+        if not tasks:
+            raise ExperimentError("tasks: name 'tasks' or a 'suite'")
+        return tasks
+
+    def run_configs(self, base_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> list[RunConfig]:
+        """One RunConfig per model; ``overrides`` (from the command line) win over the file."""
+        extra = dict(self.model_extra or {})
+        overrides = dict(overrides or {})
+        models = [overrides.pop("model")] if overrides.get("model") else self.models
+        common: dict[str, Any] = {"env": self.env, "tasks": self.task_list(), "episodes": self.trials, **extra}
+        if self.templates:
+            folder = Path(self.templates)
+            if base_dir is not None and not folder.is_absolute() and (base_dir / folder).is_dir():
+                folder = base_dir / folder
+            common["templates_dir"] = str(folder) if folder.is_dir() else self.templates
+        if self.image_size is not None:
+            observer = dict(common.get("observer") or {})
+            observer["max_side"] = self.image_size
+            common["observer"] = observer
+            options = dict(common.get("backend_options") or {})
+            if _accepts(self.env, "render_size"):
+                options.setdefault("render_size", self.image_size)
+            common["backend_options"] = options
+        common.update({k: v for k, v in overrides.items() if v is not None})
+        return [RunConfig(**{**common, "model": model}) for model in models]
+
+
+def _accepts(env: str, parameter: str) -> bool:
+    import inspect
+
+    from agentkit.envs import get_backend
+
+    return parameter in inspect.signature(get_backend(env).__init__).parameters
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[Experiment, list[RunConfig]]:
+    """Read, validate and expand an experiment file; every error names the file and the field."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExperimentError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ExperimentError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, dict):
+        raise ExperimentError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
+    try:
+        experiment = Experiment.model_validate(data)
+        unknown = set(experiment.model_extra or {}) - set(RunConfig.model_fields)
+        if unknown:
+            raise ExperimentError(f"{path}: unknown field {sorted(unknown)[0]!r}")
+        configs = experiment.run_configs(path.parent, overrides)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ExperimentError(f"{path}: field {_field_path(err['loc'])}: {err['msg']}") from None
+    except ExperimentError as exc:
+        message = str(exc)
+        raise ExperimentError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+    except ValueError as exc:  # unknown env and similar, raised while expanding
+        raise ExperimentError(f"{path}: {exc}") from None
+    return experiment, configs

@@ -1,0 +1,49 @@
+"""Rich tables of an ``AAIReport`` for the terminal: per level, and per task on request."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from agentkit.reports.aai_report import CI_METHOD, AAIReport
+from agentkit.reports.proportions import Proportion
+from agentkit.reports.task_ids import level_of
+
+
+def _cell(cell: Proportion) -> str:
+    if cell.p is None:
+        return "–"
+    lo, hi = cell.ci95 or (0.0, 1.0)
+    return f"{cell.p:.2f} [{lo:.2f}–{hi:.2f}] {cell.passed}/{cell.n}"
+
+
+def level_table(report: AAIReport) -> Table:
+    """Proportion passed per level and overall: p [95% interval] passed/pairs, one column per group."""
+    table = Table(title=f"Animal-AI pass proportions: {report.task_set} ({len(report.tasks)} tasks)",
+                  caption=f"p [{CI_METHOD}] passed/pairs; each group counts only the tasks it played "
+                          f"(children: 40); – = no pair")
+    table.add_column("level", justify="right")
+    table.add_column("tasks", justify="right")
+    for column in report.columns:
+        table.add_column(column.label, justify="right")
+    for level in report.levels:
+        tasks = report.level_tasks(level)
+        cells = report.cells(tasks)
+        table.add_row(str(level), str(len(tasks)), *(_cell(cells[c.key]) for c in report.columns))
+    overall = report.cells(report.tasks)
+    table.add_section()
+    table.add_row("all", str(len(report.tasks)), *(_cell(overall[c.key]) for c in report.columns), style="bold")
+    return table
+
+
+def task_table(report: AAIReport) -> Table:
+    """Passes over pairs for every selected task (the --detail view)."""
+    table = Table(title="per task: passed/pairs")
+    table.add_column("task")
+    table.add_column("level", justify="right")
+    for column in report.columns:
+        table.add_column(column.label, justify="right")
+    for task in report.tasks:
+        cells = report.cells([task])
+        table.add_row(task, str(level_of(task)), *(
+            f"{cells[c.key].passed}/{cells[c.key].n}" if cells[c.key].n else "–" for c in report.columns))
+    return table
