@@ -78,6 +78,7 @@ def run(
     temperature: float = typer.Option(0.0),
     max_tokens: int = typer.Option(1024),
     max_cost: Optional[float] = typer.Option(None, help="Cost budget per episode in US dollars."),
+    aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
@@ -106,6 +107,7 @@ def run(
             max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
             templates_dir=str(templates) if templates else None, include_images=not no_images,
             temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost,
+            backend_options={"aai_build": aai_build} if aai_build else {},
         )
     except ValidationError as exc:
         _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
@@ -270,6 +272,8 @@ from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --
 register(app)
 from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
 register_report(app)
+from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
+register_eval(app)
 
 
 def main() -> None:
@@ -278,5 +282,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
-register_eval(app)

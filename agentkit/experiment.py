@@ -63,6 +63,9 @@ class Experiment(BaseModel):
 
     def run_configs(self, base_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> list[RunConfig]:
         """One RunConfig per model; ``overrides`` (from the command line) win over the file."""
+        from agentkit.envs import get_backend
+
+        get_backend(self.env)  # an unknown env is reported before anything else
         extra = dict(self.model_extra or {})
         overrides = dict(overrides or {})
         models = [overrides.pop("model")] if overrides.get("model") else self.models

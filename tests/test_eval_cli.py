@@ -1,0 +1,103 @@
+"""`agentkit eval`: experiment files, their errors, the paper presets, and kill-then-resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from agentkit.experiment import ExperimentError, load_experiment
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
+from agentkit.transcripts import TranscriptStore
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "exp.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_paper_presets_validate_to_the_papers_settings():
+    _, (exp1,) = load_experiment(REPO / "presets" / "llm-aai-exp1.yaml", {"model": "openai/gpt-4o"})
+    assert exp1.model == "openai/gpt-4o" and len(exp1.tasks) == 40 and exp1.episodes == 3
+    assert (exp1.max_scripts, exp1.temperature, exp1.memory) == (30, 0.0, "full")
+    assert exp1.observer.max_side == 512 and exp1.backend_options["render_size"] == 512
+    _, (exp2,) = load_experiment(REPO / "presets" / "llm-aai-exp2.yaml")
+    assert len(exp2.tasks) == 12 and {t[:2] for t in exp2.tasks} == {"01", "02", "03"}
+    assert exp2.templates_dir == "aai-arena-incontext"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("env: aai-arena\ntasks: [01-04-03]\ntrials: 0\n", "field trials"),
+        ("env: aai-arena\ntasks: [01-04-03]\ntemprature: 0.5\n", "unknown field 'temprature'"),
+        ("env: aai-arena\ntasks: [01-04-03]\nmax_scripts: many\n", "field max_scripts"),
+        ("env: aai-arena\nsuite: nosuch\n", "suite: unknown suite 'nosuch'"),
+        ("env: aai-arena\ntasks: [01-04-03\n", "line"),
+        ("env: nowhere\ntasks: [x]\n", "unknown env 'nowhere'"),
+        ("- just\n- a list\n", "expected a mapping"),
+    ],
+)
+def test_bad_experiment_files_name_the_file_and_field(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert str(path) in str(info.value) and message in str(info.value)
+    proc = run_cli(["eval", str(path), "--db", f"sqlite:///{tmp_path / 'x.db'}"], tmp_path, check=False)
+    assert proc.returncode == 2 and message in " ".join(proc.stderr.split()) and proc.stdout == ""
+
+
+def test_eval_reports_per_level_pass_rates_as_json(tmp_path):
+    path = _write(tmp_path, "name: tiny\nenv: aai-arena\ntasks: [01-04-03, 03-09-01]\ntrials: 1\n")
+    data = run_json(["eval", str(path), "--db", f"sqlite:///{tmp_path / 'e.db'}"], tmp_path)
+    assert data["experiment"] == "tiny" and len(data["runs"]) == 1 and len(data["episodes"]) == 2
+    assert [g["level"] for g in data["by_level"]] == [1, 3]
+    assert all("pass" in e and "level" in e for e in data["episodes"])
+
+
+def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_path):
+    db_path = tmp_path / "kill.db"
+    db = f"sqlite:///{db_path}"
+    path = _write(tmp_path, "env: aai-arena\ntasks: [01-04-03, 01-06-02, 03-09-01]\ntrials: 2\nmax_concurrency: 2\n")
+    proc = subprocess.Popen([*AGENTKIT, "eval", str(path), "--db", db, "--json"], cwd=tmp_path, env=cli_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        finished = 0
+        while time.time() < deadline and finished < 2 and proc.poll() is None:
+            time.sleep(0.3)
+            if db_path.exists():
+                try:
+                    with sqlite3.connect(db_path) as con:
+                        finished = con.execute("SELECT count(*) FROM episodes WHERE status='finished'").fetchone()[0]
+                except sqlite3.OperationalError:
+                    finished = 0
+        assert proc.poll() is None and finished >= 2, "the eval finished (or failed) before it could be killed"
+        os.killpg(proc.pid, signal.SIGKILL)  # the run and its worker processes, as a crash would
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    with TranscriptStore(db) as store:
+        (run,) = store.list_runs()
+        before = {e.id for e in store.list_episodes(run_id=run.id, status="finished")}
+    data = run_json(["eval", "--resume", run.id, "--db", db], tmp_path)
+    assert data["run_id"] == run.id and len(data["episodes"]) == 6
+    keys = [(e["task"], e["trial"]) for e in data["episodes"]]
+    assert len(set(keys)) == 6
+    assert before <= {e["episode_id"] for e in data["episodes"]}  # finished episodes were not played again
+    with TranscriptStore(db) as store:
+        rows = store.list_episodes(run_id=run.id)
+        final = [e for e in rows if e.status == "finished"]
+        assert len({(e.task, e.trial) for e in final}) == 6 and len(final) == 6
+        assert all(e.status == "unfinished" for e in rows if e.status != "finished")
+    with sqlite3.connect(db_path) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
