@@ -30,8 +30,11 @@ def needs_frames(config: RunConfig) -> bool:
 def make_backend(config: RunConfig) -> Backend:
     backend_cls = get_backend(config.env)
     options = dict(config.backend_options)
-    if "frames" not in options and "frames" in inspect.signature(backend_cls.__init__).parameters:
+    parameters = inspect.signature(backend_cls.__init__).parameters
+    if "frames" not in options and "frames" in parameters:
         options["frames"] = needs_frames(config)
+    elif "frame" in parameters and "frame" not in options and not needs_frames(config):
+        options["frame"] = "none"  # the gridworld's name for it
     try:
         return backend_cls(**options)
     except TypeError as exc:
