@@ -224,6 +224,7 @@ def run_episode(
                     health=next_observation.health,
                     done=next_observation.done,
                     timings=timings,
+                    images=list(observation.images) if renderer.include_images else [],
                 ),
             )
         history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))

@@ -62,6 +62,9 @@ class TurnRecord:
     health: float | None
     done: bool
     timings: dict[str, float]  # seconds per phase: render, model, parse, compile, env, observe
+    # The EncodedImages shown this turn (not stored as such): their bytes and hashes spare the
+    # store decoding the data URLs in ``messages`` again.
+    images: list[Any] = field(default_factory=list)
 
 
 @dataclass

@@ -52,6 +52,9 @@ class RawObservation:
     success: bool | None = None
     status: dict[str, Any] = field(default_factory=dict)  # extra status fields, rendered as text
     privileged: dict[str, Any] = field(default_factory=dict)  # JSON-able; never shown to models
+    # Where the agent is, for maps of its trajectory (the structured view carries it for backends
+    # without a grid): {"position": [x, y(, z)], "heading": degrees or a compass word}.
+    pose: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,13 @@ class EncodedImage:
     height: int
 
     def data_url(self) -> str:
-        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+        """The image as a data URL, built once: the prompt and the transcript store share the very
+        same string, which lets the store recognise it without decoding it again."""
+        cached = self.__dict__.get("_data_url")
+        if cached is None:
+            cached = f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+            object.__setattr__(self, "_data_url", cached)
+        return cached
 
 
 @dataclass

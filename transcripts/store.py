@@ -525,7 +525,10 @@ class TranscriptStore:
         Raises ``TurnExistsError`` if the episode already has this index, ``KeyError`` for an
         unknown episode.
         """
-        messages, new_blobs = self._encode_messages(turn.messages)
+        # Images whose bytes and hash the observer already has: keyed by the identity of their
+        # (cached) data URL, so the store need not base64-decode and hash them again.
+        hints = {id(url): (url, img) for img in getattr(turn, "images", ()) for url in (img.data_url(),)}
+        messages, new_blobs = self._encode_messages(turn.messages, hints)
         usage = turn.usage
         row = {
             "episode_id": episode_id,
@@ -763,7 +766,9 @@ class TranscriptStore:
 
     # --- internals ---------------------------------------------------------------------------------
 
-    def _encode_messages(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    def _encode_messages(
+        self, messages: list[dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
+    ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         """Message rows (without turn id) and the blobs not yet known to be stored."""
         known = self._known_blobs
         new_blobs: dict[str, dict[str, Any]] = {}
@@ -778,7 +783,7 @@ class TranscriptStore:
             else:
                 content = message.get("content")
                 if isinstance(content, list):
-                    content = self._encode_parts(content, new_blobs)
+                    content = self._encode_parts(content, new_blobs, hints)
                 data = canonical_json(content)
                 sha = hashlib.sha256(data).hexdigest()
                 if sha not in known and sha not in new_blobs:
@@ -790,13 +795,15 @@ class TranscriptStore:
             rows.append({"position": position, "role": message.get("role", ""), "content_sha256": sha, "extra": extra})
         return rows, new_blobs
 
-    def _encode_parts(self, parts: list[Any], new_blobs: dict[str, dict[str, Any]]) -> list[Any]:
+    def _encode_parts(
+        self, parts: list[Any], new_blobs: dict[str, dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
+    ) -> list[Any]:
         """Content parts with every base64 data-URL image replaced by an ``image_ref`` part."""
         out: list[Any] = []
         for part in parts:
             image_url = part.get("image_url") if isinstance(part, dict) and part.get("type") == "image_url" else None
             url = image_url.get("url") if isinstance(image_url, dict) else None
-            ref = self._image_ref(url, new_blobs) if isinstance(url, str) else None
+            ref = self._image_ref(url, new_blobs, hints) if isinstance(url, str) else None
             if ref is None:
                 out.append(part)
                 continue
@@ -809,8 +816,17 @@ class TranscriptStore:
             out.append(new_part)
         return out
 
-    def _image_ref(self, url: str, new_blobs: dict[str, dict[str, Any]]) -> tuple[str, str] | None:
+    def _image_ref(
+        self, url: str, new_blobs: dict[str, dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
+    ) -> tuple[str, str] | None:
         """(sha256, media type) of a data-URL image, queuing its blob if not stored yet."""
+        hint = hints.get(id(url)) if hints else None
+        if hint is not None and hint[0] is url:
+            img = hint[1]
+            if img.sha256 not in self._known_blobs and img.sha256 not in new_blobs:
+                new_blobs[img.sha256] = {"sha256": img.sha256, "media_type": img.media_type, "data": img.data,
+                                         "size": len(img.data)}
+            return img.sha256, img.media_type
         cached = self._image_hashes.get(url)
         if cached is not None and (cached[0] in self._known_blobs or cached[0] in new_blobs):
             return cached

@@ -1,0 +1,109 @@
+"""How fast the transcript store writes turns that carry a fresh 512x512 image each.
+
+Every turn is what the loop hands the store in an Animal-AI episode: a system message, the user message with its
+text and one new first-person frame (JPEG, 512x512, as the observer encodes it; a different
+frame every turn, so every image is a new blob; the loop passes the encoded frame along, so the
+store takes its bytes and hash instead of decoding the data URL), the answer, the parsed script, actions and
+timings. Frames are encoded before timing starts: only ``TranscriptStore.add_turn`` is timed,
+into a SQLite file in WAL mode. Also reports full-history prompts (every earlier turn resent),
+where images already stored are recognised by hash and not written again.
+
+Target: >= 2,000 turns/s with images.
+
+Usage: python bench/store_speed.py [--turns 2000] [--episodes 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agentkit.observers import EncodedImage
+from agentkit.observers.image_encoding import encode_image
+from agentkit.records import TurnRecord, Usage
+from agentkit.transcripts import TranscriptStore
+
+SYSTEM = {"role": "system", "content": "You are an agent in a 40 by 40 arena. " * 40}
+
+
+def frames(n: int, size: int = 512) -> list[EncodedImage]:
+    """``n`` distinct frames looking roughly like arena views (sky, floor, a few coloured blobs)."""
+    rng = np.random.default_rng(0)
+    y = np.linspace(0, 1, size)[:, None]
+    urls = []
+    for i in range(n):
+        img = np.empty((size, size, 3), np.uint8)
+        img[:] = (np.concatenate([np.full((size // 2, 1), 170), np.full((size - size // 2, 1), 90)]) + 30 * y).astype(np.uint8)[:, :, None]
+        for _ in range(4):
+            x0, y0 = rng.integers(0, size - 80, 2)
+            img[y0:y0 + rng.integers(20, 80), x0:x0 + rng.integers(20, 80)] = rng.integers(0, 255, 3)
+        img = np.clip(img.astype(np.int16) + rng.integers(-6, 7, img.shape), 0, 255).astype(np.uint8)
+        urls.append(encode_image(img, "camera"))
+        del i
+    return urls
+
+
+def turn(index: int, image: EncodedImage, history: list[dict]) -> TurnRecord:
+    """A turn as the loop hands it over: the prompt holds the frame's data URL, ``images`` the frame."""
+    image_url = image.data_url()  # the renderer's call (the URL is built once per frame)
+    user = {"role": "user", "content": [
+        {"type": "text", "text": f"Turn {index + 1} of at most 30. Health: 98.4. Reward so far: -0.012."},
+        {"type": "image_url", "image_url": {"url": image_url}},
+    ]}
+    return TurnRecord(
+        index=index, observation={"step": index * 10, "status_text": "Health: 98.4", "images": ["camera"]},
+        messages=[SYSTEM, *history, user], answer='Think("the green ball is ahead"); Turn(-12); Go(8);',
+        usage=Usage(1200, 30, 0.004), latency_s=1.2, cached=False,
+        script=[{"name": "Think", "args": ["the green ball is ahead"]}, {"name": "Turn", "args": [-12]}, {"name": "Go", "args": [8]}],
+        parse_error=None, compile_error=None, actions=[[0, 2]] * 2 + [[1, 0]] * 8, reward=-0.001, total_reward=-0.012,
+        health=98.4, done=False, timings={"render": 1e-4, "model": 1.2, "parse": 5e-5, "env": 0.01},
+        images=[image],
+    )
+
+
+def measure(urls: list[EncodedImage], episodes: int, full_history: bool, folder: Path) -> tuple[float, list[float]]:
+    per_episode = len(urls) // episodes
+    times: list[float] = []
+    with TranscriptStore(f"sqlite:///{folder / ('full.db' if full_history else 'markov.db')}") as store:
+        run = store.create_run("aai-arena", ["bench"], "bench-model", {}, {"system.j2": "x"})
+        start = time.perf_counter()
+        for e in range(episodes):
+            episode = store.start_episode(run, "bench", e)
+            history: list[dict] = []
+            for i in range(per_episode):
+                record = turn(i, urls[e * per_episode + i], history if full_history else [])
+                t0 = time.perf_counter()
+                store.add_turn(episode, record)
+                times.append(time.perf_counter() - t0)
+                if full_history:
+                    history = [*history, record.messages[-1], {"role": "assistant", "content": record.answer}]
+        wall = time.perf_counter() - start
+    return wall, times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=2000)
+    parser.add_argument("--episodes", type=int, default=20)
+    args = parser.parse_args()
+    urls = frames(args.turns)
+    size_kb = statistics.mean(len(u.data) for u in urls) / 1024
+    print(f"{len(urls)} distinct 512x512 JPEG frames, mean {size_kb:.1f} KB")
+    with tempfile.TemporaryDirectory() as tmp:
+        for full in (False, True):
+            wall, times = measure(urls, args.episodes, full, Path(tmp))
+            ms = sorted(t * 1000 for t in times)
+            label = "full history" if full else "one image per turn"
+            print(f"{label:>20}: {len(times) / sum(times):7.0f} turns/s in add_turn "
+                  f"(p50 {ms[len(ms) // 2]:.3f} ms, p95 {ms[int(len(ms) * 0.95)]:.3f} ms; "
+                  f"{len(times) / wall:.0f} turns/s wall incl. episode rows)")
+    print("target: >= 2000 turns/s with images")
+
+
+if __name__ == "__main__":
+    main()
