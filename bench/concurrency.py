@@ -52,7 +52,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     levels = [int(x) for x in args.levels.split(",")]
     results: dict[int, float] = {}
-    with FakeOpenAIServer(lambda _body: SPIN, latency_s=args.latency) as server, tempfile.TemporaryDirectory() as tmp:
+    with FakeOpenAIServer(lambda _body: SPIN, latency_s=args.latency, record_requests=False) as server, tempfile.TemporaryDirectory() as tmp:
         measure(server, 2, 2, 1, Path(tmp))  # warm imports and connection pools
         for n in levels:
             wall, turns = measure(server, n, args.episodes, args.turns, Path(tmp))

@@ -620,6 +620,11 @@ class TranscriptStore:
         with self._transaction() as conn:
             if conn.execute(update(EPISODES).where(EPISODES.c.id == episode_id).values(**values)).rowcount == 0:
                 raise KeyError(f"no episode {episode_id!r}")
+        # The hash caches only pay off within an episode (full-history prompts resend its messages);
+        # they hold message objects and data URLs alive, so a long run would grow by them.
+        # Emptying them here costs episodes still running one re-hash of their history.
+        self._message_hashes.clear()
+        self._image_hashes.clear()
 
     def mark_unfinished(self, episode_id: str, error: str | None = None) -> bool:
         """Close a running episode that will never finish (the loop crashed, the writer died).

@@ -122,12 +122,15 @@ class FakeOpenAIServer:
         fault_kinds: tuple[str, ...] = FAULT_KINDS,
         fault_seed: int = 0,
         timeout_fault_s: float = 2.0,
+        record_requests: bool = True,
     ) -> None:
         self.responder: Responder = responder or (lambda _body: DEFAULT_ANSWER)
         self.latency_s = latency_s
         self.api_key = api_key
         self.model_ids = model_ids
         self.requests: list[dict[str, Any]] = []
+        self.record_requests = record_requests  # off for long benchmarks: the log would grow without end
+        self.request_count = 0
         self.headers: list[dict[str, str]] = []
         self._host = host
         self._port = port
@@ -213,8 +216,10 @@ class FakeOpenAIServer:
     # ----------------------------------------------------------------- chat
     def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
-            self.requests.append(body)
-            self.headers.append(headers)
+            self.request_count += 1
+            if self.record_requests:
+                self.requests.append(body)
+                self.headers.append(headers)
 
     def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Answer one chat request: (status, JSON body)."""
