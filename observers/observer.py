@@ -6,7 +6,7 @@ encoding. A requested view the backend cannot feed (no grid, no frames) is simpl
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,7 +59,10 @@ class Observer:
             ascii=render_ascii(grid) if grid is not None and "ascii" in views else None,
             language=describe_grid(grid) if grid is not None and "language" in views else None,
             structured=(
-                structured_view(grid, raw.step, raw.mission) if grid is not None and "structured" in views else None
+                {**structured_view(grid, raw.step, raw.mission), "status": dict(raw.status)}
+                if grid is not None and "structured" in views
+                else _pose_view(raw) if raw.pose is not None and "structured" in views
+                else None
             ),
             mission=raw.mission,
             reward=raw.reward,
@@ -69,3 +72,10 @@ class Observer:
             success=raw.success,
             privileged=raw.privileged,
         )
+
+
+def _pose_view(raw: RawObservation) -> dict[str, Any]:
+    """The structured view of a backend without a grid: its pose (for trajectory maps) and status."""
+    assert raw.pose is not None
+    return {"step": raw.step, "position": list(raw.pose.get("position", [])),
+            "orientation": raw.pose.get("heading"), "status": dict(raw.status)}

@@ -18,8 +18,12 @@ import minigrid  # noqa: F401  (registers the MiniGrid-* and BabyAI-* environmen
 from agentkit.actions import Command, CompileError
 from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
 from agentkit.envs.gridworld.quiet import quiet_stdout
-from agentkit.envs.gridworld.state import grid_view, mark_seen, new_seen_mask, privileged_state, to_cell
+from agentkit.envs.gridworld.state import SeenMap, grid_view, privileged_state, to_cell
+from agentkit.envs.gridworld.catalogue import CATALOGUE, CATEGORIES, DIFFICULTIES
 from agentkit.envs.gridworld.tasks import TASKS
+from agentkit.envs.gridworld.api_calls import API_CALLS
+from agentkit.envs.gridworld.api_vocabulary import API_VOCABULARY
+from agentkit.envs.gridworld.valid_commands import valid_commands
 from agentkit.envs.gridworld.vocabulary import MAX_GO, VOCABULARY, Act, turn_actions
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
@@ -27,6 +31,8 @@ from agentkit.records import EndReason
 logger = logging.getLogger(__name__)
 
 FrameMode = Literal["agent", "full", "none"]
+CommandSet = Literal["primitives", "api"]
+_ACTIONS = frozenset(int(a) for a in Act)
 _SIMPLE = {"pickup": Act.PICKUP, "drop": Act.DROP, "toggle": Act.TOGGLE}
 
 
@@ -38,26 +44,44 @@ class GridworldBackend(Backend):
     images always show the whole map, unlike the text views which respect the seen mask).
     ``idle_action``: a MiniGrid action to spend while the model's answer was unusable (e.g. 6,
     "done", which only costs a step); ``None`` lets time stand still.
+    ``commands``: "primitives" (Go/Turn/Pickup/Drop/Toggle/Think) or "api", which adds the calls
+    ``go_to``, ``pickup("red key")``, ``open``, ``put_next_to`` and ``explore``, planned over the
+    cells the agent has seen (see ``api_calls``).
+    ``egocentric``: also render the agent's own view square as the frame "egocentric".
+    Tasks are raw MiniGrid/BabyAI ids or catalogue names such as ``gridworld/door-key-hard``.
     """
 
     name: ClassVar[str] = "gridworld"
     template_set: ClassVar[str] = "gridworld"
 
-    def __init__(self, render_size: int = 512, frame: FrameMode = "agent", idle_action: int | None = None) -> None:
+    def __init__(
+        self,
+        render_size: int = 512,
+        frame: FrameMode = "agent",
+        idle_action: int | None = None,
+        commands: CommandSet = "primitives",
+        egocentric: bool = False,
+    ) -> None:
+        if commands not in ("primitives", "api"):
+            raise ValueError(f"commands must be 'primitives' or 'api', got {commands!r}")
         if frame not in ("agent", "full", "none"):
             raise ValueError(f"frame must be 'agent', 'full' or 'none', got {frame!r}")
         if idle_action is not None and idle_action not in range(len(Act)):
             raise ValueError(f"idle_action must be a MiniGrid action 0..{len(Act) - 1}, got {idle_action}")
         if render_size < 16:
             raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
-        self.vocabulary = VOCABULARY
+        self.vocabulary = API_VOCABULARY if commands == "api" else VOCABULARY
+        self.commands = commands
+        self.egocentric = egocentric
         self.render_size = render_size
         self.frame = frame
         self.idle_action = idle_action
         self._env: gymnasium.Env | None = None
+        self._raw_env: Any = None  # the unwrapped MiniGridEnv, kept to spare a wrapper walk per step
+        self._quiet = quiet_stdout()
         self._task: str | None = None
         self._episode = 0  # bumped by every reset, so planners can tell episodes apart
-        self._seen: np.ndarray | None = None
+        self._seen: SeenMap | None = None
         self._reward_since_observe = 0.0
         self._total_reward = 0.0
         self._done = False
@@ -67,7 +91,18 @@ class GridworldBackend(Backend):
 
     @classmethod
     def tasks(cls) -> list[TaskInfo]:
-        return list(TASKS)
+        """The evaluation catalogue (``gridworld/<family>-<difficulty>``), then the raw levels it grew from."""
+        return [*CATALOGUE, *TASKS]
+
+    @classmethod
+    def suites(cls) -> dict[str, list[str]]:
+        """The whole catalogue, one suite per capability category and one per difficulty."""
+        suites = {"gridworld-all": [t.name for t in CATALOGUE]}
+        for category in CATEGORIES:
+            suites[f"gridworld-{category}"] = [t.name for t in CATALOGUE if t.category == category]
+        for difficulty in DIFFICULTIES:
+            suites[f"gridworld-{difficulty}"] = [t.name for t in CATALOGUE if t.difficulty == difficulty]
+        return suites
 
     def reset(self, task: str, seed: int) -> RawObservation:
         if self._env is None or task != self._task:
@@ -80,12 +115,12 @@ class GridworldBackend(Backend):
             self._task = task
         with quiet_stdout():
             obs, _ = self._env.reset(seed=seed)
-        env = self.unwrapped
+        env = self._raw_env = self._env.unwrapped
         env.highlight = self.frame == "agent"
         env.tile_size = max(1, self.render_size // max(env.width, env.height))
         self._episode += 1
-        self._seen = new_seen_mask(env)
-        mark_seen(self._seen, env, obs["image"])
+        self._seen = SeenMap(env)
+        self._seen.add(env, obs["image"])
         self._reward_since_observe = 0.0
         self._total_reward = 0.0
         self._done = False
@@ -100,6 +135,10 @@ class GridworldBackend(Backend):
         name = spec.name.lower()
         if name == "think":
             return []
+        if name in API_CALLS and (name != "pickup" or command.args and command.args[0]):
+            if self._env is None:
+                raise RuntimeError("reset() the gridworld before compiling API calls")
+            return API_CALLS[name](grid_view(self.unwrapped, self._seen.current()), command)
         if name in _SIMPLE:
             return [int(_SIMPLE[name])]
         value = command.args[0] if command.args else None
@@ -120,12 +159,11 @@ class GridworldBackend(Backend):
             raise RuntimeError("reset() the gridworld before stepping it")
         if self._done:
             raise RuntimeError("the episode is over; reset() before stepping again")
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or action not in range(len(Act)):
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or action not in _ACTIONS:
             raise ValueError(f"gridworld actions are MiniGrid ints 0..{len(Act) - 1}, got {action!r}")
-        with quiet_stdout():
+        with self._quiet:
             obs, reward, terminated, truncated, info = self._env.step(int(action))
-        env = self.unwrapped
-        mark_seen(self._seen, env, obs["image"])
+        self._seen.add(self._raw_env, obs["image"])
         reward = float(reward)
         self._reward_since_observe += reward
         self._total_reward += reward
@@ -150,11 +188,14 @@ class GridworldBackend(Backend):
             raise RuntimeError("reset() the gridworld before observing it")
         env = self.unwrapped
         frames = {} if self.frame == "none" else {"view": self._render()}
+        if self.egocentric:
+            frames["egocentric"] = self._render_egocentric()
         carrying = to_cell(env.carrying)
+        grid = grid_view(env, self._seen.current())
         observation = RawObservation(
             step=int(env.step_count),
             frames=frames,
-            grid=grid_view(env, self._seen),
+            grid=grid,
             mission=str(env.mission),
             reward=self._reward_since_observe,
             total_reward=self._total_reward,
@@ -163,6 +204,7 @@ class GridworldBackend(Backend):
             status={
                 "carrying": "nothing" if carrying is None else f"{carrying.color} {carrying.kind}",
                 "steps_left": int(env.max_steps - env.step_count),
+                "valid_commands": ", ".join(valid_commands(grid, self.vocabulary)),
             },
             privileged=privileged_state(env),
         )
@@ -188,6 +230,7 @@ class GridworldBackend(Backend):
         if self._env is not None:
             self._env.close()
         self._env = None
+        self._raw_env = None
         self._task = None
 
     # -- helpers ----------------------------------------------------------------------------
@@ -213,9 +256,17 @@ class GridworldBackend(Backend):
         cell = env.grid.get(*env.agent_pos)
         return cell is not None and cell.type == kind
 
+    def _render_egocentric(self) -> np.ndarray:
+        """What the agent sees: its view square, agent at the bottom middle facing up."""
+        env = self.unwrapped
+        tile = max(1, self.render_size // env.agent_view_size)
+        return self._scaled(env.get_pov_render(tile_size=tile))
+
     def _render(self) -> np.ndarray:
         """The top-down map, scaled so its longer side is ``render_size`` pixels."""
-        frame = self._env.render()
+        return self._scaled(self._env.render())
+
+    def _scaled(self, frame: np.ndarray) -> np.ndarray:
         height, width = frame.shape[:2]
         scale = self.render_size / max(height, width)
         if scale != 1:

@@ -5,6 +5,7 @@ Everything here reads the live ``MiniGridEnv`` (the unwrapped env) and never cha
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -30,24 +31,73 @@ def new_seen_mask(env: Any) -> np.ndarray:
     return np.zeros((env.height, env.width), dtype=bool)
 
 
+_DIR_VECS = ((1, 0), (0, 1), (-1, 0), (0, -1))  # MiniGrid DIR_TO_VEC, as plain ints
+
+
+@functools.lru_cache(maxsize=64)
+def _view_offsets(size: int, agent_dir: int) -> tuple[np.ndarray, np.ndarray]:
+    """World (dx, dy) from the agent of every view cell [vx, vy], for one view size and heading."""
+    fx, fy = _DIR_VECS[agent_dir]
+    rx, ry = -fy, fx  # a quarter turn clockwise (y points down)
+    vx, vy = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+    ahead = size - 1 - vy  # the agent sits at the bottom middle of its view, facing up
+    right = vx - size // 2
+    return fx * ahead + rx * right, fy * ahead + ry * right
+
+
 def mark_seen(seen: np.ndarray, env: Any, view_image: np.ndarray) -> None:
     """Add the cells of one egocentric observation to ``seen`` ([y][x]).
 
     ``view_image`` is MiniGrid's ``obs["image"]`` (view x, view y, channels): the agent sits at the
-    bottom middle facing up, and cells hidden behind walls are encoded as "unseen".
+    bottom middle facing up, and cells hidden behind walls are encoded as "unseen". This runs on
+    every env step, so the view-to-world offsets are tabulated per heading and applied in one go.
     """
-    size = env.agent_view_size
-    fwd = np.asarray(env.dir_vec)
-    right = np.asarray(env.right_vec)
-    # World position of view cell (0, 0): the far-left corner of the view square.
-    corner = np.asarray(env.agent_pos) + fwd * (size - 1) - right * (size // 2)
+    dx, dy = _view_offsets(int(env.agent_view_size), int(env.agent_dir))
     visible = view_image[:, :, 0] != _UNSEEN
-    for vx, vy in zip(*np.nonzero(visible)):
-        x, y = corner - fwd * vy + right * vx
-        if 0 <= x < env.width and 0 <= y < env.height:
-            seen[y, x] = True
-    ax, ay = env.agent_pos
+    ax, ay = int(env.agent_pos[0]), int(env.agent_pos[1])
+    xs = dx[visible] + ax
+    ys = dy[visible] + ay
+    inside = (xs >= 0) & (xs < env.width) & (ys >= 0) & (ys < env.height)
+    seen[ys[inside], xs[inside]] = True
     seen[ay, ax] = True
+
+
+_MAX_PENDING = 512
+
+
+class SeenMap:
+    """The cells the agent has seen, brought up to date only when read.
+
+    Every env step adds one egocentric visibility mask (a single numpy comparison); the masks are
+    folded into the [y][x] map when ``current()`` is asked for (at observe time, or when an API
+    call plans). That keeps the per-step cost of knowing what was seen near zero, which is what
+    lets the backend step almost as fast as raw MiniGrid. The map is padded by the view size so
+    folding needs no bounds checks; ``current()`` returns the unpadded view of it.
+    """
+
+    def __init__(self, env: Any) -> None:
+        self._pad = pad = int(env.agent_view_size)
+        self._size = pad
+        self._padded = np.zeros((env.height + 2 * pad, env.width + 2 * pad), dtype=bool)
+        self._mask = self._padded[pad : pad + env.height, pad : pad + env.width]
+        self._pending: list[tuple[int, int, int, np.ndarray]] = []
+
+    def add(self, env: Any, view_image: np.ndarray) -> None:
+        """Remember one observation; ``view_image`` is MiniGrid's ``obs["image"]``."""
+        ax, ay = env.agent_pos
+        self._pending.append((int(ax), int(ay), int(env.agent_dir), view_image[:, :, 0] != _UNSEEN))
+        if len(self._pending) >= _MAX_PENDING:  # bounded memory for long runs that never observe
+            self.current()
+
+    def current(self) -> np.ndarray:
+        """The seen mask [y][x] (a live view: copy it before handing it out)."""
+        pad = self._pad
+        for ax, ay, agent_dir, visible in self._pending:
+            dx, dy = _view_offsets(self._size, agent_dir)
+            self._padded[dy[visible] + (ay + pad), dx[visible] + (ax + pad)] = True
+            self._padded[ay + pad, ax + pad] = True
+        self._pending.clear()
+        return self._mask
 
 
 def grid_view(env: Any, seen: np.ndarray | None) -> GridView:
