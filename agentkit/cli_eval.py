@@ -48,8 +48,15 @@ def register(app: typer.Typer) -> None:
         api_key_env: Optional[str] = typer.Option(None, help="Environment variable holding the API key."),
         db: Optional[str] = typer.Option(None, help=DB_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+        env: Optional[str] = typer.Option(None, help="Without a file: evaluate on this env's task catalogue (gridworld)."),
+        categories: Optional[str] = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
+        difficulties: Optional[str] = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
+        seeds_per_pair: Optional[int] = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
+        modality: Optional[str] = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
+        harness: Optional[str] = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
+        figure: Optional[Path] = typer.Option(None, help="Write the per-category figure (PNG) here."),
     ) -> None:
-        """Run an experiment file: one run per model, every episode stored; resumable."""
+        """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
         from agentkit.config import RunConfig
         from agentkit.experiment import ExperimentError, load_experiment
         from agentkit.prompts import TemplateError
@@ -66,8 +73,23 @@ def register(app: typer.Typer) -> None:
                 _fail(f"--resume: no run {resume!r} in the store")
             base = RunConfig.model_validate({k: v for k, v in stored.config.items() if k in RunConfig.model_fields})
             configs = [base.model_copy(update={k: v for k, v in overrides.items() if v is not None and k != "model"})]
+        elif config_file is None and env is None:
+            _fail("name an experiment file (e.g. presets/llm-aai-exp1.yaml), --env ENV, or --resume RUN")
         elif config_file is None:
-            _fail("name an experiment file (e.g. presets/llm-aai-exp1.yaml) or --resume RUN")
+            from agentkit.experiment import Experiment
+
+            split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731
+            catalogue = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
+                         "harness": harness}
+            if seeds_per_pair:
+                catalogue["seeds_per_pair"] = seeds_per_pair
+            try:
+                experiment = Experiment.model_validate({"env": env, "name": f"{env}-catalogue",
+                                                        "catalogue": {k: v for k, v in catalogue.items() if v is not None}})
+                configs = experiment.run_configs(None, overrides)
+            except (ExperimentError, ValueError) as exc:
+                _fail(str(exc))
+            name = experiment.name
         else:
             try:
                 experiment, configs = load_experiment(config_file, overrides)
@@ -92,6 +114,18 @@ def register(app: typer.Typer) -> None:
                 err.print("[yellow]interrupted[/yellow]: resume with `agentkit eval --resume RUN_ID`")
                 raise typer.Exit(130)
             data = run_json(summary)
+            if summary.config.evaluation is not None:
+                from agentkit.envs.registry import get_evaluation
+
+                evaluation = get_evaluation(summary.config.env)
+                options = evaluation.options_model.model_validate(summary.config.evaluation)
+                target = figure if figure is None or len(configs) == 1 else figure.with_name(f"{figure.stem}-{summary.run_id}{figure.suffix}")
+                board = evaluation.score(data["episodes"], summary.config, options, target)
+                data.update({k: v for k, v in board.items() if k not in ("episodes", "env", "model")})
+                if not as_json:
+                    out.print(f"  ONS overall {board['overall_ons']:.3f} (95% CI {board['overall_ci']})")
+                    for category, row in board["categories"].items():
+                        out.print(f"  {category}: ONS {row['ons'] if row['ons'] is None else round(row['ons'], 3)}")
             results.append(data)
             if not as_json:
                 stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""

@@ -56,6 +56,9 @@ class RunConfig(BaseModel):
     # An explicit list of (task, seed) episodes; when set it replaces tasks x episodes (the
     # gridworld catalogue's hashed seeds, hand-picked seeds). Trials count per task in list order.
     plan: list[tuple[str, int]] | None = None
+    # Options of the env's evaluation protocol (e.g. the gridworld catalogue) that made ``plan``;
+    # kept so a resumed or re-scored run is scored the same way.
+    evaluation: dict[str, Any] | None = None
     memory: str = "full"
     templates_dir: str | None = None
     include_images: bool = True

@@ -16,8 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agentkit.config import RunConfig
 
-_OWN_FIELDS = {"name", "description", "suite", "models", "trials", "image_size", "templates"}
-
 
 class ExperimentError(ValueError):
     """A bad experiment file: the message names the file and the field."""
@@ -37,6 +35,19 @@ class Experiment(BaseModel):
     trials: int = Field(1, ge=1)
     image_size: int | None = Field(None, ge=16, le=4096)
     templates: str | None = None  # a packaged template set name or a folder (relative to the file)
+    # For envs with an evaluation protocol (the gridworld catalogue): its options; the plan of
+    # (task, seed) episodes then comes from it, and the run is scored by it.
+    catalogue: dict[str, Any] | None = None
+
+    def catalogue_options(self) -> Any:
+        from agentkit.envs.registry import get_evaluation
+
+        if self.catalogue is None:
+            return None
+        evaluation = get_evaluation(self.env)
+        if evaluation is None:
+            raise ExperimentError(f"catalogue: env {self.env!r} has no task catalogue")
+        return evaluation.options_model.model_validate(self.catalogue)
 
     @model_validator(mode="before")
     @classmethod
@@ -51,6 +62,8 @@ class Experiment(BaseModel):
         from agentkit.envs import get_backend
 
         tasks = list(self.tasks)
+        if self.catalogue is not None and not tasks and not self.suite:
+            return ["(catalogue)"]  # replaced by the evaluation's plan
         if self.suite:
             suites = get_backend(self.env).suites()
             if self.suite not in suites:
@@ -84,7 +97,14 @@ class Experiment(BaseModel):
                 options.setdefault("render_size", self.image_size)
             common["backend_options"] = options
         common.update({k: v for k, v in overrides.items() if v is not None})
-        return [RunConfig(**{**common, "model": model}) for model in models]
+        configs = [RunConfig(**{**common, "model": model}) for model in models]
+        options = self.catalogue_options()
+        if options is not None:
+            from agentkit.envs.registry import get_evaluation
+
+            evaluation = get_evaluation(self.env)
+            configs = [evaluation.configure(c, options) for c in configs]
+        return configs
 
 
 def _accepts(env: str, parameter: str) -> bool:
