@@ -81,6 +81,7 @@ class _Execution:
     reward: float = 0.0
     last: StepResult | None = None
     compile_error: str | None = None
+    env_error: str | None = None  # the simulator raised: the episode ends after this turn is stored
 
 
 def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: dict[str, float]) -> _Execution:
@@ -103,20 +104,24 @@ def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: 
         finally:
             t_env += time.perf_counter() - start
 
-    if script is None:
-        run(idle)
-    else:
-        for command in script:
-            start = time.perf_counter()
-            try:
-                actions = backend.compile(command)
-            except CompileError as exc:
-                out.compile_error = exc.message
+    try:
+        if script is None:
+            run(idle)
+        else:
+            for command in script:
+                start = time.perf_counter()
+                try:
+                    actions = backend.compile(command)
+                except CompileError as exc:
+                    out.compile_error = exc.message
+                    t_compile += time.perf_counter() - start
+                    break
                 t_compile += time.perf_counter() - start
-                break
-            t_compile += time.perf_counter() - start
-            if run(actions):
-                break
+                if run(actions):
+                    break
+    except Exception as exc:  # a simulator crash: keep what ran, so the paid-for answer is not lost
+        log.exception("environment error while executing a script")
+        out.env_error = f"{type(exc).__name__}: {exc}"
     timings["compile"] = t_compile
     timings["env"] = t_env
     return out
@@ -188,20 +193,24 @@ def run_episode(
         script = parsed if isinstance(parsed, Script) else None
         parse_error = parsed if isinstance(parsed, ParseError) else None
 
-        try:
-            execution = _execute(backend, script, backend.idle_actions(), timings)
-            start = time.perf_counter()
-            next_observation = observer.observe(backend.observe())
-            timings["observe"] = time.perf_counter() - start
-        except Exception:  # a simulator crash ends the episode with its own reason, never silently
-            log.exception("episode %s: environment error", episode_id)
-            end_reason = EndReason.ENV_ERROR
-            break
+        execution = _execute(backend, script, backend.idle_actions(), timings)
+        next_observation = observation
+        if execution.env_error is None:
+            try:
+                start = time.perf_counter()
+                next_observation = observer.observe(backend.observe())
+                timings["observe"] = time.perf_counter() - start
+            except Exception as exc:  # a simulator crash ends the episode with its own reason, never silently
+                log.exception("episode %s: environment error", episode_id)
+                execution.env_error = f"{type(exc).__name__}: {exc}"
 
         if execution.last is not None:
             last_step = execution.last
         all_actions.extend(execution.actions)
         feedback = parse_error.message if parse_error else execution.compile_error
+        compile_error = execution.compile_error
+        if execution.env_error is not None:
+            compile_error = f"environment error: {execution.env_error}"
         parse_failures = parse_failures + 1 if parse_error else 0
 
         if sink is not None:
@@ -217,7 +226,7 @@ def run_episode(
                     cached=reply.cached,
                     script=script.to_json() if script else None,
                     parse_error=parse_error.to_json() if parse_error else None,
-                    compile_error=execution.compile_error,
+                    compile_error=compile_error,
                     actions=execution.actions,
                     reward=execution.reward,
                     total_reward=next_observation.total_reward,
@@ -230,7 +239,9 @@ def run_episode(
         history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))
         observation = next_observation
 
-        if observation.done:
+        if execution.env_error is not None:
+            end_reason = EndReason.ENV_ERROR
+        elif observation.done:
             end_reason = (last_step.end_reason if last_step and last_step.end_reason else
                           (EndReason.GOAL if observation.success else EndReason.FAILED))
         elif parse_failures >= limits.max_parse_failures:

@@ -133,3 +133,37 @@ def test_reference_runs_concurrently_in_threads_or_processes(tmp_path, workers):
     assert [e.trial for e in summary.episodes] == [0, 1, 2, 3]
     assert all(e.success for e in summary.episodes) and len(rows) == 4
     assert {r.id for r in rows} == {episode_id_for(summary.run_id, TASK, t, t, 0) for t in range(4)}
+
+
+def test_env_crash_restarts_the_environment_and_relaunches_the_episode(tmp_path, monkeypatch):
+    from agentkit.envs import registry
+    from agentkit.testing import flaky_backend
+
+    monkeypatch.setitem(registry._BACKENDS, "flaky-gridworld", "agentkit.testing.flaky_backend:FlakyGridworld")
+    monkeypatch.setattr(flaky_backend, "crashes_left", 1)
+    monkeypatch.setattr(flaky_backend, "instances", 0)
+    config = RunConfig(env="flaky-gridworld", tasks=[TASK], episodes=2, max_concurrency=1, max_attempts=2,
+                       include_images=False, observer={"views": ["ascii"]})
+    with TranscriptStore(f"sqlite:///{tmp_path / 'crash.db'}") as store:
+        summary = execute_run(config, store, show_progress=False)
+        rows = store.list_episodes(run_id=summary.run_id)
+        crashed = [r for r in rows if r.end_reason == "env_error"]
+        assert len(crashed) == 1 and crashed[0].attempt == 0 and crashed[0].status == "finished"
+        (turn,) = store.get_turns(crashed[0].id)  # the paid-for answer of the crashed turn is kept
+        assert turn.compile_error.startswith("environment error: RuntimeError") and len(turn.actions) == 1
+    assert [e.end_reason for e in summary.episodes] == [EndReason.GOAL, EndReason.GOAL]
+    assert len(rows) == 3
+    # One backend to check the task, one that crashed, one fresh after the restart.
+    assert flaky_backend.instances == 3
+
+
+def test_per_provider_rate_limit_spaces_requests(tmp_path):
+    import time
+
+    with FakeOpenAIServer(_spin) as server:
+        with TranscriptStore(f"sqlite:///{tmp_path / 'rate.db'}") as store:
+            config = _config(server, episodes=2, max_scripts=4, max_concurrency=2, rate_limit_rpm=600)  # 0.1 s apart
+            start = time.perf_counter()
+            execute_run(config, store, show_progress=False)
+            wall = time.perf_counter() - start
+    assert len(server.requests) == 8 and wall >= 0.7  # 8 starts at least 0.1 s apart, shared by both episodes
