@@ -5,6 +5,7 @@ observation (7x7x3 symbolic encoding) and its seven discrete actions, and resets
 hashed seeds of the chosen split (``seeds.episode_seeds``): the k-th reset without an explicit
 seed plays seed k of that split, so an RL agent trains on ``train`` episodes and is evaluated on
 exactly the ``eval`` episodes every LLM agent meets. An explicit ``reset(seed=...)`` still wins.
+``OneHotView`` turns that image into a flat one-hot vector, the input a small MLP policy learns from.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
+import numpy as np
+from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX, STATE_TO_IDX
 from minigrid.wrappers import ImgObsWrapper
 
 from agentkit.envs.gridworld.catalogue import catalogue_entry
@@ -40,6 +43,29 @@ class SplitSeeds(gymnasium.Wrapper):
     def step(self, action):
         with quiet_stdout():
             return self.env.step(action)
+
+
+class OneHotView(gymnasium.ObservationWrapper):
+    """The egocentric symbolic image as one flat float32 vector of one-hot codes.
+
+    MiniGrid codes (object, colour, state) as small integers whose order means nothing, and an MLP
+    fed them raw (or divided by 255, as image policies do) learns slowly; one-hot codes per cell
+    keep the view compact (7 x 7 x 20 = 980 values) and make "is there lava ahead" one input.
+    """
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        height, width, _ = env.observation_space.shape
+        self._offsets = np.array([0, len(OBJECT_TO_IDX), len(OBJECT_TO_IDX) + len(COLOR_TO_IDX)])
+        self._depth = len(OBJECT_TO_IDX) + len(COLOR_TO_IDX) + len(STATE_TO_IDX)
+        self._cells = height * width
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (self._cells * self._depth,), np.float32)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        out = np.zeros((self._cells, self._depth), np.float32)
+        codes = observation.reshape(self._cells, 3).astype(np.int64) + self._offsets
+        out[np.arange(self._cells)[:, None], codes] = 1.0
+        return out.reshape(-1)
 
 
 def make_rl_env(task: str, split: str = "train", render_mode: str | None = None) -> gymnasium.Env:
