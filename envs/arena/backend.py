@@ -7,7 +7,8 @@ A task is a Testbed id (``"01-04-03"``) or a path to any arena YAML file; the ep
 file's first arena. Frames are rendered only when ``frames=True`` (the observer wants images), at
 ``render_size`` pixels square. The observation carries what Animal-AI reports to an agent
 (health, velocity in the agent's frame, position) in ``status``, and the full state in
-``privileged`` (see ``privileged_state``), the contract with the reference agent.
+``privileged`` (see ``privileged_state``), the contract with the reference agent; ``pose``
+(position and heading in degrees, clockwise from +z) lets the viewer draw the trajectory on a map.
 """
 
 from __future__ import annotations
@@ -149,6 +150,7 @@ class ArenaBackend(Backend):
                 "lights": "on" if lights_on(rules.steps, self._blackouts) else "off",
             },
             privileged=self.privileged_state(),
+            pose={"position": [round(v, 2) + 0.0 for v in position], "heading": round(world.heading % 360.0, 1)},
         )
         self._reward_since_observe = 0.0
         return observation
@@ -195,7 +197,8 @@ class ArenaBackend(Backend):
         ``agent.heading_deg``: 0 faces +z, growing when turning right (clockwise seen from above),
         in [0, 360). ``agent.velocity``: units per second on the arena axes. ``items[i].position``:
         centre of the item's base; ``size``: as built (clamped to Animal-AI's ranges; goals are
-        spheres of diameter ``size[0]``); ``rotation_deg``: clockwise seen from above; ``reward``:
+        spheres of diameter ``size[0]``; a zone's ``size[1]`` is how high its trigger reaches above
+        the floor, ``items.zone_height``); ``rotation_deg``: clockwise seen from above; ``reward``:
         sign x size for goals, -1 for a DeathZone, the per-step reward inside a HotZone, None for
         the rest; ``active``: False once a goal is collected. Ramps rise towards their local -z.
         """

@@ -87,7 +87,7 @@ def add_agent(client: int, position: tuple[float, float, float]) -> int:
 
 
 def add_item(client: int, item: PlacedItem) -> ItemBody:
-    """One item as a pybullet body (static, or dynamic for goals and pushable blocks)."""
+    """One item as a pybullet body (static, or dynamic for goals, pushable blocks and heavy walls)."""
     t = item.type
     x, y, z = item.position
     sx, sy, sz = item.size
@@ -139,6 +139,8 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
         if t.bounce:
             p.changeDynamics(body, -1, lateralFriction=0.0, rollingFriction=0.0, spinningFriction=0.0,
                              restitution=1.0, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
+        elif t.kind == "obstacle":  # heavy walls
+            p.changeDynamics(body, -1, lateralFriction=0.5, restitution=0.0, physicsClientId=client)
         elif t.is_goal:
             p.changeDynamics(body, -1, lateralFriction=0.5, rollingFriction=0.002, spinningFriction=0.002,
                              restitution=0.0, physicsClientId=client)

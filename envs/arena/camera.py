@@ -6,6 +6,12 @@ cost more than everything else together (~60 ms per 512 px frame). They are simp
 pixel's ray is intersected with them in numpy instead (a few ms), and TinyRenderer draws only the
 items. The two are merged by depth, so an item reaching outside the fence is still hidden by it.
 
+TinyRenderer still costs about 0.25 microseconds per pixel an item covers, for every layer drawn,
+so an arena whose platforms or walls fill the view (a wall-sized floor and ceiling, a corridor)
+took 60-90 ms per 512 px frame. Items are therefore drawn at no more than ``ITEM_MAX_SIDE`` (256)
+pixels and each of their pixels is repeated over 2 x 2 frame pixels; the room keeps the full
+resolution, so only item edges are coarser, and the worst frames cost about a third.
+
 Camera: at the centre of the agent's sphere (0.5 above its base), level, looking along its heading,
 vertical field of view 60 degrees (Unity's default camera, which Animal-AI uses), square frames of
 ``size`` pixels. The agent's own body is not drawn. Transparent items are drawn as their edges,
@@ -33,6 +39,7 @@ SKY_COLOR = np.array([172, 202, 228], dtype=np.float32)
 LIGHT = np.array([0.4, 1.0, -0.5]) / np.linalg.norm([0.4, 1.0, -0.5])
 AMBIENT, DIFFUSE = 0.55, 0.45
 FLOOR_FADE = 0.3  # the floor darkens by up to this fraction with distance (a depth cue)
+ITEM_MAX_SIDE = 256  # items are drawn at most this many pixels square (see the module docstring)
 
 
 def _shade(normal: tuple[float, float, float]) -> float:
@@ -63,6 +70,9 @@ class Camera:
         self._sky = SKY_COLOR.astype(np.uint8)
         self._rows = np.arange(size)[:, None]
         self._floor_cache: dict[float, np.ndarray] = {}
+        # Items are rendered at most ITEM_MAX_SIDE pixels square and scaled up by a whole factor.
+        self._item_scale = max(1, math.ceil(size / ITEM_MAX_SIDE))
+        self._item_side = math.ceil(size / self._item_scale)
 
     def black(self) -> np.ndarray:
         return np.zeros((self.size, self.size, 3), dtype=np.uint8)
@@ -73,17 +83,20 @@ class Camera:
         fx, fz = math.sin(math.radians(heading_deg)), math.cos(math.radians(heading_deg))
         ex, ez, ey = eye  # pybullet (x, y, z) = arena (x, z, y)
         view = p.computeViewMatrix(eye, (ex + fx, ez + fz, ey), (0.0, 0.0, 1.0))
+        m, k = self._item_side, self._item_scale
         _, _, rgba, depth, _ = p.getCameraImage(
-            n, n, view, self._projection, renderer=p.ER_TINY_RENDERER, flags=p.ER_NO_SEGMENTATION_MASK,
+            m, m, view, self._projection, renderer=p.ER_TINY_RENDERER, flags=p.ER_NO_SEGMENTATION_MASK,
             lightDirection=self._light_bullet, lightAmbientCoeff=AMBIENT, lightDiffuseCoeff=DIFFUSE,
             lightSpecularCoeff=0.0, shadow=0, physicsClientId=self.client,
         )
-        rgb = np.asarray(rgba, dtype=np.uint8).reshape(n, n, 4)[:, :, :3]
-        depth = np.asarray(depth, dtype=np.float32).reshape(n, n)
+        rgb = np.asarray(rgba, dtype=np.uint8).reshape(m, m, 4)[:, :, :3]
+        depth = np.asarray(depth, dtype=np.float32).reshape(m, m)
+        if k > 1:  # each item pixel covers k x k frame pixels
+            rgb = rgb.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
+            depth = depth.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
         frame, room_depth = self._room(ex, ey, ez, fx, fz)
         # Items in front of the room (depth-buffer values grow with distance, 1.0 = nothing drawn).
-        items = depth < room_depth
-        frame[items] = rgb[items]
+        np.copyto(frame, rgb, where=(depth < room_depth)[:, :, None])
         return frame
 
     def _room(self, ex: float, ey: float, ez: float, fx: float, fz: float) -> tuple[np.ndarray, np.ndarray]:
@@ -112,8 +125,8 @@ class Camera:
         sky = rows < sky_rows[None, :]
         floor = rows >= floor_rows[None, :]
         frame = np.broadcast_to(side[None, :, :], (n, n, 3)).copy()
-        frame[sky] = self._sky
-        frame = np.where(floor[:, :, None], self._floor_rows(ey)[:, None, :], frame)
+        np.copyto(frame, self._sky, where=sky[:, :, None])
+        np.copyto(frame, self._floor_rows(ey)[:, None, :], where=floor[:, :, None])
         # Depth-buffer value of the room: 1 for the sky, the wall's or the floor's distance otherwise.
         wall_depth = self._to_depth(t_wall)[None, :]
         with np.errstate(divide="ignore"):

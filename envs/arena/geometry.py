@@ -5,9 +5,10 @@ y up; an item's position is the centre of its base; ``rotation`` turns it clockw
 above, so a local vector (a, b) on the (x, z) axes points to ``(a cos r + b sin r, -a sin r + b cos r)``
 (local +z is the item's facing direction; rotation 90 faces +x).
 
-Hollow items are split into the boxes they are made of, with the same proportions the reference
-planner assumes (``planning_shapes.py``): tunnel side walls and U/L arms are 10% of the item's size
-thick (at least 0.05). A tunnel also has a roof, 10% of its height thick, that leaves the floor free.
+Hollow items are split into the boxes they are made of, which the reference planner reads too
+(``planning_shapes.py``): tunnel side walls are 10% of the item's width thick (at least 0.05) and a
+tunnel has a roof, 10% of its height thick, that leaves the floor free; U and L shapes follow
+Animal-AI's prefabs (``local_parts``), whose proportions do not follow the size axes one to one.
 
 Ramps are wedges that rise towards their local -z: at rotation 180 a ramp climbs towards +z. This
 is how Animal-AI's Ramp prefab is built (its mesh is turned 180 degrees inside the prefab), and the
@@ -21,8 +22,16 @@ from dataclasses import dataclass
 
 from agentkit.envs.arena.items import Shape
 
-WALL_FRACTION = 0.1  # tunnel walls, U and L arms: this fraction of the item's size
+WALL_FRACTION = 0.1  # tunnel walls: this fraction of the item's size
 MIN_THICKNESS = 0.05
+# U and L shapes (Animal-AI's UObject/LObject prefabs: three or two unit cubes scaled by the size
+# times (0.3, 1, 0.1) and turned a quarter turn), as fractions of size.z (bar length, arm width)
+# and of size.x (bar depth, how far the arms reach in front of and behind the bar's centre line).
+HOLLOW_BAR_LENGTH = 1.0
+HOLLOW_ARM_WIDTH = 0.1
+HOLLOW_BAR_DEPTH = 0.3
+HOLLOW_ARM_FRONT = 0.15
+HOLLOW_ARM_BACK = 0.75
 
 
 @dataclass(frozen=True)
@@ -75,12 +84,28 @@ def local_parts(shape: Shape, size: tuple[float, float, float]) -> list[LocalBox
             LocalBox(0.0, 0.0, sy - roof, sy, max(sx / 2 - t, MIN_THICKNESS / 2), sz / 2),
         ]
     if shape in ("u", "l_left", "l_right"):
-        t = max(min(sx, sz) * WALL_FRACTION, MIN_THICKNESS)
-        side = sx / 2 - t / 2
-        base = LocalBox(0.0, -sz / 2 + t / 2, 0.0, sy, sx / 2, t / 2)
-        arms = {"u": (-side, side), "l_left": (-side,), "l_right": (side,)}[shape]
-        return [LocalBox(a, 0.0, 0.0, sy, t / 2, sz / 2) for a in arms] + [base]
+        # Animal-AI's prefab: a bar along local x, size.z long and 0.3 x size.x thick, centred on the
+        # item's position; arms 0.1 x size.z thick at its ends (both for U, -x for L, +x for L2),
+        # reaching 0.15 x size.x forward (+z) and 0.75 x size.x back (-z), so the U opens to -z.
+        base = LocalBox(0.0, 0.0, 0.0, sy, sz * HOLLOW_BAR_LENGTH / 2, sx * HOLLOW_BAR_DEPTH / 2)
+        arm_hx, arm_hz = sz * HOLLOW_ARM_WIDTH / 2, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK) / 2
+        arm_oz = sx * (HOLLOW_ARM_FRONT - HOLLOW_ARM_BACK) / 2
+        sides = {"u": (-1.0, 1.0), "l_left": (-1.0,), "l_right": (1.0,)}[shape]
+        return [base] + [LocalBox(side * sz * HOLLOW_BAR_LENGTH / 2, arm_oz, 0.0, sy, arm_hx, arm_hz) for side in sides]
     return [whole]
+
+
+def footprint_size(shape: Shape, size: tuple[float, float, float]) -> tuple[float, float, float]:
+    """The extent (x, y, z) of the box Animal-AI tests for free space, centred on the item's position.
+
+    It is the item's size except for U and L shapes, whose bars run along local x (size.z, plus the
+    arms' width) and whose arms along local z (0.9 x size.x). Animal-AI centres this box on the
+    item's position although the arms reach further back than forward; so does the layout.
+    """
+    sx, sy, sz = size
+    if shape in ("u", "l_left", "l_right"):
+        return (sz * (HOLLOW_BAR_LENGTH + HOLLOW_ARM_WIDTH), sy, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK))
+    return size
 
 
 def is_wedge(shape: Shape) -> bool:

@@ -11,7 +11,12 @@ ramps magenta (255,0,255), goals green / gold / red, DeathZone red and HotZone o
 Animal-AI docs and ``data/README.md``; the cardboard boxes are cardboard brown (Animal-AI draws them
 with a cardboard texture; the heavy one darker) and the U/L blocks light grey; only Wall, Ramp and
 CylinderTunnel take a colour from the config (the others are "not changeable" in Animal-AI).
-Masses: Animal-AI's light block has mass 1 and its heavy block 420; here the agent (mass 1) pushes
+Masses: Animal-AI's walls are rigid bodies under gravity too (the v3 Wall prefab has a Rigidbody of
+mass 100, 10000 in later versions), so a wall placed in the air falls until something holds it and
+a bar laid on two posts of different heights comes to rest sloping (Testbed 02-29 rolls its goals
+down such rails); here walls get mass 100 while the arena settles and are then fixed where they
+came to rest (``world.ArenaWorld._fix_walls``), since nothing the agent does moves them. Animal-AI's light
+block has mass 1 and its heavy block 420; here the agent (mass 1) pushes
 by a velocity rule rather than a force, so the heavy block gets a mass (``MASS``) that makes it hard
 but possible to push: in 40 forward steps the agent pushes the light block about 22 units and the
 heavy one about 5.
@@ -92,7 +97,7 @@ HEAVY_BLOCK: RGB = (150, 112, 72)  # darker cardboard
 HOLLOW_BLOCK: RGB = (200, 200, 200)  # light grey
 
 # Masses of dynamic items (the agent has mass 1; see world.py for how it pushes).
-MASS = {"goal": 1.0, "light": 1.0, "heavy": 4.0, "hollow": 2.0}
+MASS = {"goal": 1.0, "light": 1.0, "heavy": 4.0, "hollow": 2.0, "wall": 100.0}
 
 
 def _goal(name: str, sign: int, color: RGB, multi: bool = False, bounce: bool = False) -> ItemType:
@@ -104,8 +109,8 @@ ITEM_TYPES: dict[str, ItemType] = {
     t.name: t
     for t in (
         ItemType("Agent", "agent", "sphere", (1.0,) * 3, (1.0,) * 3, (0, 0, 0), mass=1.0),
-        ItemType("Wall", "obstacle", "box", *_WALL_RANGE, GREY, colorable=True),
-        ItemType("WallTransparent", "obstacle", "box", *_WALL_RANGE, GLASS, transparent=True),
+        ItemType("Wall", "obstacle", "box", *_WALL_RANGE, GREY, colorable=True, mass=MASS["wall"]),
+        ItemType("WallTransparent", "obstacle", "box", *_WALL_RANGE, GLASS, transparent=True, mass=MASS["wall"]),
         ItemType("Ramp", "ramp", "ramp", *_RAMP_RANGE, MAGENTA, colorable=True),
         ItemType("CylinderTunnel", "obstacle", "tunnel", *_TUNNEL_RANGE, GREY, colorable=True),
         ItemType("CylinderTunnelTransparent", "obstacle", "tunnel", *_TUNNEL_RANGE, GLASS, transparent=True),
@@ -135,6 +140,23 @@ ALIASES: dict[str, str] = {
     "LBlock": "LObject",
     "JBlock": "LObject2",
 }
+
+
+# How far above the floor a zone reaches (its trigger volume is [0, this] over its footprint).
+# Animal-AI places every zone at a fixed depth whatever y the file gives: in the v3 source a DeathZone
+# is a slab 1.001 high centred 0.5 below the floor, so it pokes 0.0005 above it (Unity reports a
+# trigger contact from 0.01 away, its default contact offset): only touching the floor there kills,
+# and a wall 0.1 high laid across it is a safe bridge (Testbed 04-22). A HotZone of height h is
+# centred 0.15 below the floor, so it rises to h/2 - 0.15 (at least 0.1, as h >= 0.5).
+DEATH_ZONE_TOP = 0.01
+HOT_ZONE_DEPTH = 0.15
+
+
+def zone_height(name: str, size_y: float) -> float:
+    """Height above the floor of the zone ``name`` given the size's (clamped) y."""
+    if name == "DeathZone":
+        return DEATH_ZONE_TOP
+    return max(size_y / 2 - HOT_ZONE_DEPTH, DEATH_ZONE_TOP)
 
 
 def canonical_name(name: str) -> str | None:

@@ -12,7 +12,9 @@ The rules, as Animal-AI applies them:
   is uniform in [0, 360). Sizes are clamped to the item's range; only some items take colours.
 * Items are placed in file order; an item whose box would overlap an earlier solid item (or the
   fence) is not spawned. Items with a random component get 20 attempts, fixed ones one. Zones are
-  triggers: other items may overlap them, and a zone may overlap anything but the fence.
+  triggers: other items may overlap them, and a zone may overlap anything but the fence. A zone
+  always lies on the floor, as thin as Animal-AI makes it (``items.zone_height``), whatever y the
+  file gives.
 * The agent is placed last. If its given place overlaps anything (zones included) it is resampled
   at random x, z (same height) until a free place is found.
 """
@@ -21,11 +23,11 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemSpec, Vector3
-from agentkit.envs.arena.geometry import Box, bounding_box, boxes_overlap, world_boxes
-from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec
+from agentkit.envs.arena.geometry import Box, bounding_box, boxes_overlap, footprint_size, world_boxes
+from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec, zone_height
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +106,9 @@ def build_layout(arena: ArenaSpec, seed: int) -> Layout:
                 continue
             placed.append(item)
             (zones if item_type.kind == "zone" else solid).extend(item.boxes())
-    agent = _place_agent(agent_spec, rng, solid + zones)
+    # The agent may not start on a zone, however thin: test the zones' footprints up to its height.
+    zone_columns = [replace(box, y1=max(box.y1, box.y0 + AGENT_DIAMETER)) for box in zones]
+    agent = _place_agent(agent_spec, rng, solid + zone_columns)
     return Layout(items=tuple(placed), agent=agent, skipped=skipped)
 
 
@@ -123,15 +127,33 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
         or (size is not None and any(v < 0 for v in size.as_tuple()))
     )
     resolved_color = _color(item_type, color)
-    # Zones are triggers: only the fence stops them. Everything else must find free space.
-    obstacles = solid[: len(_FENCE)] if item_type.kind == "zone" else solid
+    if item_type.kind == "zone":
+        return _place_zone(item_type, position, rotation, size, item_id, rng, resolved_color, solid)
+    obstacles = solid
     for _ in range(ITEM_ATTEMPTS if randomized else 1):
         s = _size(item_type, size, rng)
         r = _rotation(rotation, rng)
-        p = _position(position, s, rng)
-        box = bounding_box(p, s, r)
+        extent = footprint_size(item_type.shape, s)
+        p = _position(position, extent, rng)
+        box = bounding_box(p, extent, r)
         if not any(boxes_overlap(box, other) for other in obstacles):
             return PlacedItem(item_id, item_type, p, s, r, resolved_color)
+    return None
+
+
+def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float | None, size: Vector3 | None,
+                item_id: int, rng: random.Random, color: RGB, solid: list[Box]) -> PlacedItem | None:
+    """A zone lies on the floor whatever y the file gives (``items.zone_height``); only the fence stops it."""
+    randomized = position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0 or (
+        size is not None and any(v < 0 for v in size.as_tuple()))
+    for _ in range(ITEM_ATTEMPTS if randomized else 1):
+        sx, sy, sz = _size(item_type, size, rng)
+        r = _rotation(rotation, rng)
+        x, _, z = _position(position, (sx, sy, sz), rng)
+        placed = PlacedItem(item_id, item_type, (x, 0.0, z), (sx, zone_height(item_type.name, sy), sz), r, color)
+        box = bounding_box(placed.position, placed.size, r)
+        if not any(boxes_overlap(box, fence) for fence in solid[: len(_FENCE)]):
+            return placed
     return None
 
 

@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.arena.geometry import local_parts
+from agentkit.envs.arena.items import Shape
+
 
 @dataclass(frozen=True)
 class Part:
@@ -74,7 +77,7 @@ def _sub(item_part: Part, a: float, b: float, hx: float, hz: float) -> Part:
 
 # Wall thickness of hollow shapes (as a fraction of the item's size), matching the arena's build.
 TUNNEL_WALL = 0.1  # a tunnel's side walls are this fraction of its width each
-U_ARM = 0.1  # U and L shapes: arms this fraction of the item's size thick
+_HOLLOW: dict[str, Shape] = {"UObject": "u", "LObject": "l_left", "LObject2": "l_right"}
 
 RAMP_RISE = -1  # the arena's ramps climb towards their local -z (Animal-AI's prefab; see geometry.py)
 
@@ -91,18 +94,6 @@ def item_parts(item: dict[str, Any]) -> list[Part]:
         # The bore runs along local z; the side walls fill the outer bands of the width.
         t = max(sx * TUNNEL_WALL, 0.05)
         return [_sub(whole, -sx / 2 + t / 2, 0.0, t / 2, sz / 2), _sub(whole, sx / 2 - t / 2, 0.0, t / 2, sz / 2)]
-    if name == "UObject":
-        t = max(min(sx, sz) * U_ARM, 0.05)
-        return [
-            _sub(whole, -sx / 2 + t / 2, 0.0, t / 2, sz / 2),
-            _sub(whole, sx / 2 - t / 2, 0.0, t / 2, sz / 2),
-            _sub(whole, 0.0, -sz / 2 + t / 2, sx / 2, t / 2),
-        ]
-    if name in ("LObject", "LObject2"):
-        t = max(min(sx, sz) * U_ARM, 0.05)
-        side = -1.0 if name == "LObject" else 1.0
-        return [
-            _sub(whole, side * (sx / 2 - t / 2), 0.0, t / 2, sz / 2),
-            _sub(whole, 0.0, -sz / 2 + t / 2, sx / 2, t / 2),
-        ]
+    if name in _HOLLOW:  # the arena's own build of U and L shapes (Animal-AI's prefabs)
+        return [_sub(whole, b.ox, b.oz, b.hx, b.hz) for b in local_parts(_HOLLOW[name], (sx, sy, sz))]
     return [whole]

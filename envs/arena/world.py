@@ -12,7 +12,9 @@ radius plus half the thinnest wall, so it cannot tunnel through 0.1-thick walls)
 
 When an arena is built, the physics runs for 0.6 s before the episode starts, so that items placed
 in the air (Animal-AI adds a small gap under items, and some files place goals above ramps) have
-come to rest in the first frame; bounce goals start moving when the episode does.
+come to rest in the first frame; bounce goals start moving when the episode does. Walls take part
+in this settling as heavy bodies (a bar on posts of unequal height ends up sloping, as in Animal-AI)
+and are fixed in place when it ends (``_fix_walls``).
 
 Bounce goals keep a constant speed (``BOUNCE_SPEED``) along their facing direction; collisions
 change their direction (walls have restitution 1, see ``bodies.py``), and one that gets stuck
@@ -44,6 +46,9 @@ _CONTACT_DISTANCE = 0.02  # a contact closer than this counts as touching
 _GROUND_NORMAL = 0.5  # a contact whose normal points up more than this supports the agent (slopes < 60 deg)
 _RADIUS = AGENT_DIAMETER / 2
 SETTLE_SECONDS = 0.6  # physics run at build time, before the episode starts
+SETTLE_REFINE = 4  # settling runs with time steps this many times finer than the episode's
+WALL_SETTLE_LIMIT = 4  # walls still moving then get up to this many times longer to come to rest
+_AT_REST = 0.05  # units (radians) per second
 
 
 @dataclass
@@ -95,8 +100,14 @@ class ArenaWorld:
         self._active = {b.item.id: True for b in self.bodies}
         self._zones = [(b.item.boxes()[0], b.item.name) for b in self.bodies if b.item.type.kind == "zone"]
         self.agent = add_agent(c, layout.agent.position)
-        for _ in range(self._settle_steps):  # let items placed in the air come to rest before the first frame
+        # Let items placed in the air come to rest before the first frame, with finer time steps: a
+        # resting body sinks into its support by about gravity x time step^2 / ERP (0.05 units at
+        # the episode's 0.02 s), which would leave walls fixed that deep in the floor.
+        p.setPhysicsEngineParameter(fixedTimeStep=motion.STEP_SECONDS / self.substeps / SETTLE_REFINE, physicsClientId=c)
+        for _ in range(self._settle_steps * SETTLE_REFINE):
             p.stepSimulation(physicsClientId=c)
+        self._fix_walls()
+        p.setPhysicsEngineParameter(fixedTimeStep=motion.STEP_SECONDS / self.substeps, physicsClientId=c)
         p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=c)
         self._bouncers = []
         for b in self.bodies:
@@ -114,6 +125,30 @@ class ArenaWorld:
         self._grounded = any(self._supports(contact) for contact in contacts)
         logger.debug("built arena: %d items, agent at %s", len(self.bodies), layout.agent.position)
 
+    def _fix_walls(self) -> None:
+        """Walls fall into place while the arena settles, then stay where they came to rest.
+
+        Animal-AI's walls are rigid bodies of mass 10000 (100 in v3): they drop under gravity, but
+        nothing the agent does moves them. Here the agent is driven by setting its velocity, which
+        the solver treats as an unbounded force, so a wall left dynamic would slowly give way when
+        the agent keeps pushing; fixing it once it has come to rest keeps both properties.
+        """
+        c = self.client
+        walls = [b.body for b in self.bodies if b.dynamic and b.item.type.kind == "obstacle"]
+        extra = 0
+        limit = self._settle_steps * SETTLE_REFINE * WALL_SETTLE_LIMIT
+        while walls and extra < limit and any(self._moving(w) for w in walls):
+            for _ in range(10):
+                p.stepSimulation(physicsClientId=c)
+            extra += 10
+        for body in walls:
+            p.changeDynamics(body, -1, mass=0.0, physicsClientId=c)
+            p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=c)
+
+    def _moving(self, body: int) -> bool:
+        (vx, vy, vz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=self.client)
+        return vx * vx + vy * vy + vz * vz > _AT_REST ** 2 or wx * wx + wy * wy + wz * wz > _AT_REST ** 2
+
     # -- stepping -----------------------------------------------------------------------------
 
     def step(self, b0: int, b1: int) -> StepEvents:
@@ -126,21 +161,19 @@ class ArenaWorld:
         p.resetBaseVelocity(self.agent, [hx / t, hz / t, vz], [0, 0, 0], physicsClientId=c)
         if self._bouncers:
             self._keep_bouncing()
+        events = StepEvents()
+        # pybullet finds contacts before it moves the bodies, so the list a substep leaves describes
+        # the positions before its move. Goals are collected from every substep's list (a pushed goal
+        # may already be clear again at the end of the step) and from a list refreshed at the final
+        # positions (else a touch made in the last substep would count one step late).
         for _ in range(self.substeps):
             p.stepSimulation(physicsClientId=c)
-        events = StepEvents()
-        grounded = False
-        for contact in p.getContactPoints(bodyA=self.agent, physicsClientId=c):
-            if contact[8] > _CONTACT_DISTANCE:
-                continue
-            other = contact[2]
-            if self._supports(contact):
-                grounded = True
-            goal = self._goal_by_body.get(other)
-            if goal is not None and self._active[goal.item.id]:
-                self._active[goal.item.id] = False
-                events.touched.append(goal.item)
-        self._grounded = grounded
+            if self._goal_by_body:
+                self._collect(p.getContactPoints(bodyA=self.agent, physicsClientId=c), events)
+        p.performCollisionDetection(physicsClientId=c)
+        final = p.getContactPoints(bodyA=self.agent, physicsClientId=c)
+        self._collect(final, events)
+        self._grounded = any(self._supports(contact) for contact in final)
         for goal in events.touched:
             self._remove(goal)
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
@@ -154,6 +187,14 @@ class ArenaWorld:
                     else:
                         events.in_hot_zone = True
         return events
+
+    def _collect(self, contacts: tuple, events: StepEvents) -> None:
+        """Mark the goals among ``contacts`` as touched (once each)."""
+        for contact in contacts:
+            goal = self._goal_by_body.get(contact[2])
+            if goal is not None and contact[8] <= _CONTACT_DISTANCE and self._active[goal.item.id]:
+                self._active[goal.item.id] = False
+                events.touched.append(goal.item)
 
     @staticmethod
     def _supports(contact: tuple) -> bool:

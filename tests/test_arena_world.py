@@ -1,0 +1,180 @@
+"""The arena's world follows Animal-AI's physics where tasks depend on it.
+
+Walls are heavy bodies that settle under gravity (a bar on posts of unequal height slopes, and goals
+roll down it: Testbed 02-29), but the agent cannot move them; zones are floor patches (a 0.1-high
+wall across a DeathZone is a safe bridge: Testbed 04-22).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkit.envs.arena.backend import ArenaBackend
+from agentkit.envs.arena.items import DEATH_ZONE_TOP, zone_height
+from agentkit.records import EndReason
+
+
+def arena_text(items: str, t: int = 0) -> str:
+    return f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    items:\n{items}"
+
+
+def agent(x: float, z: float, rotation: float = 0) -> str:
+    return (f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
+            f"      rotations: [{rotation}]\n")
+
+
+def item(name: str, x: float, z: float, size=(1, 1, 1), y: float = 0, rotation: float = 0) -> str:
+    sx, sy, sz = size
+    return (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+
+
+@pytest.fixture
+def backend():
+    b = ArenaBackend(frames=False)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def arena_file(tmp_path):
+    def write(items: str, t: int = 0) -> str:
+        path = tmp_path / f"arena{len(list(tmp_path.iterdir()))}.yaml"
+        path.write_text(arena_text(items, t))
+        return str(path)
+
+    return write
+
+
+def items_named(obs, name: str) -> list[dict]:
+    return [i for i in obs.privileged["items"] if i["name"] == name]
+
+
+def test_a_wall_placed_in_the_air_falls_onto_what_holds_it(backend, arena_file):
+    backend.reset(arena_file(agent(5, 5) + item("Wall", 20, 20, (4, 1, 4)) + item("Wall", 20, 20, (2, 1, 2), y=4)),
+                  seed=0)
+    lower, upper = items_named(backend.observe(), "Wall")
+    assert lower["position"][1] == pytest.approx(0.0, abs=0.02)
+    assert upper["position"][1] == pytest.approx(1.0, abs=0.02)  # came down from y = 4 onto the lower wall
+
+
+def test_goals_roll_down_a_rail_resting_on_posts_of_unequal_height(backend):
+    """Testbed 02-29-01: the rails lie on a 3-high post and a 2-high one; the goals must reach the floor."""
+    obs = backend.reset("02-29-01", seed=0)
+    rails = [w for w in items_named(obs, "Wall") if w["size"][2] > 20]
+    assert all(2.3 < r["position"][1] < 2.7 for r in rails)  # centre between the two post heights: sloping
+    for _ in range(150):
+        backend.step([0, 0])
+    goals = items_named(backend.observe(), "GoodGoal") + items_named(backend.observe(), "GoodGoalMulti")
+    assert len(goals) == 3
+    assert all(g["position"][1] < 0.05 for g in goals)  # all three rolled off the low end onto the floor
+
+
+def test_the_agent_cannot_push_or_topple_a_thin_wall(backend, arena_file):
+    backend.reset(arena_file(agent(20, 1) + item("Wall", 20, 20, (10, 2, 0.1))), seed=0)
+    for _ in range(80):
+        backend.step([1, 0])
+    obs = backend.observe()
+    wall = items_named(obs, "Wall")[0]
+    assert wall["position"] == pytest.approx([20.0, 0.0, 20.0], abs=0.01)
+    assert obs.privileged["agent"]["position"][2] < 19.6
+
+
+def test_zones_lie_on_the_floor_whatever_height_the_file_gives():
+    assert zone_height("DeathZone", 5.0) == DEATH_ZONE_TOP
+    assert zone_height("HotZone", 0.5) == pytest.approx(0.1)
+    assert zone_height("HotZone", 4.0) == pytest.approx(1.85)
+
+
+def test_a_low_wall_across_a_death_zone_is_a_safe_bridge(backend, arena_file):
+    """Testbed 04-22-01's layout: a 0.1-high wall over a DeathZone the width of the arena."""
+    bridge = arena_file(agent(20, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.1, 22))
+                        + item("GoodGoal", 20, 35), t=250)
+    obs = backend.reset(bridge, seed=0)
+    zone = items_named(obs, "DeathZone")[0]
+    assert zone["position"][1] == 0.0 and zone["size"][1] == pytest.approx(DEATH_ZONE_TOP)
+    result = None
+    for _ in range(40):
+        result = backend.step([1, 0])
+        if result.done:
+            break
+    assert result is not None and result.done and result.success and result.end_reason == EndReason.GOAL
+
+    # Beside the bridge, the same zone kills.
+    beside = arena_file(agent(10, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.1, 22)),
+                        t=250)
+    backend.reset(beside, seed=0)
+    for _ in range(40):
+        result = backend.step([1, 0])
+        if result.done:
+            break
+    assert result.done and result.end_reason == EndReason.DIED
+
+
+@pytest.mark.parametrize("goal_z", [5.0, 6.3, 7.7, 9.1])
+def test_a_goal_counts_on_the_step_the_agent_first_touches_it(backend, arena_file, goal_z):
+    """No step may end with the agent touching a goal that was not collected on that step."""
+    import math
+
+    backend.reset(arena_file(agent(20, 1) + item("GoodGoal", 20, goal_z), t=250), seed=0)
+    goal = items_named(backend.observe(), "GoodGoal")[0]["position"]
+    for _ in range(30):
+        result = backend.step([1, 0])
+        if result.done:
+            break
+        a = backend.privileged_state()["agent"]["position"]
+        gap = math.dist((a[0], a[1] + 0.5, a[2]), (goal[0], goal[1] + 0.5, goal[2])) - 1.0
+        assert gap > 0.0, f"touching (gap {gap:.3f}) at step {backend.observe().step} without collecting"
+    assert result.done and result.success
+
+
+def test_a_single_go_step_moves_the_agent_a_little_and_keeps_it_on_the_ground(backend, arena_file):
+    backend.reset(arena_file(agent(20, 1)), seed=0)
+    heights, zs = [], []
+    for action in [[1, 0]] + [[0, 0]] * 8:
+        backend.step(action)
+        a = backend.privileged_state()["agent"]["position"]
+        heights.append(a[1])
+        zs.append(a[2])
+    assert 0.3 < zs[-1] - 1.0 < 0.6  # Go(1): 0.25 units, plus a short coast while braking
+    assert zs[-1] == zs[-2]  # and then it stands still
+    assert max(heights) < 0.01
+
+
+def test_u_and_l_shapes_follow_animal_ai_prefabs():
+    """A UObject of size (5, 1, 10): a 10-long bar 1.5 deep, arms 1 wide reaching 0.75 forward, 3.75 back."""
+    from agentkit.envs.arena.geometry import footprint_size, local_parts
+
+    bar, left, right = local_parts("u", (5.0, 1.0, 10.0))
+    assert (bar.ox, bar.oz, bar.hx, bar.hz) == pytest.approx((0.0, 0.0, 5.0, 0.75))
+    assert (left.ox, left.hx) == pytest.approx((-5.0, 0.5)) and (right.ox, right.hx) == pytest.approx((5.0, 0.5))
+    assert (left.oz - left.hz, left.oz + left.hz) == pytest.approx((-3.75, 0.75))
+    assert [part.ox for part in local_parts("l_left", (5.0, 1.0, 10.0))[1:]] == [-5.0]
+    assert [part.ox for part in local_parts("l_right", (5.0, 1.0, 10.0))[1:]] == [5.0]
+    assert footprint_size("u", (5.0, 1.0, 10.0)) == pytest.approx((11.0, 1.0, 4.5))
+
+
+def test_the_agent_can_drive_into_the_mouth_of_a_u(backend, arena_file):
+    backend.reset(arena_file(agent(20, 5) + item("UObject", 20, 20, (5, 1, 10))), seed=0)
+    for _ in range(14):
+        backend.step([1, 0])
+    for _ in range(10):
+        backend.step([0, 0])
+    state = backend.privileged_state()
+    x, _, z = state["agent"]["position"]
+    assert abs(x - 20) < 0.1 and 17.0 < z < 19.3  # between the arms (which start at z = 16.25), up to the bar
+
+
+
+def test_a_large_goal_run_into_at_speed_is_collected_not_pushed_along(backend):
+    """Testbed 04-16-01: across a HotZone to a size-5 goal; the agent meets it low on its side, shoves it
+    within a substep, and must collect it then (before the zone's cost has used up its health)."""
+    from agentkit.actions import Command
+
+    backend.reset("04-16-01", seed=0)
+    actions = backend.compile(Command("Turn", (-18,))) + backend.compile(Command("Go", (34,)))
+    for steps, action in enumerate(actions, start=1):
+        result = backend.step(action)
+        if result.done:
+            break
+    assert result.done and result.success and result.info == {"touched": ["GoodGoal"]} and steps <= 37
