@@ -33,6 +33,9 @@ _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
     "PRAGMA foreign_keys=ON",
+    # Checkpoint the WAL every 32 MB instead of every 4 MB: turns carry images, and copying the
+    # log back into the database eight times as often costs a quarter of a turn's write time.
+    "PRAGMA wal_autocheckpoint=8192",
 )
 
 
