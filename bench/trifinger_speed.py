@@ -1,0 +1,71 @@
+"""How fast the TriFinger backend runs, beside trifinger-simulation's own SimFinger.
+
+Prints:
+  (a) simulated 1-ms steps per second of the backend (position control with gravity compensation,
+      a pushing scene with its block) and of a bare ``SimFinger("trifingerpro")`` stepped with the
+      same position action, measured in alternating rounds; target backend >= 0.8x SimFinger;
+  (b) milliseconds per three-camera observation (270 px, pybullet's CPU renderer), with and without
+      the goal images.
+
+Usage: python bench/trifinger_speed.py [--steps N] [--rounds R] [--observations K]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from agentkit.envs.trifinger.backend import TriFingerBackend
+from agentkit.envs.trifinger.sim_import import SimFinger
+
+
+def bench_steps(steps: int, rounds: int) -> None:
+    backend = TriFingerBackend(cameras=False)
+    backend.reset("pushing", 0)
+    q = backend.world.target.tolist()
+    raw = SimFinger("trifingerpro", time_step=0.001)
+    raw_action = raw.Action(position=q)
+    ours, theirs = [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(steps // 100):
+            backend.step({"q": q, "ms": 100})
+        ours.append(steps / (time.perf_counter() - start))
+        start = time.perf_counter()
+        for _ in range(steps):
+            raw.append_desired_action(raw_action)
+        theirs.append(steps / (time.perf_counter() - start))
+    backend.close()
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(f"(a) backend: {a:,.0f} sim steps/s; raw SimFinger: {b:,.0f} steps/s; ratio {a / b:.2f}x "
+          f"(target >= 0.8x: {'OK' if a / b >= 0.8 else 'MISSED'}); median of {rounds} rounds of {steps} steps")
+
+
+def bench_observations(count: int) -> None:
+    for goal_images in (False, True):
+        backend = TriFingerBackend(cameras=True, render_size=270, goal_images=goal_images)
+        backend.reset("stacking2", 0)
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            raw = backend.observe()
+            times.append((time.perf_counter() - start) * 1000)
+        backend.close()
+        label = "with goal images" if goal_images else "three cameras"
+        print(f"(b) {label}: {statistics.median(times):.0f} ms per observation ({len(raw.frames)} frames of 270 px, "
+              f"median of {count})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--observations", type=int, default=10)
+    args = parser.parse_args()
+    bench_steps(args.steps, args.rounds)
+    bench_observations(args.observations)
+
+
+if __name__ == "__main__":
+    main()

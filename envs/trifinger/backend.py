@@ -1,0 +1,257 @@
+"""The ``trifinger`` backend: CausalWorld's block tasks on trifinger-simulation, driven by API calls.
+
+A task is a family name (``pushing``, ``stacking2``, ... see ``tasks``) or ``family@Pn`` for one of
+CausalWorld's evaluation protocols P0-P11 (the default configuration with that protocol's
+interventions, sampled from the seed). Scripts are API calls (``grasp(block=0)``, ``lift(0.08)``,
+...) compiled into ``{"q": [...9 joint targets...], "ms": n}`` actions; the physics runs at 1 ms.
+
+Reward: the change of the fractional volumetric overlap of blocks with the goal shape, so the
+total reward is the current overlap; success is overlap > 0.9 (reaching: mean tip distance score).
+The episode ends on success (``end_on_success``) or when the task's simulated time runs out.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agentkit.actions import Command
+from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.trifinger.compiler import ScriptCompiler
+from agentkit.envs.trifinger.describe import status_lines, structured_state
+from agentkit.envs.trifinger.overlap import OVERLAP_MODES, overlap
+from agentkit.envs.trifinger.curriculum import parse_curriculum
+from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
+from agentkit.envs.trifinger.tasks import task_infos
+from agentkit.envs.trifinger.vocabulary import VOCABULARY
+from agentkit.envs.trifinger.world import TIME_STEP_S, TriFingerWorld
+from agentkit.observers import RawObservation
+from agentkit.records import EndReason
+
+logger = logging.getLogger(__name__)
+
+SUCCESS_THRESHOLD = 0.9
+MAX_ACTION_MS = 5000
+REACH_SCALE = 0.05  # a tip this far (m) from its target scores 0 on reaching
+
+
+class TriFingerBackend(Backend):
+    """TriFingerPro in pybullet with CausalWorld's tasks.
+
+    ``cameras``: render the three platform cameras into each observation (off for text-only runs).
+    ``render_size``: their side in pixels. ``goal_images``: also render the goal shape alone.
+    ``overlap_mode``: "volumetric" (exact, on oriented cuboids) or "causalworld_aabb".
+    ``end_on_success``: end the episode as soon as overlap exceeds 0.9.
+    ``curriculum``: intervention actors and when they act (see ``curriculum.Curriculum``).
+    """
+
+    name: ClassVar[str] = "trifinger"
+    template_set: ClassVar[str] = "trifinger"
+
+    def __init__(self, cameras: bool = True, render_size: int = 270, goal_images: bool = False,
+                 overlap_mode: str = "volumetric", end_on_success: bool = True,
+                 curriculum: dict[str, Any] | None = None) -> None:
+        if overlap_mode not in OVERLAP_MODES:
+            raise ValueError(f"overlap_mode must be one of {', '.join(OVERLAP_MODES)}, got {overlap_mode!r}")
+        if render_size < 16:
+            raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
+        self.vocabulary = VOCABULARY
+        self.cameras = cameras
+        self.render_size = render_size
+        self.goal_images = goal_images
+        self.overlap_mode = overlap_mode
+        self.end_on_success = end_on_success
+        self.curriculum = parse_curriculum(curriculum)
+        self._world: TriFingerWorld | None = None
+        self._compiler: ScriptCompiler | None = None
+        self._camera = None
+        self._task: str | None = None
+        self._protocol: str | None = None
+        self._interventions: list[dict[str, Any]] = []
+        self._overlap = 0.0
+        self._reward_since_observe = 0.0
+        self._done = False
+        self._success: bool | None = None
+        self._episode = 0
+        self._seed = 0
+
+    # -- Backend interface -------------------------------------------------------------------
+
+    @classmethod
+    def tasks(cls) -> list[TaskInfo]:
+        return task_infos()
+
+    @classmethod
+    def suites(cls) -> dict[str, list[str]]:
+        return protocol_suites()
+
+    def reset(self, task: str, seed: int) -> RawObservation:
+        scene, protocol, report = scene_for(task, seed)
+        if self._world is None:
+            self._world = TriFingerWorld()
+            self._compiler = ScriptCompiler(self._world)
+        self._world.build(scene)
+        self._compiler.reset()
+        self._interventions = []
+        if report is not None:
+            report.apply(self)
+        self._seed = seed
+        self._curriculum_step(self._episode, -1, 0)
+        if self.cameras and self._camera is None:
+            from agentkit.envs.trifinger.cameras import PlatformCameras
+
+            self._camera = PlatformCameras(self._world, self.render_size)
+        self._task, self._protocol = task, protocol
+        self._overlap = self.current_overlap()
+        self._reward_since_observe = 0.0
+        self._done, self._success = False, None
+        self._episode += 1
+        logger.debug("reset %s seed=%d: %d blocks, %d goals", task, seed, len(scene.blocks), len(scene.goals))
+        return self.observe()
+
+    def compile(self, command: Command) -> list[dict]:
+        self._require()
+        return self._compiler.compile(command)
+
+    def step(self, action: Any) -> StepResult:
+        world = self._require()
+        if self._done:
+            raise RuntimeError("the episode is over; reset() before stepping again")
+        q, ms = _check_action(action)
+        before = world.steps
+        world.hold(q, ms)
+        self._curriculum_step(self._episode - 1, before, world.steps)
+        now = self.current_overlap()
+        reward = now - self._overlap
+        self._overlap = now
+        self._reward_since_observe += reward
+        result = StepResult(reward=reward, done=False)
+        if now > SUCCESS_THRESHOLD and self.end_on_success:
+            result.done, result.success, result.end_reason = True, True, EndReason.GOAL
+        elif world.steps >= self.time_limit_steps:
+            result.done, result.success = True, now > SUCCESS_THRESHOLD
+            result.end_reason = EndReason.TIME_LIMIT
+        if result.done:
+            self._done, self._success = True, result.success
+        return result
+
+    def observe(self) -> RawObservation:
+        world = self._require()
+        frames: dict[str, np.ndarray] = {}
+        if self._camera is not None:
+            frames.update(self._camera.render())
+            if self.goal_images:
+                frames.update(self._camera.render_goal())
+        time_left = max(0.0, (self.time_limit_steps - world.steps) * TIME_STEP_S)
+        observation = RawObservation(
+            step=world.steps,
+            frames=frames,
+            mission=world.scene.description if world.scene else None,
+            reward=self._reward_since_observe,
+            total_reward=self._overlap,
+            done=self._done,
+            success=self._success,
+            status=status_lines(world, self.held_block, self._overlap, time_left),
+            privileged=structured_state(world, self.held_block, self._overlap),
+        )
+        self._reward_since_observe = 0.0
+        return observation
+
+    def reference_policy(self) -> ScriptPolicy:
+        from agentkit.envs.trifinger.reference import TriFingerReference
+
+        return TriFingerReference(self)
+
+    def episode_metrics(self, final: Any) -> dict[str, Any]:
+        """``overlap``: the final fractional overlap (the run's overlap mode); ``overlap_aabb``: the same
+        by CausalWorld's AABB measure; ``protocol``; ``sim_time_s``; applied ``interventions``."""
+        if self._world is None:
+            return {"overlap": None}
+        return {
+            "overlap": round(self.current_overlap(), 4),
+            "overlap_aabb": round(self.current_overlap("causalworld_aabb"), 4),
+            "protocol": self._protocol,
+            "sim_time_s": round(self._world.steps * TIME_STEP_S, 3),
+            "interventions": self._interventions,
+        }
+
+    def prompt_context(self) -> dict[str, Any]:
+        world = self._world
+        return {
+            "time_limit_s": world.scene.time_limit_s if world and world.scene else None,
+            "success_threshold": SUCCESS_THRESHOLD,
+            "arena_radius_m": 0.19,
+            "physics_step_ms": 1,
+            "camera_names": ["camera60", "camera180", "camera300"] if self.cameras else [],
+            "goal_images": self.goal_images and self.cameras,
+        }
+
+    def close(self) -> None:
+        if self._world is not None:
+            self._world.close()
+        self._world = None
+        self._compiler = None
+        self._camera = None
+
+    # -- state ----------------------------------------------------------------------------------
+
+    @property
+    def world(self) -> TriFingerWorld:
+        return self._require()
+
+    @property
+    def held_block(self) -> int | None:
+        return self._compiler.held if self._compiler is not None else None
+
+    @property
+    def episode(self) -> int:
+        return self._episode
+
+    @property
+    def task(self) -> str | None:
+        return self._task
+
+    @property
+    def time_limit_steps(self) -> int:
+        world = self._require()
+        return int(round((world.scene.time_limit_s if world.scene else 20.0) / TIME_STEP_S))
+
+    def current_overlap(self, mode: str | None = None) -> float:
+        """The task's score now: block/goal overlap, or for reaching the fingertips' closeness."""
+        world = self._require()
+        if world.scene is not None and world.scene.tip_goals:
+            distances = np.linalg.norm(world.tips() - np.asarray(world.scene.tip_goals), axis=1)
+            return float(np.clip(1.0 - distances / REACH_SCALE, 0.0, 1.0).mean())
+        return overlap(world.block_cuboids(), world.goal_cuboids(), mode or self.overlap_mode)
+
+    def _curriculum_step(self, episode: int, before_ms: int, after_ms: int) -> None:
+        """Let the curriculum's actors intervene if this window of ``episode`` is theirs."""
+        if self.curriculum is None or not self.curriculum.due(episode, before_ms, after_ms):
+            return
+        generator = self.curriculum.generator(episode * 1_000_003 + self._seed + after_ms)
+        for name, selection in zip(self.curriculum.actors, self.curriculum.selections()):
+            apply_selection(self, selection, generator, f"actor:{name}")
+        self._overlap = self.current_overlap()
+
+    def record_intervention(self, entry: dict[str, Any]) -> None:
+        self._interventions.append(entry)
+
+    def _require(self) -> TriFingerWorld:
+        if self._world is None or self._world.scene is None:
+            raise RuntimeError("reset() the trifinger backend before using it")
+        return self._world
+
+
+def _check_action(action: Any) -> tuple[list[float], int]:
+    """A low-level action ``{"q": [9 floats], "ms": 1..5000}``; anything else is a clear error."""
+    if not isinstance(action, dict) or set(action) != {"q", "ms"}:
+        raise ValueError(f'trifinger actions are {{"q": [9 joint targets], "ms": steps}}, got {action!r}')
+    q, ms = action["q"], action["ms"]
+    if not isinstance(q, (list, tuple)) or len(q) != 9 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in q):
+        raise ValueError(f"trifinger action q must be 9 finite joint angles, got {q!r}")
+    if isinstance(ms, bool) or not isinstance(ms, int) or not 1 <= ms <= MAX_ACTION_MS:
+        raise ValueError(f"trifinger action ms must be an integer 1..{MAX_ACTION_MS}, got {ms!r}")
+    return [float(v) for v in q], ms

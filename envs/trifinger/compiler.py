@@ -1,0 +1,269 @@
+"""Compiles one API call into joint actions, against the live world and the commanded tip targets.
+
+State kept between calls: which block is held (if any). Tip motion always starts from the last
+commanded targets (``world.target``), never the measured tips, so a grasp's squeeze survives
+across calls. Errors a model can fix (unknown block, nothing held, unreachable point) raise
+``CompileError`` with a message written for it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from agentkit.actions import Command, CompileError
+from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.grasping import APPROACH, SQUEEZE, TIP_RADIUS, plan_grasp
+from agentkit.envs.trifinger.motion import TrajectoryBuilder, UnreachableError
+from agentkit.envs.trifinger.scene import REST_JOINTS
+from agentkit.envs.trifinger.vocabulary import VOCABULARY
+from agentkit.envs.trifinger.world import TriFingerWorld
+
+SAFE_CLEARANCE = 0.035  # tips travel this far above the highest block top when repositioning
+CARRY_CLEARANCE = 0.025  # a carried block's bottom clears everything below by this much
+DROP_DISTANCE = 0.06  # a held block this far from the tips' centre has slipped out
+PUSH_HEIGHT = 0.02
+SETTLE_S = 0.15
+
+
+class ScriptCompiler:
+    """Turns TriFinger commands into ``{"q", "ms"}`` actions for ``world``."""
+
+    def __init__(self, world: TriFingerWorld) -> None:
+        self.world = world
+        self.held: int | None = None
+        self.normals: np.ndarray | None = None  # outward face normal under each tip of the grasp
+
+    def reset(self) -> None:
+        self.held = None
+        self.normals = None
+
+    # -- entry point ------------------------------------------------------------------------------
+
+    def compile(self, command: Command) -> list[dict]:
+        spec = VOCABULARY.lookup(command.name)
+        if spec is None:
+            raise CompileError(f"unknown trifinger command {command.name}()", command)
+        name = spec.name
+        if name == "Think":
+            return []
+        self._check_held()
+        build = TrajectoryBuilder(self.world.kinematics, self.world.target)
+        try:
+            getattr(self, f"_{name}")(build, *command.args)
+        except UnreachableError as exc:
+            raise CompileError(f"{name}(): {exc}", command) from None
+        except ValueError as exc:
+            raise CompileError(f"{name}(): {exc}", command) from None
+        return build.actions
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    def _grasp(self, build: TrajectoryBuilder, block: int) -> None:
+        cuboid = self._block(block)
+        if self.held is not None and self.held != block:
+            self._open(build)
+        grasp = plan_grasp(self.world.kinematics, cuboid, build.q)
+        if grasp is None:
+            raise ValueError(f"block {block} cannot be grasped where it lies (push it closer to the centre)")
+        safe = self._safe_height()
+        self._reposition(build, grasp.approach, safe)
+        build.move(grasp.contacts, speed=0.15)
+        build.hold(SETTLE_S)
+        self.held = block
+        self.normals = grasp.normals.copy()
+
+    def _lift(self, build: TrajectoryBuilder, height: float) -> None:
+        cuboid = self._held_block()
+        self._carry(build, np.array([cuboid.position[0], cuboid.position[1], height]), cuboid)
+        build.hold(0.1)
+
+    def _move_to(self, build: TrajectoryBuilder, x: float, y: float, z: float) -> None:
+        target = np.array([x, y, z])
+        if self.held is None:
+            build.move(build.tips + (target - build.tips.mean(axis=0)))
+            return
+        cuboid = self._held_block()
+        if z < cuboid.size[2] / 2:
+            raise ValueError(f"z = {z} would push block {self.held} into the floor (its half height is {cuboid.size[2] / 2:.3f})")
+        self._carry(build, target, cuboid)
+        build.hold(0.1)
+
+    def _place(self, build: TrajectoryBuilder, x: float, y: float) -> None:
+        cuboid = self._held_block()
+        half = cuboid.size[2] / 2
+        above = self._top_below(x, y, exclude=self.held)
+        travel = max(cuboid.position[2], self._highest_top(exclude=self.held) + half + CARRY_CLEARANCE,
+                     above + half + CARRY_CLEARANCE)
+        position = np.asarray(cuboid.position)
+        if travel > position[2] + 1e-3:
+            self._carry(build, np.array([position[0], position[1], travel]), cuboid)
+        self._carry(build, np.array([x, y, travel]), cuboid, reference=np.array([position[0], position[1], travel]))
+        self._carry(build, np.array([x, y, above + half + 0.002]), cuboid, reference=np.array([x, y, travel]), speed=0.12)
+        build.hold(0.1)
+        self._open(build)
+
+    def _release(self, build: TrajectoryBuilder) -> None:
+        if self.held is None:
+            raise ValueError("no block is grasped")
+        self._open(build)
+
+    def _rotate(self, build: TrajectoryBuilder, block: int, yaw: float) -> None:
+        cuboid = self._held_block(block)
+        angle = math.radians(yaw)
+        build.rotate(np.asarray(cuboid.position), angle)
+        if self.normals is not None:
+            rot = np.array([[math.cos(angle), -math.sin(angle), 0.0], [math.sin(angle), math.cos(angle), 0.0], [0, 0, 1.0]])
+            self.normals = self.normals @ rot.T
+        build.hold(0.1)
+
+    def _push(self, build: TrajectoryBuilder, block: int, dx: float, dy: float) -> None:
+        """Fingertips abreast behind the block, then forward: all three if they reach, else the two
+        that do (the third waits above the arena)."""
+        cuboid = self._block(block)
+        if self.held is not None:
+            self._open(build)
+        distance = math.hypot(dx, dy)
+        if distance < 1e-3:
+            return
+        u = np.array([dx / distance, dy / distance, 0.0])
+        side = np.cross([0.0, 0.0, 1.0], u)
+        corners = cuboid.corners() - np.asarray(cuboid.position)
+        extent = float((corners @ u).max())
+        behind = np.asarray(cuboid.position) - u * (extent + TIP_RADIUS + 0.015)
+        behind[2] = PUSH_HEIGHT
+        safe = self._safe_height()
+        error: UnreachableError | None = None
+        for pushers in ((0, 1, 2), (0, 1), (1, 2), (0, 2)):
+            trial = TrajectoryBuilder(build.kin, build.q)
+            order = sorted(pushers, key=lambda f: float(np.dot(trial.tips[f] - behind, side)))
+            start = trial.tips.copy()
+            offsets = np.linspace(-0.012, 0.012, len(order)) if len(order) > 1 else [0.0]
+            for finger, offset in zip(order, offsets):
+                start[finger] = behind + side * offset * 2
+            forward = start.copy()
+            back = start.copy()
+            for finger in order:
+                forward[finger] = start[finger] + u * (distance + 0.015)
+                back[finger] = forward[finger] - u * 0.02
+            try:
+                self._reposition(trial, start, safe, tuple(order))
+                trial.move(forward, speed=0.1)
+                trial.move(back)
+                trial.move(trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]))
+            except UnreachableError as exc:
+                error = error or exc
+                continue
+            build.q, build.tips = trial.q, trial.tips
+            build.actions.extend(trial.actions)
+            return
+        assert error is not None
+        raise error
+
+    def _move_tip(self, build: TrajectoryBuilder, finger: int, x: float, y: float, z: float) -> None:
+        if self.held is not None:
+            raise ValueError(f"block {self.held} is held; release() it before moving single fingertips")
+        targets = build.tips.copy()
+        targets[finger] = (x, y, max(z, TIP_RADIUS))
+        build.move(targets)
+
+    def _home(self, build: TrajectoryBuilder) -> None:
+        if self.held is not None:
+            self._open(build)
+        build.move(build.tips + np.array([0.0, 0.0, 0.02]))
+        build.joints(np.asarray(REST_JOINTS), 0.6)
+
+    def _wait(self, build: TrajectoryBuilder, seconds: float) -> None:
+        build.hold(seconds)
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def _block(self, index: int) -> Cuboid:
+        count = len(self.world.block_ids)
+        if not 0 <= index < count:
+            raise ValueError(f"there is no block {index}; blocks are numbered 0..{count - 1}" if count else "there are no blocks")
+        return self.world.block_cuboids()[index]
+
+    def _held_block(self, block: int | None = None) -> Cuboid:
+        if self.held is None:
+            raise ValueError("no block is grasped; call grasp(block=N) first")
+        if block is not None and block != self.held:
+            raise ValueError(f"block {block} is not the grasped one (block {self.held} is)")
+        return self._block(self.held)
+
+    def _check_held(self) -> None:
+        """Forget a grasp whose block has slipped away from the fingertips."""
+        if self.held is None:
+            return
+        centre = self.world.kinematics.tips(self.world.target).mean(axis=0)
+        if np.linalg.norm(np.asarray(self._block(self.held).position) - centre) > DROP_DISTANCE:
+            self.held = None
+
+    def _carry(self, build: TrajectoryBuilder, target: np.ndarray, cuboid: Cuboid,
+               reference: np.ndarray | None = None, speed: float = 0.2) -> None:
+        """Move the tips by the offset taking the block (at ``reference``, default its measured centre)
+        to ``target``; the grip's commanded squeeze is kept."""
+        start = np.asarray(cuboid.position) if reference is None else reference
+        build.move(build.tips + (target - start), speed=speed)
+
+    def _open(self, build: TrajectoryBuilder) -> None:
+        """Ease off the squeeze, back away along the grasped faces' normals, then rise."""
+        if self.normals is not None:
+            outward = self.normals
+        else:
+            outward = build.tips - build.tips.mean(axis=0)
+            outward[:, 2] = 0.0
+            norms = np.linalg.norm(outward, axis=1, keepdims=True)
+            outward = np.where(norms > 1e-6, outward / np.maximum(norms, 1e-6), 0.0)
+        build.move(build.tips + outward * SQUEEZE, speed=0.05)
+        build.move(build.tips + outward * APPROACH, speed=0.15)
+        build.move(build.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]))
+        self.held = None
+        self.normals = None
+
+    def _reposition(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
+                    fingers: tuple[int, ...] = (0, 1, 2)) -> None:
+        """Up to ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
+        A tip that cannot rise that high where it is (near the wall) travels as high as it can."""
+        up = build.tips.copy()
+        for f in fingers:
+            up[f, 2] = max(up[f, 2], safe)
+        build.move(self._within_reach(build, up, build.tips))
+        over = build.tips.copy()
+        for f in fingers:
+            over[f] = (targets[f, 0], targets[f, 1], max(targets[f, 2], safe))
+        build.move(self._within_reach(build, over, targets))
+        final = build.tips.copy()
+        final[list(fingers)] = targets[list(fingers)]
+        build.move(final)
+
+    def _within_reach(self, build: TrajectoryBuilder, wanted: np.ndarray, floor: np.ndarray) -> np.ndarray:
+        """``wanted`` with each unreachable tip lowered in 1 cm steps towards ``floor``'s height."""
+        out = wanted.copy()
+        for _ in range(12):
+            result = build.kin.solve(out, build.q)
+            bad = result.errors > 0.004
+            if not bad.any():
+                break
+            out[bad, 2] = np.maximum(out[bad, 2] - 0.01, floor[bad, 2])
+        return out
+
+    def _highest_top(self, exclude: int | None = None) -> float:
+        tops = [c.aabb()[1][2] for i, c in enumerate(self.world.block_cuboids()) if i != exclude]
+        tops += [c.aabb()[1][2] for c in self.world.obstacle_cuboids()]
+        return max(tops, default=0.0)
+
+    def _safe_height(self) -> float:
+        return self._highest_top() + SAFE_CLEARANCE
+
+    def _top_below(self, x: float, y: float, exclude: int | None = None) -> float:
+        """The highest surface under (x, y): a block or obstacle top, or the floor."""
+        top = 0.0
+        for i, c in enumerate([*self.world.block_cuboids(), *self.world.obstacle_cuboids()]):
+            if i == exclude:
+                continue
+            low, high = c.aabb()
+            if low[0] - 0.01 <= x <= high[0] + 0.01 and low[1] - 0.01 <= y <= high[1] + 0.01:
+                top = max(top, float(high[2]))
+        return top

@@ -1,0 +1,299 @@
+"""Task generators with CausalWorld's defaults, one function per task family.
+
+``generate(task, seed)`` samples a scene from the task's training space (CausalWorld's space A:
+block and goal centres within 0.11 m of the arena centre, any yaw); ``default_scene(task)`` is
+CausalWorld's fixed default configuration (what its protocol P0 evaluates). Blocks are 6.5 cm
+cubes of 20 g unless the family says otherwise; goals are translucent copies of the blocks' shapes.
+Where CausalWorld does not fix a default (stacked_blocks, creative_stacked_blocks, general), the
+middle of its space A is used and the docstring says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentkit.envs.base import TaskInfo
+from agentkit.envs.trifinger.geometry import yaw_quaternion
+from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
+
+CUBE = 0.065
+BLOCK_MASS = 0.02
+PALETTE: tuple[tuple[str, Vec3], ...] = (
+    ("red", (0.9, 0.1, 0.1)), ("green", (0.1, 0.8, 0.2)), ("blue", (0.15, 0.3, 0.95)),
+    ("yellow", (0.95, 0.85, 0.1)), ("orange", (1.0, 0.5, 0.0)), ("purple", (0.6, 0.2, 0.8)),
+    ("cyan", (0.1, 0.85, 0.85)), ("white", (0.95, 0.95, 0.95)),
+)
+GOAL_COLOR: Vec3 = (0.2, 0.9, 0.3)
+WALL_SIZE: Vec3 = (0.5, 0.015, 0.065)  # pick_and_place's fixed obstacle across the arena
+
+
+def colour_name(color: Vec3) -> str:
+    """The palette name nearest to an RGB colour (for descriptions)."""
+    return min(PALETTE, key=lambda item: sum((a - b) ** 2 for a, b in zip(item[1], color)))[0]
+
+
+def _cube(name: str, index: int, xy: tuple[float, float], yaw: float = 0.0, size: float = CUBE,
+          mass: float = BLOCK_MASS, z: float | None = None) -> BlockSpec:
+    return BlockSpec(name, (size, size, size), (xy[0], xy[1], size / 2 if z is None else z), yaw_quaternion(yaw),
+                     mass, PALETTE[index % len(PALETTE)][1])
+
+
+def _goal(name: str, size: Vec3, position: Vec3, yaw: float = 0.0) -> GoalSpec:
+    return GoalSpec(name, size, position, yaw_quaternion(yaw), GOAL_COLOR)
+
+
+def _polar(rng: np.random.Generator, r: tuple[float, float], angle: tuple[float, float] = (-math.pi, math.pi)) -> tuple[float, float]:
+    """A point uniform in area of the annulus sector ``r`` x ``angle``."""
+    radius = math.sqrt(rng.uniform(r[0] ** 2, r[1] ** 2))
+    theta = rng.uniform(*angle)
+    return (radius * math.cos(theta), radius * math.sin(theta))
+
+
+def _free_spots(rng: np.random.Generator, count: int, clearance: float, taken: list[tuple[float, float]],
+                r: tuple[float, float] = (0.0, 0.11)) -> list[tuple[float, float]]:
+    """``count`` points of the space-A disc at least ``clearance`` from each other and from ``taken``."""
+    spots: list[tuple[float, float]] = []
+    for _ in range(2000):
+        if len(spots) == count:
+            return spots
+        p = _polar(rng, r)
+        if all(math.dist(p, q) >= clearance for q in [*taken, *spots]):
+            spots.append(p)
+    raise RuntimeError(f"could not place {count} blocks {clearance} m apart")
+
+
+# ----------------------------------------------------------------------------------- families
+
+
+def pushing(rng: np.random.Generator | None) -> Scene:
+    """Push one cube onto a goal cube on the floor. Default: block at (0, -0.08), goal at (0, 0.08)."""
+    if rng is None:
+        block_xy, goal_xy, yaws = (0.0, -0.08), (0.0, 0.08), (0.0, 0.0)
+    else:
+        block_xy, goal_xy = _free_spots(rng, 2, 0.08, [])
+        yaws = (rng.uniform(-math.pi, math.pi), rng.uniform(-math.pi, math.pi))
+    return Scene("pushing", "Move the red cube so that it fills the green goal cube on the floor.",
+                 blocks=[_cube("block0", 0, block_xy, yaws[0])],
+                 goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
+                 time_limit_s=15.0)
+
+
+def picking(rng: np.random.Generator | None) -> Scene:
+    """Lift a cube to a goal straight above its start. Default: block at the centre, goal at 0.15 m."""
+    if rng is None:
+        xy, yaw, height = (0.0, 0.0), 0.0, 0.15
+    else:
+        (xy,) = _free_spots(rng, 1, 0.0, [], (0.0, 0.09))
+        yaw, height = rng.uniform(-math.pi, math.pi), rng.uniform(0.08, 0.15)
+    return Scene("picking", "Lift the red cube into the green goal cube hanging in the air above it.",
+                 blocks=[_cube("block0", 0, xy, yaw)],
+                 goals=[_goal("goal0", (CUBE,) * 3, (xy[0], xy[1], height), yaw)],
+                 time_limit_s=15.0)
+
+
+def pick_and_place(rng: np.random.Generator | None) -> Scene:
+    """Carry a cube over a fixed wall (0.5 x 0.015 x 0.065 m across y = 0) onto the goal beyond it.
+
+    Default: block at (0, -0.09), goal at (0, 0.09). Space A puts the block at radius 0.07-0.12 on
+    one side (angle 30-150 degrees) and the goal on the other (-150 to -30 degrees).
+    """
+    if rng is None:
+        block_xy, goal_xy, yaws = (0.0, -0.09), (0.0, 0.09), (0.0, 0.0)
+    else:
+        block_xy = _polar(rng, (0.07, 0.12), (math.pi / 6, 5 * math.pi / 6))
+        goal_xy = _polar(rng, (0.07, 0.12), (-5 * math.pi / 6, -math.pi / 6))
+        yaws = (rng.uniform(-math.pi, math.pi), rng.uniform(-math.pi, math.pi))
+    wall = BlockSpec("wall", WALL_SIZE, (0.0, 0.0, WALL_SIZE[2] / 2), color=(0.1, 0.1, 0.1), mass=0.0, static=True)
+    return Scene("pick_and_place", "Pick up the red cube, carry it over the black wall and place it in the green goal cube.",
+                 blocks=[_cube("block0", 0, block_xy, yaws[0])],
+                 goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
+                 obstacles=[wall], time_limit_s=20.0)
+
+
+def stacking2(rng: np.random.Generator | None) -> Scene:
+    """Build a tower of two cubes. Default: blocks at (0, 0) and (0.01, 0.08), tower at (-0.06, -0.06)."""
+    if rng is None:
+        b1, b2, goal_xy, yaws = (0.0, 0.0), (0.01, 0.08), (-0.06, -0.06), (0.0, 0.0, 0.0)
+    else:
+        goal_xy, b1, b2 = _free_spots(rng, 3, 0.095, [])
+        yaws = tuple(rng.uniform(-math.pi, math.pi) for _ in range(3))
+    goal_yaw = yaws[2]
+    return Scene("stacking2", "Stack the two cubes into the green two-cube tower.",
+                 blocks=[_cube("block0", 0, b1, yaws[0]), _cube("block1", 2, b2, yaws[1])],
+                 goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), goal_yaw),
+                        _goal("goal1", (CUBE,) * 3, (goal_xy[0], goal_xy[1], 1.5 * CUBE), goal_yaw)],
+                 time_limit_s=30.0)
+
+
+def towers(rng: np.random.Generator | None) -> Scene:
+    """Build a tower of nx x ny x nz blocks. Default: 1 x 1 x 5 blocks, tower 0.035 x 0.035 x 0.175 m
+    at the centre, 80 g each. Space A: 1-3 blocks per axis, tower 0.08-0.12 m per side, centre in
+    [-0.1, 0.05]^2, 20-60 g."""
+    if rng is None:
+        counts, dims, centre, mass = (1, 1, 5), (0.035, 0.035, 0.175), (0.0, 0.0), 0.08
+    else:
+        counts = tuple(int(rng.integers(1, 4)) for _ in range(3))
+        dims = tuple(float(v) for v in rng.uniform(0.08, 0.12, size=3))
+        centre = tuple(float(v) for v in rng.uniform(-0.1, 0.05, size=2))
+        mass = float(rng.uniform(0.02, 0.06))
+    size = tuple(d / n for d, n in zip(dims, counts))
+    goals = []
+    for level in range(counts[2]):
+        for col in range(counts[1]):
+            for row in range(counts[0]):
+                position = (centre[0] - dims[0] / 2 + (row + 0.5) * size[0],
+                            centre[1] - dims[1] / 2 + (col + 0.5) * size[1], (level + 0.5) * size[2])
+                goals.append(_goal(f"goal{len(goals)}", size, position))
+    blocks = _scatter(rng or np.random.default_rng(0), len(goals), size, mass, goals)
+    return Scene("towers", f"Build the green tower of {len(goals)} blocks.", blocks=blocks, goals=goals,
+                 time_limit_s=60.0)
+
+
+def _scatter(rng: np.random.Generator, count: int, size: Vec3, mass: float, goals: list[GoalSpec]) -> list[BlockSpec]:
+    """``count`` blocks of ``size`` on free floor spots away from the goal footprint, stacked in
+    columns when the floor runs out (a tower task of 27 blocks does not fit side by side)."""
+    footprint = math.hypot(size[0], size[1]) + 0.005
+    taken = [(g.position[0], g.position[1]) for g in goals if g.position[2] < size[2]]
+    spots: list[tuple[float, float]] = []
+    for _ in range(600):
+        if len(spots) == count:
+            break
+        p = _polar(rng, (0.0, 0.13))
+        if all(math.dist(p, q) >= footprint for q in [*taken, *spots]):
+            spots.append(p)
+    if not spots or len(spots) * 6 < count:
+        raise RuntimeError(f"could not scatter {count} blocks of {size}")
+    blocks: list[BlockSpec] = []
+    for i in range(count):
+        x, y = spots[i % len(spots)]
+        layer = i // len(spots)
+        blocks.append(BlockSpec(f"block{i}", size, (x, y, size[2] * (layer + 0.5)), yaw_quaternion(0.0), mass,
+                                PALETTE[i % len(PALETTE)][1]))
+    return blocks
+
+
+def _pile(rng: np.random.Generator, levels: int, min_size: float, max_width: float, centre: tuple[float, float]) -> list[GoalSpec]:
+    """A stable pile: each level one or two blocks resting on the one below, offsets under a quarter width."""
+    goals: list[GoalSpec] = []
+    z = 0.0
+    below_width = max_width
+    for level in range(levels):
+        width = float(rng.uniform(min_size, max(min_size, min(below_width, max_width))))
+        height = float(rng.uniform(min_size, 0.065))
+        depth = float(rng.uniform(min_size, 0.065))
+        shift = float(rng.uniform(-0.25, 0.25)) * width if level else 0.0
+        goals.append(_goal(f"goal{len(goals)}", (width, depth, height), (centre[0] + shift, centre[1], z + height / 2)))
+        z += height
+        below_width = width
+    return goals
+
+
+def stacked_blocks(rng: np.random.Generator | None) -> Scene:
+    """Rebuild a pile of differently sized blocks. CausalWorld publishes no single default; used here:
+    2 levels, block sides 0.035-0.065 m, level width up to 0.12 m, 80 g, pile at the centre."""
+    return _stacked("stacked_blocks", rng, creative=False)
+
+
+def creative_stacked_blocks(rng: np.random.Generator | None) -> Scene:
+    """As stacked_blocks with 3 levels, but only the first and last level of the goal are shown (and
+    scored): the blocks in between are the agent's to choose."""
+    return _stacked("creative_stacked_blocks", rng, creative=True)
+
+
+def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scene:
+    local = rng or np.random.default_rng(12345)
+    levels = 3 if creative else 2
+    if rng is not None:
+        levels = int(rng.integers(3, 5)) if creative else int(rng.integers(1, 4))
+    centre = (0.0, 0.0) if rng is None else _polar(rng, (0.0, 0.06))
+    pile = _pile(local, levels, 0.035, 0.12, centre)
+    blocks = []
+    taken = [centre]
+    for i, goal in enumerate(pile):
+        (spot,) = _free_spots(local, 1, 0.09, taken, (0.07, 0.14))
+        taken.append(spot)
+        blocks.append(BlockSpec(f"block{i}", goal.size, (spot[0], spot[1], goal.size[2] / 2), yaw_quaternion(0.0),
+                                0.08, PALETTE[i % len(PALETTE)][1]))
+    shown = [pile[0], pile[-1]] if creative and len(pile) > 1 else pile
+    what = "whose first and last levels are shown in green; fill the levels between" if creative else "shown in green"
+    return Scene(task, f"Rebuild the pile of {len(pile)} blocks {what}.", blocks=blocks, goals=shown, time_limit_s=45.0)
+
+
+def general(rng: np.random.Generator | None) -> Scene:
+    """Arrange several cubes into a goal configuration of the same cubes. CausalWorld's default is 5
+    cubes of 5 cm; the goal configuration here places them on the floor, some on top of others."""
+    local = rng or np.random.default_rng(2024)
+    count = 5 if rng is None else int(rng.integers(1, 6))
+    size = 0.05 if rng is None else float(rng.uniform(0.05, 0.065))
+    spots = _free_spots(local, count, size * 1.42, [], (0.0, 0.12))
+    goals: list[GoalSpec] = []
+    for i, spot in enumerate(spots):
+        if goals and local.uniform() < 0.3 and goals[-1].position[2] < size:
+            below = goals[-1]
+            goals.append(_goal(f"goal{i}", (size,) * 3, (below.position[0], below.position[1], 1.5 * size)))
+        else:
+            goals.append(_goal(f"goal{i}", (size,) * 3, (spot[0], spot[1], size / 2), float(local.uniform(-math.pi, math.pi))))
+    blocks = _scatter(local, count, (size,) * 3, 0.02, goals)
+    return Scene("general", f"Arrange the {count} cubes into the green goal configuration.", blocks=blocks,
+                 goals=goals, time_limit_s=60.0)
+
+
+#: Finger base directions seen from above (the azimuth of each fingertip at rest).
+FINGER_AZIMUTHS = (math.radians(35.0), math.radians(-85.0), math.radians(155.0))
+
+
+def reaching(rng: np.random.Generator | None) -> Scene:
+    """Put each fingertip on its target point (no blocks). Default: targets 8 cm out in each finger's
+    direction at 10 cm height; space A: 5-10 cm out, 30 degrees either side, 5-15 cm up."""
+    tips = []
+    for azimuth in FINGER_AZIMUTHS:
+        if rng is None:
+            r, a, z = 0.08, azimuth, 0.10
+        else:
+            r, a, z = rng.uniform(0.05, 0.10), azimuth + rng.uniform(-0.5, 0.5), rng.uniform(0.05, 0.15)
+        tips.append((r * math.cos(a), r * math.sin(a), z))
+    return Scene("reaching", "Move the three fingertips onto their three target points.", tip_goals=tips,
+                 joint_positions=REST_JOINTS, time_limit_s=5.0)
+
+
+@dataclass(frozen=True)
+class TaskFamily:
+    info: TaskInfo
+    make: Callable[[np.random.Generator | None], Scene]
+
+
+def _first_sentence(doc: str | None) -> str:
+    text = " ".join((doc or "").split())
+    return text.split(". ")[0].rstrip(".") + "."
+
+
+FAMILIES: dict[str, TaskFamily] = {
+    f.__name__: TaskFamily(TaskInfo(f.__name__, _first_sentence(f.__doc__), "causalworld"), f)
+    for f in (pushing, picking, pick_and_place, stacking2, towers, stacked_blocks, creative_stacked_blocks,
+              general, reaching)
+}
+
+
+def task_infos() -> list[TaskInfo]:
+    return [f.info for f in FAMILIES.values()]
+
+
+def family(task: str) -> TaskFamily:
+    try:
+        return FAMILIES[task]
+    except KeyError:
+        raise ValueError(f"unknown trifinger task {task!r}; known: {', '.join(FAMILIES)}") from None
+
+
+def generate(task: str, seed: int) -> Scene:
+    """A scene of ``task`` sampled from its training space; the same seed always gives the same scene."""
+    return family(task).make(np.random.default_rng(seed))
+
+
+def default_scene(task: str) -> Scene:
+    """CausalWorld's fixed default configuration of ``task``."""
+    return family(task).make(None)

@@ -1,0 +1,214 @@
+"""The simulated TriFingerPro and its stage: robot, table, blocks, obstacles and goal markers.
+
+Physics: trifinger-simulation's ``SimFinger`` (TriFingerPro URDF, headless DIRECT server) stepped
+at 1 ms (CausalWorld used 4 ms), position control through its PD gains with a feed-forward
+gravity torque from pinocchio. ``TriFingerPlatform`` is not used: its action log grows with every
+step; SimFinger keeps only the last action and observation, so memory stays flat over long runs.
+
+A low-level action holds a joint target for ``ms`` steps, moving the PD set-point linearly from the
+previous target so the fingers follow smooth joint trajectories.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.kinematics import JOINT_HIGH, JOINT_LOW, TipKinematics
+from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
+from agentkit.envs.trifinger.sim_import import SimFinger, p, trifinger_simulation
+
+logger = logging.getLogger(__name__)
+
+TIME_STEP_S = 0.001
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+DEFAULT_FRICTION = 0.5  # pybullet's default lateral friction of the table and the arena wall
+GOAL_ALPHA = 0.35
+TIP_GOAL_RADIUS = 0.012
+
+
+class TriFingerWorld:
+    """One pybullet server with the robot; ``build`` swaps the scene's bodies in place."""
+
+    def __init__(self) -> None:
+        self.finger = SimFinger("trifingerpro", time_step=TIME_STEP_S, enable_visualization=False)
+        self.client: int = self.finger._pybullet_client_id
+        self.robot_id: int = self.finger.finger_id
+        self.table_id: int = self.finger._table_id._object_id
+        self.stage_id: int = self.finger._containment_id
+        self.kinematics = TipKinematics(self.finger.kinematics)
+        self._limit_self_collision()
+        self.scene: Scene | None = None
+        self.block_ids: list[int] = []
+        self.obstacle_ids: list[int] = []
+        self.goal_ids: list[int] = []
+        self.block_specs: list[BlockSpec] = []
+        self.goal_specs: list[GoalSpec] = []
+        self.target = np.zeros(9)
+        self.steps = 0
+        self.gravity = DEFAULT_GRAVITY
+
+    def _limit_self_collision(self) -> None:
+        """Keep finger-finger contacts only between lower links and tips, the parts that meet around a
+        block; pairs of upper and middle links never touch in reachable poses but were 40% of the
+        step time (convex mesh pairs tested every step)."""
+        links = {}
+        for j in range(p.getNumJoints(self.robot_id, physicsClientId=self.client)):
+            links[p.getJointInfo(self.robot_id, j, physicsClientId=self.client)[12].decode()] = j
+        fingers = [[links[f"finger_{part}_link_{angle}"] for part in ("upper", "middle", "lower", "tip")]
+                   for angle in (0, 120, 240)]
+        for i, own in enumerate(fingers):
+            for j, other in enumerate(fingers):
+                for a_rank, a in enumerate(own):
+                    for b_rank, b in enumerate(other):
+                        if i == j or a_rank < 2 or b_rank < 2:
+                            p.setCollisionFilterPair(self.robot_id, self.robot_id, a, b, 0, physicsClientId=self.client)
+
+    # -- building -------------------------------------------------------------------------------
+
+    def build(self, scene: Scene) -> None:
+        """Remove the previous scene's bodies and create ``scene``'s; the robot goes to its start pose."""
+        for body in [*self.block_ids, *self.obstacle_ids, *self.goal_ids]:
+            p.removeBody(body, physicsClientId=self.client)
+        self.scene = scene
+        self.block_specs = [BlockSpec(**vars(b)) for b in scene.blocks]
+        self.goal_specs = [GoalSpec(**vars(g)) for g in scene.goals]
+        self.block_ids = [self._cuboid_body(b) for b in self.block_specs]
+        self.obstacle_ids = [self._cuboid_body(b) for b in scene.obstacles]
+        self.goal_ids = [self._goal_body(g.size, g.position, g.orientation, g.color) for g in self.goal_specs]
+        self.goal_ids += [self._sphere_marker(tip, i) for i, tip in enumerate(scene.tip_goals)]
+        self.set_gravity(DEFAULT_GRAVITY)
+        for body in (self.table_id, self.stage_id):
+            p.changeDynamics(body, -1, lateralFriction=DEFAULT_FRICTION, physicsClientId=self.client)
+        self.reset_joints(np.asarray(scene.joint_positions, dtype=float))
+        self.steps = 0
+
+    def replace_block(self, index: int, spec: BlockSpec) -> None:
+        """Rebuild block ``index`` (a new size needs a new collision shape); it keeps its number."""
+        p.removeBody(self.block_ids[index], physicsClientId=self.client)
+        self.block_specs[index] = spec
+        self.block_ids[index] = self._cuboid_body(spec)
+
+    def replace_goal(self, index: int, spec: GoalSpec) -> None:
+        p.removeBody(self.goal_ids[index], physicsClientId=self.client)
+        self.goal_specs[index] = spec
+        self.goal_ids[index] = self._goal_body(spec.size, spec.position, spec.orientation, spec.color)
+
+    def _cuboid_body(self, spec: BlockSpec) -> int:
+        half = [s / 2 for s in spec.size]
+        shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=self.client)
+        visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=[*spec.color, 1.0], physicsClientId=self.client)
+        body = p.createMultiBody(baseMass=0.0 if spec.static else spec.mass, baseCollisionShapeIndex=shape,
+                                 baseVisualShapeIndex=visual, basePosition=spec.position,
+                                 baseOrientation=spec.orientation, physicsClientId=self.client)
+        p.changeDynamics(body, -1, lateralFriction=1.0, spinningFriction=0.001, restitution=0.0,
+                         physicsClientId=self.client)
+        return body
+
+    def _goal_body(self, size: Sequence[float], position: Sequence[float], orientation: Sequence[float],
+                   color: Sequence[float]) -> int:
+        visual = p.createVisualShape(p.GEOM_BOX, halfExtents=[s / 2 for s in size], rgbaColor=[*color, GOAL_ALPHA],
+                                     physicsClientId=self.client)
+        return p.createMultiBody(baseMass=0.0, baseVisualShapeIndex=visual, basePosition=position,
+                                 baseOrientation=orientation, physicsClientId=self.client)
+
+    def _sphere_marker(self, position: Sequence[float], index: int) -> int:
+        colours = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+        visual = p.createVisualShape(p.GEOM_SPHERE, radius=TIP_GOAL_RADIUS, rgbaColor=[*colours[index % 3], 0.6],
+                                     physicsClientId=self.client)
+        return p.createMultiBody(baseMass=0.0, baseVisualShapeIndex=visual, basePosition=position,
+                                 physicsClientId=self.client)
+
+    # -- stepping -------------------------------------------------------------------------------
+
+    def reset_joints(self, joints: np.ndarray) -> None:
+        joints = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
+        self.finger.reset_finger_positions_and_velocities(joints)
+        self.target = joints.copy()
+
+    def hold(self, joints: Sequence[float], ms: int) -> None:
+        """Move the PD set-point linearly from the current target to ``joints`` over ``ms`` 1-ms steps."""
+        goal = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
+        start = self.target
+        torque = self.kinematics.gravity(goal)
+        for k in range(1, ms + 1):
+            setpoint = start + (goal - start) * (k / ms)
+            self.finger.append_desired_action(trifinger_simulation.Action(torque=torque, position=setpoint))
+        self.target = goal
+        self.steps += ms
+
+    def apply_torques(self, torques: Sequence[float], ms: int = 1) -> None:
+        """Raw torque control (the gym env's torque mode); the PD set-point is left alone."""
+        action = self.finger.Action(torque=np.asarray(torques, dtype=float))
+        for _ in range(ms):
+            self.finger.append_desired_action(action)
+        self.steps += ms
+        self.target = self.joint_positions()
+
+    # -- state ----------------------------------------------------------------------------------
+
+    def joint_positions(self) -> np.ndarray:
+        states = p.getJointStates(self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client)
+        return np.array([s[0] for s in states])
+
+    def joint_velocities(self) -> np.ndarray:
+        states = p.getJointStates(self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client)
+        return np.array([s[1] for s in states])
+
+    def tips(self) -> np.ndarray:
+        """Measured fingertip positions (3, 3)."""
+        return self.kinematics.tips(self.joint_positions())
+
+    def block_pose(self, index: int) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+        pos, orn = p.getBasePositionAndOrientation(self.block_ids[index], physicsClientId=self.client)
+        return np.asarray(pos), tuple(orn)
+
+    def block_cuboids(self) -> list[Cuboid]:
+        out = []
+        for i, spec in enumerate(self.block_specs):
+            pos, orn = self.block_pose(i)
+            out.append(Cuboid(tuple(pos), spec.size, orn))
+        return out
+
+    def obstacle_cuboids(self) -> list[Cuboid]:
+        assert self.scene is not None
+        out = []
+        for spec, body in zip(self.scene.obstacles, self.obstacle_ids):
+            pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
+            out.append(Cuboid(tuple(pos), spec.size, tuple(orn)))
+        return out
+
+    def goal_cuboids(self) -> list[Cuboid]:
+        return [g.cuboid() for g in self.goal_specs]
+
+    def set_gravity(self, gravity: Sequence[float]) -> None:
+        self.gravity = tuple(float(g) for g in gravity)
+        p.setGravity(*self.gravity, physicsClientId=self.client)
+        self.kinematics.set_gravity(self.gravity)
+
+    def penetrations(self, tolerance: float = 0.002) -> list[str]:
+        """Pairs of bodies interpenetrating by more than ``tolerance`` metres (after a collision pass)."""
+        p.performCollisionDetection(physicsClientId=self.client)
+        names = {self.robot_id: "robot", self.table_id: "floor", self.stage_id: "stage"}
+        names.update({b: spec.name for b, spec in zip(self.block_ids, self.block_specs)})
+        if self.scene is not None:
+            names.update({b: spec.name for b, spec in zip(self.obstacle_ids, self.scene.obstacles)})
+        found = set()
+        for body in [*self.block_ids, self.robot_id]:
+            for contact in p.getContactPoints(bodyA=body, physicsClientId=self.client):
+                other = contact[2]
+                if contact[8] < -tolerance and other != body and not (body == self.robot_id and other == self.robot_id):
+                    found.add(" and ".join(sorted((names.get(body, str(body)), names.get(other, str(other))))))
+        return sorted(found)
+
+    def close(self) -> None:
+        if p.isConnected(physicsClientId=self.client):
+            p.disconnect(physicsClientId=self.client)
+
+
+def horizontal_distance(a: Sequence[float], b: Sequence[float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
