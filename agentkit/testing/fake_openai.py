@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import itertools
 import json
 import logging
@@ -26,7 +27,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -281,6 +282,9 @@ class _QuietHTTPServer(ThreadingHTTPServer):
     """Daemon handler threads; a client that hangs up early (a timeout test) is logged, not printed."""
 
     daemon_threads = True
+    # socketserver's default backlog of 5 drops the connections of a burst of concurrent episodes,
+    # and the client's SYN retry then adds a whole second to those requests.
+    request_queue_size = 256
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         logger.debug("fake OpenAI server: connection from %s ended with an error", client_address, exc_info=True)
@@ -389,13 +393,52 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     answer = args.answer
     with FakeOpenAIServer(
-        lambda _body: answer, latency_s=args.latency, host=args.host, port=args.port, api_key=args.api_key
+        lambda _body: answer, latency_s=args.latency, host=args.host, port=args.port, api_key=args.api_key,
+        record_requests=False,  # a long-running server must not keep every request
     ) as server:
         logger.info("fake OpenAI server at %s (Ctrl-C to stop)", server.base_url)
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
             logger.info("stopping")
+
+
+@contextlib.contextmanager
+def server_process(answer: str = DEFAULT_ANSWER, latency_s: float = 0.0, timeout_s: float = 30.0) -> Iterator[str]:
+    """Run the server in its own process and yield its API base URL.
+
+    For benchmarks: a provider is another machine, so its CPU must not compete with the client's
+    threads for this interpreter's GIL, as an in-process server would.
+    """
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "agentkit.testing.fake_openai", "--port", str(port),
+                             "--latency", str(latency_s), "--answer", answer],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the fake OpenAI server process did not start (exit {proc.poll()})") from None
+                time.sleep(0.05)
+        yield base_url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 if __name__ == "__main__":
