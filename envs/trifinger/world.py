@@ -208,6 +208,12 @@ class TriFingerWorld:
     def close(self) -> None:
         if p.isConnected(physicsClientId=self.client):
             p.disconnect(physicsClientId=self.client)
+        # pybullet reuses client ids. SimFinger and its table object disconnect / remove bodies by
+        # their stored id when garbage-collected, which could hit a newer world (an arena, another
+        # robot) that got this id since: point them at no server at all.
+        for owner in (self.finger, *vars(self.finger).values()):
+            if hasattr(owner, "_pybullet_client_id"):
+                owner._pybullet_client_id = -1
 
 
 def horizontal_distance(a: Sequence[float], b: Sequence[float]) -> float:
