@@ -19,7 +19,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from agentkit.observers.cells import cell_name
-from agentkit.observers.grid_geometry import seen_cell
 from agentkit.observers.observation import Cell, GridView
 
 COLOR_ORDER = ("red", "green", "blue", "purple", "yellow", "grey")
@@ -69,6 +68,9 @@ def _shared_symbol(cell: Cell, spares: dict[str, str]) -> tuple[str, str]:
     return spares[meaning], meaning
 
 
+_UNSEEN = Cell("unseen")
+
+
 def ascii_map(grid: GridView) -> AsciiMap:
     """Render ``grid``; unseen cells (per ``grid.seen``) become ``?`` whatever they hold."""
     rows: list[str] = []
@@ -76,13 +78,20 @@ def ascii_map(grid: GridView) -> AsciiMap:
     shared: dict[str, tuple[str, dict[str | None, list[tuple[int, int]]]]] = {}
     spares: dict[str, str] = {}
     order: list[str] = []
-    for y in range(grid.height):
+    # The per-cell test of ``seen_cell``, unrolled: this runs on every observation of every turn.
+    agent = tuple(grid.agent_pos)
+    seen_rows = grid.seen.tolist() if grid.seen is not None else None
+    for y, cells in enumerate(grid.cells):
         row = []
-        for x in range(grid.width):
-            if (x, y) == tuple(grid.agent_pos):
+        seen_row = seen_rows[y] if seen_rows is not None else None
+        for x, cell in enumerate(cells):
+            if (x, y) == agent:
                 row.append(_AGENT[grid.agent_dir])
                 continue
-            cell = seen_cell(grid, x, y)
+            if seen_row is not None and not seen_row[x]:
+                cell = _UNSEEN
+            elif cell is not None and cell.kind in ("empty", "floor") and cell.color is None:
+                cell = None
             if cell is None:
                 symbol = "."
                 fixed.setdefault(symbol, _FIXED_MEANING[symbol])

@@ -206,7 +206,7 @@ class GridworldBackend(Backend):
                 "steps_left": int(env.max_steps - env.step_count),
                 "valid_commands": ", ".join(valid_commands(grid, self.vocabulary)),
             },
-            privileged=privileged_state(env),
+            privileged=privileged_state(env, grid.cells),
         )
         self._reward_since_observe = 0.0
         return observation

@@ -113,13 +113,21 @@ def grid_view(env: Any, seen: np.ndarray | None) -> GridView:
     )
 
 
-def privileged_state(env: Any) -> dict[str, Any]:
-    """JSON-able full state: every object with its position, the agent, the step counter."""
+def privileged_state(env: Any, cells: list[list[Cell | None]] | None = None) -> dict[str, Any]:
+    """JSON-able full state: every object with its position, the agent, the step counter.
+
+    ``cells`` (a ``grid_view``'s, of this very state) spares converting the grid a second time."""
+    if cells is None:
+        cells = [[to_cell(env.grid.get(x, y)) for x in range(env.width)] for y in range(env.height)]
     objects = []
-    for y in range(env.height):
-        for x in range(env.width):
-            cell = to_cell(env.grid.get(x, y))
-            if cell is not None and cell.kind != "wall":
+    walls = []
+    for y, row in enumerate(cells):
+        for x, cell in enumerate(row):
+            if cell is None:
+                continue
+            if cell.kind == "wall":
+                walls.append([x, y])
+            else:
                 objects.append({"kind": cell.kind, "color": cell.color, "state": cell.state, "pos": [x, y]})
     carrying = to_cell(env.carrying)
     ax, ay = env.agent_pos
@@ -130,13 +138,8 @@ def privileged_state(env: Any) -> dict[str, Any]:
         "agent_dir": DIRECTIONS[int(env.agent_dir)],
         "carrying": None if carrying is None else {"kind": carrying.kind, "color": carrying.color},
         "objects": objects,
-        "walls": [[x, y] for y in range(env.height) for x in range(env.width) if _is_wall(env, x, y)],
+        "walls": walls,
         "mission": str(env.mission),
         "step_count": int(env.step_count),
         "max_steps": int(env.max_steps),
     }
-
-
-def _is_wall(env: Any, x: int, y: int) -> bool:
-    obj = env.grid.get(x, y)
-    return obj is not None and obj.type == "wall"
