@@ -31,11 +31,10 @@ from agentkit.actions import Command
 from agentkit.envs.animalai.build import resolve_build
 from agentkit.envs.animalai.connector import AnimalAIConnection, LaunchSettings, StepView
 from agentkit.envs.animalai.protocol import Generation
-from agentkit.envs.arena import motion
-from agentkit.envs.arena.layout import ARENA_SIZE
+from agentkit.envs.arena import episode_facts, motion
 from agentkit.envs.arena.lights import lights_on
 from agentkit.envs.arena.suites import passed, suites
-from agentkit.envs.arena.tasks import TASK_ID, load_task, task_infos, task_level
+from agentkit.envs.arena.tasks import TASK_ID, load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
 from agentkit.observers import RawObservation
@@ -191,22 +190,10 @@ class AnimalAIBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        """As the arena's: ``pass`` (final reward >= pass mark), ``level``, ``pass_mark``."""
-        total = float(getattr(final, "total_reward", 0.0))
-        return {
-            "pass": passed(total, self._pass_mark),
-            "level": task_level(self._task) if self._task else None,
-            "pass_mark": self._pass_mark,
-        }
+        return episode_facts.episode_metrics(self._task, self._pass_mark, final)
 
     def prompt_context(self) -> dict[str, Any]:
-        return {
-            "arena_size": int(ARENA_SIZE),
-            "turn_step_degrees": 6,
-            "time_limit": self._t,
-            "pass_mark": self._pass_mark,
-            "velocity_axes": "right, up, forward (units per second)",
-        }
+        return episode_facts.prompt_context(self._t, self._pass_mark)
 
     def close(self) -> None:
         if self._connection is not None:

@@ -20,13 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agentkit.actions import Command
-from agentkit.envs.arena import motion
+from agentkit.envs.arena import episode_facts, motion
 from agentkit.envs.arena.camera import Camera
 from agentkit.envs.arena.layout import ARENA_SIZE, Layout, build_layout
 from agentkit.envs.arena.lights import lights_on
 from agentkit.envs.arena.rules import EpisodeRules, GoalTouch
-from agentkit.envs.arena.suites import passed, suites
-from agentkit.envs.arena.tasks import load_task, task_infos, task_level
+from agentkit.envs.arena.suites import suites
+from agentkit.envs.arena.tasks import load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.arena.world import ArenaWorld
 from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
@@ -164,23 +164,10 @@ class ArenaBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        """``pass``: final reward >= pass mark (no pass mark, as in 10-22-02: reward > 0, ``suites.passed``);
-        ``level``: the Testbed level (None for a file path); ``pass_mark`` as the file gives it."""
-        total = float(getattr(final, "total_reward", 0.0))
-        return {
-            "pass": passed(total, self._pass_mark),
-            "level": task_level(self._task) if self._task else None,
-            "pass_mark": self._pass_mark,
-        }
+        return episode_facts.episode_metrics(self._task, self._pass_mark, final)
 
     def prompt_context(self) -> dict[str, Any]:
-        return {
-            "arena_size": int(ARENA_SIZE),
-            "turn_step_degrees": 6,
-            "time_limit": self._t,
-            "pass_mark": self._pass_mark,
-            "velocity_axes": "right, up, forward (units per second)",
-        }
+        return episode_facts.prompt_context(self._t, self._pass_mark)
 
     def close(self) -> None:
         if self._world is not None:
