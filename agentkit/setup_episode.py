@@ -5,7 +5,6 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 
 from __future__ import annotations
 
-import inspect
 import os
 from typing import Callable
 
@@ -30,11 +29,8 @@ def needs_frames(config: RunConfig) -> bool:
 def make_backend(config: RunConfig) -> Backend:
     backend_cls = get_backend(config.env)
     options = dict(config.backend_options)
-    parameters = inspect.signature(backend_cls.__init__).parameters
-    if "frames" not in options and "frames" in parameters:
-        options["frames"] = needs_frames(config)
-    elif "frame" in parameters and "frame" not in options and not needs_frames(config):
-        options["frame"] = "none"  # the gridworld's name for it
+    if not needs_frames(config):
+        options = {**backend_cls.frameless_options, **options}  # explicit options still win
     try:
         return backend_cls(**options)
     except TypeError as exc:

@@ -47,6 +47,9 @@ class Backend(ABC):
     vocabulary: Vocabulary
     # Which template folder of the package's prompts this backend uses by default.
     template_set: ClassVar[str]
+    # Constructor options that switch rendering off, for runs where nothing looks at frames (the
+    # reference agent plans from privileged state); the run set-up applies them, naming no backend.
+    frameless_options: ClassVar[dict[str, Any]] = {}
 
     @classmethod
     @abstractmethod

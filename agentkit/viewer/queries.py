@@ -342,27 +342,22 @@ class ViewerData:
 
     def _live_episodes(self, rows: list[EpisodeRow]) -> list[EpisodeRow]:
         """Rows stored as "running" get the store's effective status (their writer may be dead)."""
-        out = []
-        for row in rows:
-            if row.status == "running":
-                try:
-                    status = self.store.get_episode(row.id).status
-                except KeyError:
-                    status = row.status
-                if status != row.status:
-                    row = EpisodeRow(**{**row.__dict__, "status": status})
-            out.append(row)
-        return out
+        return _with_live_status(rows, self.store.get_episode)
 
     def _live_runs(self, rows: list[RunRow]) -> list[RunRow]:
-        out = []
-        for row in rows:
-            if row.status == "running":
-                try:
-                    status = self.store.get_run(row.id).status
-                except KeyError:
-                    status = row.status
-                if status != row.status:
-                    row = RunRow(**{**row.__dict__, "status": status})
-            out.append(row)
-        return out
+        return _with_live_status(rows, self.store.get_run)
+
+
+def _with_live_status(rows: list[Any], lookup: Any) -> list[Any]:
+    """``rows`` with each "running" one's status replaced by what ``lookup(id).status`` says now."""
+    out = []
+    for row in rows:
+        if row.status == "running":
+            try:
+                status = lookup(row.id).status
+            except KeyError:
+                status = row.status
+            if status != row.status:
+                row = type(row)(**{**row.__dict__, "status": status})
+        out.append(row)
+    return out

@@ -56,6 +56,7 @@ class AnimalAIBackend(Backend):
 
     name: ClassVar[str] = "animalai"
     template_set: ClassVar[str] = "aai-arena"
+    frameless_options: ClassVar[dict[str, Any]] = {"frames": False}
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
     def __init__(self, aai_build: str | None = None, render_size: int = 512, frames: bool = True,

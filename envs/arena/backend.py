@@ -50,6 +50,7 @@ class ArenaBackend(Backend):
 
     name: ClassVar[str] = "aai-arena"
     template_set: ClassVar[str] = "aai-arena"
+    frameless_options: ClassVar[dict[str, Any]] = {"frames": False}
     #: Units moved per step per unit of reported velocity (velocities are in units per second).
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 

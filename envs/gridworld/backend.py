@@ -53,6 +53,7 @@ class GridworldBackend(Backend):
 
     name: ClassVar[str] = "gridworld"
     template_set: ClassVar[str] = "gridworld"
+    frameless_options: ClassVar[dict[str, Any]] = {"frame": "none"}
 
     def __init__(
         self,
