@@ -41,7 +41,7 @@ from mlagents_envs.communicator_objects.unity_message_pb2 import UnityMessagePro
 from mlagents_envs.communicator_objects.unity_output_pb2 import UnityOutputProto
 from mlagents_envs.communicator_objects.unity_rl_initialization_output_pb2 import UnityRLInitializationOutputProto
 
-from agentkit.envs.animalai import wire
+from agentkit.envs.animalai import wire, wire_read
 from agentkit.envs.animalai.protocol import (
     ANALYTICS_CHANNEL,
     ARENA_CHANNEL,
@@ -55,7 +55,7 @@ from agentkit.envs.animalai.protocol import (
     pack_side_channels,
     unpack_side_channels,
 )
-from agentkit.envs.arena.backend import ArenaBackend
+from agentkit.envs.arena.backend import AgentReading, ArenaBackend
 from agentkit.envs.arena.vocabulary import NOOP, is_action
 from agentkit.records import EndReason
 
@@ -125,7 +125,7 @@ class ArenaServer:
 
     # -- one input, one output -----------------------------------------------------------------
 
-    def handle(self, rl_input) -> bytes | None:
+    def handle(self, rl_input: wire_read.StepInput) -> bytes | None:
         """Apply side channels and the command; the message to send back (None: quit)."""
         self.read_side_channels(rl_input.side_channel)
         if rl_input.command == QUIT:
@@ -192,12 +192,11 @@ class ArenaServer:
         self._done, self._end_reason, self._success = False, None, None
         return 0.0
 
-    def _action(self, rl_input) -> list[int]:
-        actions = rl_input.agent_actions.get(BEHAVIOR_NAME)
-        if actions is None or not actions.value:
+    def _action(self, rl_input: wire_read.StepInput) -> list[int]:
+        per_agent = rl_input.discrete.get(BEHAVIOR_NAME)
+        if not per_agent:
             return list(NOOP)
-        proto = actions.value[0]
-        values = list(proto.discrete_actions) or [int(v) for v in proto.vector_actions_deprecated]
+        values = per_agent[0] or [int(v) for v in rl_input.vector[BEHAVIOR_NAME][0]]
         if not is_action(values):
             logger.warning("action %s is not two branches of 0..2; doing nothing this step", values)
             return list(NOOP)
@@ -211,19 +210,20 @@ class ArenaServer:
 
     def _output(self, reward: float) -> bytes:
         """The serialised message answering one input (see ``wire`` for why by hand)."""
-        observation = self.backend.observe()
+        reading = self.backend.agent_reading()
         observations = []
-        camera = observation.frames.get("camera")
-        if camera is not None:
-            observations.append(self._camera(camera))
-        observations.append(self._vector(observation))
+        frame = self.backend.frame()
+        if frame is not None:
+            observations.append(self._camera(frame))
+        observations.append(self._vector(reading))
         agent = wire.agent_info(reward, self._done, self._end_reason is EndReason.TIME_LIMIT, 0, observations)
         side_channel = b""
         if self._episode_channel:
-            facts = {"episode": self._episodes, "step": observation.step,
-                     "end_reason": self._end_reason.value if self._end_reason else None, "success": self._success}
+            facts: dict[str, Any] = {"episode": self._episodes, "step": reading.step,
+                                     "end_reason": self._end_reason.value if self._end_reason else None,
+                                     "success": self._success}
             if self._privileged:
-                facts["privileged"] = observation.privileged
+                facts["privileged"] = self.backend.privileged_state()
             side_channel = pack_side_channels([(EPISODE_CHANNEL, json.dumps(facts).encode("utf-8"))])
         initialization = b""
         if not self._sent_brain:  # announced once, with the first agent (as ML-Agents does)
@@ -240,13 +240,12 @@ class ArenaServer:
         return wire.observation(shape, dims, "CameraSensor", png=wire.png(frame))
 
     @staticmethod
-    def _vector(observation) -> bytes:
-        agent = observation.privileged["agent"]
-        vx, vy, vz = agent["velocity"]
-        heading = math.radians(agent["heading_deg"])
+    def _vector(reading: AgentReading) -> bytes:
+        vx, vy, vz = reading.velocity
+        heading = math.radians(reading.heading_deg)
         fx, fz = math.sin(heading), math.cos(heading)
         local = (vx * fz - vz * fx, vy, vx * fx + vz * fz)  # right, up, forward, as Animal-AI reports
-        values = [float(observation.health), *local, *agent["position"]]
+        values = [reading.health, *local, *reading.position]
         return wire.observation((len(values),), (_DIM_NONE,), f"VectorSensor_size{len(values)}", floats=values)
 
     def close(self) -> None:
@@ -290,20 +289,22 @@ def serve(options: ServerOptions) -> int:
     ])
     try:
         grpc.channel_ready_future(channel).result(timeout=CONNECT_TIMEOUT_S)
-        # Messages go out already serialised (see ``wire``), so the request passes through as bytes.
-        exchange = channel.unary_unary(EXCHANGE_METHOD, request_serializer=None,
-                                       response_deserializer=UnityMessageProto.FromString)
-        reply = exchange(_message(server.academy_parameters()))
+        # Messages go both ways as bytes: written and read by hand each step (see ``wire`` and
+        # ``wire_read``), by the generated classes for the handshake.
+        exchange = channel.unary_unary(EXCHANGE_METHOD, request_serializer=None, response_deserializer=None)
+        reply = UnityMessageProto.FromString(exchange(_message(server.academy_parameters())))
         if reply.header.status != 200:
             logger.info("Python refused the connection (status %d)", reply.header.status)
             return 1
         server.accept_python(reply.unity_input.rl_initialization_input)
-        reply = exchange(_message())  # the first input (normally a reset) comes back
-        while reply.header.status == 200:
-            answer = server.handle(reply.unity_input.rl_input)
+        status, rl_input = wire_read.read_step_input(exchange(_message()))  # the first input (a reset)
+        while status == 200:
+            if rl_input is None:
+                raise RuntimeError("Python sent a second initialisation input after the handshake")
+            answer = server.handle(rl_input)
             if answer is None:
                 break
-            reply = exchange(answer)
+            status, rl_input = wire_read.read_step_input(exchange(answer))
         logger.info("Python closed the link")
         return 0
     except grpc.FutureTimeoutError:

@@ -9,7 +9,10 @@ x channels and rejects the channels-first pictures of 4.x builds (``observations
 ``multiprocessing`` pipe, which would pickle every message (a full serialise and parse with the
 pure-Python protobuf runtime that protobuf 3.20 has on Python 3.11), serves with daemon threads
 (so a program that forgets to close a build still exits), and checks on the build every second
-while it waits.
+while it waits; (4) reads and writes the per-step messages straight in protobuf's wire format
+(``wire_read``): the pure-Python runtime spends more CPU on them than the whole arena takes to
+step and draw. The handshake, resets, behaviour announcements and anything unusual (continuous
+actions, several behaviours) still go through the generated classes.
 """
 
 from __future__ import annotations
@@ -22,13 +25,41 @@ from concurrent.futures import Executor, Future
 from typing import Any
 
 import grpc
-from mlagents_envs.communicator_objects.unity_to_external_pb2_grpc import (
-    UnityToExternalProtoServicer,
-    add_UnityToExternalProtoServicer_to_server,
-)
+from mlagents_envs.communicator_objects.unity_message_pb2 import UnityMessageProto
+from mlagents_envs.communicator_objects.unity_to_external_pb2_grpc import UnityToExternalProtoServicer
 from mlagents_envs.environment import UnityEnvironment
 from mlagents_envs.exception import UnityTimeOutException, UnityWorkerInUseException
 from mlagents_envs.rpc_communicator import RpcCommunicator
+
+from agentkit.envs.animalai import wire_read
+
+_SERVICE = "communicator_objects.UnityToExternalProto"
+
+
+class EncodedStepInput:
+    """A step's ``UnityMessageProto`` already in wire format (see ``wire_read.step_input``)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: bytes) -> None:
+        self.message = message
+
+
+def read_from_build(data: bytes) -> Any:
+    """A message from the build: a plain step output read from the wire, the rest by protobuf."""
+    try:
+        light = wire_read.read_step_output(data)
+    except (wire_read.WireError, UnicodeDecodeError):
+        light = None  # protobuf reads it, or raises its own error naming the problem
+    return light if light is not None else UnityMessageProto.FromString(data)
+
+
+def _has_continuous(actions: Any) -> bool:
+    return actions.continuous is not None and actions.continuous.size > 0
+
+
+def write_to_build(message: Any) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
 
 
 class _Conduit:
@@ -37,7 +68,7 @@ class _Conduit:
 
     _CLOSED = object()
 
-    def __init__(self, inbox: queue.Queue, outbox: queue.Queue) -> None:
+    def __init__(self, inbox: queue.SimpleQueue, outbox: queue.SimpleQueue) -> None:
         self._inbox, self._outbox = inbox, outbox
         self._held: list[Any] = []
 
@@ -67,7 +98,7 @@ class _Servicer(UnityToExternalProtoServicer):
     """The Exchange handler: the build's message goes to the caller, the caller's answer back."""
 
     def __init__(self) -> None:
-        to_caller, to_build = queue.Queue(), queue.Queue()
+        to_caller, to_build = queue.SimpleQueue(), queue.SimpleQueue()  # C queues: the cheapest hand-over
         self.parent_conn = _Conduit(inbox=to_caller, outbox=to_build)
         self.child_conn = _Conduit(inbox=to_build, outbox=to_caller)
 
@@ -116,7 +147,11 @@ class _Communicator(RpcCommunicator):
             self.server = grpc.server(thread_pool=_DaemonPool(),
                                       options=(("grpc.so_reuseport", 1),))
             self.unity_to_external = _Servicer()
-            add_UnityToExternalProtoServicer_to_server(self.unity_to_external, self.server)
+            handler = grpc.unary_unary_rpc_method_handler(
+                self.unity_to_external.Exchange, request_deserializer=read_from_build,
+                response_serializer=write_to_build)
+            self.server.add_generic_rpc_handlers(
+                (grpc.method_handlers_generic_handler(_SERVICE, {"Exchange": handler}),))
             self.server.add_insecure_port("[::]:" + str(self.port))
             self.server.start()
             self.is_open = True
@@ -132,6 +167,16 @@ class _Communicator(RpcCommunicator):
             if poll_callback:
                 poll_callback()
         raise UnityTimeOutException(f"no answer within {self.timeout_wait:g} s")
+
+    def exchange(self, inputs, poll_callback=None):
+        if not isinstance(inputs, EncodedStepInput):
+            return super().exchange(inputs, poll_callback)
+        self.unity_to_external.parent_conn.send(inputs.message)
+        self.poll_for_timeout(poll_callback)
+        output = self.unity_to_external.parent_conn.recv()
+        if output.header.status != 200:
+            return None
+        return output.unity_output
 
 
 class AnimalAIUnityEnvironment(UnityEnvironment):
@@ -157,6 +202,25 @@ class AnimalAIUnityEnvironment(UnityEnvironment):
         init = output.rl_initialization_output
         self.handshake = (init.package_version, init.communication_version)
         return output
+
+    def _generate_step_input(self, vector_action):
+        """One behaviour's discrete actions, written straight in wire format (else mlagents-envs')."""
+        acting = [b for b in vector_action if len(self._env_state[b][0])]
+        if len(acting) > 1 or any(_has_continuous(vector_action[b]) or vector_action[b].discrete is None
+                                  for b in acting):
+            return super()._generate_step_input(vector_action)
+        side_channel = bytes(self._side_channel_manager.generate_side_channel_messages())
+        if not acting:
+            return EncodedStepInput(wire_read.step_input("", [], side_channel))
+        name = acting[0]
+        discrete = vector_action[name].discrete
+        per_agent = [[int(a) for a in row] for row in discrete[:len(self._env_state[name][0])]]
+        return EncodedStepInput(wire_read.step_input(name, per_agent, side_channel))
+
+    def _update_behavior_specs(self, output) -> None:
+        if isinstance(output, wire_read.StepOutput):
+            return  # a plain step output announces no behaviour
+        super()._update_behavior_specs(output)
 
     def _update_state(self, output) -> None:
         # Decoding happens in observations.decode_agent; mlagents-envs only needs how many agents

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +34,19 @@ from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
 from agentkit.observers import RawObservation
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AgentReading:
+    """The agent's state in arena coordinates: position (x, y up, z), velocity on the arena axes
+    (units per second), heading in [0, 360) (0 faces +z, clockwise seen from above)."""
+
+    step: int
+    health: float
+    position: tuple[float, float, float]
+    velocity: tuple[float, float, float]
+    heading_deg: float
+
 
 _DIGITS = 4  # rounding of the privileged state (1e-4 units is far below anything that matters)
 
@@ -128,12 +142,9 @@ class ArenaBackend(Backend):
     def observe(self) -> RawObservation:
         rules, world = self._require()
         frames: dict[str, np.ndarray] = {}
-        if self.frames and self._camera is not None:
-            if lights_on(rules.steps, self._blackouts):
-                eye, heading = world.eye()
-                frames["camera"] = self._camera.render(eye, heading)
-            else:
-                frames["camera"] = self._camera.black()
+        frame = self.frame()
+        if frame is not None:
+            frames["camera"] = frame
         velocity = world.agent_velocity()
         position = world.agent_position
         observation = RawObservation(
@@ -155,6 +166,24 @@ class ArenaBackend(Backend):
         )
         self._reward_since_observe = 0.0
         return observation
+
+    def frame(self) -> np.ndarray | None:
+        """The agent's camera now (black during a blackout); None when frames are off."""
+        rules, world = self._require()
+        if not self.frames or self._camera is None:
+            return None
+        if not lights_on(rules.steps, self._blackouts):
+            return self._camera.black()
+        eye, heading = world.eye()
+        return self._camera.render(eye, heading)
+
+    def agent_reading(self) -> AgentReading:
+        """The agent's own state, unrounded: what a body senses each step. Why beside ``observe``:
+        the ``agentkit-arena`` stand-in needs only this and the frame every step, and the full
+        privileged state costs as much again as the physics step."""
+        rules, world = self._require()
+        return AgentReading(step=rules.steps, health=float(rules.health), position=world.agent_position,
+                            velocity=world.agent_velocity(), heading_deg=world.heading % 360.0)
 
     def idle_actions(self) -> list[list[int]]:
         return [] if self.idle_action is None else [list(self.idle_action)]
