@@ -412,17 +412,43 @@ _MESSAGES_OF_EPISODE = (
 )
 
 
+def _compiled(store: TranscriptStore, statement: Any) -> tuple[str, Any]:
+    """A statement as the driver's SQL text, and a function from an episode id to its parameters."""
+    compiled = statement.compile(dialect=store.engine.dialect)
+    names = compiled.positiontup
+    if names:  # positional parameter style (SQLite's "?")
+        return str(compiled), lambda episode_id: tuple(compiled.construct_params({"episode_id": episode_id})[n]
+                                                       for n in names)
+    return str(compiled), lambda episode_id: compiled.construct_params({"episode_id": episode_id})
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as the driver returns it: text on SQLite, decoded already by some drivers."""
+    return json.loads(value) if isinstance(value, (str, bytes, bytearray)) else value
+
+
 def _read_episode(store: TranscriptStore, episode_id: str, msgs: _Messages,
-                  contents: dict[str, Any]) -> list[_Recorded]:
+                  contents: dict[str, Any], statements: dict[str, tuple[str, Any]]) -> list[_Recorded]:
     """Turns of an episode with their prompts as interned messages; ``contents`` caches parsed blobs.
 
     Full-history prompts make the message rows quadratic in the episode's length, so they are read
-    as plain tuples (``extra`` as its JSON text) and each distinct row is turned into a message once.
+    as plain driver tuples (SQLAlchemy's row objects and type processing cost as much as the rest
+    of a re-render) and each distinct row is turned into a message once.
     """
-    params = {"episode_id": episode_id}
+    if not statements:
+        statements["turns"] = _compiled(store, _TURNS_OF_EPISODE)
+        statements["messages"] = _compiled(store, _MESSAGES_OF_EPISODE)
+    turns_sql, turns_params = statements["turns"]
+    messages_sql, messages_params = statements["messages"]
     with store.engine.connect() as conn:
-        rows = conn.execute(_TURNS_OF_EPISODE, params).all()
-        refs = conn.execute(_MESSAGES_OF_EPISODE, params).all()
+        cursor = conn.connection.cursor()
+        try:
+            cursor.execute(turns_sql, turns_params(episode_id))
+            rows = cursor.fetchall()
+            cursor.execute(messages_sql, messages_params(episode_id))
+            refs = cursor.fetchall()
+        finally:
+            cursor.close()
         missing = sorted({r[2] for r in refs} - contents.keys())
         for i in range(0, len(missing), 500):
             for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))):
@@ -440,7 +466,7 @@ def _read_episode(store: TranscriptStore, episode_id: str, msgs: _Messages,
             by_turn[turn_id] = [msg]
         else:
             found.append(msg)
-    return [_Recorded(r[1], r[2] or {}, r[3], r[4], r[5], by_turn.get(r[0], [])) for r in rows]
+    return [_Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows]
 
 
 # --- re-rendering ----------------------------------------------------------------------------------------
@@ -460,16 +486,51 @@ class _Differ:
             return hit
         a = message_lines(old) if old is not None else []
         b = message_lines(new) if new is not None else []
-        text = "\n".join(difflib.unified_diff(a, b, f"recorded {label}", f"rerendered {label}", n=self.context,
-                                              lineterm=""))
+        text = unified_diff(a, b, f"recorded {label}", f"rerendered {label}", self.context)
         self._seen[key] = text
         return text
 
     def prompts(self, old: list[Msg], new: list[Msg], label: str) -> str:
         a = [line for m in old for line in message_lines(m)]
         b = [line for m in new for line in message_lines(m)]
-        return "\n".join(difflib.unified_diff(a, b, f"recorded {label}", f"rerendered {label}", n=self.context,
-                                              lineterm=""))
+        return unified_diff(a, b, f"recorded {label}", f"rerendered {label}", self.context)
+
+
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def unified_diff(a: list[str], b: list[str], fromfile: str, tofile: str, context: int) -> str:
+    """``difflib.unified_diff`` of two line lists, as one text, with the lines both share at the
+    start and at the end (beyond the context shown) left out of the matching.
+
+    Why: a changed template usually changes a few lines of a long prompt, and difflib's matcher
+    spends most of a re-render's time walking the identical rest. The hunks are the same; their
+    line numbers are shifted back to count from the top of the whole text.
+    """
+    limit = min(len(a), len(b))
+    head = 0
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    skip_head, skip_tail = max(0, head - context), max(0, tail - context)
+    if skip_head == 0 and skip_tail == 0:
+        return "\n".join(difflib.unified_diff(a, b, fromfile, tofile, n=context, lineterm=""))
+    lines = difflib.unified_diff(a[skip_head:len(a) - skip_tail], b[skip_head:len(b) - skip_tail], fromfile, tofile,
+                                 n=context, lineterm="")
+    return "\n".join(_shift_hunk(line, skip_head) if line.startswith("@@ -") else line for line in lines)
+
+
+def _shift_hunk(header: str, offset: int) -> str:
+    """A hunk header with both start lines moved down by ``offset`` lines (an empty range names the
+    line before it, which moves by the same amount)."""
+    match = _HUNK.match(header)
+    if match is None:  # not a hunk header after all
+        return header
+    old_start, old_len, new_start, new_len = match.groups()
+    return (f"@@ -{int(old_start) + offset}{old_len or ''} +{int(new_start) + offset}{new_len or ''} @@"
+            f"{header[match.end():]}")
 
 
 @dataclass
@@ -584,9 +645,10 @@ def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[list[TurnChang
     msgs = _Messages(job.counter)
     differ = _Differ(job.context_lines)
     contents: dict[str, Any] = {}
+    statements: dict[str, tuple[str, Any]] = {}
     out = []
     for episode_id, task in plan:
-        recorded = _read_episode(job.store, episode_id, msgs, contents)
+        recorded = _read_episode(job.store, episode_id, msgs, contents, statements)
         out.append(_rerender_episode(job, episode_id, task, recorded, msgs, differ) if recorded else [])
     return out
 
