@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import difflib
 import functools
 import hashlib
 import importlib.util
@@ -41,6 +40,7 @@ from sqlalchemy import Text, bindparam, select, type_coerce
 
 from agentkit.config import RunConfig
 from agentkit.envs import get_backend
+from agentkit.line_diff import unified_diff
 from agentkit.memory import MemoryPolicy, TurnMessages, memory_policy_from_spec
 from agentkit.observers import EncodedImage, Observation
 from agentkit.prompts import PromptRenderer
@@ -268,8 +268,20 @@ def message_lines(msg: Msg) -> list[str]:
     return lines
 
 
+_IMAGES_IN: dict[Msg, int] = {}
+
+
 def _count_images(msgs: list[Msg]) -> int:
-    return sum(1 for m in msgs for kind, _ in m[1] if kind == "image")
+    """Images in a message list; each distinct message's count is worked out once (histories repeat)."""
+    total = 0
+    for m in msgs:
+        n = _IMAGES_IN.get(m)
+        if n is None:
+            if len(_IMAGES_IN) > 100_000:
+                _IMAGES_IN.clear()
+            n = _IMAGES_IN[m] = sum(1 for kind, _ in m[1] if kind == "image")
+        total += n
+    return total
 
 
 # --- the report ----------------------------------------------------------------------------------------
@@ -455,17 +467,17 @@ def _read_episode(store: TranscriptStore, episode_id: str, msgs: _Messages,
                 contents[sha] = json.loads(bytes(data))
     by_turn: dict[int, list[Msg]] = {}
     interned: dict[tuple[str, str, str | None], Msg] = {}
-    for turn_id, role, sha, extra in refs:
+    last_turn, current = None, None
+    for turn_id, role, sha, extra in refs:  # ordered by turn: a turn's rows come together
         key = (role, sha, extra)
         msg = interned.get(key)
         if msg is None:
             parsed = json.loads(extra) if extra and extra != "null" else None
             msg = interned[key] = msgs.of_content(role, contents.get(sha, ""), parsed)
-        found = by_turn.get(turn_id)
-        if found is None:
-            by_turn[turn_id] = [msg]
-        else:
-            found.append(msg)
+        if turn_id != last_turn:
+            current = by_turn[turn_id] = []
+            last_turn = turn_id
+        current.append(msg)
     return [_Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows]
 
 
@@ -494,43 +506,6 @@ class _Differ:
         a = [line for m in old for line in message_lines(m)]
         b = [line for m in new for line in message_lines(m)]
         return unified_diff(a, b, f"recorded {label}", f"rerendered {label}", self.context)
-
-
-_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-
-
-def unified_diff(a: list[str], b: list[str], fromfile: str, tofile: str, context: int) -> str:
-    """``difflib.unified_diff`` of two line lists, as one text, with the lines both share at the
-    start and at the end (beyond the context shown) left out of the matching.
-
-    Why: a changed template usually changes a few lines of a long prompt, and difflib's matcher
-    spends most of a re-render's time walking the identical rest. The hunks are the same; their
-    line numbers are shifted back to count from the top of the whole text.
-    """
-    limit = min(len(a), len(b))
-    head = 0
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    skip_head, skip_tail = max(0, head - context), max(0, tail - context)
-    if skip_head == 0 and skip_tail == 0:
-        return "\n".join(difflib.unified_diff(a, b, fromfile, tofile, n=context, lineterm=""))
-    lines = difflib.unified_diff(a[skip_head:len(a) - skip_tail], b[skip_head:len(b) - skip_tail], fromfile, tofile,
-                                 n=context, lineterm="")
-    return "\n".join(_shift_hunk(line, skip_head) if line.startswith("@@ -") else line for line in lines)
-
-
-def _shift_hunk(header: str, offset: int) -> str:
-    """A hunk header with both start lines moved down by ``offset`` lines (an empty range names the
-    line before it, which moves by the same amount)."""
-    match = _HUNK.match(header)
-    if match is None:  # not a hunk header after all
-        return header
-    old_start, old_len, new_start, new_len = match.groups()
-    return (f"@@ -{int(old_start) + offset}{old_len or ''} +{int(new_start) + offset}{new_len or ''} @@"
-            f"{header[match.end():]}")
 
 
 @dataclass

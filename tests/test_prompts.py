@@ -65,3 +65,22 @@ def test_sandbox_refuses_unsafe_attribute_access(tmp_path):
 def test_missing_template_folder_is_a_clear_error(tmp_path):
     with pytest.raises(TemplateError, match="not a directory"):
         resolve_templates("gridworld", tmp_path / "nope")
+
+
+def test_the_remembered_sandbox_verdicts_are_the_stock_sandboxes():
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from agentkit.prompts.renderer import _PromptSandbox
+
+    ours, stock = _PromptSandbox(), ImmutableSandboxedEnvironment()
+    probes = [([], "append"), ([], "count"), ({}, "update"), ({}, "get"), (set(), "add"), ("s", "upper"),
+              (len, "__globals__"), (PromptRenderer, "mro"), (PromptRenderer, "__subclasses__"),
+              ((lambda: 0), "__code__"), ((x for x in ()), "gi_frame"), (Observation, "_private")]
+    for _ in range(2):  # the second pass answers from the remembered verdicts
+        for obj, attr in probes:
+            value = getattr(obj, attr, None)
+            assert ours.is_safe_attribute(obj, attr, value) == stock.is_safe_attribute(obj, attr, value), (obj, attr)
+    template = ours.from_string("{{ items.append(1) }}")
+    for _ in range(2):
+        with pytest.raises(Exception, match="(?i)unsafe|not safely|access"):
+            template.render(items=[])

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import random
-import re
 import shutil
 from pathlib import Path
 
@@ -19,7 +17,6 @@ from agentkit.rerender import (
     observation_from_json,
     rerender_run,
     token_counter,
-    unified_diff,
 )
 from agentkit.replay import continue_live
 from agentkit.testing.cli_runner import run_cli, run_json
@@ -153,45 +150,6 @@ def test_line_cached_counts_equal_whole_text_counts(pieces):
     text = "".join(pieces)
     assert counter.text(text) == len(counter.encoding.encode_ordinary(text))
     assert counter.text(text) == counter.text(text)  # from the cache, the same
-
-
-def _apply(diff: str, a: list[str]) -> list[str]:
-    """Apply a unified diff to ``a`` (checking every context and removed line against it)."""
-    out, pos = [], 0
-    for line in diff.split("\n")[2:] if diff else []:
-        hunk = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", line)
-        if hunk:
-            start = int(hunk.group(1)) - (0 if hunk.group(2) == "0" else 1)
-            out.extend(a[pos:start])
-            pos = start
-        elif line[:1] == "+":
-            out.append(line[1:])
-        else:
-            assert a[pos] == line[1:], (pos, line)
-            if line[:1] == " ":
-                out.append(a[pos])
-            pos += 1
-    return out + a[pos:]
-
-
-_LINES = st.lists(st.sampled_from(["a", "b", "c", "dd", "", "x = 1"]), max_size=30)
-
-
-@settings(max_examples=400, deadline=None)
-@given(_LINES, _LINES, _LINES, _LINES, st.integers(0, 4))
-def test_the_trimmed_diff_turns_the_old_lines_into_the_new(head, old_mid, new_mid, tail, context):
-    a, b = head + old_mid + tail, head + new_mid + tail
-    diff = unified_diff(a, b, "recorded", "rerendered", context)
-    assert _apply(diff, a) == b
-    assert bool(diff) == (a != b)
-
-
-def test_the_trimmed_diff_equals_difflibs_when_the_lines_are_distinct():
-    a = [f"line {i}" for i in range(200)]
-    b = a[:120] + ["new line", "another"] + a[123:]
-    for context in (0, 3):
-        assert unified_diff(a, b, "f", "t", context) == "\n".join(
-            difflib.unified_diff(a, b, "f", "t", n=context, lineterm=""))
 
 
 def test_counter_falls_back_to_four_characters_a_token_and_counts_images():
