@@ -26,7 +26,6 @@ import importlib.util
 import json
 import logging
 import math
-import multiprocessing
 import os
 import re
 import sys
@@ -40,6 +39,7 @@ from sqlalchemy import Text, bindparam, select, type_coerce
 
 from agentkit.config import RunConfig
 from agentkit.envs import get_backend
+from agentkit.fork_map import fork_map
 from agentkit.line_diff import unified_diff
 from agentkit.memory import MemoryPolicy, TurnMessages, memory_policy_from_spec
 from agentkit.observers import EncodedImage, Observation
@@ -439,46 +439,56 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, (str, bytes, bytearray)) else value
 
 
-def _read_episode(store: TranscriptStore, episode_id: str, msgs: _Messages,
-                  contents: dict[str, Any], statements: dict[str, tuple[str, Any]]) -> list[_Recorded]:
-    """Turns of an episode with their prompts as interned messages; ``contents`` caches parsed blobs.
+class _EpisodeReader:
+    """Reads recorded episodes, their prompts as interned messages, over one connection.
 
     Full-history prompts make the message rows quadratic in the episode's length, so they are read
     as plain driver tuples (SQLAlchemy's row objects and type processing cost as much as the rest
-    of a re-render) and each distinct row is turned into a message once.
+    of a re-render) and each distinct row becomes a message once, for all episodes read (they share
+    system messages, worked examples and common feedback). Parsed message contents are kept too.
     """
-    if not statements:
-        statements["turns"] = _compiled(store, _TURNS_OF_EPISODE)
-        statements["messages"] = _compiled(store, _MESSAGES_OF_EPISODE)
-    turns_sql, turns_params = statements["turns"]
-    messages_sql, messages_params = statements["messages"]
-    with store.engine.connect() as conn:
-        cursor = conn.connection.cursor()
-        try:
-            cursor.execute(turns_sql, turns_params(episode_id))
-            rows = cursor.fetchall()
-            cursor.execute(messages_sql, messages_params(episode_id))
-            refs = cursor.fetchall()
-        finally:
-            cursor.close()
+
+    def __init__(self, store: TranscriptStore, msgs: _Messages) -> None:
+        self.store, self.msgs = store, msgs
+        self.contents: dict[str, Any] = {}
+        self._interned: dict[tuple[str, str, str | None], Msg] = {}
+        self._turns_sql, self._turns_params = _compiled(store, _TURNS_OF_EPISODE)
+        self._messages_sql, self._messages_params = _compiled(store, _MESSAGES_OF_EPISODE)
+
+    def __enter__(self) -> "_EpisodeReader":
+        self._conn = self.store.engine.connect()
+        self._cursor = self._conn.connection.cursor()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cursor.close()
+        self._conn.close()
+
+    def read(self, episode_id: str) -> list[_Recorded]:
+        cursor, contents = self._cursor, self.contents
+        cursor.execute(self._turns_sql, self._turns_params(episode_id))
+        rows = cursor.fetchall()
+        cursor.execute(self._messages_sql, self._messages_params(episode_id))
+        refs = cursor.fetchall()
         missing = sorted({r[2] for r in refs} - contents.keys())
         for i in range(0, len(missing), 500):
-            for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))):
+            chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))
+            for sha, data in self._conn.execute(chosen):
                 contents[sha] = json.loads(bytes(data))
-    by_turn: dict[int, list[Msg]] = {}
-    interned: dict[tuple[str, str, str | None], Msg] = {}
-    last_turn, current = None, None
-    for turn_id, role, sha, extra in refs:  # ordered by turn: a turn's rows come together
-        key = (role, sha, extra)
-        msg = interned.get(key)
-        if msg is None:
-            parsed = json.loads(extra) if extra and extra != "null" else None
-            msg = interned[key] = msgs.of_content(role, contents.get(sha, ""), parsed)
-        if turn_id != last_turn:
-            current = by_turn[turn_id] = []
-            last_turn = turn_id
-        current.append(msg)
-    return [_Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows]
+        msgs, interned = self.msgs, self._interned
+        by_turn: dict[int, list[Msg]] = {}
+        last_turn, current = None, []
+        for turn_id, role, sha, extra in refs:  # ordered by turn: a turn's rows come together
+            key = (role, sha, extra)
+            msg = interned.get(key)
+            if msg is None:
+                parsed = json.loads(extra) if extra and extra != "null" else None
+                msg = interned[key] = msgs.of_content(role, contents.get(sha, ""), parsed)
+            if turn_id != last_turn:
+                current = by_turn[turn_id] = []
+                last_turn = turn_id
+            current.append(msg)
+        return [_Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows]
 
 
 # --- re-rendering ----------------------------------------------------------------------------------------
@@ -566,9 +576,10 @@ def rerender_run(
             raise KeyError(f"episode(s) {', '.join(sorted(unknown))} are not in run {run_id}")
         episodes = [e for e in episodes if e.id in wanted]
     plan = [(e.id, e.task) for e in episodes]
-    n_workers = report.workers = _workers(workers, sum(e.turns or 0 for e in episodes), len(plan))
+    turns = [e.turns or 0 for e in episodes]
+    n_workers = report.workers = _workers(workers, sum(turns), len(plan))
     if n_workers > 1:
-        results = _run_parallel(job, plan, n_workers)
+        results = _run_parallel(job, plan, turns, n_workers)
     else:
         results = _run_episodes(job, plan)
     for turns in results:
@@ -592,17 +603,29 @@ def _workers(asked: int | None, turns: int, episodes: int) -> int:
     return max(1, min(round(idle), 8, episodes))
 
 
-def _run_parallel(job: _Job, plan: list[tuple[str, str]], workers: int) -> list[list[TurnChange]]:
-    """The episodes split into contiguous chunks over forked workers, results in plan order."""
+def _run_parallel(job: _Job, plan: list[tuple[str, str]], turns: list[int], workers: int) -> list[list[TurnChange]]:
+    """The episodes split into ``workers`` contiguous parts of about equal turns, one forked
+    process each (this process doing the last), results in plan order."""
     global _FORKED_JOB
-    size = max(1, -(-len(plan) // (workers * 4)))
-    chunks = [plan[i:i + size] for i in range(0, len(plan), size)]
+    parts = _balanced_parts(plan, turns, workers)
     _FORKED_JOB = job
     try:
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_after_fork) as pool:
-            return [turns for chunk in pool.imap(_work, chunks) for turns in chunk]
+        return [changes for part in fork_map(_work, parts, after_fork=_after_fork) for changes in part]
     finally:
         _FORKED_JOB = None
+
+
+def _balanced_parts(plan: list[tuple[str, str]], turns: list[int], parts: int) -> list[list[tuple[str, str]]]:
+    """``plan`` cut into at most ``parts`` contiguous, non-empty pieces of about equal total turns."""
+    total = sum(max(t, 1) for t in turns)
+    out: list[list[tuple[str, str]]] = [[]]
+    done = 0
+    for item, n in zip(plan, turns):
+        if out[-1] and len(out) < parts and done >= total * len(out) / parts:
+            out.append([])
+        out[-1].append(item)
+        done += max(n, 1)
+    return out
 
 
 def _after_fork() -> None:
@@ -611,20 +634,19 @@ def _after_fork() -> None:
     _FORKED_JOB.store.engine.dispose(close=False)
 
 
-def _work(chunk: list[tuple[str, str]]) -> list[list[TurnChange]]:
+def _work(part: list[tuple[str, str]]) -> list[list[TurnChange]]:
     assert _FORKED_JOB is not None
-    return _run_episodes(_FORKED_JOB, chunk)
+    return _run_episodes(_FORKED_JOB, part)
 
 
 def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[list[TurnChange]]:
     msgs = _Messages(job.counter)
     differ = _Differ(job.context_lines)
-    contents: dict[str, Any] = {}
-    statements: dict[str, tuple[str, Any]] = {}
     out = []
-    for episode_id, task in plan:
-        recorded = _read_episode(job.store, episode_id, msgs, contents, statements)
-        out.append(_rerender_episode(job, episode_id, task, recorded, msgs, differ) if recorded else [])
+    with _EpisodeReader(job.store, msgs) as reader:
+        for episode_id, task in plan:
+            recorded = reader.read(episode_id)
+            out.append(_rerender_episode(job, episode_id, task, recorded, msgs, differ) if recorded else [])
     return out
 
 
