@@ -62,13 +62,10 @@ def _format(groups: Iterator[list[Opcode]], a: Sequence[str], b: Sequence[str], 
         yield f"@@ -{_span(first[1], last[2])} +{_span(first[3], last[4])} @@"
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                for line in a[i1:i2]:
-                    yield " " + line
+                yield from map(" ".__add__, a[i1:i2])
                 continue
-            for line in a[i1:i2]:
-                yield "-" + line
-            for line in b[j1:j2]:
-                yield "+" + line
+            yield from map("-".__add__, a[i1:i2])
+            yield from map("+".__add__, b[j1:j2])
 
 
 def _span(start: int, stop: int) -> str:

@@ -199,6 +199,7 @@ class _Messages:
         self.counter = counter
         self._interned: dict[Msg, Msg] = {}
         self._tokens: dict[int, int] = {}
+        self._role_tokens: dict[str, int] = {}
         self.image_sizes: dict[str, tuple[int, int]] = {}
 
     def of_content(self, role: str, content: Any, extra: dict[str, Any] | None) -> Msg:
@@ -236,7 +237,9 @@ class _Messages:
     def tokens(self, msg: Msg) -> int:
         n = self._tokens.get(id(msg))
         if n is None:
-            n = MESSAGE_OVERHEAD_TOKENS + self.counter.text(msg[0])
+            n = self._role_tokens.get(msg[0])
+            if n is None:
+                n = self._role_tokens[msg[0]] = MESSAGE_OVERHEAD_TOKENS + self.counter.text(msg[0])
             for kind, value in msg[1]:
                 if kind == "text":
                     n += self.counter.text(value)
@@ -273,15 +276,15 @@ _IMAGES_IN: dict[Msg, int] = {}
 
 def _count_images(msgs: list[Msg]) -> int:
     """Images in a message list; each distinct message's count is worked out once (histories repeat)."""
-    total = 0
-    for m in msgs:
-        n = _IMAGES_IN.get(m)
-        if n is None:
-            if len(_IMAGES_IN) > 100_000:
-                _IMAGES_IN.clear()
-            n = _IMAGES_IN[m] = sum(1 for kind, _ in m[1] if kind == "image")
-        total += n
-    return total
+    try:  # the common case, every message seen before: a sum at C speed
+        return sum(map(_IMAGES_IN.__getitem__, msgs))
+    except KeyError:
+        if len(_IMAGES_IN) > 100_000:
+            _IMAGES_IN.clear()
+        for m in msgs:
+            if m not in _IMAGES_IN:
+                _IMAGES_IN[m] = sum(1 for kind, _ in m[1] if kind == "image")
+        return sum(map(_IMAGES_IN.__getitem__, msgs))
 
 
 # --- the report ----------------------------------------------------------------------------------------
@@ -676,7 +679,11 @@ def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Rec
         assistant_dict = {"role": "assistant", "content": turn.answer}
         user = as_msg[id(user_dict)] = msgs.of_message(user_dict)
         as_msg[id(assistant_dict)] = msgs.of_message(assistant_dict)
-        new = [*prefix, *[as_msg.get(id(d)) or msgs.of_message(d) for d in job.policy.select(history)], user]
+        selected = job.policy.select(history)
+        found = list(map(as_msg.get, map(id, selected)))  # the history's messages, interned already
+        if None in found:  # a policy that rewrites messages (dropping images) makes new ones
+            found = [m if m is not None else msgs.of_message(d) for m, d in zip(found, selected)]
+        new = [*prefix, *found, user]
         old = turn.messages
         change = TurnChange(episode_id, turn.index, new != old, msgs.prompt_tokens(old), msgs.prompt_tokens(new))
         if change.changed:
