@@ -229,3 +229,5 @@ def test_the_stand_ins_hand_encoded_message_reads_back_with_the_generated_classe
     assert list(second.float_data.data) == [100.0, -0.5, 2.25] and list(second.shape) == [3]
     assert message.unity_output.rl_output.side_channel == b"\x01\x02"
     assert wire.varint(300) == bytes([0xAC, 0x02])
+    before, after = wire.png_observation_parts((5, 7, 3), (2, 2, 1), "CameraSensor")
+    assert before + wire.field_bytes(3, encoded) + after == camera

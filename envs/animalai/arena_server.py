@@ -101,6 +101,8 @@ class ArenaServer:
         self._end_reason: EndReason | None = None
         self._success: bool | None = None
         self._sent_brain = False
+        self._facts_sent: tuple[Any, ...] | None = None  # (episode, end reason, success) last sent
+        self._camera_parts: dict[tuple[int, ...], tuple[bytes, bytes]] = {}
 
     # -- the handshake -------------------------------------------------------------------------
 
@@ -218,13 +220,17 @@ class ArenaServer:
         observations.append(self._vector(reading))
         agent = wire.agent_info(reward, self._done, self._end_reason is EndReason.TIME_LIMIT, 0, observations)
         side_channel = b""
-        if self._episode_channel:
+        # Episode facts go out when they change (a new episode, its end) or every step when Python
+        # asked for the privileged state; between those, Python's last copy still holds.
+        changed = (self._episodes, self._end_reason, self._success) != self._facts_sent
+        if self._episode_channel and (changed or self._privileged):
             facts: dict[str, Any] = {"episode": self._episodes, "step": reading.step,
                                      "end_reason": self._end_reason.value if self._end_reason else None,
                                      "success": self._success}
             if self._privileged:
                 facts["privileged"] = self.backend.privileged_state()
             side_channel = pack_side_channels([(EPISODE_CHANNEL, json.dumps(facts).encode("utf-8"))])
+            self._facts_sent = (self._episodes, self._end_reason, self._success)
         initialization = b""
         if not self._sent_brain:  # announced once, with the first agent (as ML-Agents does)
             initialization = _brain_parameters().SerializeToString()
@@ -232,12 +238,16 @@ class ArenaServer:
         return wire.unity_message(BEHAVIOR_NAME, agent, side_channel, initialization)
 
     def _camera(self, frame) -> bytes:
-        height, width, channels = frame.shape
-        if self.traits.channels_first:
-            shape, dims = (channels, height, width), (_DIM_NONE, _DIM_TRANSLATIONAL, _DIM_TRANSLATIONAL)
-        else:
-            shape, dims = (height, width, channels), (_DIM_TRANSLATIONAL, _DIM_TRANSLATIONAL, _DIM_NONE)
-        return wire.observation(shape, dims, "CameraSensor", png=wire.png(frame))
+        parts = self._camera_parts.get(frame.shape)
+        if parts is None:  # the fields around the picture are the same every step
+            height, width, channels = frame.shape
+            if self.traits.channels_first:
+                shape, dims = (channels, height, width), (_DIM_NONE, _DIM_TRANSLATIONAL, _DIM_TRANSLATIONAL)
+            else:
+                shape, dims = (height, width, channels), (_DIM_TRANSLATIONAL, _DIM_TRANSLATIONAL, _DIM_NONE)
+            parts = self._camera_parts[frame.shape] = wire.png_observation_parts(shape, dims, "CameraSensor")
+        before, after = parts
+        return before + wire.field_bytes(3, wire.png(frame)) + after
 
     @staticmethod
     def _vector(reading: AgentReading) -> bytes:

@@ -71,6 +71,13 @@ def observation(shape: Iterable[int], dimension_properties: Iterable[int], name:
     return out + packed_varints(6, dimension_properties) + field_bytes(8, name.encode("utf-8"))
 
 
+def png_observation_parts(shape: Iterable[int], dimension_properties: Iterable[int], name: str) -> tuple[bytes, bytes]:
+    """The bytes of a PNG ``ObservationProto`` before and after its ``compressed_data`` field (3):
+    ``before + field_bytes(3, png) + after`` equals ``observation(shape, dims, name, png=png)``."""
+    return (packed_varints(1, shape) + field_varint(2, 1),
+            packed_varints(6, dimension_properties) + field_bytes(8, name.encode("utf-8")))
+
+
 def agent_info(reward: float, done: bool, max_step_reached: bool, agent_id: int, observations: Iterable[bytes]) -> bytes:
     """An ``AgentInfoProto`` from encoded observations."""
     out = field_float(7, reward) + field_varint(8, done) + field_varint(9, max_step_reached) + field_varint(10, agent_id)
