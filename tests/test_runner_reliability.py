@@ -167,3 +167,24 @@ def test_per_provider_rate_limit_spaces_requests(tmp_path):
             execute_run(config, store, show_progress=False)
             wall = time.perf_counter() - start
     assert len(server.requests) == 8 and wall >= 0.7  # 8 starts at least 0.1 s apart, shared by both episodes
+
+
+def test_the_fake_providers_latency_runs_from_the_request_not_after_its_own_work():
+    import json
+    import time
+    import urllib.request
+
+    def slow_responder(_body):
+        time.sleep(0.15)  # the server's own work, inside the latency
+        return "Go(1);"
+
+    with FakeOpenAIServer(slow_responder, latency_s=0.4) as server:
+        request = urllib.request.Request(f"{server.base_url}/chat/completions", method="POST",
+                                         data=json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        start = time.monotonic()
+        with urllib.request.urlopen(request, timeout=5) as response:
+            body = json.loads(response.read())
+        elapsed = time.monotonic() - start
+    assert body["choices"][0]["message"]["content"] == "Go(1);"
+    assert 0.4 <= elapsed < 0.4 + 0.12, elapsed  # not 0.4 + 0.15: the work overlapped the wait

@@ -222,8 +222,11 @@ class FakeOpenAIServer:
                 self.requests.append(body)
                 self.headers.append(headers)
 
-    def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """Answer one chat request: (status, JSON body)."""
+    def _chat(self, body: dict[str, Any], received: float | None = None) -> tuple[int, dict[str, Any]]:
+        """Answer one chat request: (status, JSON body), ``latency_s`` after it was ``received``
+        (``time.monotonic()``; default now): this server's own work counts inside the latency, as
+        a provider's does, not on top of it."""
+        received = time.monotonic() if received is None else received
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return 400, _error_body(400, "'messages' must be a non-empty list")
@@ -232,8 +235,6 @@ class FakeOpenAIServer:
         fault = self._pop_fault()
         if fault is not None:
             return fault, _error_body(fault, f"forced error {fault} (fault injection)")
-        if self.latency_s > 0:
-            time.sleep(self.latency_s)
         answer = self.responder(body)
         finish_reason = "stop"
         stop = body.get("stop")
@@ -266,6 +267,9 @@ class FakeOpenAIServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+        wait = received + self.latency_s - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         return 200, response
 
     def _models(self) -> dict[str, Any]:
@@ -328,6 +332,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802 - stdlib naming
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            received = time.monotonic()
             if self._path() not in ("/v1/chat/completions", "/chat/completions"):
                 self._send_json(404, _error_body(404, f"no route for POST {self._path()}"))
                 return
@@ -354,7 +359,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 return
             try:
-                status, payload = server._chat(body)
+                status, payload = server._chat(body, received)
             except Exception as exc:  # a broken responder is a server error, as from a real provider
                 logger.exception("fake OpenAI responder failed")
                 status, payload = 500, _error_body(500, f"responder failed: {type(exc).__name__}")
