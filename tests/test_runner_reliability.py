@@ -52,9 +52,16 @@ def test_run_under_twenty_percent_faults_finishes_every_episode_without_lost_or_
     assert sum(v for k, v in faults.items() if k != "ok") >= 5, faults  # the faults really happened
     assert len(summary.episodes) == 8 and {e.trial for e in summary.episodes} == set(range(8))
     assert all(e.end_reason is EndReason.SCRIPT_LIMIT for e in summary.episodes), [e.end_reason for e in summary.episodes]
-    assert all(e.status == "finished" for e in episodes) and len(episodes) == 8
+    assert all(e.status == "finished" for e in episodes)
+    # A call can still fail every retry (a dropped connection fails the next request on it too):
+    # that attempt is recorded as a model error and the trial relaunched, as it should be.
+    final = [e for e in episodes if e.end_reason == EndReason.SCRIPT_LIMIT.value]
+    assert len(final) == 8 and {e.trial for e in final} == set(range(8))
+    assert all(e.end_reason == EndReason.MODEL_ERROR.value for e in episodes if e not in final)
     rows = _turn_rows(str(db))
-    assert len(rows) == len(set(rows)) == 8 * 4  # every turn once: none lost, none twice
+    assert len(rows) == len(set(rows))  # no turn twice
+    per_episode = Counter(episode for episode, _ in rows)
+    assert [per_episode[e.id] for e in final] == [4] * 8  # and none lost
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
