@@ -20,7 +20,11 @@ def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any
     for e in episodes:
         if key in e:
             groups.setdefault(e[key], []).append(bool(e.get("pass", e["success"])))
-    return [{key: k, "episodes": len(v), "pass": sum(v) / len(v)} for k, v in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+    # numbers in numeric order (level 2 before level 10), then anything else by its text
+    def order(k: Any) -> tuple[int, float, str]:
+        return (0, float(k), "") if isinstance(k, (int, float)) and not isinstance(k, bool) else (1, 0.0, str(k))
+
+    return [{key: k, "episodes": len(v), "pass": sum(v) / len(v)} for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))]
 
 
 def run_json(summary: Any) -> dict[str, Any]:

@@ -101,3 +101,13 @@ def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_p
         assert all(e.status == "unfinished" for e in rows if e.status != "finished")
     with sqlite3.connect(db_path) as con:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_per_level_groups_are_in_numeric_order():
+    from agentkit.cli_eval import _group_rates
+
+    episodes = [{"level": lv, "success": lv < 5} for lv in (10, 2, 1, 10, 9)]
+    groups = _group_rates(episodes, "level")
+    assert [g["level"] for g in groups] == [1, 2, 9, 10]
+    assert [g["episodes"] for g in groups] == [1, 1, 1, 2] and groups[0]["pass"] == 1.0 and groups[-1]["pass"] == 0.0
+    assert [g["category"] for g in _group_rates([{"category": c, "success": True} for c in "ba"], "category")] == ["a", "b"]

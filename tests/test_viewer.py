@@ -268,6 +268,8 @@ def test_compare_and_diverge_pages(app, sample):
     link = re.search(r'href="(/diverge\?a=[^"]+)"', page).group(1).replace("&amp;", "&")
     div = app.handle("GET", link).body.decode()
     assert "First difference at" in div and "turn 0" in div
+    # the reference run sent no frames: its side says so rather than leaving a gap; the other shows its frame
+    assert div.count("No frame was recorded") == 1 and div.count('class="frame small"') == 1
     assert app.handle("GET", "/compare?a=nope&b=nope").status == 404
 
 
