@@ -88,10 +88,28 @@ def test_the_connector_detects_and_decodes_each_build_generation(tmp_path, gener
 
 
 def test_a_generation_flag_overrides_the_handshake(tmp_path):
-    """Told a 4.x build is a 3.x one, the connector sends YAML text where a path is expected: the build stops."""
+    """Told a 4.x build is a 3.x one, the connector sends the YAML text; a 4.x build takes text that
+    names no file as the YAML itself, so the episode plays the arena sent (as the real build does)."""
+    log = tmp_path / "player.log"
     backend = AnimalAIBackend(aai_build=STAND_IN, render_size=32, timeout_s=30, generation=3,
-                              build_args=["--emulate-generation", "4"])
+                              build_args=["--emulate-generation", "4", "-logFile", str(log)])
     try:
+        d, p = play_both(backend, arena(tmp_path, GOAL_AHEAD, t=300), seed=2, actions=ACTIONS, check_at=9)
+        assert backend.generation is Generation.V3  # the flag, not the handshake's 4.x
+        assert d.end_reason.value == "goal" and p.end_reason == d.end_reason
+    finally:
+        backend.close()
+    assert "arena configuration text received" in log.read_text()
+
+
+def test_a_4x_build_given_a_path_that_names_no_file_stops_with_the_error_in_its_log(tmp_path):
+    """A path to a missing file is not YAML: the build stops, and the connector says it stopped."""
+    log = tmp_path / "player.log"
+    backend = AnimalAIBackend(aai_build=STAND_IN, render_size=32, timeout_s=30,
+                              build_args=["--emulate-generation", "4", "-logFile", str(log)])
+    missing = tmp_path / "gone.yaml"
+    try:
+        backend._arena_file = lambda task: ("unused", str(missing))  # the file vanished after it was named
         with pytest.raises(AnimalAIError, match="stopped"):
             backend.reset(arena(tmp_path, GOAL_AHEAD, t=100), 0)
     finally:
@@ -134,7 +152,7 @@ def test_any_ml_agents_client_can_use_the_arena(tmp_path):
         env.close()
     log = (tmp_path / "player.log").read_text()  # Unity's -logFile: the side channels arrived
     assert "engine configuration time_scale = 20.0" in log and "screen_resolution = [24, 24]" in log
-    assert "arena configuration received" in log and "training analytics: mlagents-envs 0.28.0" in log
+    assert "arena configuration text received" in log and "training analytics: mlagents-envs 0.28.0" in log
 
 
 def _free_port() -> int:

@@ -11,7 +11,8 @@ observation (health, velocity in the agent's frame, position), reward and done f
 It accepts Animal-AI's player arguments (``--playerMode``, ``--useCamera``, ``--resolution``,
 ``--decisionPeriod``, ...) and ignores Unity's own (``-batchmode``, ``-logFile PATH`` is used for
 its log). ``--emulate-generation 3|4`` chooses the 3.x behaviour (HWC camera, YAML text on the
-arena channel) or the 4.x one (CHW camera, YAML file path). Ray casts and grayscale cameras are
+arena channel) or the 4.x one (CHW camera; the arena channel names a YAML file, or, as 4.x builds
+also accept, carries the YAML text). Ray casts and grayscale cameras are
 not offered. One arena YAML may hold several arenas; like the arena backend, this plays the first.
 """
 
@@ -157,18 +158,22 @@ class ArenaServer:
                 logger.warning("unknown side channel %s (%d bytes) ignored", channel, len(payload))
 
     def _receive_arena(self, payload: bytes) -> None:
+        """The arena channel's payload: YAML text (3.x), or in 4.x the path of a YAML file.
+
+        A 4.x build reads the payload as a path when a file of that name exists and otherwise takes
+        it as the YAML itself; so does this stand-in in its 4.x role, so a client that sends text to
+        a 4.x build plays the arena it sent, as with the real build.
+        """
         text = payload.decode("utf-8")
-        if self.traits.yaml_as_path:
-            path = Path(text.strip())
-            if not path.is_file():
-                raise RuntimeError(f"arena configuration file not found: {path} (4.x builds expect a path)")
-            self._arena_task = str(path)
-        else:
-            self._arena_count += 1
-            path = self._files / f"arena-{self._arena_count}.yaml"
-            path.write_text(text, encoding="utf-8")
-            self._arena_task = str(path)
-        logger.info("arena configuration received (%s)", self._arena_task)
+        if self.traits.yaml_as_path and "\n" not in text.strip() and Path(text.strip()).is_file():
+            self._arena_task = str(Path(text.strip()))
+            logger.info("arena configuration file received: %s", self._arena_task)
+            return
+        self._arena_count += 1
+        path = self._files / f"arena-{self._arena_count}.yaml"
+        path.write_text(text, encoding="utf-8")
+        self._arena_task = str(path)
+        logger.info("arena configuration text received (%d bytes, kept in %s)", len(payload), path)
 
     def _receive_engine(self, payload: bytes) -> None:
         (kind,) = struct.unpack_from("<i", payload, 0)
