@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentkit.transcripts.db import json_default
-from agentkit.transcripts.store import EpisodeInfo, RunInfo, TranscriptStore, TurnInfo
+from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
+from agentkit.transcripts.store import TranscriptStore
 
 log = logging.getLogger(__name__)
 

@@ -28,26 +28,28 @@ import hashlib
 import json
 import logging
 import os
-import socket
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from agentkit import __version__ as AGENTKIT_VERSION
-from agentkit.records import EpisodeResult, TurnRecord, Usage
+from agentkit.records import EpisodeResult, TurnRecord
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
+from agentkit.transcripts.liveness import _Liveness, _writer_identity
+from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
+from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
 from agentkit.transcripts.schema import Blob, CachedResponse, Episode, Message, Run, Turn
 from agentkit.transcripts.scrub import scrub_secrets
+from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 
 __all__ = [
     "BlobInfo",
@@ -69,179 +71,9 @@ BLOBS = Blob.__table__
 CACHE = CachedResponse.__table__
 
 JSON_MEDIA_TYPE = "application/json"
-ImageMode = Literal["data_url", "ref"]
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
 _MESSAGE_CACHE_SIZE = 4096  # message objects remembered with their content hash (treated as immutable)
 _IN_CHUNK = 500  # ids per IN (...) list, below every backend's parameter limit
-
-
-class TurnExistsError(ValueError):
-    """``add_turn`` was given an index the episode already has."""
-
-
-# --- small value types returned by readers -------------------------------------------------------
-
-
-@dataclass
-class RunInfo:
-    id: str
-    created_at: datetime
-    env: str
-    tasks: list[Any]
-    model: str
-    config: dict[str, Any]
-    templates: dict[str, str]
-    templates_hash: str
-    agentkit_version: str
-    status: str  # effective status (see module docstring)
-    episodes: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["created_at"] = self.created_at.isoformat()
-        return data
-
-
-@dataclass
-class EpisodeInfo:
-    id: str
-    run_id: str
-    task: str
-    seed: int
-    trial: int
-    status: str  # effective status: "running" | "finished" | "unfinished"
-    success: bool | None
-    reward: float | None
-    end_reason: str | None
-    scripts: int | None
-    turns: int | None
-    input_tokens: int | None
-    output_tokens: int | None
-    cost_usd: float | None
-    started_at: datetime
-    ended_at: datetime | None
-    error: str | None
-    metrics: dict[str, Any] = field(default_factory=dict)
-    attempt: int = 0
-    writer_host: str | None = None
-    writer_pid: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["started_at"] = self.started_at.isoformat()
-        data["ended_at"] = self.ended_at.isoformat() if self.ended_at else None
-        return data
-
-
-@dataclass
-class TurnInfo:
-    episode_id: str
-    index: int
-    observation: dict[str, Any]
-    answer: str
-    script: list[dict[str, Any]] | None
-    parse_error: dict[str, Any] | None
-    compile_error: str | None
-    actions: list[Any]
-    reward: float
-    total_reward: float
-    health: float | None
-    done: bool
-    timings: dict[str, float]
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-    latency_s: float
-    cached: bool
-    created_at: float
-    messages: list[dict[str, Any]] | None = None  # None when read with with_messages=False
-
-    def to_record(self) -> TurnRecord:
-        """The turn as the loop produced it (messages empty if they were not read)."""
-        return TurnRecord(
-            index=self.index,
-            observation=self.observation,
-            messages=self.messages or [],
-            answer=self.answer,
-            usage=Usage(self.input_tokens, self.output_tokens, self.cost_usd),
-            latency_s=self.latency_s,
-            cached=self.cached,
-            script=self.script,
-            parse_error=self.parse_error,
-            compile_error=self.compile_error,
-            actions=self.actions,
-            reward=self.reward,
-            total_reward=self.total_reward,
-            health=self.health,
-            done=self.done,
-            timings=self.timings,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class BlobInfo:
-    sha256: str
-    media_type: str
-    data: bytes = field(repr=False)
-
-
-# --- writer identity, for telling live episodes from dead ones ------------------------------------
-
-_HOST = socket.gethostname()
-
-
-def _proc_stat(pid: int) -> tuple[str, str] | None:
-    """(state, start time in clock ticks since boot) of a process, from /proc; None if unavailable."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read()
-    except OSError:
-        return None
-    fields = raw[raw.rindex(b")") + 2 :].split()  # the command name may contain spaces and parens
-    return fields[0].decode(), fields[19].decode()  # fields 3 and 22 of proc(5)
-
-
-def _writer_identity() -> tuple[str, int, str | None]:
-    pid = os.getpid()
-    stat = _proc_stat(pid)
-    return _HOST, pid, stat[1] if stat else None
-
-
-def _process_alive(pid: int, start: str | None) -> bool:
-    """Whether the process that wrote a row (on this host) still runs."""
-    if os.name == "nt":  # os.kill would terminate the process there; no cheap check, assume alive
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # exists, owned by someone else
-    stat = _proc_stat(pid)
-    if stat is None:
-        return True  # no /proc: the pid exists, trust it
-    state, proc_start = stat
-    if state in ("Z", "X"):  # killed, not yet reaped
-        return False
-    return start is None or proc_start == start  # a different start time means the pid was reused
-
-
-class _Liveness:
-    """Memoised writer checks for one read (many rows share a writer)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[tuple[Any, Any, Any], bool] = {}
-
-    def status(self, stored: str, host: str | None, pid: int | None, start: str | None) -> str:
-        if stored != "running" or host != _HOST or pid is None:
-            return stored
-        key = (host, pid, start)
-        if key not in self._seen:
-            self._seen[key] = _process_alive(pid, start)
-        return "running" if self._seen[key] else "unfinished"
 
 
 # --- content addressing ----------------------------------------------------------------------------
@@ -250,29 +82,6 @@ class _Liveness:
 def templates_hash(templates: dict[str, str]) -> str:
     """SHA-256 over the (name, source) pairs sorted by name; equal template sets hash equal."""
     return hashlib.sha256(canonical_json(sorted([name, source] for name, source in templates.items()))).hexdigest()
-
-
-def _split_data_url(url: str) -> tuple[str, str] | None:
-    """(media type, base64 payload) of a plain ``data:<type>;base64,`` URL, else None.
-
-    Only this exact shape is converted to a blob, because only it is rebuilt byte for byte on read.
-    """
-    if not url.startswith("data:"):
-        return None
-    comma = url.find(",", 5)
-    if comma < 0:
-        return None
-    header = url[5:comma]
-    if not header.endswith(";base64"):
-        return None
-    media_type = header[: -len(";base64")]
-    if not media_type or ";" in media_type:
-        return None
-    return media_type, url[comma + 1 :]
-
-
-def _data_url(media_type: str, data: bytes) -> str:
-    return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _new_id(n: int) -> str:
@@ -307,63 +116,6 @@ def _insert_ignore(engine: Engine) -> Insert | None:
     else:
         return None
     return dialect_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"])
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """A Core statement compiled once, with the column order and bind processors of its SQL."""
-
-    sql: str
-    fields: tuple[tuple[str, Any], ...]  # (parameter name, bind processor or None)
-
-    @classmethod
-    def compile(cls, stmt: Any, table: Any, keys: Sequence[str], engine: Engine) -> _Prepared:
-        dialect = engine.dialect
-        compiled = stmt.compile(dialect=dialect, column_keys=list(keys))
-        if compiled.positiontup is None:
-            raise ValueError(f"{dialect.name} does not use positional parameters")
-        fields = tuple(
-            (name, table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) for name in compiled.positiontup
-        )
-        return cls(str(compiled), fields)
-
-    def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple([row[name] if proc is None else proc(row[name]) for name, proc in self.fields])
-
-
-class _SQLiteTurnWriter:
-    """add_turn's three inserts on SQLite, executed on the driver connection.
-
-    The SQL comes from the same Core insert statements (compiled once by SQLAlchemy, with its own
-    bind processors for JSON, booleans and floats), and runs inside the SQLAlchemy transaction of
-    the caller. Skipping ``Connection.execute`` (cache lookup, parameter processing, result object)
-    saves 25-40 us per statement, a third of add_turn's time for a text turn on a small VM; the
-    price is that SQLAlchemy's execute events and echo do not see these three statements.
-    """
-
-    def __init__(self, engine: Engine) -> None:
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-        blob_keys = ("sha256", "media_type", "data", "size")
-        turn_keys = [c.key for c in TURNS.c if c.key != "id"]
-        message_keys = ("turn_id", "position", "role", "content_sha256", "extra")
-        self.blobs = _Prepared.compile(
-            sqlite_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"]), BLOBS, blob_keys, engine
-        )
-        self.turn = _Prepared.compile(insert(TURNS), TURNS, turn_keys, engine)
-        self.messages = _Prepared.compile(insert(MESSAGES), MESSAGES, message_keys, engine)
-
-    def add_turn(
-        self, conn: Connection, row: dict[str, Any], blobs: list[dict[str, Any]], messages: list[dict[str, Any]]
-    ) -> None:
-        driver = conn.connection.driver_connection
-        if blobs:
-            driver.executemany(self.blobs.sql, [self.blobs.params(b) for b in blobs])
-        turn_id = driver.execute(self.turn.sql, self.turn.params(row)).lastrowid
-        if messages:
-            for m in messages:
-                m["turn_id"] = turn_id
-            driver.executemany(self.messages.sql, [self.messages.params(m) for m in messages])
 
 
 # --- the store -------------------------------------------------------------------------------------
@@ -1011,34 +763,3 @@ class TranscriptStore:
         for chunk in _chunks(ordered):
             for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(chunk))):
                 yield sha, bytes(data)
-
-
-def _restore(content: Any, urls: dict[str, str], images: ImageMode) -> Any:
-    """A fresh copy of stored content, image refs turned back into data-URL parts if asked."""
-    if isinstance(content, list):
-        return [_restore_part(p, urls, images) for p in content]
-    return _copy(content)
-
-
-def _restore_part(part: Any, urls: dict[str, str], images: ImageMode) -> Any:
-    if images == "ref" or not (isinstance(part, dict) and part.get("type") == "image_ref"):
-        return _copy(part)
-    url = urls.get(part["sha256"])
-    if url is None:  # blob missing (should not happen): keep the reference rather than fail
-        log.warning("image blob %s missing from the store", part["sha256"])
-        return _copy(part)
-    image_url = {"url": url, **_copy(part.get("image_url_options") or {})}
-    restored = {"type": "image_url", "image_url": image_url}
-    restored.update(
-        {k: _copy(v) for k, v in part.items() if k not in ("type", "sha256", "media_type", "image_url_options")}
-    )
-    return restored
-
-
-def _copy(obj: Any) -> Any:
-    """Deep copy of parsed JSON (messages must not share mutable parts across turns)."""
-    if isinstance(obj, dict):
-        return {k: _copy(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_copy(v) for v in obj]
-    return obj

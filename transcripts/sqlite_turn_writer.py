@@ -1,0 +1,79 @@
+"""The SQLite fast path of ``TranscriptStore.add_turn``: its three inserts run on the driver connection.
+
+The statements are SQLAlchemy Core inserts compiled once, executed with the sqlite3 driver's
+``execute``/``executemany`` inside the caller's SQLAlchemy transaction. Separate from the store
+because it is an optional, backend-specific optimisation; the store works the same without it
+(``fast_path=False``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, insert
+from sqlalchemy.engine import Connection
+
+from agentkit.transcripts.schema import Blob, Message, Turn
+
+TURNS = Turn.__table__
+MESSAGES = Message.__table__
+BLOBS = Blob.__table__
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A Core statement compiled once, with the column order and bind processors of its SQL."""
+
+    sql: str
+    fields: tuple[tuple[str, Any], ...]  # (parameter name, bind processor or None)
+
+    @classmethod
+    def compile(cls, stmt: Any, table: Any, keys: Sequence[str], engine: Engine) -> _Prepared:
+        dialect = engine.dialect
+        compiled = stmt.compile(dialect=dialect, column_keys=list(keys))
+        if compiled.positiontup is None:
+            raise ValueError(f"{dialect.name} does not use positional parameters")
+        fields = tuple(
+            (name, table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) for name in compiled.positiontup
+        )
+        return cls(str(compiled), fields)
+
+    def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple([row[name] if proc is None else proc(row[name]) for name, proc in self.fields])
+
+
+class _SQLiteTurnWriter:
+    """add_turn's three inserts on SQLite, executed on the driver connection.
+
+    The SQL comes from the same Core insert statements (compiled once by SQLAlchemy, with its own
+    bind processors for JSON, booleans and floats), and runs inside the SQLAlchemy transaction of
+    the caller. Skipping ``Connection.execute`` (cache lookup, parameter processing, result object)
+    saves 25-40 us per statement, a third of add_turn's time for a text turn on a small VM; the
+    price is that SQLAlchemy's execute events and echo do not see these three statements.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        blob_keys = ("sha256", "media_type", "data", "size")
+        turn_keys = [c.key for c in TURNS.c if c.key != "id"]
+        message_keys = ("turn_id", "position", "role", "content_sha256", "extra")
+        self.blobs = _Prepared.compile(
+            sqlite_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"]), BLOBS, blob_keys, engine
+        )
+        self.turn = _Prepared.compile(insert(TURNS), TURNS, turn_keys, engine)
+        self.messages = _Prepared.compile(insert(MESSAGES), MESSAGES, message_keys, engine)
+
+    def add_turn(
+        self, conn: Connection, row: dict[str, Any], blobs: list[dict[str, Any]], messages: list[dict[str, Any]]
+    ) -> None:
+        driver = conn.connection.driver_connection
+        if blobs:
+            driver.executemany(self.blobs.sql, [self.blobs.params(b) for b in blobs])
+        turn_id = driver.execute(self.turn.sql, self.turn.params(row)).lastrowid
+        if messages:
+            for m in messages:
+                m["turn_id"] = turn_id
+            driver.executemany(self.messages.sql, [self.messages.params(m) for m in messages])
