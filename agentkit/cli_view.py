@@ -123,6 +123,10 @@ def rerender(
               f"changed; prompt tokens {before:,} -> {after:,}{pct} [{report.token_counter}]; "
               f"templates changed: {', '.join(report.templates_changed) or 'none'}; memory "
               f"{report.memory_before} -> {report.memory_after}; {report.seconds:.2f} s", markup=False)
+    if report.episodes_without_context:
+        err.print(f"note: {report.episodes_without_context} episode(s) were recorded before agentkit stored each "
+                  "episode's prompt variables; their per-episode facts (e.g. an arena's time limit) were rebuilt "
+                  "without the world, so their prompts may differ even with unchanged templates", markup=False)
 
 
 def _replay_command(original: Any) -> Any:

@@ -19,7 +19,7 @@ from agentkit.models.base import Model, ModelError
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.prompts import PromptRenderer
-from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
+from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage, json_safe
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +234,7 @@ def run_episode(
                     done=next_observation.done,
                     timings=timings,
                     images=list(observation.images) if renderer.include_images else [],
+                    prompt_context=json_safe(context) if scripts == 1 else None,
                 ),
             )
         history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))

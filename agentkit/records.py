@@ -65,6 +65,10 @@ class TurnRecord:
     # The EncodedImages shown this turn (not stored as such): their bytes and hashes spare the
     # store decoding the data URLs in ``messages`` again.
     images: list[Any] = field(default_factory=list)
+    # On an episode's first turn only: the variables its prompt templates were rendered with (the
+    # vocabulary, limits, and the backend's facts of this episode, such as an arena's time limit).
+    # Stored once per episode, so a re-render meets the same facts without rebuilding the world.
+    prompt_context: dict[str, Any] | None = None
 
 
 @dataclass
@@ -99,3 +103,26 @@ class EpisodeResult:
             "trial": self.trial,
             **self.metrics,
         }
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON data (numpy scalars and other odd values become numbers or text), so
+    it can be stored in a JSON column and reads back equal to what a template saw."""
+    import json
+
+    def fallback(obj: Any) -> Any:
+        item = getattr(obj, "item", None)  # numpy scalars
+        if callable(item):
+            try:
+                return item()
+            except (TypeError, ValueError):
+                pass
+        tolist = getattr(obj, "tolist", None)  # numpy arrays
+        if callable(tolist):
+            return tolist()
+        if isinstance(obj, (set, frozenset, tuple)):
+            return list(obj)
+        return str(obj)
+
+    return json.loads(json.dumps(value, default=fallback))
+

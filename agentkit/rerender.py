@@ -35,7 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Text, bindparam, select, type_coerce
+from sqlalchemy import Text, bindparam, inspect, select, type_coerce
 
 from agentkit.config import RunConfig
 from agentkit.envs import get_backend
@@ -47,7 +47,7 @@ from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
 from agentkit.replay import config_from_stored
 from agentkit.transcripts import TranscriptStore
-from agentkit.transcripts.schema import Blob, Message, Turn
+from agentkit.transcripts.schema import Blob, EpisodeContext, Message, Turn
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,7 @@ CHARS_PER_TOKEN = 4
 TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
+CONTEXTS = EpisodeContext.__table__
 
 
 # --- observations back from JSON ------------------------------------------------------------------
@@ -327,6 +328,9 @@ class RerenderReport:
     seconds: float = 0.0
     workers: int = 1
     turns: list[TurnChange] = field(default_factory=list)
+    # Episodes recorded before the store kept each episode's prompt variables: their backend facts
+    # (e.g. an arena's time limit) were rebuilt without the world, so their prompts may differ.
+    episodes_without_context: int = 0
 
     @property
     def changed_turns(self) -> int:
@@ -351,7 +355,9 @@ class RerenderReport:
             "token_counter": self.token_counter, "episodes": self.episodes, "turns": len(self.turns),
             "changed_turns": self.changed_turns, "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after, "delta": self.tokens_after - self.tokens_before,
-            "seconds": self.seconds, "workers": self.workers, "per_turn": [t.to_json() for t in self.turns],
+            "seconds": self.seconds, "workers": self.workers,
+            "episodes_without_context": self.episodes_without_context,
+            "per_turn": [t.to_json() for t in self.turns],
         }
 
 
@@ -386,7 +392,8 @@ def backend_prompt_facts(config: RunConfig) -> tuple[str, list[dict[str, str]], 
     """(template set, vocabulary description, extra prompt variables) of a run's backend, env not started.
 
     The backend is constructed with the run's options but never reset, which is what starts a
-    simulator, so this needs no running world.
+    simulator, so this needs no running world. Its per-episode facts are then missing; they are
+    used only for episodes recorded before the store kept each episode's prompt variables.
     """
     backend_cls = get_backend(config.env)
     try:
@@ -420,6 +427,7 @@ _TURNS_OF_EPISODE = (
     .where(TURNS.c.episode_id == _EPISODE)
     .order_by(TURNS.c["index"])
 )
+_CONTEXT_OF_EPISODE = select(CONTEXTS.c.context).where(CONTEXTS.c.episode_id == _EPISODE)
 _MESSAGES_OF_EPISODE = (
     select(MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text))
     .where(MESSAGES.c.turn_id.in_(select(TURNS.c.id).where(TURNS.c.episode_id == _EPISODE).scalar_subquery()))
@@ -457,6 +465,10 @@ class _EpisodeReader:
         self._interned: dict[tuple[str, str, str | None], Msg] = {}
         self._turns_sql, self._turns_params = _compiled(store, _TURNS_OF_EPISODE)
         self._messages_sql, self._messages_params = _compiled(store, _MESSAGES_OF_EPISODE)
+        self._context_sql, self._context_params = _compiled(store, _CONTEXT_OF_EPISODE)
+        # A database written before episodes' prompt variables were stored (opened read-only, so
+        # the table was not added) has no such table.
+        self._has_contexts = inspect(store.engine).has_table(CONTEXTS.name)
 
     def __enter__(self) -> "_EpisodeReader":
         self._conn = self.store.engine.connect()
@@ -466,6 +478,14 @@ class _EpisodeReader:
     def __exit__(self, *exc: Any) -> None:
         self._cursor.close()
         self._conn.close()
+
+    def context(self, episode_id: str) -> dict[str, Any] | None:
+        """The variables the episode's prompts were rendered with, if they were recorded."""
+        if not self._has_contexts:
+            return None
+        self._cursor.execute(self._context_sql, self._context_params(episode_id))
+        row = self._cursor.fetchone()
+        return _json(row[0]) if row else None
 
     def read(self, episode_id: str) -> list[_Recorded]:
         cursor, contents = self._cursor, self.contents
@@ -585,9 +605,10 @@ def rerender_run(
         results = _run_parallel(job, plan, turns, n_workers)
     else:
         results = _run_episodes(job, plan)
-    for turns in results:
+    for turns, rebuilt in results:
         if turns:
             report.episodes += 1
+            report.episodes_without_context += rebuilt
             report.turns.extend(turns)
     _once_per_system_change(report.turns)
     report.seconds = time.perf_counter() - started
@@ -606,7 +627,7 @@ def _workers(asked: int | None, turns: int, episodes: int) -> int:
     return max(1, min(round(idle), 8, episodes))
 
 
-def _run_parallel(job: _Job, plan: list[tuple[str, str]], turns: list[int], workers: int) -> list[list[TurnChange]]:
+def _run_parallel(job: _Job, plan: list[tuple[str, str]], turns: list[int], workers: int) -> list[_EpisodeOutcome]:
     """The episodes split into ``workers`` contiguous parts of about equal turns, one forked
     process each (this process doing the last), results in plan order."""
     global _FORKED_JOB
@@ -637,19 +658,27 @@ def _after_fork() -> None:
     _FORKED_JOB.store.engine.dispose(close=False)
 
 
-def _work(part: list[tuple[str, str]]) -> list[list[TurnChange]]:
+def _work(part: list[tuple[str, str]]) -> list[_EpisodeOutcome]:
     assert _FORKED_JOB is not None
     return _run_episodes(_FORKED_JOB, part)
 
 
-def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[list[TurnChange]]:
+_EpisodeOutcome = tuple[list[TurnChange], bool]  # an episode's turn changes; was its context rebuilt?
+
+
+def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[_EpisodeOutcome]:
     msgs = _Messages(job.counter)
     differ = _Differ(job.context_lines)
-    out = []
+    out: list[_EpisodeOutcome] = []
     with _EpisodeReader(job.store, msgs) as reader:
         for episode_id, task in plan:
             recorded = reader.read(episode_id)
-            out.append(_rerender_episode(job, episode_id, task, recorded, msgs, differ) if recorded else [])
+            if not recorded:
+                out.append(([], False))
+                continue
+            context = reader.context(episode_id)
+            changes = _rerender_episode(job, episode_id, task, recorded, context, msgs, differ)
+            out.append((changes, context is None))
     return out
 
 
@@ -659,12 +688,15 @@ def _prefix(renderer: PromptRenderer, context: dict[str, Any]) -> list[dict[str,
     return prefix(context) if prefix is not None else [renderer.system_message(context)]
 
 
-def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Recorded], msgs: _Messages,
-                      differ: _Differ) -> list[TurnChange]:
+def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Recorded],
+                      context: dict[str, Any] | None, msgs: _Messages, differ: _Differ) -> list[TurnChange]:
+    """Re-render one episode's turns with the variables its prompts were made from: the recorded
+    ones, or for an older transcript the run's vocabulary and limits with the backend's static facts."""
     renderer = job.renderer
-    first = observation_from_json(recorded[0].observation)
-    context = {"commands": job.commands, "max_scripts": job.config.max_scripts, "task": task,
-               "has_images": renderer.include_images and bool(first.images), **job.backend_context}
+    if context is None:
+        first = observation_from_json(recorded[0].observation)
+        context = {"commands": job.commands, "max_scripts": job.config.max_scripts, "task": task,
+                   "has_images": renderer.include_images and bool(first.images), **job.backend_context}
     prefix_dicts = _prefix(renderer, context)
     prefix = [msgs.of_message(d) for d in prefix_dicts]
     history: list[TurnMessages] = []  # holds the rendered dicts, so their ids in as_msg stay valid

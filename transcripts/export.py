@@ -54,8 +54,11 @@ def export_jsonl(
         for episode in episodes:
             run = runs.get(episode.run_id) or runs.setdefault(episode.run_id, store.get_run(episode.run_id))
             turns = store.get_turns(episode.id, images="ref" if writer else "data_url")
+            context = store.get_prompt_context(episode.id)
             for turn in turns:
                 record = _line(run, episode, turn, writer)
+                if turn.index == 0 and context is not None:  # the episode's prompt variables, once
+                    record["prompt_context"] = context
                 f.write(json.dumps(record, ensure_ascii=False, default=json_default))
                 f.write("\n")
                 lines += 1

@@ -94,6 +94,18 @@ class Episode(Base):
     )
 
 
+class EpisodeContext(Base):
+    """The variables an episode's prompt templates were rendered with: the vocabulary, the limits
+    and the backend's facts of that episode (an arena's time limit, say), written with its first
+    turn. A re-render reads them, so it needs neither the world nor guesses about it. A table of
+    its own, so a database made before it existed only gains a table when opened for writing."""
+
+    __tablename__ = "episode_contexts"
+
+    episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
+    context: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 class Turn(Base):
     """One turn as the loop recorded it (a ``TurnRecord`` minus its messages, which are normalised)."""
 

@@ -39,7 +39,7 @@ from typing import Any
 
 from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from agentkit import __version__ as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, TurnRecord
@@ -47,7 +47,7 @@ from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
-from agentkit.transcripts.schema import Blob, CachedResponse, Episode, Message, Run, Turn
+from agentkit.transcripts.schema import Blob, CachedResponse, Episode, EpisodeContext, Message, Run, Turn
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 
@@ -68,6 +68,7 @@ EPISODES = Episode.__table__
 TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
+CONTEXTS = EpisodeContext.__table__
 CACHE = CachedResponse.__table__
 
 JSON_MEDIA_TYPE = "application/json"
@@ -317,6 +318,8 @@ class TranscriptStore:
                         for m in messages:
                             m["turn_id"] = turn_id
                         conn.execute(self._message_insert, messages)
+                if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
+                    conn.execute(insert(CONTEXTS), {"episode_id": episode_id, "context": turn.prompt_context})
         except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
@@ -513,6 +516,18 @@ class TranscriptStore:
             turn_id = values.pop("id")
             turns.append(TurnInfo(**values, messages=by_turn.get(turn_id, []) if with_messages else None))
         return turns
+
+    def get_prompt_context(self, episode_id: str) -> dict[str, Any] | None:
+        """The variables the episode's prompt templates were rendered with (stored with its first
+        turn), or None: no turn yet, or a database written before they were stored."""
+        try:
+            with self.engine.connect() as conn:
+                value = conn.execute(select(CONTEXTS.c.context).where(CONTEXTS.c.episode_id == episode_id)).scalar()
+        except OperationalError as exc:  # an older database opened read-only: the table was never added
+            if "no such table" in str(exc):
+                return None
+            raise
+        return value
 
     def get_blob(self, sha256: str) -> BlobInfo:
         with self.engine.connect() as conn:
