@@ -300,6 +300,10 @@ def test_report_table_and_errors(reference_run):
     assert "children (n=59)" in proc.stdout and "Olympics top 10" in proc.stdout and run_id in proc.stdout
     assert "142/236" in proc.stdout and "1320/2360" in proc.stdout and "139/400" in proc.stdout
     assert (out_dir / "aai_report.png").is_file() and (out_dir / "aai_report.html").is_file()
+    # named with --runs and as the reference, a run is one column (the reference), not two
+    both = run_cli(["report", "aai", "--runs", run_id, "--reference", run_id, "--db", db, "--no-figure"], folder)
+    header = next(line for line in both.stdout.splitlines() if "children (n=59)" in line)
+    assert header.count(run_id) == 1 and f"reference ({run_id})" in header
 
     level = run_json(["report", "aai", "--runs", run_id, "--db", db, "--tasks", "aai-level-01", "--no-figure"], folder)
     assert [e["level"] for e in level["levels"]] == [1] and level["levels"][0]["tasks"] == 90

@@ -94,3 +94,14 @@ def test_the_store_and_the_export_give_the_variables_and_an_older_database_has_n
         assert writable.get_prompt_context(episode.id) is None
     with sqlite3.connect(old) as conn:
         assert conn.execute("SELECT count(*) FROM episode_contexts").fetchone() == (0,)
+
+
+def test_a_trifinger_episode_rerenders_exactly_with_its_own_time_limit(tmp_path):
+    db = tmp_path / "tf.db"
+    data = run_json(["run", "--env", "trifinger", "--task", "pushing", "--db", f"sqlite:///{db}"], tmp_path)
+    store = open_readonly(f"sqlite:///{db}")
+    (episode,) = store.list_episodes(run_id=data["run_id"])
+    context = store.get_prompt_context(episode.id)
+    assert context["time_limit_s"] == 15.0 and context["task"] == "pushing"
+    report = rerender_run(store, data["run_id"], workers=1)
+    assert report.turns and report.changed_turns == 0 and report.episodes_without_context == 0

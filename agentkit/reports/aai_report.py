@@ -50,6 +50,13 @@ class AAIReport:
     children_ids: list[str] = field(default_factory=list)
     olympics_top: list[tuple[str, float]] = field(default_factory=list)
     not_counted: dict[str, int] = field(default_factory=dict)
+    reference_run: str | None = None  # the run id behind the reference column
+
+    @property
+    def shown_columns(self) -> list[Column]:
+        """The columns a table or figure draws: a run named both with ``--runs`` and as the
+        reference appears once, as the reference (the JSON keeps it under both keys)."""
+        return [c for c in self.columns if not (c.is_run and c.key == self.reference_run)]
 
     @property
     def levels(self) -> list[int]:
@@ -126,4 +133,5 @@ def build_report(
     return AAIReport(
         tasks=list(tasks), columns=columns, task_set=task_set, children_ids=complete,
         olympics_top=[(e.name, e.proportion) for e in top], not_counted=not_counted,
+        reference_run=reference.run_id if reference is not None else None,
     )

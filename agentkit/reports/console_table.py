@@ -23,15 +23,15 @@ def level_table(report: AAIReport) -> Table:
                           f"(children: 40); – = no pair")
     table.add_column("level", justify="right")
     table.add_column("tasks", justify="right")
-    for column in report.columns:
+    for column in report.shown_columns:
         table.add_column(column.label, justify="right")
     for level in report.levels:
         tasks = report.level_tasks(level)
         cells = report.cells(tasks)
-        table.add_row(str(level), str(len(tasks)), *(_cell(cells[c.key]) for c in report.columns))
+        table.add_row(str(level), str(len(tasks)), *(_cell(cells[c.key]) for c in report.shown_columns))
     overall = report.cells(report.tasks)
     table.add_section()
-    table.add_row("all", str(len(report.tasks)), *(_cell(overall[c.key]) for c in report.columns), style="bold")
+    table.add_row("all", str(len(report.tasks)), *(_cell(overall[c.key]) for c in report.shown_columns), style="bold")
     return table
 
 
@@ -40,10 +40,10 @@ def task_table(report: AAIReport) -> Table:
     table = Table(title="per task: passed/pairs")
     table.add_column("task")
     table.add_column("level", justify="right")
-    for column in report.columns:
+    for column in report.shown_columns:
         table.add_column(column.label, justify="right")
     for task in report.tasks:
         cells = report.cells([task])
         table.add_row(task, str(level_of(task)), *(
-            f"{cells[c.key].passed}/{cells[c.key].n}" if cells[c.key].n else "–" for c in report.columns))
+            f"{cells[c.key].passed}/{cells[c.key].n}" if cells[c.key].n else "–" for c in report.shown_columns))
     return table

@@ -33,11 +33,11 @@ def render_png(report: AAIReport) -> bytes:
     from matplotlib.figure import Figure
 
     groups = [(str(level), report.level_tasks(level)) for level in report.levels] + [("all", report.tasks)]
-    n_cols = len(report.columns)
+    n_cols = len(report.shown_columns)
     width = 0.8 / max(n_cols, 1)
     fig = Figure(figsize=(min(16.0, 5.0 + 0.22 * len(groups) * max(1, n_cols)), 5.0), dpi=120, layout="constrained")
     ax = fig.subplots()
-    for j, column in enumerate(report.columns):
+    for j, column in enumerate(report.shown_columns):
         xs, ys, low, high = [], [], [], []
         for i, (_, tasks) in enumerate(groups):
             cell = column.over(tasks)
@@ -64,15 +64,15 @@ def render_png(report: AAIReport) -> bytes:
 
 def render_html(report: AAIReport, png: bytes) -> str:
     """A page holding the figure and the per-level table; every text from the data is escaped."""
-    heads = "".join(f"<th>{html.escape(c.label)}</th>" for c in report.columns)
+    heads = "".join(f"<th>{html.escape(c.label)}</th>" for c in report.shown_columns)
     rows = []
     for level in report.levels:
         cells = report.cells(report.level_tasks(level))
         rows.append(f"<tr><td>{level}</td>" + "".join(
-            f"<td>{html.escape(_fmt(cells[c.key]))}</td>" for c in report.columns) + "</tr>")
+            f"<td>{html.escape(_fmt(cells[c.key]))}</td>" for c in report.shown_columns) + "</tr>")
     overall = report.cells(report.tasks)
     rows.append("<tr class=all><td>all</td>" + "".join(
-        f"<td>{html.escape(_fmt(overall[c.key]))}</td>" for c in report.columns) + "</tr>")
+        f"<td>{html.escape(_fmt(overall[c.key]))}</td>" for c in report.shown_columns) + "</tr>")
     top = ", ".join(f"{html.escape(name)} ({p:.3f})" for name, p in report.olympics_top)
     image = base64.b64encode(png).decode("ascii")
     return f"""<!doctype html>
