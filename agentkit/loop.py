@@ -153,6 +153,7 @@ def run_episode(
         **backend.prompt_context(),
     }
     prefix = renderer.prefix_messages(context)  # system message, then the worked example if the set has one
+    world_map = backend.world_map()  # as the episode began, for viewers
     history: list[TurnMessages] = []
     budget = _Budget(limits)
     feedback: str | None = None
@@ -235,6 +236,7 @@ def run_episode(
                     timings=timings,
                     images=list(observation.images) if renderer.include_images else [],
                     prompt_context=json_safe(context) if scripts == 1 else None,
+                    world_map=json_safe(world_map) if scripts == 1 else None,
                 ),
             )
         history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))

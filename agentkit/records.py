@@ -69,6 +69,8 @@ class TurnRecord:
     # vocabulary, limits, and the backend's facts of this episode, such as an arena's time limit).
     # Stored once per episode, so a re-render meets the same facts without rebuilding the world.
     prompt_context: dict[str, Any] | None = None
+    # Also on the first turn only: the backend's top-down drawing of the world (Backend.world_map).
+    world_map: dict[str, Any] | None = None
 
 
 @dataclass

@@ -101,5 +101,19 @@ class Backend(ABC):
         """Extra, backend-specific variables for the prompt templates (e.g. the action semantics)."""
         return {}
 
+    def world_map(self) -> dict[str, Any] | None:
+        """A top-down drawing of the world as the episode began, for viewers; None if there is none.
+
+        Why: someone reading an episode wants to see where the agent went among the things of its
+        world, and the viewer knows no backend, so a backend that can describes its world in plain
+        shapes (stored once per episode). JSON-able: ``{"bounds": [x_min, y_min, x_max, y_max],
+        "y_up": bool, "shapes": [...]}``, each shape ``{"kind": "rect", "x", "y", "w", "h",
+        "angle"}`` (centre, sizes, degrees clockwise seen from above) or ``{"kind": "circle", "x",
+        "y", "r"}``, with ``"fill"`` ("#rrggbb"), optional ``"opacity"`` and a ``"label"``. The
+        axes are those of the agent positions the observations carry (the ground plane); ``y_up``
+        says the second axis points up on the drawing.
+        """
+        return None
+
     def close(self) -> None:
         """Release simulator resources."""

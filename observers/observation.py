@@ -95,6 +95,9 @@ class Observation:
     done: bool = False
     success: bool | None = None
     privileged: dict[str, Any] = field(default_factory=dict)
+    # Where the agent stands and faces ({"position": [...], "heading": compass degrees}), kept for
+    # viewers' trajectory maps whatever views the prompt uses; templates need not show it.
+    pose: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The views as JSON, images by reference (hash), for transcripts."""
@@ -114,4 +117,5 @@ class Observation:
             "health": self.health,
             "done": self.done,
             "success": self.success,
+            **({"pose": self.pose} if self.pose is not None else {}),
         }

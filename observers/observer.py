@@ -71,6 +71,7 @@ class Observer:
             done=raw.done,
             success=raw.success,
             privileged=raw.privileged,
+            pose=raw.pose,
         )
 
 

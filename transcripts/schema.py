@@ -104,6 +104,8 @@ class EpisodeContext(Base):
 
     episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
     context: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # The backend's top-down drawing of the world as the episode began (Backend.world_map), if any.
+    world_map: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class Turn(Base):

@@ -319,7 +319,8 @@ class TranscriptStore:
                             m["turn_id"] = turn_id
                         conn.execute(self._message_insert, messages)
                 if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
-                    conn.execute(insert(CONTEXTS), {"episode_id": episode_id, "context": turn.prompt_context})
+                    conn.execute(insert(CONTEXTS), {"episode_id": episode_id, "context": turn.prompt_context,
+                                                    "world_map": turn.world_map})
         except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
@@ -520,14 +521,20 @@ class TranscriptStore:
     def get_prompt_context(self, episode_id: str) -> dict[str, Any] | None:
         """The variables the episode's prompt templates were rendered with (stored with its first
         turn), or None: no turn yet, or a database written before they were stored."""
+        return self._episode_start(CONTEXTS.c.context, episode_id)
+
+    def get_world_map(self, episode_id: str) -> dict[str, Any] | None:
+        """The backend's top-down drawing of the episode's world (``Backend.world_map``), or None."""
+        return self._episode_start(CONTEXTS.c.world_map, episode_id)
+
+    def _episode_start(self, column: Any, episode_id: str) -> Any:
         try:
             with self.engine.connect() as conn:
-                value = conn.execute(select(CONTEXTS.c.context).where(CONTEXTS.c.episode_id == episode_id)).scalar()
+                return conn.execute(select(column).where(CONTEXTS.c.episode_id == episode_id)).scalar()
         except OperationalError as exc:  # an older database opened read-only: the table was never added
             if "no such table" in str(exc):
                 return None
             raise
-        return value
 
     def get_blob(self, sha256: str) -> BlobInfo:
         with self.engine.connect() as conn:

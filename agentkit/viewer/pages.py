@@ -162,7 +162,7 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
             charts.append(svg.bar_chart("cost", [("#9a5fc7", [p.cost_usd for p in points])], current, href, unit="USD"))
     observation = turn.observation if turn else {}
     the_map = svg.map_svg(grid_of(observation), [p.pose for p in points], current, href,
-                          size=grid_size_of(observation)) if n else ""
+                          size=grid_size_of(observation), world=data.world_map(episode_id)) if n else ""
 
     system, history, now = None, [], []
     hidden = 0

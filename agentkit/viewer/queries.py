@@ -21,7 +21,7 @@ from sqlalchemy import and_, case, func, or_, select
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
 from agentkit.transcripts.store import EpisodeInfo, RunInfo
-from agentkit.viewer.trajectory import Pose, pose_of
+from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
 
 RUNS = Run.__table__
 EPISODES = Episode.__table__
@@ -251,6 +251,10 @@ class ViewerData:
 
     def run(self, run_id: str) -> RunInfo:
         return self.store.get_run(run_id)
+
+    def world_map(self, episode_id: str) -> WorldMap | None:
+        """The backend's top-down drawing of the episode's world, if it stored one."""
+        return world_map_of(self.store.get_world_map(episode_id))
 
     def episode(self, episode_id: str) -> EpisodeInfo:
         return self.store.get_episode(episode_id)

@@ -15,7 +15,7 @@ from html import escape
 
 from markupsafe import Markup
 
-from agentkit.viewer.trajectory import GridMap, Pose
+from agentkit.viewer.trajectory import GridMap, Pose, WorldMap, WorldShape
 
 WIDTH = 640
 MAX_COLUMNS = 200  # columns per figure; longer episodes put consecutive turns in one column
@@ -204,10 +204,15 @@ def _cell_shape(symbol: str, meaning: str, x: int, y: int, s: float) -> str:
             f"{title}</text>")
 
 
-def _agent(pose: Pose, to_px: Callable[[float, float], tuple[float, float]], r: float) -> str:
+def _agent(pose: Pose, to_px: Callable[[float, float], tuple[float, float]], r: float,
+           y_up: bool | None = None) -> str:
+    """The agent as an arrow (or a dot without heading). A numeric heading is in compass degrees
+    (0 towards +y, clockwise); ``y_up`` says how +y is drawn (None: as drawn before world maps)."""
     cx, cy = to_px(pose.x, pose.y)
     heading = pose.heading
     deg = _HEADING_DEG.get(heading) if isinstance(heading, str) else (float(heading) if heading is not None else None)
+    if deg is not None and not isinstance(heading, str) and y_up is not None:
+        deg = deg - 90.0 if y_up else 90.0 - deg  # compass degrees to the screen's (0 = right, clockwise)
     if deg is None:
         return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="#d62d20" class="agent"/>'
     pts = []
@@ -240,17 +245,40 @@ def _dot_turns(known: Sequence[tuple[int, Pose]], current: int) -> list[tuple[in
     return sorted(picked.items())
 
 
+def _world_shape(shape: WorldShape, to_px: Callable[[float, float], tuple[float, float]], scale: float,
+                 y_up: bool) -> str:
+    cx, cy = to_px(shape.x, shape.y)
+    title = f"<title>{escape(shape.label)}</title>" if shape.label else ""
+    paint = f'fill="{shape.fill}"' + (f' fill-opacity="{shape.opacity:.2f}"' if shape.opacity < 1 else "")
+    if shape.kind == "circle":
+        return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{max(1.5, shape.r * scale):.1f}" {paint}>{title}</circle>'
+    w, h = shape.w * scale, shape.h * scale
+    angle = shape.angle if y_up else -shape.angle  # clockwise seen from above, on either drawing
+    turn = f' transform="rotate({angle:.1f} {cx:.1f} {cy:.1f})"' if angle else ""
+    return (f'<rect x="{cx - w / 2:.1f}" y="{cy - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" {paint} '
+            f'stroke="#555555" stroke-opacity="0.5" stroke-width="0.6"{turn}>{title}</rect>')
+
+
 def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, href: TurnHref | None = None,
-            size: tuple[int, int] | None = None) -> Markup:
-    """The map (the current turn's ASCII view when there is one) with the whole trajectory on it.
+            size: tuple[int, int] | None = None, world: WorldMap | None = None) -> Markup:
+    """The map (the current turn's ASCII view, or the backend's world map) with the whole trajectory.
 
     The path up to the current turn is drawn solid, the rest faded; each turn's position is a dot
-    linking to that turn. Without a grid, positions are drawn in their own bounding box.
+    linking to that turn. Without a grid or a world map, positions are drawn in their own bounding box.
     """
     known = [(i, p) for i, p in enumerate(poses) if p is not None]
-    if grid is None and not known:
+    if grid is None and world is None and not known:
         return Markup("")
-    if grid is not None or size is not None:
+    y_up: bool | None = None
+    if grid is None and world is not None:
+        scale = 480.0 / max(world.x1 - world.x0, world.y1 - world.y0)
+        width, height = (world.x1 - world.x0) * scale, (world.y1 - world.y0) * scale
+        cell = 16.0
+        y_up = world.y_up
+
+        def to_px(x: float, y: float) -> tuple[float, float]:
+            return (x - world.x0) * scale, ((world.y1 - y) if world.y_up else (y - world.y0)) * scale
+    elif grid is not None or size is not None:
         gw, gh = (grid.width, grid.height) if grid is not None else size  # type: ignore[misc]
         cell = max(8.0, min(40.0, 480.0 / max(gw, gh, 1)))
         width, height = gw * cell, gh * cell
@@ -272,7 +300,9 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="map" viewBox="0 0 {width:.0f} {height:.0f}" '
            f'role="img" aria-label="top-down map with the agent\'s trajectory">',
            f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#fbfbf7"/>']
-    if grid is None and size is None:  # world coordinates: say which box is drawn
+    if world is not None and grid is None:
+        out.extend(_world_shape(shape, to_px, scale, world.y_up) for shape in world.shapes)
+    elif grid is None and size is None:  # world coordinates: say which box is drawn
         out.append(f'<text x="6" y="{height - 6:.0f}" class="tick">x {_fmt(min(xs))} to {_fmt(max(xs))}, '
                    f'y {_fmt(min(ys))} to {_fmt(max(ys))} (ground plane)</text>')
     if grid is not None:
@@ -296,7 +326,7 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
         out.append(f'<a href="{escape(href(i))}">{dot}</a>' if href is not None else dot)
     here = poses[current] if 0 <= current < len(poses) else None
     if here is not None:
-        out.append(_agent(here, to_px, max(5.0, cell * 0.38)))
+        out.append(_agent(here, to_px, max(5.0, cell * 0.38), y_up))
     out.append("</svg>")
     return Markup("".join(out))
 

@@ -14,12 +14,16 @@ backend-neutral views the observers store with every turn, in this order:
    backend that reports ``position`` among its status fields (the Animal-AI arena does).
 
 A backend whose observations carry none of these gets no map; the rest of the viewer works.
+What the agent moved among comes from the ASCII view (grid worlds) or, where the backend draws one,
+from the episode's stored world map (``Backend.world_map``: footprints on the ground plane). A
+numeric heading is in compass degrees: 0 towards +y of the ground plane, growing clockwise.
 Observations are those the model saw *before* each turn's script ran, so the trajectory has one
 point per turn; where the agent ended after the last script is not stored.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +59,77 @@ class GridMap:
     @property
     def height(self) -> int:
         return len(self.rows)
+
+
+@dataclass(frozen=True)
+class WorldShape:
+    """One footprint of a backend's world map (see ``Backend.world_map``), checked and clamped."""
+
+    kind: str  # "rect" or "circle"
+    x: float
+    y: float
+    w: float = 0.0
+    h: float = 0.0
+    r: float = 0.0
+    angle: float = 0.0
+    fill: str = "#999999"
+    opacity: float = 1.0
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class WorldMap:
+    """A backend's top-down drawing of an episode's world, in the ground-plane units of its poses."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    y_up: bool
+    shapes: tuple[WorldShape, ...]
+
+
+_FILL = re.compile(r"^#[0-9a-fA-F]{6}$")
+MAX_SHAPES = 2000  # a map is a sketch; a transcript cannot make the page arbitrarily heavy
+
+
+def world_map_of(data: Any) -> WorldMap | None:
+    """A stored world map as a ``WorldMap``, or None when absent or not usable.
+
+    Stored data is read defensively (it is data, and a page must not break on it): shapes with
+    missing or non-numeric geometry are left out, colours that are not ``#rrggbb`` become grey.
+    """
+    if not isinstance(data, dict):
+        return None
+    bounds = data.get("bounds")
+    if not (isinstance(bounds, list) and len(bounds) == 4 and all(_number(v) for v in bounds)):
+        return None
+    x0, y0, x1, y1 = (float(v) for v in bounds)
+    if not (x1 > x0 and y1 > y0 and all(math.isfinite(v) for v in (x0, y0, x1, y1))):
+        return None
+    shapes = []
+    for raw in data.get("shapes") or []:
+        if len(shapes) >= MAX_SHAPES:
+            break
+        shape = _shape(raw)
+        if shape is not None:
+            shapes.append(shape)
+    return WorldMap(x0, y0, x1, y1, bool(data.get("y_up")), tuple(shapes))
+
+
+def _shape(raw: Any) -> WorldShape | None:
+    if not isinstance(raw, dict) or raw.get("kind") not in ("rect", "circle"):
+        return None
+    keys = ("x", "y", "w", "h") if raw["kind"] == "rect" else ("x", "y", "r")
+    if not all(_number(raw.get(k)) and math.isfinite(raw[k]) for k in keys):
+        return None
+    fill = raw.get("fill") if isinstance(raw.get("fill"), str) and _FILL.match(raw["fill"]) else "#999999"
+    opacity = float(raw["opacity"]) if _number(raw.get("opacity")) else 1.0
+    angle = float(raw["angle"]) if _number(raw.get("angle")) and math.isfinite(raw["angle"]) else 0.0
+    label = raw.get("label") if isinstance(raw.get("label"), str) else ""
+    sizes = {k: abs(float(raw[k])) for k in keys[2:]}
+    return WorldShape(raw["kind"], float(raw["x"]), float(raw["y"]), angle=angle, fill=fill,
+                      opacity=min(1.0, max(0.0, opacity)), label=label[:80], **sizes)
 
 
 def pose_of(observation: dict[str, Any] | None) -> Pose | None:

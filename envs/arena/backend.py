@@ -199,6 +199,11 @@ class ArenaBackend(Backend):
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
 
+    def world_map(self) -> dict[str, Any] | None:
+        from agentkit.envs.arena.world_map import arena_world_map
+
+        return arena_world_map(self._layout) if self._layout is not None else None
+
     def close(self) -> None:
         if self._world is not None:
             self._world.close()
