@@ -52,7 +52,8 @@ def register(app: typer.Typer) -> None:
         api_key_env: Optional[str] = typer.Option(None, help="Environment variable holding the API key."),
         db: Optional[str] = typer.Option(None, help=DB_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-        env: Optional[str] = typer.Option(None, help="Without a file: evaluate on this env's task catalogue (gridworld)."),
+        env: Optional[str] = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
+        aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
         categories: Optional[str] = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
         difficulties: Optional[str] = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
         seeds_per_pair: Optional[int] = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
@@ -96,10 +97,20 @@ def register(app: typer.Typer) -> None:
             name = experiment.name
         else:
             try:
-                experiment, configs = load_experiment(config_file, overrides)
+                experiment, configs = load_experiment(
+                    config_file, {**overrides, "env": env,
+                                  "backend_options": {"aai_build": aai_build} if aai_build else None})
             except ExperimentError as exc:
                 _fail(str(exc))
             name = experiment.name
+        if aai_build and not resume:
+            from agentkit.envs.registry import available_backends
+            from agentkit.experiment import backend_accepts
+
+            refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_build")})
+            if refusing:
+                takers = [name for name in available_backends() if backend_accepts(name, "aai_build")]
+                _fail(f"--aai-build: env {refusing[0]!r} plays no Animal-AI build (give --env {' or '.join(takers)})")
         api_key = os.environ.get(api_key_env) if api_key_env else None
         results = []
         for config in configs:

@@ -93,9 +93,12 @@ class Experiment(BaseModel):
             observer["max_side"] = self.image_size
             common["observer"] = observer
             options = dict(common.get("backend_options") or {})
-            if _accepts(self.env, "render_size"):
+            if backend_accepts(self.env, "render_size"):
                 options.setdefault("render_size", self.image_size)
             common["backend_options"] = options
+        extra_options = overrides.pop("backend_options", None) or {}
+        if extra_options:  # merged: the file's options (and render_size from image_size) stay
+            common["backend_options"] = {**(common.get("backend_options") or {}), **extra_options}
         common.update({k: v for k, v in overrides.items() if v is not None})
         configs = [RunConfig(**{**common, "model": model}) for model in models]
         options = self.catalogue_options()
@@ -107,7 +110,8 @@ class Experiment(BaseModel):
         return configs
 
 
-def _accepts(env: str, parameter: str) -> bool:
+def backend_accepts(env: str, parameter: str) -> bool:
+    """Whether ``env``'s backend takes the option ``parameter`` (so a run may set it)."""
     import inspect
 
     from agentkit.envs import get_backend
@@ -132,6 +136,10 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
         raise ExperimentError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(data, dict):
         raise ExperimentError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
+    overrides = dict(overrides or {})
+    if overrides.get("env"):  # the same experiment on another backend (e.g. a Unity build of the arena)
+        data = {**data, "env": overrides.pop("env")}
+    overrides.pop("env", None)
     try:
         experiment = Experiment.model_validate(data)
         unknown = set(experiment.model_extra or {}) - set(RunConfig.model_fields)

@@ -111,3 +111,18 @@ def test_per_level_groups_are_in_numeric_order():
     assert [g["level"] for g in groups] == [1, 2, 9, 10]
     assert [g["episodes"] for g in groups] == [1, 1, 1, 2] and groups[0]["pass"] == 1.0 and groups[-1]["pass"] == 0.0
     assert [g["category"] for g in _group_rates([{"category": c, "success": True} for c in "ba"], "category")] == ["a", "b"]
+
+
+def test_an_experiment_file_plays_on_a_unity_build_with_env_and_aai_build(tmp_path):
+    """The same file on the Animal-AI connector (here with the builtin stand-in as the build): the
+    file's options stay (render size from image_size), the build is added, nothing else changes."""
+    path = _write(tmp_path, "env: aai-arena\ntasks: [01-04-03]\ntrials: 1\nimage_size: 64\n")
+    db = f"sqlite:///{tmp_path / 'unity.db'}"
+    data = run_json(["eval", str(path), "--env", "animalai", "--aai-build", "builtin", "--db", db], tmp_path)
+    assert data["env"] == "animalai" and [e["end_reason"] for e in data["episodes"]] == ["goal"]
+    stored = TranscriptStore(db).get_run(data["run_id"])
+    assert stored.env == "animalai"
+    assert stored.config["backend_options"] == {"render_size": 64, "aai_build": "builtin"}
+    refused = run_cli(["eval", str(path), "--aai-build", "builtin", "--db", db], tmp_path, check=False)
+    assert refused.returncode == 2 and "--aai-build: env 'aai-arena' plays no Animal-AI build" in refused.stderr
+    assert "--env animalai" in " ".join(refused.stderr.split())
