@@ -67,10 +67,13 @@ def _worker_kind(config: RunConfig) -> str:
 
 
 def _check_and_templates(config: RunConfig) -> dict[str, str]:
-    """Fail before the run is created if a task is unknown or the templates do not resolve."""
+    """Fail before the run is created if a task is unknown, the templates do not resolve, or the
+    reference agent cannot play this backend (e.g. a Unity build, which hides the state it plans on)."""
     backend = make_backend(config)
     try:
         sources = resolve_templates(backend.template_set, config.templates_dir)
+        if config.model == "reference":
+            backend.reference_policy()  # raises ValueError where there is no reference agent
         for task in dict.fromkeys(task for task, _, _ in config.episode_plan()):
             backend.check_task(task)
         return sources

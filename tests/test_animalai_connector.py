@@ -28,6 +28,8 @@ from agentkit.envs.animalai.protocol import (
     unpack_side_channels,
 )
 from agentkit.records import EndReason
+from agentkit.testing.cli_runner import run_cli
+from agentkit.transcripts import TranscriptStore
 
 
 # -- which build -------------------------------------------------------------------------------
@@ -123,6 +125,13 @@ def test_the_reference_agent_needs_the_builtin_build(tmp_path):
     with pytest.raises(ValueError):
         backend.check_task("11-01-01")
     backend.close()
+    # through the CLI: one line before anything runs, no run left in the store
+    db = tmp_path / "none.db"
+    failed = run_cli(["run", "--env", "animalai", "--aai-build", str(fake_build(tmp_path, "sleep 30")),
+                      "--task", "01-04-03", "--db", f"sqlite:///{db}"], tmp_path, check=False)
+    assert failed.returncode == 2 and "name a model (--model) to play a Unity build" in " ".join(failed.stderr.split())
+    assert len(failed.stderr.strip().splitlines()) <= 2 and "Traceback" not in failed.stderr
+    assert not db.exists() or TranscriptStore(f"sqlite:///{db}").list_runs() == []
 
 
 def _gone(pid: int, wait_s: float = 3.0) -> bool:
