@@ -97,3 +97,41 @@ def test_stored_maps_are_data_not_markup():
     assert "onmouseover" not in svg and "<script>" not in svg and "&lt;script&gt;" in svg
     for bad in (None, {}, {"bounds": [0, 0, 0, 10]}, {"bounds": [0, 0, "a", 1]}, {"bounds": [0, 0, 1]}):
         assert world_map_of(bad) is None
+
+
+def test_the_unity_connector_draws_the_map_where_it_is_known(tmp_path):
+    """The builtin build spawns as the arena does: same map for the seed. A Unity build's own random
+    placements are unknown, so its map is drawn only when the file fixes every placement."""
+    from agentkit.envs.animalai.backend import AnimalAIBackend
+
+    direct = ArenaBackend(frames=False)
+    builtin = AnimalAIBackend(aai_build="builtin", frames=False)
+    try:
+        direct.reset("07-16-01", 3)
+        builtin.reset("07-16-01", 3)
+        assert builtin.world_map() == direct.world_map()
+    finally:
+        builtin.close()
+        direct.close()
+
+    build = tmp_path / "AnimalAI.x86_64"
+    build.write_text("#!/bin/sh\nexit 0\n")
+    build.chmod(0o755)
+    unity = AnimalAIBackend(aai_build=str(build))
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n"
+                     "    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 10, y: 0, z: 30}]\n"
+                     "      sizes: [!Vector3 {x: 2, y: 2, z: 2}]\n")
+    random = tmp_path / "random.yaml"
+    random.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n    - !Item\n      name: GoodGoal\n")
+    from agentkit.envs.arena.tasks import load_task
+
+    try:
+        assert unity.world_map() is None  # no episode yet
+        unity._arena_spec, unity._seed = load_task(str(fixed)).first(), 7  # as reset() leaves them
+        (goal,) = unity.world_map()["shapes"]
+        assert (goal["x"], goal["y"], goal["r"]) == (10.0, 30.0, 1.0)
+        unity._arena_spec = load_task(str(random)).first()
+        assert unity.world_map() is None
+    finally:
+        unity.close()

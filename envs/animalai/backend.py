@@ -90,6 +90,8 @@ class AnimalAIBackend(Backend):
         self._t = 0
         self._pass_mark: float | None = None
         self._blackouts: tuple[int, ...] = ()
+        self._arena_spec: Any = None  # the arena the current episode plays, and its seed (for world_map)
+        self._seed = 0
         self._view: StepView | None = None
         self._steps = 0
         self._total = 0.0
@@ -128,6 +130,7 @@ class AnimalAIBackend(Backend):
         self._view = connection.reset(text, path, seed, self._want_privileged)
         self._episodes_on_connection += 1
         self._task, self._t, self._pass_mark, self._blackouts = task, arena.t, arena.pass_mark, arena.blackouts
+        self._arena_spec, self._seed = arena, seed
         self._steps, self._total, self._since_observe = 0, 0.0, 0.0
         self._done, self._end_reason = False, None
         self._episode += 1
@@ -195,6 +198,21 @@ class AnimalAIBackend(Backend):
 
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
+
+    def world_map(self) -> dict[str, Any] | None:
+        """The arena's items from above, where they are known: the builtin build spawns them as the
+        arena backend does (the same layout for the seed); a Unity build places random items its own
+        way, so for it the map is drawn only when the file fixes what is drawn (the drawings of two
+        seeds' layouts agree)."""
+        from agentkit.envs.arena.layout import build_layout
+        from agentkit.envs.arena.world_map import arena_world_map
+
+        if self._arena_spec is None:
+            return None
+        if self.build.builtin:
+            return arena_world_map(build_layout(self._arena_spec, self._seed))
+        drawing = arena_world_map(build_layout(self._arena_spec, 0))  # (a sphere's random turn draws the same)
+        return drawing if drawing == arena_world_map(build_layout(self._arena_spec, 1)) else None
 
     def close(self) -> None:
         if self._connection is not None:
