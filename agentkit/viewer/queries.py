@@ -20,7 +20,7 @@ from sqlalchemy import and_, case, func, or_, select
 
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
-from agentkit.transcripts.store import EpisodeInfo, RunInfo
+from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
 
 RUNS = Run.__table__
@@ -109,30 +109,9 @@ class TurnPoint:
     pose: Pose | None
 
 
-@dataclass
-class TurnDetail:
-    """One turn in full, messages with images as ``image_ref`` parts (served from /blob/<sha>)."""
-
-    episode_id: str
-    index: int
-    observation: dict[str, Any]
-    answer: str
-    script: list[dict[str, Any]] | None
-    parse_error: dict[str, Any] | None
-    compile_error: str | None
-    actions: list[Any]
-    reward: float
-    total_reward: float
-    health: float | None
-    done: bool
-    timings: dict[str, float]
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-    latency_s: float
-    cached: bool
-    created_at: float
-    messages: list[dict[str, Any]] = field(default_factory=list)
+# One turn in full, as the store describes it; the viewer reads it with messages whose images are
+# ``image_ref`` parts (served from /blob/<sha>), not data URLs.
+TurnDetail = TurnInfo
 
 
 @dataclass(frozen=True)
