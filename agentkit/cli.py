@@ -6,46 +6,35 @@ log line, warning and progress bar goes to stderr.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
+from agentkit.cli_common import DB_HELP, emit_json, err, fail, out
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
 app.add_typer(transcripts_app, name="transcripts")
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True)
 log = logging.getLogger("agentkit")
-
-DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
+_log_console = Console(stderr=True)  # log records, laid out by rich (wrapped to the terminal)
+_emit_json = emit_json  # the names the command modules import from here
+_fail = fail
 
 
 def _setup_logging(verbose: bool) -> None:
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(message)s",
-        handlers=[RichHandler(console=err, show_path=False)],
+        handlers=[RichHandler(console=_log_console, show_path=False)],
         force=True,
     )
-
-
-def _emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=None, default=str) + "\n")
-    sys.stdout.flush()
-
-
-def _fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(2)
 
 
 def _store(db: Optional[str]):

@@ -11,33 +11,23 @@ the reference episodes stay inspectable in the transcript store like any other r
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console
 
+from agentkit.cli_common import DB_HELP
+from agentkit.cli_common import emit_json as _emit_json
+from agentkit.cli_common import fail as _fail
+
 log = logging.getLogger("agentkit.report")
 # Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line errors stay one line
 
 report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.")
-
-DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
-
-
-def _fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", markup=True)
-    raise typer.Exit(2)
-
-
-def _emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, default=str) + "\n")
-    sys.stdout.flush()
 
 
 def _split_ids(values: Optional[list[str]]) -> list[str]:

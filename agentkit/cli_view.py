@@ -9,30 +9,15 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
 
 log = logging.getLogger("agentkit.view")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
-
-DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
-
-
-def _fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", markup=True)
-    raise typer.Exit(2)
-
-
-def _emit_json(data: Any) -> None:
-    import json
-
-    sys.stdout.write(json.dumps(data, default=str) + "\n")
-    sys.stdout.flush()
+from agentkit.cli_common import DB_HELP, err, out
+from agentkit.cli_common import emit_json as _emit_json
+from agentkit.cli_common import fail as _fail
 
 
 def view(

@@ -1,0 +1,32 @@
+"""What every `agentkit` command shares: its consoles, the one-line error exit, JSON on stdout.
+
+Why one place: the commands live in several files (run, eval, view, report), and a user should meet
+the same behaviour in each: errors are one line on stderr (never wrapped into several), exit
+status 2, and ``--json`` output is exactly one JSON document on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line errors stay one line
+
+DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with status 2."""
+    err.print(f"[red]error:[/red] {message}", markup=True)
+    raise typer.Exit(2)
+
+
+def emit_json(data: Any) -> None:
+    """One JSON document, one line, on stdout (non-JSON values as their text)."""
+    sys.stdout.write(json.dumps(data, default=str) + "\n")
+    sys.stdout.flush()
