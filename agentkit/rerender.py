@@ -22,15 +22,12 @@ import base64
 import binascii
 import functools
 import hashlib
-import importlib.util
 import json
 import logging
-import math
 import os
-import re
 import sys
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -42,137 +39,26 @@ from agentkit.envs import get_backend
 from agentkit.fork_map import fork_map
 from agentkit.line_diff import unified_diff
 from agentkit.memory import MemoryPolicy, TurnMessages, memory_policy_from_spec
-from agentkit.observers import EncodedImage, Observation
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
 from agentkit.replay import config_from_stored
+from agentkit.stored_observation import IMAGE_REF_SCHEME, StoredImage, observation_from_json
+from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Blob, EpisodeContext, Message, Turn
 
 log = logging.getLogger(__name__)
+# Re-exported: callers and tests import them from here.
+__all__ = ["CHARS_PER_TOKEN", "IMAGE_REF_SCHEME", "RerenderReport", "StoredImage", "TokenCounter", "TurnChange",
+           "observation_from_json", "rerender_run", "token_counter"]
 
-IMAGE_REF_SCHEME = "agentkit-image:"
 MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
 REPLY_PRIMING_TOKENS = 3  # the assistant turn the request opens
-CHARS_PER_TOKEN = 4
 
 TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
 CONTEXTS = EpisodeContext.__table__
-
-
-# --- observations back from JSON ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StoredImage(EncodedImage):
-    """An image known by its hash: templates see its label, type and size; prompts carry a reference.
-
-    The bytes are not loaded (``data`` is empty): a re-rendered prompt is compared, diffed and
-    counted, never sent, and the image it shows is the stored one by construction.
-    """
-
-    def data_url(self) -> str:
-        return IMAGE_REF_SCHEME + self.sha256
-
-
-_OBSERVATION_FIELDS = {f.name for f in fields(Observation)} - {"images", "privileged"}
-
-
-def observation_from_json(data: dict[str, Any]) -> Observation:
-    """The Observation a stored turn's ``observation`` JSON describes (privileged state is not stored)."""
-    images = [
-        StoredImage(label=str(i.get("label", "")), media_type=str(i.get("media_type", "")), data=b"",
-                    sha256=str(i["sha256"]), width=int(i.get("width") or 0), height=int(i.get("height") or 0))
-        for i in data.get("images") or []
-        if isinstance(i, dict) and "sha256" in i
-    ]
-    return Observation(images=images, **{k: v for k, v in data.items() if k in _OBSERVATION_FIELDS})
-
-
-# --- token counting ---------------------------------------------------------------------------------
-
-# Split points after which tiktoken's pre-tokenisers (cl100k, o200k) never continue a piece: after a
-# newline, before a character that is neither whitespace nor "/" (a piece such as ".\n/" is the
-# one way a piece runs across a line start). Counting the chunks separately therefore gives the
-# same total as counting the whole text, and lines repeat a lot between prompts, so each distinct
-# line is encoded once. tests/test_rerender.py checks the equality on random text.
-_CHUNK_SPLIT = re.compile(r"(?<=\n)(?=[^\s/])")
-
-
-class TokenCounter:
-    """Counts prompt tokens the way OpenAI's chat models bill them, or estimates when it cannot.
-
-    ``name`` says which: ``tiktoken:<encoding>`` (exact for OpenAI models, an estimate for others)
-    or ``chars/4`` (one token per four characters, used when no tokenizer loads offline). Images
-    are counted with OpenAI's high-detail formula from their stored width and height.
-    """
-
-    def __init__(self, encoding: Any | None = None) -> None:
-        self.encoding = encoding
-        self.name = f"tiktoken:{encoding.name}" if encoding is not None else f"chars/{CHARS_PER_TOKEN}"
-        self._chunks: dict[str, int] = {}
-
-    def text(self, text: str) -> int:
-        if not text:
-            return 0
-        if self.encoding is None:
-            return math.ceil(len(text) / CHARS_PER_TOKEN)
-        cache = self._chunks
-        total = 0
-        for chunk in _CHUNK_SPLIT.split(text):
-            n = cache.get(chunk)
-            if n is None:
-                n = cache[chunk] = len(self.encoding.encode_ordinary(chunk))
-                if len(cache) > 200_000:
-                    cache.clear()
-            total += n
-        return total
-
-    @staticmethod
-    def image(width: int, height: int) -> int:
-        """OpenAI high detail: fit in 2048x2048, shortest side at most 768, 170 per 512 tile + 85."""
-        if width <= 0 or height <= 0:
-            return 85
-        scale = min(1.0, 2048 / max(width, height))
-        w, h = width * scale, height * scale
-        scale = min(1.0, 768 / min(w, h))
-        w, h = w * scale, h * scale
-        return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
-
-
-def _tiktoken_dir() -> None:
-    """Point tiktoken at the BPE files litellm ships, so no download is attempted (offline use)."""
-    if os.environ.get("TIKTOKEN_CACHE_DIR"):
-        return
-    spec = importlib.util.find_spec("litellm")
-    if spec is not None and spec.submodule_search_locations:
-        bundled = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
-        if bundled.is_dir():
-            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
-
-
-def token_counter(model: str | None = None) -> TokenCounter:
-    """The best counter available offline for ``model`` (a litellm id such as ``openai/gpt-4o``)."""
-    try:
-        import tiktoken
-    except ImportError:
-        log.info("tiktoken is not installed; counting tokens as characters / %d", CHARS_PER_TOKEN)
-        return TokenCounter()
-    _tiktoken_dir()
-    name = "o200k_base"
-    if model:
-        try:
-            name = tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
-        except KeyError:
-            pass  # not an OpenAI model: o200k_base is as good an estimate as any
-    try:
-        return TokenCounter(tiktoken.get_encoding(name))
-    except Exception as exc:  # noqa: BLE001 - a missing BPE file shows up as a network error
-        log.warning("no offline tokenizer (%s: %s); counting tokens as characters / %d",
-                    type(exc).__name__, exc, CHARS_PER_TOKEN)
-        return TokenCounter()
 
 
 # --- messages as comparable, countable values ------------------------------------------------------
