@@ -240,3 +240,20 @@ def test_the_stand_ins_hand_encoded_message_reads_back_with_the_generated_classe
     assert wire.varint(300) == bytes([0xAC, 0x02])
     before, after = wire.png_observation_parts((5, 7, 3), (2, 2, 1), "CameraSensor")
     assert before + wire.field_bytes(3, encoded) + after == camera
+
+
+def test_builds_open_at_once_get_distinct_ports_and_play_independently():
+    """Parallel workers each launch a build: every one on its own free port, none disturbing another."""
+    backends = [AnimalAIBackend(aai_build="builtin", frames=False) for _ in range(3)]
+    try:
+        for i, backend in enumerate(backends):
+            backend.reset("01-04-03", i)
+        ports = [b.connection.port for b in backends]
+        assert len(set(ports)) == 3, ports
+        for _ in range(5):
+            for backend in backends:
+                backend.step([1, 0])
+        assert all(b.observe().step == 5 for b in backends)
+    finally:
+        for backend in backends:
+            backend.close()
