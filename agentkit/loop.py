@@ -19,7 +19,7 @@ from agentkit.models.base import Model, ModelError
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.prompts import PromptRenderer
-from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage, json_safe
+from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
 
 log = logging.getLogger(__name__)
 
@@ -235,8 +235,8 @@ def run_episode(
                     done=next_observation.done,
                     timings=timings,
                     images=list(observation.images) if renderer.include_images else [],
-                    prompt_context=json_safe(context) if scripts == 1 else None,
-                    world_map=json_safe(world_map) if scripts == 1 else None,
+                    prompt_context=context if scripts == 1 else None,  # the store's JSON encoder takes numpy values
+                    world_map=world_map if scripts == 1 else None,
                 ),
             )
         history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))

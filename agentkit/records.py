@@ -105,26 +105,3 @@ class EpisodeResult:
             "trial": self.trial,
             **self.metrics,
         }
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` as plain JSON data (numpy scalars and other odd values become numbers or text), so
-    it can be stored in a JSON column and reads back equal to what a template saw."""
-    import json
-
-    def fallback(obj: Any) -> Any:
-        item = getattr(obj, "item", None)  # numpy scalars
-        if callable(item):
-            try:
-                return item()
-            except (TypeError, ValueError):
-                pass
-        tolist = getattr(obj, "tolist", None)  # numpy arrays
-        if callable(tolist):
-            return tolist()
-        if isinstance(obj, (set, frozenset, tuple)):
-            return list(obj)
-        return str(obj)
-
-    return json.loads(json.dumps(value, default=fallback))
-

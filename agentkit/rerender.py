@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Text, bindparam, inspect, select, type_coerce
+from sqlalchemy import Text, bindparam, select, type_coerce
 
 from agentkit.config import RunConfig
 from agentkit.envs import get_backend
@@ -45,7 +45,7 @@ from agentkit.replay import config_from_stored
 from agentkit.stored_observation import IMAGE_REF_SCHEME, StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptStore
-from agentkit.transcripts.schema import Blob, EpisodeContext, Message, Turn
+from agentkit.transcripts.schema import Blob, Message, Turn
 
 log = logging.getLogger(__name__)
 # Re-exported: callers and tests import them from here.
@@ -58,7 +58,6 @@ REPLY_PRIMING_TOKENS = 3  # the assistant turn the request opens
 TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
-CONTEXTS = EpisodeContext.__table__
 
 
 # --- messages as comparable, countable values ------------------------------------------------------
@@ -313,7 +312,6 @@ _TURNS_OF_EPISODE = (
     .where(TURNS.c.episode_id == _EPISODE)
     .order_by(TURNS.c["index"])
 )
-_CONTEXT_OF_EPISODE = select(CONTEXTS.c.context).where(CONTEXTS.c.episode_id == _EPISODE)
 _MESSAGES_OF_EPISODE = (
     select(MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text))
     .where(MESSAGES.c.turn_id.in_(select(TURNS.c.id).where(TURNS.c.episode_id == _EPISODE).scalar_subquery()))
@@ -351,10 +349,6 @@ class _EpisodeReader:
         self._interned: dict[tuple[str, str, str | None], Msg] = {}
         self._turns_sql, self._turns_params = _compiled(store, _TURNS_OF_EPISODE)
         self._messages_sql, self._messages_params = _compiled(store, _MESSAGES_OF_EPISODE)
-        self._context_sql, self._context_params = _compiled(store, _CONTEXT_OF_EPISODE)
-        # A database written before episodes' prompt variables were stored (opened read-only, so
-        # the table was not added) has no such table.
-        self._has_contexts = inspect(store.engine).has_table(CONTEXTS.name)
 
     def __enter__(self) -> "_EpisodeReader":
         self._conn = self.store.engine.connect()
@@ -364,14 +358,6 @@ class _EpisodeReader:
     def __exit__(self, *exc: Any) -> None:
         self._cursor.close()
         self._conn.close()
-
-    def context(self, episode_id: str) -> dict[str, Any] | None:
-        """The variables the episode's prompts were rendered with, if they were recorded."""
-        if not self._has_contexts:
-            return None
-        self._cursor.execute(self._context_sql, self._context_params(episode_id))
-        row = self._cursor.fetchone()
-        return _json(row[0]) if row else None
 
     def read(self, episode_id: str) -> list[_Recorded]:
         cursor, contents = self._cursor, self.contents
@@ -562,7 +548,7 @@ def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[_EpisodeOutcom
             if not recorded:
                 out.append(([], False))
                 continue
-            context = reader.context(episode_id)
+            context = job.store.get_prompt_context(episode_id)
             changes = _rerender_episode(job, episode_id, task, recorded, context, msgs, differ)
             out.append((changes, context is None))
     return out
