@@ -143,20 +143,17 @@ ALIASES: dict[str, str] = {
 
 
 # How far above the floor a zone reaches (its trigger volume is [0, this] over its footprint).
-# Animal-AI places every zone at a fixed depth whatever y the file gives: in the v3 source a DeathZone
-# is a slab 1.001 high centred 0.5 below the floor, so it pokes 0.0005 above it (Unity reports a
-# trigger contact from 0.01 away, its default contact offset): only touching the floor there kills,
-# and a wall 0.1 high laid across it is a safe bridge (Testbed 04-22). A HotZone of height h is
-# centred 0.15 below the floor, so it rises to h/2 - 0.15 (at least 0.1, as h >= 0.5).
-DEATH_ZONE_TOP = 0.01
-HOT_ZONE_DEPTH = 0.15
+# v3.1.3's DeathZone and HotZone are both trigger cubes scaled to their (0.999-adjusted) size and
+# centred 0.15 below the floor whatever y the file gives (Rewards/DeathZone.cs and HotZone.cs:
+# ``AdjustY`` returns -0.15; ``SetSize`` scales y by the size): a zone of y size h rises to
+# h / 2 - 0.15 above the floor (1.35 for the h = 3 of Testbed 04-13; 0.1 for the smallest, h = 0.5).
+ZONE_CENTRE_Y = -0.15
+MIN_ZONE_TOP = 0.001  # keeps a zone's trigger above the floor whatever the size
 
 
 def zone_height(name: str, size_y: float) -> float:
-    """Height above the floor of the zone ``name`` given the size's (clamped) y."""
-    if name == "DeathZone":
-        return DEATH_ZONE_TOP
-    return max(size_y / 2 - HOT_ZONE_DEPTH, DEATH_ZONE_TOP)
+    """Height above the floor of the zone ``name`` given the y of its size as built."""
+    return max(size_y / 2 + ZONE_CENTRE_Y, MIN_ZONE_TOP)
 
 
 def canonical_name(name: str) -> str | None:

@@ -4,19 +4,27 @@ Why here and not in the physics: which objects exist, where and how big, is deci
 spawning rules, not by physics, and it must be the same for the same (file, seed) on every machine.
 This module is plain Python (``random.Random(seed)``), so it is deterministic and testable alone.
 
-The rules, as Animal-AI applies them:
+The rules, as v3.1.3's ``ArenaBuilders.cs`` and ``Prefab.cs`` apply them:
 
-* Item i of an ``!Item`` takes entry i of each list; a missing entry means a random position or
-  rotation and the default size and colour (``items.py``); a ``-1`` component is sampled: x and z
+* Item i of an ``!Item`` takes entry i of each list; a missing entry is -1, i.e. random: position,
+  rotation, size and colour alike (``InstantiateSpawnable``). A -1 component is sampled: x and z
   uniformly so that the unrotated item fits in the arena, y becomes 0 (the floor); a rotation of -1
-  is uniform in [0, 360). Sizes are clamped to the item's range; only some items take colours.
-* Items are placed in file order; an item whose box would overlap an earlier solid item (or the
-  fence) is not spawned. Items with a random component get 20 attempts, fixed ones one. Zones are
-  triggers: other items may overlap them, and a zone may overlap anything but the fence. A zone
-  always lies on the floor, as thin as Animal-AI makes it (``items.zone_height``), whatever y the
-  file gives.
-* The agent is placed last. If its given place overlaps anything (zones included) it is resampled
-  at random x, z (same height) until a free place is found.
+  is uniform in [0, 360); a size component uniform in the item's range; a colour component uniform
+  in [0, 255] (only for items whose prefab lets the colour change: Wall, Ramp, CylinderTunnel).
+* Sizes are clamped to the item's range and built 0.1% smaller (``Prefab.sizeAdjustement`` = 0.999);
+  a goal is a sphere of diameter size.x (``BallGoal.SetSize``: any -1 draws one diameter for all axes).
+* Each item is lifted by 0.01 (``Prefab.AdjustY``), the small gap that keeps it clear of the floor
+  it is tested against; it falls into place when the arena settles.
+* When the file names an Agent, the agent is spawned FIRST (``InstantiateSpawnables``), against the
+  empty arena, and items spawned later that would overlap it are dropped; otherwise it is spawned
+  last, at a random free place. It gets 100 attempts (``TrainingArena.maxSpawnAttemptsForAgent``); if
+  its given place is taken by the fence, Unity would fail to build the arena, so it is moved to a free
+  place with a warning.
+* Items are placed in file order, each with up to 20 attempts (``maxSpawnAttemptsForPrefabs``; a fixed
+  item's attempts differ only in what is random); an item whose box overlaps an earlier solid item,
+  the agent or the fence is not spawned (``IsSpotFree``). Zones are triggers: other items may overlap
+  them and a zone may overlap anything but the fence. A zone's trigger reaches ``items.zone_height``
+  above the floor whatever y the file gives. The agent may not start inside a zone.
 """
 
 from __future__ import annotations
@@ -32,8 +40,11 @@ from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType,
 logger = logging.getLogger(__name__)
 
 ARENA_SIZE = 40.0
-ITEM_ATTEMPTS = 20  # Animal-AI's maxSpawnAttemptsForPrefabs
-AGENT_ATTEMPTS = 2000
+ITEM_ATTEMPTS = 20  # TrainingArena.cs: maxSpawnAttemptsForPrefabs
+AGENT_ATTEMPTS = 100  # TrainingArena.cs: maxSpawnAttemptsForAgent
+FALLBACK_AGENT_ATTEMPTS = 2000  # ours: when the file's own place for the agent is not free
+SIZE_ADJUSTMENT = 0.999  # Prefab.cs: sizeAdjustement (every prefab keeps it)
+SPAWN_GAP = 0.01  # Prefab.AdjustY / TrainingAgent.GetPosition: + 0.01 above the given y
 FENCE_THICKNESS = 1.0
 FENCE_COLLIDER_HEIGHT = 50.0
 
@@ -88,14 +99,16 @@ def build_layout(arena: ArenaSpec, seed: int) -> Layout:
     placed: list[PlacedItem] = []
     solid: list[Box] = list(_FENCE)
     zones: list[Box] = []
-    agent_spec: ItemSpec | None = None
+    agents = [spec for spec in arena.items if spec.name == "Agent"]
+    if len(agents) > 1:
+        logger.warning("more than one Agent item; using the first")
+    agent: AgentStart | None = None
+    if agents:  # a given agent comes first, and later items may not overlap it
+        agent = _place_agent(agents[0], rng, solid)
+        solid.append(bounding_box(agent.position, (AGENT_DIAMETER,) * 3, agent.rotation))
     skipped = 0
     for spec in arena.items:
         if spec.name == "Agent":
-            if agent_spec is None:
-                agent_spec = spec
-            else:
-                logger.warning("more than one Agent item; using the first")
             continue
         item_type = ITEM_TYPES[spec.name]
         for index in range(spec.count):
@@ -106,9 +119,10 @@ def build_layout(arena: ArenaSpec, seed: int) -> Layout:
                 continue
             placed.append(item)
             (zones if item_type.kind == "zone" else solid).extend(item.boxes())
-    # The agent may not start on a zone, however thin: test the zones' footprints up to its height.
-    zone_columns = [replace(box, y1=max(box.y1, box.y0 + AGENT_DIAMETER)) for box in zones]
-    agent = _place_agent(agent_spec, rng, solid + zone_columns)
+    if agent is None:
+        # The agent may not start on a zone, however thin: test the zones' footprints up to its height.
+        zone_columns = [replace(box, y1=max(box.y1, box.y0 + AGENT_DIAMETER)) for box in zones]
+        agent = _place_agent(None, rng, solid + zone_columns)
     return Layout(items=tuple(placed), agent=agent, skipped=skipped)
 
 
@@ -124,9 +138,9 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
     color = _entry(spec.colors, index)
     randomized = (
         position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0
-        or (size is not None and any(v < 0 for v in size.as_tuple()))
+        or size is None or any(v < 0 for v in size.as_tuple())
     )
-    resolved_color = _color(item_type, color)
+    resolved_color = _color(item_type, color, rng)
     if item_type.kind == "zone":
         return _place_zone(item_type, position, rotation, size, item_id, rng, resolved_color, solid)
     obstacles = solid
@@ -145,7 +159,7 @@ def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float |
                 item_id: int, rng: random.Random, color: RGB, solid: list[Box]) -> PlacedItem | None:
     """A zone lies on the floor whatever y the file gives (``items.zone_height``); only the fence stops it."""
     randomized = position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0 or (
-        size is not None and any(v < 0 for v in size.as_tuple()))
+        size is None or any(v < 0 for v in size.as_tuple()))
     for _ in range(ITEM_ATTEMPTS if randomized else 1):
         sx, sy, sz = _size(item_type, size, rng)
         r = _rotation(rotation, rng)
@@ -158,13 +172,18 @@ def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float |
 
 
 def _size(item_type: ItemType, size: Vector3 | None, rng: random.Random) -> Vec:
-    if size is None:
-        return item_type.default_size()
-    values = tuple(
-        rng.uniform(lo, hi) if v < 0 else v
-        for v, lo, hi in zip(size.as_tuple(), item_type.size_min, item_type.size_max)
+    """``Prefab.SetSize``: -1 components drawn from the range, the others clamped and built 0.999 smaller."""
+    given = size.as_tuple() if size is not None else (RANDOM, RANDOM, RANDOM)
+    if item_type.shape == "sphere":  # BallGoal.SetSize: one diameter for all axes
+        if any(v < 0 for v in given):
+            d = rng.uniform(item_type.size_min[0], item_type.size_max[0])
+        else:
+            d = min(max(given[0], item_type.size_min[0]), item_type.size_max[0]) * SIZE_ADJUSTMENT
+        return (d, d, d)
+    return tuple(  # type: ignore[return-value]
+        rng.uniform(lo, hi) if v < 0 else min(max(v, lo), hi) * SIZE_ADJUSTMENT
+        for v, lo, hi in zip(given, item_type.size_min, item_type.size_max)
     )
-    return item_type.clamp_size(values)  # type: ignore[arg-type]
 
 
 def _rotation(rotation: float | None, rng: random.Random) -> float:
@@ -183,35 +202,44 @@ def _position(position: Vector3 | None, size: Vec, rng: random.Random) -> Vec:
             return rng.uniform(min(lo, hi), max(lo, hi))
         return min(max(value, 0.0), ARENA_SIZE)
 
-    return (axis(x, size[0] / 2), max(y, 0.0), axis(z, size[2] / 2))
+    return (axis(x, size[0] / 2), max(y, 0.0) + SPAWN_GAP, axis(z, size[2] / 2))
 
 
-def _color(item_type: ItemType, color) -> RGB:
-    if color is None or not item_type.colorable or any(c < 0 for c in color.as_tuple()):
+def _color(item_type: ItemType, color, rng: random.Random) -> RGB:
+    """``Prefab.SetColor``: only recolourable items take a colour; -1 (or missing) components are random."""
+    if not item_type.colorable:
         return item_type.color
-    return color.as_tuple()
+    given = color.as_tuple() if color is not None else (-1, -1, -1)
+    return tuple(min(int(c), 255) if c >= 0 else int(rng.uniform(0.0, 255.0)) for c in given)  # type: ignore[return-value]
 
 
 def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: list[Box]) -> AgentStart:
+    """``ArenaBuilder.SpawnAgent``: the given (or a random) place and heading, 100 attempts."""
     given = _entry(spec.positions, 0) if spec else None
     rotation = _entry(spec.rotations, 0) if spec else None
     radius = AGENT_DIAMETER / 2
     x, y, z = given.as_tuple() if given is not None else (RANDOM, RANDOM, RANDOM)
-    height = max(y, 0.0)
+    height = max(y, 0.0) + SPAWN_GAP  # TrainingAgent.GetPosition: y + half its height + 0.01 (its centre)
 
     def coordinate(value: float) -> float:
         if value < 0:
             return rng.uniform(radius, ARENA_SIZE - radius)
-        return min(max(value, radius), ARENA_SIZE - radius)
+        return min(max(value, 0.0), ARENA_SIZE)
 
-    heading = _rotation(rotation, rng)
-    px, pz = coordinate(x), coordinate(z)
     for attempt in range(AGENT_ATTEMPTS):
-        if attempt:  # the given (or first sampled) place was taken: anywhere free at the same height
-            px, pz = rng.uniform(radius, ARENA_SIZE - radius), rng.uniform(radius, ARENA_SIZE - radius)
+        heading = _rotation(rotation, rng)
+        px, pz = coordinate(x), coordinate(z)
         box = bounding_box((px, height, pz), (AGENT_DIAMETER,) * 3, heading)
         if not any(boxes_overlap(box, other) for other in occupied):
-            if attempt:
-                logger.debug("agent moved from its given place to (%.2f, %.2f, %.2f)", px, height, pz)
             return AgentStart((px, height, pz), heading)
-    raise ArenaLayoutError(f"no free place for the agent after {AGENT_ATTEMPTS} attempts")
+        if x >= 0 and z >= 0:
+            break  # a fixed place stays taken
+    # Unity cannot build such an arena (SpawnAgent would dereference a failed sample); keep it playable.
+    logger.warning("the agent's place (%s, %s) is not free; moving it to a random free place", x, z)
+    heading = _rotation(rotation, rng)
+    for _ in range(FALLBACK_AGENT_ATTEMPTS):
+        px, pz = rng.uniform(radius, ARENA_SIZE - radius), rng.uniform(radius, ARENA_SIZE - radius)
+        box = bounding_box((px, height, pz), (AGENT_DIAMETER,) * 3, heading)
+        if not any(boxes_overlap(box, other) for other in occupied):
+            return AgentStart((px, height, pz), heading)
+    raise ArenaLayoutError(f"no free place for the agent after {FALLBACK_AGENT_ATTEMPTS} attempts")

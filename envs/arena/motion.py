@@ -1,35 +1,56 @@
-"""How the agent moves: Animal-AI's two action branches turned into a velocity, one step at a time.
+"""How the agent moves: Animal-AI's drive, turn, drag, friction and braking, one 0.02 s update at a time.
 
-Why a model of its own: the script language promises "Go(35) crosses the arena" and "Turn(90)
-turns 90 degrees" (the LLM-AAI paper's calibration), so the motion must be simple enough to
-reason about, and tested alone, before physics resolves collisions.
+Why a model of its own: an LLM's ``Go(9)`` must carry the agent as far as a child's nine key-press
+steps carried theirs, so the motion reproduces Animal-AI's ``TrainingAgent.MoveAgent`` and Unity's
+PhysX integrator update by update, with every constant read from the Unity project (v3.1.3, commit
+4cfeca1; v4.1.0 has the same values):
 
-An action is ``[b0, b1]``: branch 0 is 0 none / 1 forward / 2 backward, branch 1 is 0 none /
-1 right / 2 left. Each step turns the heading by 6 degrees (right = clockwise seen from above) and
-updates the horizontal velocity, in arena units per step:
+* One environment step is ``DECISION_PERIOD`` = 3 physics updates of ``PHYSICS_DT`` = 0.02 s.
+  ML-Agents repeats the step's action on every update (``DecisionRequester.TakeActionsBetweenDecisions``).
+* Each update, before PhysX runs (``MoveAgent``): branch 1 turns the agent by ``rotationSpeed x dt`` =
+  2 degrees (6 per step, 60 steps per full turn); when the agent is grounded, branch 0 = 1/2 adds an
+  acceleration of ``speed x 100 x dt`` = 50 units/s^2 along/against its heading (``ForceMode.Acceleration``:
+  a velocity change of 1 unit/s per update), and branch 0 = 0 multiplies the whole velocity by
+  ``quickStopRatio`` = 0.9. In the air the agent cannot drive or brake.
+* PhysX then adds gravity (9.81) and multiplies the velocity by ``1 - drag x dt`` (drag 1.6, the arena
+  prefab's override; ``DyBodyCoreIntegrator.h``: gravity first, then damping), and the contact solver
+  applies Coulomb friction: each contact removes the velocity into its surface and slows the sliding
+  by up to ``friction x`` that normal impulse. Unity's default material has friction 0.6 and combines
+  two materials by averaging them, so the agent (default material) slides on the floor, walls and
+  ramps (default material) with 0.6 and on the cardboard boxes (LowFriction, 0.25) with 0.425.
 
-* driving (b0 = 1 or 2) while grounded: ``v = DRAG * v + ACCEL * facing`` (or ``- ACCEL``), so speed
-  builds up towards ``ACCEL / (1 - DRAG)`` = 1.226 units per step and a turn while moving curves;
-* no drive while grounded: ``v = BRAKE * v`` (Animal-AI's "quick stop"), and a speed below
-  ``STOP_SPEED`` becomes 0, so an idle agent stands still (also on a slope);
-* in the air: the velocity is kept (gravity and collisions belong to the physics).
-
-Calibration: from rest, 35 forward steps cover 31.0 x 1.226 = 38.0 units (the paper's "Go(35)
-crosses the arena"), Go(10) 7.9 units, Go(5) 2.8 units, Go(1) 0.25 units; after a Go the agent
-coasts about one more unit while braking. Velocities given to pybullet are these per-step values
-divided by the step's duration, ``STEP_SECONDS`` (Animal-AI's 3 physics updates of 0.02 s).
+What follows: top speed on flat ground 26.7 units/s (1.6 units per step); from rest Go(1) covers
+0.06 units, Go(5) 1.5, Go(9) 5.0, Go(10) 6.0, Go(20) 18.8, Go(35) 40.7 (with its coast); a ramp is
+climbable from rest while ``a cos(theta) > g sin(theta) + mu (g cos(theta) + a sin(theta))``, up to
+47.9 degrees. ``flat_ground_run`` computes these numbers from the equations alone, for the calibration
+tests and the docs; ``world.py`` applies the same per-update rules to the pybullet body.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-STEP_SECONDS = 0.06
-TURN_DEGREES = 6.0
-ACCEL = 38.0 / 31.0 * (1 - 0.8)  # units per step gained per driving step
-DRAG = 0.8  # fraction of the speed kept per driving step
-BRAKE = 0.5  # fraction kept per idle step on the ground
-STOP_SPEED = 0.02  # units per step
+PHYSICS_DT = 0.02  # ProjectSettings/TimeManager.asset: Fixed Timestep
+DECISION_PERIOD = 3  # AAI3EnvironmentManager.cs: defaultDecisionPeriod (AAI3Arena.prefab: decisionPeriod 3)
+STEP_SECONDS = PHYSICS_DT * DECISION_PERIOD
+SPEED = 25.0  # TrainingAgent.cs: speed (AAI3Arena.prefab override: 25)
+ACCELERATION = SPEED * 100.0 * PHYSICS_DT  # TrainingAgent.MoveAgent: AddForce(dir * speed * 100 * dt, Acceleration)
+ROTATION_SPEED = 100.0  # TrainingAgent.cs: rotationSpeed, degrees per second (AAI3Arena.prefab override: 100)
+TURN_PER_UPDATE = ROTATION_SPEED * PHYSICS_DT  # transform.Rotate(up, fixedDeltaTime * rotationSpeed)
+TURN_DEGREES = TURN_PER_UPDATE * DECISION_PERIOD  # 6 degrees per environment step
+QUICK_STOP = 0.9  # TrainingAgent.cs: quickStopRatio
+DRAG = 1.6  # AAI3Arena.prefab: the agent Rigidbody's m_Drag override (the agent prefab itself says 1.2)
+DAMPING = 1.0 - DRAG * PHYSICS_DT  # PhysX: velocity *= 1 - linearDamping * dt, each update
+GRAVITY = 9.81  # ProjectSettings/DynamicsManager.asset: m_Gravity y = -9.81
+AGENT_MASS = 100.0  # AAI3Agent.prefab: Rigidbody m_Mass
+DEFAULT_FRICTION = 0.6  # Unity's default PhysicMaterial (dynamic and static friction), combine = average
+LOW_FRICTION = 0.25  # Assets/Materials/LowFriction.physicMaterial (Cardbox1, Cardbox2)
+
+
+def combined_friction(a: float, b: float) -> float:
+    """Unity's default friction combine (``frictionCombine: 0`` = Average) of two materials."""
+    return (a + b) / 2
 
 
 def facing(heading_deg: float) -> tuple[float, float]:
@@ -39,32 +60,73 @@ def facing(heading_deg: float) -> tuple[float, float]:
 
 
 def turn(heading_deg: float, b1: int) -> float:
-    """The heading after one step of branch 1, in [0, 360)."""
+    """The heading after one physics update of branch 1 (1 = right, clockwise seen from above), in [0, 360)."""
     if b1 == 1:
-        heading_deg += TURN_DEGREES
+        heading_deg += TURN_PER_UPDATE
     elif b1 == 2:
-        heading_deg -= TURN_DEGREES
+        heading_deg -= TURN_PER_UPDATE
     return heading_deg % 360.0
 
 
-def drive(vx: float, vz: float, heading_deg: float, b0: int, grounded: bool) -> tuple[float, float]:
-    """The horizontal velocity (units per step) after one step of branch 0."""
+def drive(velocity: tuple[float, float, float], heading_deg: float, b0: int, grounded: bool) -> tuple[float, float, float]:
+    """``MoveAgent`` for one update: the velocity (x, y up, z; units/s) before PhysX runs."""
+    vx, vy, vz = velocity
     if not grounded:
-        return vx, vz
+        return vx, vy, vz
     if b0 in (1, 2):
         fx, fz = facing(heading_deg)
-        sign = 1.0 if b0 == 1 else -1.0
-        return DRAG * vx + sign * ACCEL * fx, DRAG * vz + sign * ACCEL * fz
-    vx, vz = BRAKE * vx, BRAKE * vz
-    if vx * vx + vz * vz < STOP_SPEED * STOP_SPEED:
-        return 0.0, 0.0
-    return vx, vz
+        dv = ACCELERATION * PHYSICS_DT * (1.0 if b0 == 1 else -1.0)
+        return vx + dv * fx, vy, vz + dv * fz
+    return vx * QUICK_STOP, vy * QUICK_STOP, vz * QUICK_STOP
+
+
+def integrate(velocity: tuple[float, float, float]) -> tuple[float, float, float]:
+    """PhysX's unconstrained velocity for one update: gravity added, then linear damping."""
+    vx, vy, vz = velocity
+    vy -= GRAVITY * PHYSICS_DT
+    return vx * DAMPING, vy * DAMPING, vz * DAMPING
+
+
+@dataclass(frozen=True)
+class FlatRun:
+    """A run on open flat ground from rest: where the drive ended and where the agent came to rest."""
+
+    driven: float  # units covered during the forward steps
+    coasted: float  # units covered afterwards under no-op steps, until the agent stops
+    top_speed: float  # units/s at the end of the drive
+
+
+def _slide(speed: float, normal_impulse: float, friction: float) -> float:
+    return max(0.0, speed - friction * normal_impulse)
+
+
+def flat_ground_run(forward_steps: int, friction: float = DEFAULT_FRICTION, max_coast_steps: int = 200) -> FlatRun:
+    """Distance from the equations alone: ``forward_steps`` steps of branch 0 = 1, then no-op steps.
+
+    On flat ground the contact cancels the vertical velocity, so its normal impulse per unit mass is
+    the gravity velocity gained in the update (``g dt``, damped with the rest).
+    """
+    normal = GRAVITY * PHYSICS_DT * DAMPING
+    speed = driven = coasted = 0.0
+    for _ in range(forward_steps * DECISION_PERIOD):
+        speed = _slide((speed + ACCELERATION * PHYSICS_DT) * DAMPING, normal, friction)
+        driven += speed * PHYSICS_DT
+    top = speed
+    for _ in range(max_coast_steps * DECISION_PERIOD):
+        if speed <= 0.0:
+            break
+        speed = _slide(speed * QUICK_STOP * DAMPING, normal, friction)
+        coasted += speed * PHYSICS_DT
+    return FlatRun(driven, coasted, top)
 
 
 def free_distance(steps: int) -> float:
-    """Distance covered by ``steps`` forward steps from rest on open ground (for docs and tests)."""
-    v = travelled = 0.0
-    for _ in range(steps):
-        v = DRAG * v + ACCEL
-        travelled += v
-    return travelled
+    """Units covered by ``steps`` forward steps from rest on open ground, before any coast."""
+    return flat_ground_run(steps).driven
+
+
+def steepest_climbable_slope(friction: float = DEFAULT_FRICTION) -> float:
+    """The steepest ramp (degrees) the drive can start up from rest: where the net uphill push is zero."""
+    a, g = ACCELERATION, GRAVITY
+    # a cos t - g sin t - mu (g cos t + a sin t) = 0  =>  tan t = (a - mu g) / (g + mu a)
+    return math.degrees(math.atan((a - friction * g) / (g + friction * a)))

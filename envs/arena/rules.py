@@ -1,43 +1,82 @@
 """Animal-AI's reward, health and end-of-episode rules, apart from any physics.
 
 Why apart: the rules are what scores are compared on, so they are plain arithmetic, tested alone.
-Per step (``data/README.md``, Animal-AI 3 docs):
+They follow Animal-AI v3.1.3's ``TrainingAgent.cs``, ``TrainingArena.cs`` and ``Rewards/*.cs``, and
+are applied once per 0.02 s physics update (three per environment step), because that is where
+Unity applies them:
 
-* the step costs ``-1/t`` (0 when t = 0); inside a HotZone it costs ten times that (``-10/t``, or
-  ``-1e-5`` when t = 0), instead of the normal cost;
-* health starts at 100, moves by 100 x reward, is capped at 100, and the episode ends at 0: with no
-  goal that happens exactly at step t (reported as a time limit; in a HotZone as death);
-* a goal gives sign x size (its diameter): GoodGoal +size and ends the episode; GoodGoalMulti +size,
-  ending it only when it was the last good goal (GoodGoals count too, as in Animal-AI); BadGoal
-  -size and ends it; a DeathZone gives -1 and ends it (it prevails over everything else that step).
+* Every update, before physics, ``OnActionReceived`` calls ``UpdateHealth(-1 / timeLimit)`` with
+  ``timeLimit = t x decision interval``. The arena reads that interval from the agent prefab's
+  ``DecisionRequester`` (5) in ``TrainingArena.Awake``, before ``AAI3EnvironmentManager`` sets it to
+  the real decision period (3). So an update costs ``1 / (5 t)`` (0 when t = 0), a step 0.6 / t, and
+  health (100, moving by 100 x reward, capped at 100) reaches 0 after 5 t updates: an episode of
+  time limit t lasts ceil(5 t / 3) steps.
+* A goal touched during an update gives ``sign x 0.999 x size`` (``Prefab.sizeAdjustement`` scales the
+  size it is built with; ``BallGoal.SetSize`` sets the reward from that size): GoodGoal and BadGoal end
+  the episode; GoodGoalMulti ends it when the number collected reaches the number of good goals
+  spawned (GoodGoal and GoodGoalMulti, ``ArenaBuilders.updateGoodGoalsMulti``).
+* A DeathZone (a Goal of reward -1) gives -1 and ends the episode.
+* A HotZone adds ``min(10 x (-1 / timeLimit), -0.001)`` = ``min(-2 / t, -0.001)`` every update the agent
+  is inside it (``HotZone.OnTriggerStay`` -> ``TrainingAgent.AddExtraReward``), on top of the normal
+  cost; health reaching 0 there ends the episode (reported as a death).
+* Health reaching 0 ends the episode whatever the cause.
 
-An episode ended by good goals succeeds when its total reward reaches the arena's pass mark (the
-Testbed's criterion, ``suites.passed``), so picking the smaller of two goals in a preference task is
-a failure even though it ends the episode.
+Judgement: an episode passes when its final reward reaches the arena's pass mark (``suites.passed``,
+the Testbed's criterion, also what ``TrainingAgent.UpdateHealth`` compares for its notification), however
+it ended, so picking the smaller of two goals in a preference task fails even though it ends the episode.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from agentkit.envs.arena.motion import DECISION_PERIOD
 from agentkit.envs.arena.suites import passed
 from agentkit.records import EndReason
 
-MAX_HEALTH = 100.0
-HOT_FACTOR = 10.0
-HOT_COST_UNTIMED = -1e-5
-DEATH_ZONE_REWARD = -1.0
+MAX_HEALTH = 100.0  # TrainingAgent.cs: _maxHealth
+CLOCK_DECISION_INTERVAL = 5  # AAI3Agent.prefab: DecisionRequester.DecisionPeriod, read by TrainingArena.Awake
+HOT_ZONE_FACTOR = 10.0  # Rewards/HotZone.prefab: reward (the factor AddExtraReward multiplies the update cost by)
+HOT_ZONE_MIN_COST = -0.001  # TrainingAgent.AddExtraReward: Math.Min(factor * rewardPerStep, -0.001f)
+DEATH_ZONE_REWARD = -1.0  # Rewards/DeathZone.prefab: reward
 _EPS = 1e-9
+
+
+def update_cost(t: int) -> float:
+    """Reward of one physics update in an arena of time limit ``t`` (TrainingAgent._rewardPerStep)."""
+    return -1.0 / (t * CLOCK_DECISION_INTERVAL) if t > 0 else 0.0
+
+
+def hot_zone_cost(t: int) -> float:
+    """The extra reward of one update inside a HotZone."""
+    return min(HOT_ZONE_FACTOR * update_cost(t), HOT_ZONE_MIN_COST)
+
+
+def episode_steps(t: int) -> int | None:
+    """Environment steps an idle episode of time limit ``t`` lasts (None when t = 0: no limit)."""
+    if t <= 0:
+        return None
+    updates = t * CLOCK_DECISION_INTERVAL
+    return -(-updates // DECISION_PERIOD)
 
 
 @dataclass(frozen=True)
 class GoalTouch:
-    """A goal the agent touched this step: its reward and what it does to the episode."""
+    """A goal the agent touched: its reward and what it does to the episode."""
 
-    reward: float  # sign x size
+    reward: float  # sign x size as built
     good: bool
     multi: bool
+
+
+@dataclass
+class UpdateEvents:
+    """What happened to the agent during one physics update."""
+
+    touched: list[GoalTouch] = field(default_factory=list)
+    in_death_zone: bool = False
+    in_hot_zone: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,51 +93,64 @@ class EpisodeRules:
     def __init__(self, t: int, pass_mark: float | None, good_goals: int) -> None:
         self.t = t
         self.pass_mark = pass_mark
-        self.step_cost = -1.0 / t if t > 0 else 0.0
-        self.hot_cost = HOT_FACTOR * self.step_cost if t > 0 else HOT_COST_UNTIMED
+        self.update_cost = update_cost(t)
+        self.hot_cost = hot_zone_cost(t)
         self.health = MAX_HEALTH
         self.total_reward = 0.0
         self.steps = 0
-        self.good_left = good_goals
+        self.updates = 0
+        self.good_goals = good_goals
+        self.collected = 0
         self.done = False
         self.success: bool | None = None
         self.end_reason: EndReason | None = None
 
     def zone_reward(self, name: str) -> float:
-        """What a zone gives (for the privileged state): -1 once for a DeathZone, the step cost for a HotZone."""
+        """What a zone gives (for the privileged state): -1 once for a DeathZone, per update for a HotZone."""
         return DEATH_ZONE_REWARD if name == "DeathZone" else self.hot_cost
 
-    def advance(self, touched: Sequence[GoalTouch] = (), in_death_zone: bool = False,
-                in_hot_zone: bool = False) -> StepOutcome:
-        """Account for one step in which the agent touched ``touched`` and stood where it stood."""
+    def advance(self, updates: Sequence[UpdateEvents]) -> StepOutcome:
+        """Account for one environment step made of ``updates``; stops at the update that ends it."""
         if self.done:
             raise RuntimeError("the episode is over")
         self.steps += 1
-        reward = self.hot_cost if in_hot_zone else self.step_cost
-        reward += sum(g.reward for g in touched)
-        if in_death_zone:
-            reward += DEATH_ZONE_REWARD
+        before = self.total_reward
+        for update in updates:
+            self.updates += 1
+            if self._apply(self.update_cost, EndReason.TIME_LIMIT):
+                break
+            if update.in_death_zone and self._apply(DEATH_ZONE_REWARD, EndReason.DIED, end=True):
+                break
+            if self._goals(update.touched):
+                break
+            if update.in_hot_zone and self._apply(self.hot_cost, EndReason.DIED):
+                break
+        return StepOutcome(self.total_reward - before, self.done, bool(self.success), self.end_reason)
+
+    def _goals(self, touched: Sequence[GoalTouch]) -> bool:
+        for goal in touched:
+            if goal.good:
+                self.collected += 1
+            ends = not goal.multi or self.collected >= self.good_goals
+            reason = EndReason.GOAL if goal.good else EndReason.FAILED
+            if self._apply(goal.reward, reason, end=ends):
+                return True
+        return False
+
+    def _apply(self, reward: float, reason: EndReason, end: bool = False) -> bool:
+        """``UpdateHealth``: add ``reward``; end the episode when asked to or when health runs out."""
         self.total_reward += reward
         self.health = min(MAX_HEALTH, self.health + 100.0 * reward)
-        self.good_left -= sum(1 for g in touched if g.good)
-        bad = any(not g.good for g in touched)
-        good_end = any(g.good and not g.multi for g in touched) or (
-            any(g.good for g in touched) and self.good_left <= 0
-        )
-        if in_death_zone:
-            self._end(False, EndReason.DIED)
-        elif bad:
-            self._end(False, EndReason.FAILED)
-        elif self.health <= _EPS:
+        if self.health <= _EPS:
             self.health = 0.0
-            self._end(False, EndReason.DIED if in_hot_zone else EndReason.TIME_LIMIT)
-        elif good_end:
-            ok = passed(self.total_reward, self.pass_mark)
-            self._end(ok, EndReason.GOAL if ok else EndReason.FAILED)
-        self.health = max(self.health, 0.0)
-        return StepOutcome(reward, self.done, bool(self.success), self.end_reason)
+            self._end(reason)
+        elif end:
+            self._end(reason)
+        return self.done
 
-    def _end(self, success: bool, reason: EndReason) -> None:
+    def _end(self, reason: EndReason) -> None:
         self.done = True
-        self.success = success
+        self.success = passed(self.total_reward, self.pass_mark)
+        if reason == EndReason.GOAL and not self.success:
+            reason = EndReason.FAILED
         self.end_reason = reason

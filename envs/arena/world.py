@@ -1,25 +1,30 @@
-"""The arena's physics: a pybullet world built from a layout, stepped one Animal-AI action at a time.
+"""The arena's physics: a pybullet world built from a layout, stepped as Animal-AI's Unity steps it.
 
-Why like this: an environment step must be cheap (thousands per second without rendering), so a
-step makes only the pybullet calls it needs: the agent's velocity in, the physics substeps, the
-agent's contacts and position out, plus the velocity of each bounce goal. Nothing else is queried
-until an observation asks for the full state.
+Why like this: the agent's motion, pushes, falls and climbs decide what a script achieves, so the
+world runs Animal-AI's own schedule: one environment step is ``motion.DECISION_PERIOD`` (3) physics
+updates of ``motion.PHYSICS_DT`` (0.02 s), and in each update the agent's velocity is changed by
+``TrainingAgent.MoveAgent`` and PhysX's integrator (``motion.drive``, ``motion.integrate``) and by the
+Coulomb friction of the contacts it has (computed here from the contact normals: PhysX removes the
+velocity into a surface and slows the sliding by up to friction x that impulse), before pybullet
+resolves the contacts and moves every body. Bullet adds gravity itself during its step, so the agent's
+velocity is handed over with that update's gravity taken back out. ``physics_substeps`` pybullet steps
+make one update (default 1, the time step Unity uses).
 
-One step lasts ``motion.STEP_SECONDS`` (0.06 s, Animal-AI's three fixed updates of 0.02 s) split
-into ``physics_substeps`` pybullet steps (default 3, so the time step is 0.02 s and the agent,
-at its top speed of 1.23 units per step, moves at most 0.41 units per substep: less than its
-radius plus half the thinnest wall, so it cannot tunnel through 0.1-thick walls).
+Speed: an update makes only the pybullet calls it needs (the agent's contacts, velocity and
+position, and the spin of rolling goals); nothing else is queried until an observation asks for the
+full state.
+
+Contacts and goals: the agent's contacts are refreshed at the start of every update (positions after
+the previous one), which gives the ground it stands on (Unity's ``_isGrounded``: any contact whose
+normal points up), the surfaces its friction acts on, and the goals it touched in the previous update.
 
 When an arena is built, the physics runs for 0.6 s before the episode starts, so that items placed
-in the air (Animal-AI adds a small gap under items, and some files place goals above ramps) have
-come to rest in the first frame; bounce goals start moving when the episode does. Walls take part
-in this settling as heavy bodies (a bar on posts of unequal height ends up sloping, as in Animal-AI)
-and are fixed in place when it ends (``_fix_walls``).
-
-Bounce goals keep a constant speed (``BOUNCE_SPEED``) along their facing direction; collisions
-change their direction (walls have restitution 1, see ``bodies.py``), and one that gets stuck
-reverses. Goals are touched when the agent's contact list names them; zones are tested against
-the agent's sphere geometrically, since they are triggers without a collision shape.
+in the air (Animal-AI adds a 0.01 gap under items, and some files place goals above ramps) have
+come to rest in the first frame. Walls take part in this settling as heavy bodies (a bar on posts of
+unequal height ends up sloping, as in Animal-AI) and are fixed in place when it ends (``_fix_walls``).
+Bounce goals get their push when the episode starts: ``BallGoalBounce.Start`` adds a velocity change of
+``forceToApply x fixedDeltaTime`` = 500 x 0.02 = 10 units/s along the goal's facing; after that they
+roll freely and, with no restitution anywhere, stop against what they hit.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import logging
 import math
 from dataclasses import dataclass, field
 
-from agentkit.envs.arena import motion
+from agentkit.envs.arena import materials, motion
 from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet
 from agentkit.envs.arena.bullet import connect, disconnect, p
 from agentkit.envs.arena.geometry import Box, sphere_box_distance
@@ -37,13 +42,9 @@ from agentkit.envs.arena.layout import Layout, PlacedItem
 
 logger = logging.getLogger(__name__)
 
-# Gravity in arena units per s^2. The agent covers up to 1.2 units per 0.06 s step (about 20 units/s);
-# with Earth's 9.81 it would sail several units off the top of a ramp, with 25 it hops a few tenths of
-# a unit and lands on the platform, and falls from platforms stay short.
-GRAVITY = 25.0
-BOUNCE_SPEED = 0.25  # units per step (a fifth of the agent's top speed), as a bounce goal's constant speed
-_CONTACT_DISTANCE = 0.02  # a contact closer than this counts as touching
-_GROUND_NORMAL = 0.5  # a contact whose normal points up more than this supports the agent (slopes < 60 deg)
+BOUNCE_PUSH = 500.0 * motion.PHYSICS_DT  # BallGoalBounce.cs / *Bounce.prefab: forceToApply 500, VelocityChange x dt
+_CONTACT_DISTANCE = 0.02  # a contact closer than this counts as touching (Unity's default contact offset is 0.01 per collider)
+_UP_NORMAL = 1e-3  # TrainingAgent.OnCollisionStay: grounded when a contact normal has y > 0
 _RADIUS = AGENT_DIAMETER / 2
 SETTLE_SECONDS = 0.6  # physics run at build time, before the episode starts
 SETTLE_REFINE = 4  # settling runs with time steps this many times finer than the episode's
@@ -52,8 +53,8 @@ _AT_REST = 0.05  # units (radians) per second
 
 
 @dataclass
-class StepEvents:
-    """What happened to the agent during one step."""
+class UpdateReport:
+    """What happened to the agent during one physics update."""
 
     touched: list[PlacedItem] = field(default_factory=list)  # goals touched (already removed)
     in_death_zone: bool = False
@@ -61,27 +62,45 @@ class StepEvents:
 
 
 @dataclass
-class _Bouncer:
-    body: int
-    direction: tuple[float, float]  # unit (x, y) in pybullet's horizontal plane
+class StepEvents:
+    """What happened during one environment step, update by update."""
+
+    updates: list[UpdateReport] = field(default_factory=list)
+
+    @property
+    def touched(self) -> list[PlacedItem]:
+        return [item for update in self.updates for item in update.touched]
+
+
+@dataclass(frozen=True)
+class _Surface:
+    """A contact the agent's friction acts on: the normal (pointing at the agent, bullet axes) and mu."""
+
+    normal: tuple[float, float, float]
+    friction: float
 
 
 class ArenaWorld:
     """A pybullet DIRECT server holding one arena."""
 
-    def __init__(self, physics_substeps: int = 3) -> None:
+    def __init__(self, physics_substeps: int = 1, aai_version: str = materials.DEFAULT_VERSION) -> None:
         if physics_substeps < 1:
             raise ValueError(f"physics_substeps must be at least 1, got {physics_substeps}")
         self.substeps = physics_substeps
-        self._settle_steps = max(1, round(SETTLE_SECONDS / (motion.STEP_SECONDS / physics_substeps)))
+        self.version = materials.check_version(aai_version)
+        self._dt = motion.PHYSICS_DT / physics_substeps
+        self._settle_steps = max(1, round(SETTLE_SECONDS / self._dt))
         self.client = connect()
         self.heading = 0.0
         self.agent = -1
         self.bodies: list[ItemBody] = []
         self._goal_by_body: dict[int, ItemBody] = {}
-        self._bouncers: list[_Bouncer] = []
+        self._rolling: list[int] = []  # dynamic goals, whose spin Unity caps
         self._zones: list[tuple[Box, str]] = []
         self._active: dict[int, bool] = {}
+        self._static: set[int] = set()
+        self._friction: dict[int, float] = {}
+        self._contacts: tuple = ()
         self._grounded = False
         self._position = (0.0, 0.0, 0.0)  # agent base centre, arena coordinates
 
@@ -91,47 +110,63 @@ class ArenaWorld:
         """Replace whatever was there with ``layout``; the same layout always builds the same world."""
         c = self.client
         p.resetSimulation(physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=motion.STEP_SECONDS / self.substeps, numSubSteps=0,
-                                    numSolverIterations=10, deterministicOverlappingPairs=1, physicsClientId=c)
-        p.setGravity(0, 0, -GRAVITY, physicsClientId=c)
-        add_ground(c)
+        p.setPhysicsEngineParameter(fixedTimeStep=self._dt, numSubSteps=0, numSolverIterations=12,
+                                    deterministicOverlappingPairs=1, physicsClientId=c)
+        p.setGravity(0, 0, -motion.GRAVITY, physicsClientId=c)
+        floor, fences = add_ground(c)
+        self._static = {floor, *fences}
+        for body in self._static:
+            materials.set_static(c, body)
         self.bodies = [add_item(c, item) for item in layout.items]
+        self._friction = {}
+        for b in self.bodies:
+            self._set_material(b)
         self._goal_by_body = {b.body: b for b in self.bodies if b.item.type.is_goal}
         self._active = {b.item.id: True for b in self.bodies}
         self._zones = [(b.item.boxes()[0], b.item.name) for b in self.bodies if b.item.type.kind == "zone"]
         self.agent = add_agent(c, layout.agent.position)
+        materials.set_agent(c, self.agent)
         # Let items placed in the air come to rest before the first frame, with finer time steps: a
-        # resting body sinks into its support by about gravity x time step^2 / ERP (0.05 units at
-        # the episode's 0.02 s), which would leave walls fixed that deep in the floor.
-        p.setPhysicsEngineParameter(fixedTimeStep=motion.STEP_SECONDS / self.substeps / SETTLE_REFINE, physicsClientId=c)
+        # resting body sinks into its support by about gravity x time step^2 / ERP, which would leave
+        # walls fixed that deep in the floor.
+        p.setPhysicsEngineParameter(fixedTimeStep=self._dt / SETTLE_REFINE, physicsClientId=c)
         for _ in range(self._settle_steps * SETTLE_REFINE):
             p.stepSimulation(physicsClientId=c)
         self._fix_walls()
-        p.setPhysicsEngineParameter(fixedTimeStep=motion.STEP_SECONDS / self.substeps, physicsClientId=c)
+        p.setPhysicsEngineParameter(fixedTimeStep=self._dt, physicsClientId=c)
         p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=c)
-        self._bouncers = []
+        self._rolling = [b.body for b in self.bodies if b.dynamic and b.item.type.is_goal]
         for b in self.bodies:
             if b.item.type.bounce:
-                direction = motion.facing(b.item.rotation)
-                self._bouncers.append(_Bouncer(b.body, direction))
-                speed = BOUNCE_SPEED / motion.STEP_SECONDS
-                p.resetBaseVelocity(b.body, [direction[0] * speed, direction[1] * speed, 0], [0, 0, 0],
-                                    physicsClientId=c)
+                dx, dz = motion.facing(b.item.rotation)
+                (vx, vy, vz), w = p.getBaseVelocity(b.body, physicsClientId=c)
+                p.resetBaseVelocity(b.body, [vx + dx * BOUNCE_PUSH, vy + dz * BOUNCE_PUSH, vz], w, physicsClientId=c)
         self.heading = layout.agent.rotation % 360.0
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
         self._position = (x, z - _RADIUS, y)
-        p.performCollisionDetection(physicsClientId=c)
-        contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=c)
-        self._grounded = any(self._supports(contact) for contact in contacts)
+        self._refresh_contacts()
         logger.debug("built arena: %d items, agent at %s", len(self.bodies), layout.agent.position)
+
+    def _set_material(self, b: ItemBody) -> None:
+        t = b.item.type
+        if not b.dynamic:
+            materials.set_static(self.client, b.body)
+            self._friction[b.body] = motion.DEFAULT_FRICTION
+            return
+        if t.kind == "obstacle":  # heavy walls, fixed once settled
+            materials.set_dynamic(self.client, b.body, t.name, materials.WALL_MASS)
+            self._friction[b.body] = motion.DEFAULT_FRICTION
+            return
+        mass = materials.item_mass(t.name, t.kind, self.version) or t.mass
+        materials.set_dynamic(self.client, b.body, t.name, mass)
+        self._friction[b.body] = materials.item_friction(t.name)
 
     def _fix_walls(self) -> None:
         """Walls fall into place while the arena settles, then stay where they came to rest.
 
-        Animal-AI's walls are rigid bodies of mass 10000 (100 in v3): they drop under gravity, but
-        nothing the agent does moves them. Here the agent is driven by setting its velocity, which
-        the solver treats as an unbounded force, so a wall left dynamic would slowly give way when
-        the agent keeps pushing; fixing it once it has come to rest keeps both properties.
+        Animal-AI's walls are rigid bodies of mass 10000 (``Wall.prefab``): they drop under gravity, but
+        nothing the agent (mass 100) does moves them; fixing them once they have come to rest keeps both
+        properties and spares the solver.
         """
         c = self.client
         walls = [b.body for b in self.bodies if b.dynamic and b.item.type.kind == "obstacle"]
@@ -144,6 +179,7 @@ class ArenaWorld:
         for body in walls:
             p.changeDynamics(body, -1, mass=0.0, physicsClientId=c)
             p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=c)
+            self._static.add(body)
 
     def _moving(self, body: int) -> bool:
         (vx, vy, vz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=self.client)
@@ -152,69 +188,104 @@ class ArenaWorld:
     # -- stepping -----------------------------------------------------------------------------
 
     def step(self, b0: int, b1: int) -> StepEvents:
-        """Apply one action ``[b0, b1]`` and run the physics for one step."""
+        """Apply one action ``[b0, b1]`` for the step's physics updates."""
+        events = StepEvents()
+        for index in range(motion.DECISION_PERIOD):
+            if index:
+                self._refresh_contacts()
+                self._collect(events.updates[-1])
+            events.updates.append(UpdateReport())
+            self._update(b0, b1)
+        self._refresh_contacts()
+        last = events.updates[-1]
+        self._collect(last)
+        return events
+
+    def _update(self, b0: int, b1: int) -> None:
+        """One 0.02 s physics update: Animal-AI's drive, PhysX's integration and friction, then Bullet."""
         c = self.client
         self.heading = motion.turn(self.heading, b1)
         (vx, vy, vz), _ = p.getBaseVelocity(self.agent, physicsClientId=c)
-        t = motion.STEP_SECONDS
-        hx, hz = motion.drive(vx * t, vy * t, self.heading, b0, self._grounded)
-        p.resetBaseVelocity(self.agent, [hx / t, hz / t, vz], [0, 0, 0], physicsClientId=c)
-        if self._bouncers:
-            self._keep_bouncing()
-        events = StepEvents()
-        # pybullet finds contacts before it moves the bodies, so the list a substep leaves describes
-        # the positions before its move. Goals are collected from every substep's list (a pushed goal
-        # may already be clear again at the end of the step) and from a list refreshed at the final
-        # positions (else a touch made in the last substep would count one step late).
+        v = motion.drive((vx, vz, vy), self.heading, b0, self._grounded)  # arena axes (x, y up, z)
+        v = motion.integrate(v)
+        ax, ay, az = self._apply_friction((v[0], v[2], v[1]))  # bullet axes
+        p.resetBaseVelocity(self.agent, [ax, ay, az + motion.GRAVITY * motion.PHYSICS_DT], [0, 0, 0],
+                            physicsClientId=c)
+        if self._rolling:
+            self._cap_spin()
         for _ in range(self.substeps):
             p.stepSimulation(physicsClientId=c)
-            if self._goal_by_body:
-                self._collect(p.getContactPoints(bodyA=self.agent, physicsClientId=c), events)
+
+    def _apply_friction(self, v: tuple[float, float, float]) -> tuple[float, float, float]:
+        """Coulomb friction of the agent's surfaces: each removes the velocity into it (its normal
+        impulse) and slows the sliding along it by up to friction x that impulse."""
+        vx, vy, vz = v
+        seen: set[tuple[float, float, float]] = set()
+        for contact in self._contacts:
+            body = contact[2]
+            if body not in self._static or contact[8] > _CONTACT_DISTANCE:
+                continue
+            n = contact[7]
+            key = (round(n[0], 3), round(n[1], 3), round(n[2], 3))
+            if key in seen:
+                continue
+            seen.add(key)
+            into = vx * n[0] + vy * n[1] + vz * n[2]
+            if into >= 0.0:
+                continue
+            tx, ty, tz = vx - into * n[0], vy - into * n[1], vz - into * n[2]
+            slide = math.sqrt(tx * tx + ty * ty + tz * tz)
+            if slide <= 0.0:
+                continue
+            keep = max(0.0, slide - self._friction.get(body, motion.DEFAULT_FRICTION) * -into) / slide
+            vx, vy, vz = into * n[0] + tx * keep, into * n[1] + ty * keep, into * n[2] + tz * keep
+        return vx, vy, vz
+
+    def _cap_spin(self) -> None:
+        """Unity caps a rigid body's spin at ``maxAngularVelocity`` (7 rad/s by default): a rolling goal
+        that is pushed faster slides instead of spinning up."""
+        c = self.client
+        cap = materials.MAX_ANGULAR_VELOCITY
+        for body in self._rolling:
+            if not self._active_body(body):
+                continue
+            linear, (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=c)
+            spin = math.sqrt(wx * wx + wy * wy + wz * wz)
+            if spin > cap:
+                k = cap / spin
+                p.resetBaseVelocity(body, linear, [wx * k, wy * k, wz * k], physicsClientId=c)
+
+    def _refresh_contacts(self) -> None:
+        """The agent's contacts and position now; whether it stands on something."""
+        c = self.client
         p.performCollisionDetection(physicsClientId=c)
-        final = p.getContactPoints(bodyA=self.agent, physicsClientId=c)
-        self._collect(final, events)
-        self._grounded = any(self._supports(contact) for contact in final)
-        for goal in events.touched:
-            self._remove(goal)
+        self._contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=c)
+        self._grounded = any(contact[8] <= _CONTACT_DISTANCE and contact[7][2] > _UP_NORMAL
+                             for contact in self._contacts)
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
         self._position = (x, z - _RADIUS, y)
-        if self._zones:
-            centre = (x, z, y)
-            for box, name in self._zones:
-                if sphere_box_distance(centre, box) < _RADIUS:
-                    if name == "DeathZone":
-                        events.in_death_zone = True
-                    else:
-                        events.in_hot_zone = True
-        return events
 
-    def _collect(self, contacts: tuple, events: StepEvents) -> None:
-        """Mark the goals among ``contacts`` as touched (once each)."""
-        for contact in contacts:
+    def _collect(self, report: UpdateReport) -> None:
+        """Goals among the current contacts (once each, then removed) and the zones the agent is in."""
+        for contact in self._contacts:
             goal = self._goal_by_body.get(contact[2])
             if goal is not None and contact[8] <= _CONTACT_DISTANCE and self._active[goal.item.id]:
                 self._active[goal.item.id] = False
-                events.touched.append(goal.item)
-
-    @staticmethod
-    def _supports(contact: tuple) -> bool:
-        """A contact under the agent: close, with its normal (pointing at the agent) mostly upwards."""
-        return contact[8] <= _CONTACT_DISTANCE and contact[7][2] > _GROUND_NORMAL
-
-    def _keep_bouncing(self) -> None:
-        c = self.client
-        speed = BOUNCE_SPEED / motion.STEP_SECONDS
-        for bouncer in self._bouncers:
-            if not self._active_body(bouncer.body):
-                continue
-            (vx, vy, vz), _ = p.getBaseVelocity(bouncer.body, physicsClientId=c)
-            horizontal = math.hypot(vx, vy)
-            if horizontal > 0.2 * speed:
-                bouncer.direction = (vx / horizontal, vy / horizontal)
-            else:  # stopped against something: go back the way it came
-                bouncer.direction = (-bouncer.direction[0], -bouncer.direction[1])
-            dx, dy = bouncer.direction
-            p.resetBaseVelocity(bouncer.body, [dx * speed, dy * speed, vz], [0, 0, 0], physicsClientId=c)
+                report.touched.append(goal.item)
+        for item in report.touched:
+            self._remove(item)
+        if report.touched:
+            self._contacts = tuple(c for c in self._contacts if c[2] not in self._goal_by_body
+                                   or self._active_body(c[2]))
+        if self._zones:
+            x, y, z = self._position
+            centre = (x, y + _RADIUS, z)
+            for box, name in self._zones:
+                if sphere_box_distance(centre, box) < _RADIUS:
+                    if name == "DeathZone":
+                        report.in_death_zone = True
+                    else:
+                        report.in_hot_zone = True
 
     def _active_body(self, body: int) -> bool:
         goal = self._goal_by_body.get(body)
@@ -223,7 +294,7 @@ class ArenaWorld:
     def _remove(self, item: PlacedItem) -> None:
         body = next(b for b in self.bodies if b.item.id == item.id)
         p.removeBody(body.body, physicsClientId=self.client)
-        self._bouncers = [b for b in self._bouncers if b.body != body.body]
+        self._rolling = [b for b in self._rolling if b != body.body]
 
     # -- state --------------------------------------------------------------------------------
 

@@ -1,0 +1,84 @@
+"""Masses, friction and damping of the arena's bodies, per Animal-AI version, as pybullet parameters.
+
+Why a module of its own: Unity (PhysX) and pybullet (Bullet) combine materials differently, so the
+numbers given to pybullet are not the prefab's numbers but the ones that make each contact that
+matters behave as in Animal-AI:
+
+* Unity averages the friction of two materials (``frictionCombine: 0``), Bullet multiplies them. The
+  static surfaces (floor, fence, walls, ramps, tunnels) get friction 1 here, so a moving body on them
+  slides with its own number, which is set to the Unity average of its material and the default one
+  (0.6): goals and U/L blocks 0.6, cardboard boxes (``LowFriction.physicMaterial``, 0.25) 0.425.
+  The agent gets friction 0 in Bullet: ``world.py`` applies its Coulomb friction itself, from its
+  contacts, exactly as PhysX would for the agent's default material (see ``motion.py``).
+* No material in the v3.1.3 arena bounces (default bounciness 0; ``BounceBall.physicMaterial`` is used
+  by no prefab), so every restitution is 0.
+* Unity's drag multiplies a velocity by ``1 - drag x dt`` each 0.02 s update; Bullet multiplies by
+  ``(1 - damping) ^ dt``. ``bullet_damping`` converts one into the other. Goals and blocks have drag 0
+  and angular drag 0.05 (their prefabs); the agent's drag is applied by ``world.py`` (so 0 here).
+
+Masses (the prefabs' ``Rigidbody.m_Mass``): v3.1.3 Cardbox1 1, Cardbox2 2, UObject/LObject/LObject2 1.5,
+goals 1, walls 10000, the agent 100; v4.1.0 LightBlock 220, HeavyBlock 420, U/L/J blocks 180,
+HollowBox 500. Walls and ramps (mass 1000) are fixed in place here (see ``world.ArenaWorld._fix_walls``).
+"""
+
+from __future__ import annotations
+
+from agentkit.envs.arena.bullet import p
+from agentkit.envs.arena.motion import AGENT_MASS, DEFAULT_FRICTION, LOW_FRICTION, PHYSICS_DT, combined_friction
+
+AAI_VERSIONS = ("3.1.3", "4.1.0")
+DEFAULT_VERSION = "3.1.3"
+STATIC_FRICTION_BULLET = 1.0  # see the module docstring: Bullet multiplies, so the mover's number decides
+ANGULAR_DRAG = 0.05  # goals' and blocks' prefabs: Rigidbody m_AngularDrag
+MAX_ANGULAR_VELOCITY = 7.0  # Unity's default Rigidbody.maxAngularVelocity (rad/s)
+
+# Rigidbody masses by Animal-AI version and our item name (aliases are resolved to these names).
+_MASSES = {
+    "3.1.3": {"Cardbox1": 1.0, "Cardbox2": 2.0, "UObject": 1.5, "LObject": 1.5, "LObject2": 1.5},
+    "4.1.0": {"Cardbox1": 220.0, "Cardbox2": 420.0, "UObject": 180.0, "LObject": 180.0, "LObject2": 180.0,
+              "HollowBox": 500.0},
+}
+GOAL_MASS = 1.0  # Rewards/*Goal*.prefab: m_Mass
+WALL_MASS = 10000.0  # Immoveable/Wall.prefab, WallTransparent.prefab: m_Mass (both versions)
+_LOW_FRICTION_ITEMS = frozenset({"Cardbox1", "Cardbox2"})
+
+
+def check_version(version: str) -> str:
+    if version not in AAI_VERSIONS:
+        raise ValueError(f"aai_version must be one of {', '.join(AAI_VERSIONS)}; got {version!r}")
+    return version
+
+
+def bullet_damping(unity_drag: float, dt: float = PHYSICS_DT) -> float:
+    """Bullet's damping coefficient that keeps the same fraction of a velocity per ``dt`` as Unity's drag."""
+    kept = max(0.0, 1.0 - unity_drag * dt)
+    return 1.0 - kept ** (1.0 / dt)
+
+
+def item_mass(name: str, kind: str, version: str) -> float | None:
+    """The mass of a dynamic item, or None for items this arena keeps static."""
+    if kind == "goal":
+        return GOAL_MASS
+    return _MASSES[version].get(name)
+
+
+def item_friction(name: str) -> float:
+    """Friction of a moving item against a static surface (the Unity average with the default material)."""
+    own = LOW_FRICTION if name in _LOW_FRICTION_ITEMS else DEFAULT_FRICTION
+    return combined_friction(own, DEFAULT_FRICTION)
+
+
+def set_static(client: int, body: int) -> None:
+    p.changeDynamics(body, -1, lateralFriction=STATIC_FRICTION_BULLET, restitution=0.0, rollingFriction=0.0,
+                     spinningFriction=0.0, physicsClientId=client)
+
+
+def set_dynamic(client: int, body: int, name: str, mass: float) -> None:
+    p.changeDynamics(body, -1, mass=mass, lateralFriction=item_friction(name), restitution=0.0, rollingFriction=0.0,
+                     spinningFriction=0.0, linearDamping=0.0, angularDamping=bullet_damping(ANGULAR_DRAG),
+                     physicsClientId=client)
+
+
+def set_agent(client: int, body: int) -> None:
+    p.changeDynamics(body, -1, mass=AGENT_MASS, lateralFriction=0.0, restitution=0.0, rollingFriction=0.0,
+                     spinningFriction=0.0, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
