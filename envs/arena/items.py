@@ -145,15 +145,19 @@ ALIASES: dict[str, str] = {
 # How far above the floor a zone reaches (its trigger volume is [0, this] over its footprint).
 # v3.1.3's DeathZone and HotZone are both trigger cubes scaled to their (0.999-adjusted) size and
 # centred 0.15 below the floor whatever y the file gives (Rewards/DeathZone.cs and HotZone.cs:
-# ``AdjustY`` returns -0.15; ``SetSize`` scales y by the size): a zone of y size h rises to
-# h / 2 - 0.15 above the floor (1.35 for the h = 3 of Testbed 04-13; 0.1 for the smallest, h = 0.5).
-ZONE_CENTRE_Y = -0.15
+# ``AdjustY`` returns -0.15; ``SetSize`` scales y by the size), while the floor's top is at -0.01
+# (AAI3Arena.prefab: Ground at y -0.51, 1 high). So a zone of y size h rises h / 2 - 0.14 above the
+# floor everything rests on: 1.36 for the h = 3 (2.997 built) of Testbed 04-13, 0.11 for the smallest
+# (h = 0.5), which is higher than a 0.1 wall lying on the floor (so in v3.1.3 the bridge of Testbed
+# 04-22 does not save the agent; see docs/arena-fidelity.md).
+ZONE_CENTRE_Y = -0.15  # Rewards/DeathZone.cs, HotZone.cs: AdjustY
+FLOOR_TOP_Y = -0.01  # AAI3Arena.prefab: Ground m_LocalPosition.y -0.51, scale y 1
 MIN_ZONE_TOP = 0.001  # keeps a zone's trigger above the floor whatever the size
 
 
 def zone_height(name: str, size_y: float) -> float:
     """Height above the floor of the zone ``name`` given the y of its size as built."""
-    return max(size_y / 2 + ZONE_CENTRE_Y, MIN_ZONE_TOP)
+    return max(size_y / 2 + ZONE_CENTRE_Y - FLOOR_TOP_Y, MIN_ZONE_TOP)
 
 
 def canonical_name(name: str) -> str | None:
