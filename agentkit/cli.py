@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
-from agentkit.cli_common import DB_HELP, emit_json, err, fail, out
+from agentkit.cli_common import DB_HELP, PASS_RULE_HELP, PASS_RULES, emit_json, err, fail, out
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
@@ -68,6 +68,7 @@ def run(
     max_tokens: int = typer.Option(1024),
     max_cost: Optional[float] = typer.Option(None, help="Cost budget per episode in US dollars."),
     aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+    pass_rule: str = typer.Option("aai", "--pass-rule", help=PASS_RULE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
@@ -90,12 +91,14 @@ def run(
         _fail(str(exc))
     if not tasks_to_run:
         _fail("name a --task or a --suite")
+    if pass_rule not in PASS_RULES:
+        _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
     try:
         config = RunConfig(
             env=env, tasks=tasks_to_run, model=model, api_base=api_base, episodes=episodes, seed=seed,
             max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
             templates_dir=str(templates) if templates else None, include_images=not no_images,
-            temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost,
+            temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost, pass_rule=pass_rule,
             backend_options={"aai_build": aai_build} if aai_build else {},
         )
     except ValidationError as exc:
@@ -104,7 +107,9 @@ def run(
 
     def line(result) -> None:
         if not as_json:
-            mark = "[green]success[/green]" if result.success else "[red]fail[/red]"
+            verdict = result.metrics.get("pass", result.success)
+            mark = ("[yellow]no verdict[/yellow]" if verdict is None else
+                    "[green]success[/green]" if result.success else "[red]fail[/red]")
             out.print(f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
                       f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}")
 
@@ -115,8 +120,10 @@ def run(
     if as_json:
         _emit_json(summary.to_json())
     else:
+        judged = summary.judged
+        unjudged = f"; {len(summary.episodes) - len(judged)} without a verdict" if len(judged) < len(summary.episodes) else ""
         out.print(f"run {summary.run_id}: success rate {summary.success_rate:.1%} "
-                  f"({sum(e.success for e in summary.episodes)}/{len(summary.episodes)})")
+                  f"({sum(e.success for e in judged)}/{len(judged)}; pass rule {config.pass_rule}{unjudged})")
 
 
 @app.command()

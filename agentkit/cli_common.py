@@ -18,6 +18,10 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line errors stay one line
 
 DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
+PASS_RULES = ("aai", "llm-aai")  # agentkit.pass_rule.PassRule
+PASS_RULE_HELP = ("How an episode stopped by a limit or broken by an error is judged: 'aai' (Animal-AI's: the "
+                  "clock is run out idly, errors never pass) or 'llm-aai' (as the LLM-AAI paper's code: errors "
+                  "get no verdict); see docs/scoring.md. Stored with the run.")
 
 
 def fail(message: str) -> NoReturn:

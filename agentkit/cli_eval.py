@@ -14,12 +14,19 @@ from typing import Any, Optional
 import typer
 
 
+def _verdict(episode: dict[str, Any]) -> bool | None:
+    """An episode's pass (or, for backends with no pass metric, its success); None: no verdict
+    (agentkit.pass_rule), left out of every rate."""
+    value = episode.get("pass", episode["success"])
+    return None if value is None else bool(value)
+
+
 def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     """Pass (or success) proportions grouped by a metric the backend reports (level, category)."""
     groups: dict[Any, list[bool]] = {}
     for e in episodes:
-        if key in e:
-            groups.setdefault(e[key], []).append(bool(e.get("pass", e["success"])))
+        if key in e and _verdict(e) is not None:
+            groups.setdefault(e[key], []).append(bool(_verdict(e)))
     # numbers in numeric order (level 2 before level 10), then anything else by its text
     def order(k: Any) -> tuple[int, float, str]:
         return (0, float(k), "") if isinstance(k, (int, float)) and not isinstance(k, bool) else (1, 0.0, str(k))
@@ -30,7 +37,8 @@ def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any
 def run_json(summary: Any) -> dict[str, Any]:
     data = summary.to_json()
     episodes = data["episodes"]
-    data["pass_rate"] = (sum(bool(e.get("pass", e["success"])) for e in episodes) / len(episodes)) if episodes else 0.0
+    verdicts = [v for v in map(_verdict, episodes) if v is not None]
+    data["pass_rate"] = sum(verdicts) / len(verdicts) if verdicts else 0.0
     for key in ("level", "category"):
         groups = _group_rates(episodes, key)
         if groups:
@@ -40,6 +48,7 @@ def run_json(summary: Any) -> dict[str, Any]:
 
 def register(app: typer.Typer) -> None:
     from agentkit.cli import DB_HELP, _emit_json, _fail, _store, err, out
+    from agentkit.cli_common import PASS_RULE_HELP, PASS_RULES
 
     @app.command("eval")
     def eval_command(
@@ -60,6 +69,7 @@ def register(app: typer.Typer) -> None:
         modality: Optional[str] = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
         harness: Optional[str] = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
         figure: Optional[Path] = typer.Option(None, help="Write the per-category figure (PNG) here."),
+        pass_rule: Optional[str] = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
     ) -> None:
         """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
         from agentkit.config import RunConfig
@@ -68,7 +78,11 @@ def register(app: typer.Typer) -> None:
         from agentkit.runner import execute_run
 
         overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
-                                     "api_base": api_base}
+                                     "api_base": api_base, "pass_rule": pass_rule}
+        if pass_rule is not None and pass_rule not in PASS_RULES:
+            _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
+        if resume and pass_rule is not None:
+            _fail("--pass-rule: a resumed run keeps the rule it was started with")
         store = _store(db)
         name = ""
         if resume:
@@ -116,7 +130,9 @@ def register(app: typer.Typer) -> None:
         for config in configs:
             def line(result: Any, _model: str = config.model) -> None:
                 if not as_json:
-                    mark = "[green]pass[/green]" if result.metrics.get("pass", result.success) else "[red]fail[/red]"
+                    verdict = result.metrics.get("pass", result.success)
+                    mark = ("[yellow]no verdict[/yellow]" if verdict is None else
+                            "[green]pass[/green]" if verdict else "[red]fail[/red]")
                     out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
                               f"reward={result.reward:.3f}  end={result.end_reason.value}  ({_model})")
 
@@ -144,8 +160,9 @@ def register(app: typer.Typer) -> None:
             results.append(data)
             if not as_json:
                 stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
+                unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
                 out.print(f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
-                          f"pass rate {data['pass_rate']:.1%}{stopped}")
+                          f"pass rate {data['pass_rate']:.1%} (pass rule {config.pass_rule}{unjudged}){stopped}")
                 for group in data.get("by_level", []):
                     out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
         if as_json:

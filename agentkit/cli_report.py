@@ -105,6 +105,9 @@ def aai(
         out.print(task_table(report))
     top = ", ".join(f"{name} {p:.3f}" for name, p in report.olympics_top)
     out.print(f"children: the {len(report.children_ids)} with no missing task; Olympics top 10 over all 900 tasks: {top}")
+    rules = ", ".join(f"{run_id} {rule or 'not recorded (stopped episodes judged on the reward so far)'}"
+                      for run_id, rule in report.pass_rules.items())
+    out.print(f"pass rule of each run: {rules}")
     for kind, path in files.items():
         out.print(f"wrote {kind}: {path}")
 

@@ -37,6 +37,9 @@ class RunConfig(BaseModel):
     max_output_tokens: int | None = None
     max_cost_usd: float | None = None
     max_wall_s: float | None = Field(None, gt=0)  # per episode
+    # How an episode stopped by these limits or broken by an error is judged (agentkit.pass_rule):
+    # "aai" (Animal-AI's, the default) or "llm-aai" (as the LLM-AAI paper's code judged).
+    pass_rule: Literal["aai", "llm-aai"] = "aai"
     # Run-wide limits: when one is reached no new episode starts and running ones end cleanly.
     run_max_cost_usd: float | None = Field(None, gt=0)
     run_max_tokens: int | None = Field(None, gt=0)

@@ -2,7 +2,9 @@
 
 It knows backends, models, renderers and stores only through their small interfaces, so the same
 loop drives every world. Each turn is written to the store before the next begins, so a crash
-loses at most the turn in flight.
+loses at most the turn in flight. When the loop's own limits stop an episode, the world's clock is
+run out idly before the episode is judged; the run's pass rule judges broken episodes
+(agentkit.pass_rule).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from agentkit.actions import CompileError, ParseError, Script, parse_script
-from agentkit.envs.base import Backend, StepResult
+from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.models.base import Model, ModelError
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
+from agentkit.pass_rule import PassRule, apply, runs_out_clock
 from agentkit.prompts import PromptRenderer
 from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
 
@@ -52,6 +55,7 @@ class EpisodeSetup:
     model: Model
     memory: MemoryPolicy = field(default_factory=FullHistory)
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
+    pass_rule: PassRule = PassRule.AAI  # how a stopped or broken episode is judged (agentkit.pass_rule)
 
 
 class _Budget:
@@ -254,16 +258,47 @@ def run_episode(
         elif scripts >= limits.max_scripts:
             end_reason = EndReason.SCRIPT_LIMIT
 
+    clock: dict[str, Any] | None = None
+    if runs_out_clock(end_reason) and not observation.done:
+        observation, clock, broke = _run_out_clock(backend, observer, observation, episode_id)
+        if broke:
+            end_reason = EndReason.ENV_ERROR
+    metrics = backend.episode_metrics(observation)
+    if clock is not None:
+        metrics["clock_run_out"] = clock
+    success, metrics = apply(setup.pass_rule, end_reason, bool(observation.success) and end_reason == EndReason.GOAL,
+                             metrics)
     return EpisodeResult(
         episode_id=episode_id,
         task=task,
         seed=seed,
-        success=bool(observation.success) and end_reason == EndReason.GOAL,
+        success=success,
         reward=observation.total_reward,
         end_reason=end_reason,
         scripts=scripts,
         turns=len(history),
         usage=budget.usage,
         actions=all_actions,
-        metrics=backend.episode_metrics(observation),
+        metrics=metrics,
     )
+
+
+def _run_out_clock(backend: Backend, observer: Observer, observation: Observation,
+                   episode_id: str) -> tuple[Observation, dict[str, Any], bool]:
+    """Let the world go on idly until its clock ends the episode (our limits stopped asking the
+    model; the world does not stop with them). Returns the final observation, the record of what was
+    stepped (stored with the episode's metrics) and whether the simulator raised meanwhile."""
+    record: dict[str, Any] = {"reward_when_stopped": observation.total_reward}
+    try:
+        run_out: ClockRunOut = backend.run_out_clock()
+        if run_out.idle_steps:
+            observation = observer.observe(backend.observe())
+    except Exception as exc:  # a simulator crash: the episode ends as an environment error, never a pass
+        log.exception("episode %s: environment error while running out the clock", episode_id)
+        return observation, {**record, "error": f"{type(exc).__name__}: {exc}"}, True
+    if run_out.idle_steps:
+        log.debug("episode %s: clock run out with %d idle steps (reward %+.4f)", episode_id,
+                  run_out.idle_steps, run_out.reward)
+    return observation, {**record, "idle_steps": run_out.idle_steps, "reward": run_out.reward,
+                         "ended": run_out.ended,
+                         "end_reason": run_out.end_reason.value if run_out.end_reason else None}, False

@@ -18,6 +18,7 @@ from agentkit.config import RunConfig
 from agentkit.loop import EpisodeSetup, run_episode
 from agentkit.models.base import Model
 from agentkit.observers import Observation
+from agentkit.pass_rule import apply as judge_metrics
 from agentkit.records import EndReason, EpisodeResult, ModelReply
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.setup_episode import make_setup
@@ -125,11 +126,12 @@ class Worker:
             result = run_episode(setup, planned.task, planned.seed, sink=self.store, episode_id=episode_id,
                                  should_stop=self.budget.stop_reason)
         except KeyboardInterrupt:
-            self.store.finish_episode(episode_id, _ended(episode_id, planned, EndReason.CANCELLED))
+            rule = self.ctx.config.pass_rule
+            self.store.finish_episode(episode_id, _ended(episode_id, planned, EndReason.CANCELLED, rule))
             raise
         except Exception as exc:  # building parts or resetting the env failed: record it, never lose it
             log.exception("episode %s (%s) failed outside the turn loop", episode_id, planned.task)
-            result = _ended(episode_id, planned, EndReason.ENV_ERROR)
+            result = _ended(episode_id, planned, EndReason.ENV_ERROR, self.ctx.config.pass_rule)
             self.store.finish_episode(episode_id, result, error=f"{type(exc).__name__}: {exc}")
             self._drop_parts()
             return result
@@ -139,9 +141,11 @@ class Worker:
         return result
 
 
-def _ended(episode_id: str, planned: PlannedEpisode, reason: EndReason) -> EpisodeResult:
-    return EpisodeResult(episode_id=episode_id, task=planned.task, seed=planned.seed, success=False,
-                         reward=0.0, end_reason=reason, scripts=0, turns=0, trial=planned.trial)
+def _ended(episode_id: str, planned: PlannedEpisode, reason: EndReason, rule: str) -> EpisodeResult:
+    """The result of an episode that ended before its loop could judge it, judged by the run's rule."""
+    success, metrics = judge_metrics(rule, reason, False, {})
+    return EpisodeResult(episode_id=episode_id, task=planned.task, seed=planned.seed, success=success,
+                         reward=0.0, end_reason=reason, scripts=0, turns=0, trial=planned.trial, metrics=metrics)
 
 
 # --- thread and process pools share one entry point -------------------------------------------

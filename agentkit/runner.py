@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentkit import __version__
 from agentkit.config import RunConfig
+from agentkit.pass_rule import has_verdict
 from agentkit.records import EndReason, EpisodeResult, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (RERUN_REASONS, PlannedEpisode, Worker, WorkerContext, process_init,
@@ -45,8 +46,15 @@ class RunSummary:
     stopped: EndReason | None = None  # set when a run-wide limit or Ctrl-C ended the run early
 
     @property
+    def judged(self) -> list[EpisodeResult]:
+        """The episodes with a verdict (the pass rule leaves interrupted ones, and under ``llm-aai``
+        broken ones, without one: they are not counted, and ``--resume`` plays them again)."""
+        return [e for e in self.episodes if has_verdict(e.metrics)]
+
+    @property
     def success_rate(self) -> float:
-        return sum(e.success for e in self.episodes) / len(self.episodes) if self.episodes else 0.0
+        judged = self.judged
+        return sum(e.success for e in judged) / len(judged) if judged else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +64,8 @@ class RunSummary:
             "model": self.config.model,
             "episodes": [e.to_json() for e in self.episodes],
             "success_rate": self.success_rate,
+            "pass_rule": self.config.pass_rule,
+            "not_judged": len(self.episodes) - len(self.judged),
             "stopped": self.stopped.value if self.stopped else None,
         }
 

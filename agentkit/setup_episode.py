@@ -16,6 +16,7 @@ from agentkit.models.base import Model
 from agentkit.models.cached_model import CachedModel, ResponseCache
 from agentkit.models.rate_limit import RateLimitedModel, limiter_for, provider_of
 from agentkit.observers.observer import Observer, ObserverConfig
+from agentkit.pass_rule import PassRule
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
 
@@ -103,6 +104,7 @@ def make_setup(
         renderer=renderer,
         model=model,
         memory=memory_policy_from_spec(config.memory),
+        pass_rule=PassRule(config.pass_rule),
         limits=EpisodeLimits(
             max_scripts=config.max_scripts,
             max_parse_failures=config.max_parse_failures,

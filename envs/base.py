@@ -34,6 +34,21 @@ class StepResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ClockRunOut:
+    """What running out an episode's clock did (``Backend.run_out_clock``).
+
+    ``idle_steps``: idle actions stepped; ``reward``: the reward they brought (the clock's cost, and
+    anything the world did meanwhile); ``ended``: whether the episode reached its own end (False for
+    a world with no clock, where nothing was stepped), and ``end_reason`` the world's reason.
+    """
+
+    idle_steps: int = 0
+    reward: float = 0.0
+    ended: bool = False
+    end_reason: EndReason | None = None  # why the world ended it (e.g. time_limit), when it did
+
+
 class ScriptPolicy(Protocol):
     """A privileged planner that answers in the script language (the backend's reference agent)."""
 
@@ -89,6 +104,19 @@ class Backend(ABC):
         """What the world does while the model produced an unusable answer (default: nothing)."""
         return []
 
+    def run_out_clock(self) -> ClockRunOut:
+        """Let the world go on with the idle action until the episode ends by its own rules.
+
+        Why: when the loop stops asking the model (a script, parse-failure, token, cost or wall
+        limit of ours), the world does not stop with it. A child who stops moving in Animal-AI
+        still loses health until the time limit ends the episode, and is judged on the reward it
+        ends with; judging on the reward so far would make stopping early pay (a task whose pass
+        mark is below zero would pass without a single move). A backend with a clock steps its
+        no-op until the episode is done (``step_until_done``); the default, for worlds with no
+        clock (or none that idling can reach), steps nothing and the episode is judged as it stands.
+        """
+        return ClockRunOut()
+
     @abstractmethod
     def reference_policy(self) -> ScriptPolicy:
         """The backend's privileged reference agent, writing scripts in its own vocabulary."""
@@ -117,3 +145,16 @@ class Backend(ABC):
 
     def close(self) -> None:
         """Release simulator resources."""
+
+
+def step_until_done(backend: Backend, action: Any, max_steps: int) -> ClockRunOut:
+    """Step ``action`` until the episode ends or ``max_steps`` were stepped (a guard, never the rule:
+    a backend picks a bound its clock always reaches first)."""
+    steps, reward = 0, 0.0
+    while steps < max_steps:
+        result = backend.step(action)
+        steps += 1
+        reward += result.reward
+        if result.done:
+            return ClockRunOut(steps, reward, True, result.end_reason)
+    return ClockRunOut(steps, reward, False)

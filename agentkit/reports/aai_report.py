@@ -24,6 +24,15 @@ CHILDREN = "children"
 OLYMPICS = "olympics_top10"
 REFERENCE = "reference"
 CI_METHOD = "Wilson score interval, 95%, over (participant x task) pairs"
+# How a pass is judged (agentkit.pass_rule, docs/scoring.md); the children's and Olympics columns
+# are the published final rewards against the same pass marks.
+PASS_CRITERION = (
+    "pass = reward at the episode's end >= the arena's pass mark (Animal-AI Testbed). An episode stopped by "
+    "a limit of ours (scripts, parse failures, tokens, cost, time) first runs out its clock with the no-op "
+    "[0, 0]; an untimed arena (t = 0) stopped that way passes only with a positive reward at the pass mark. "
+    "Rule 'aai': a model or environment error is never a pass. Rule 'llm-aai' (as the LLM-AAI code): such "
+    "an episode has no verdict and is not counted. Interrupted episodes are not counted."
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,8 @@ class AAIReport:
     olympics_top: list[tuple[str, float]] = field(default_factory=list)
     not_counted: dict[str, int] = field(default_factory=dict)
     reference_run: str | None = None  # the run id behind the reference column
+    pass_rules: dict[str, str | None] = field(default_factory=dict)  # run id -> its pass rule (None: not recorded)
+    not_judged: dict[str, int] = field(default_factory=dict)  # run id -> finished episodes without a verdict
 
     @property
     def shown_columns(self) -> list[Column]:
@@ -105,6 +116,9 @@ class AAIReport:
                 OLYMPICS: [{"entrant": name, "proportion_all_900": p} for name, p in self.olympics_top],
             },
             "not_counted_episodes": self.not_counted,
+            "pass_criterion": PASS_CRITERION,
+            "pass_rules": self.pass_rules,
+            "not_judged_episodes": self.not_judged,
         }
         if detail:
             data["task_detail"] = [{"task": t, "level": level_of(t), **self._row_json([t])} for t in self.tasks]
@@ -129,8 +143,11 @@ def build_report(
         columns.append(Column(REFERENCE, f"reference ({reference.run_id})", reference.by_task))
     for run in runs:
         columns.append(Column(run.run_id, run.label, run.by_task, is_run=True))
-    not_counted = {r.run_id: r.not_counted for r in [*runs, *([reference] if reference else [])]}
+    every = [*runs, *([reference] if reference else [])]
+    not_counted = {r.run_id: r.not_counted for r in every}
     return AAIReport(
+        pass_rules={r.run_id: r.pass_rule.value if r.pass_rule else None for r in every},
+        not_judged={r.run_id: r.not_judged for r in every},
         tasks=list(tasks), columns=columns, task_set=task_set, children_ids=complete,
         olympics_top=[(e.name, e.proportion) for e in top], not_counted=not_counted,
         reference_run=reference.run_id if reference is not None else None,

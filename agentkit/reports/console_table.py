@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from agentkit.reports.aai_report import CI_METHOD, AAIReport
+from agentkit.reports.aai_report import CI_METHOD, PASS_CRITERION, AAIReport
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import level_of
 
@@ -20,7 +20,7 @@ def level_table(report: AAIReport) -> Table:
     """Proportion passed per level and overall: p [95% interval] passed/pairs, one column per group."""
     table = Table(title=f"Animal-AI pass proportions: {report.task_set} ({len(report.tasks)} tasks)",
                   caption=f"p [{CI_METHOD}] passed/pairs; each group counts only the tasks it played "
-                          f"(children: 40); – = no pair")
+                          f"(children: 40); – = no pair\n{PASS_CRITERION}")
     table.add_column("level", justify="right")
     table.add_column("tasks", justify="right")
     for column in report.shown_columns:

@@ -13,7 +13,7 @@ import html
 import io
 from pathlib import Path
 
-from agentkit.reports.aai_report import CI_METHOD, AAIReport
+from agentkit.reports.aai_report import CI_METHOD, PASS_CRITERION, AAIReport
 from agentkit.reports.proportions import Proportion
 
 PNG_NAME = "aai_report.png"
@@ -75,6 +75,8 @@ def render_html(report: AAIReport, png: bytes) -> str:
         f"<td>{html.escape(_fmt(overall[c.key]))}</td>" for c in report.shown_columns) + "</tr>")
     top = ", ".join(f"{html.escape(name)} ({p:.3f})" for name, p in report.olympics_top)
     image = base64.b64encode(png).decode("ascii")
+    rules = ", ".join(f"{html.escape(run_id)}: {html.escape(rule or 'not recorded')}"
+                      for run_id, rule in report.pass_rules.items()) or "none"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Animal-AI comparison report</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse}}
@@ -88,6 +90,7 @@ img{{max-width:100%}}</style></head><body>
 <p>Cells: proportion passed [95% interval] (passed/pairs). {html.escape(CI_METHOD)}.</p>
 <p>Children: the {len(report.children_ids)} children with no missing task (Voudouris et al. 2022).
 Olympics top 10 by proportion passed over all 900 tasks (Crosby et al. 2020): {top}.</p>
+<p>{html.escape(PASS_CRITERION)} Pass rule of each run: {rules}.</p>
 </body></html>
 """
 

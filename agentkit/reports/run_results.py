@@ -1,11 +1,13 @@
 """Pass outcomes of a stored run, per Testbed task, read from the transcript store.
 
 Why a module of its own: which episodes count is a decision worth stating once. An episode counts
-when it finished and its backend recorded a ``pass`` metric (the arena's ``episode_metrics``; the
-Unity connector uses the same key). Each trial of a task is one (participant x task) pair. When a
-(task, trial, seed) was relaunched after a crash, only its latest attempt counts, as everywhere
-else in the store. Episodes still running or left unfinished are not counted, and are reported so
-that a half-finished run is not mistaken for a complete one.
+when it finished with a verdict under its run's pass rule (``agentkit.pass_rule.stored_verdict``:
+the backend's ``pass`` metric, from the arena's ``episode_metrics`` or the Unity connector's; a
+model or environment error is never a pass under ``aai``, and has no verdict under ``llm-aai``;
+an interrupted episode has none under either). Each trial of a task is one (participant x task)
+pair. When a (task, trial, seed) was relaunched after a crash, only its latest attempt counts, as
+everywhere else in the store. Episodes still running, left unfinished, or without a verdict are
+not counted, and are reported so that a half-finished run is not mistaken for a complete one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from agentkit.pass_rule import PassRule, rule_of, stored_verdict
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import canonical_task_id
 from agentkit.transcripts import TranscriptStore
@@ -35,6 +38,8 @@ class RunResults:
     by_task: dict[str, Proportion]
     not_counted: int = 0  # episodes running or unfinished
     episodes: list[str] = field(default_factory=list)
+    pass_rule: PassRule | None = None  # the rule the run was judged by; None: stored before runs recorded one
+    not_judged: int = 0  # finished episodes without a verdict (interrupted; broken, under llm-aai)
 
     @property
     def label(self) -> str:
@@ -56,23 +61,35 @@ def read_run(store: TranscriptStore, run_id: str) -> RunResults:
         run = store.get_run(run_id)
     except KeyError:
         raise RunResultsError(f"no run {run_id!r} in the transcript store") from None
+    rule = rule_of(run.config)
     counts: dict[str, Proportion] = {}
-    not_counted = 0
+    not_counted = not_judged = 0
     counted: list[str] = []
     for episode in _latest_attempts(store.list_episodes(run_id=run_id)):
         if episode.status != "finished":
             not_counted += 1
             continue
-        if "pass" not in (episode.metrics or {}):
+        try:
+            verdict = stored_verdict(episode.end_reason, episode.metrics, rule)
+        except KeyError:
             raise RunResultsError(f"run {run_id}: episode {episode.id} ({episode.task}) has no 'pass' metric; "
-                                  f"only Animal-AI runs (env {run.env!r}?) can be compared with these baselines")
+                                  f"only Animal-AI runs (env {run.env!r}?) can be compared with these baselines") from None
         try:
             task = canonical_task_id(episode.task)
         except ValueError as exc:
             raise RunResultsError(f"run {run_id}: episode {episode.id}: {exc}") from None
-        counts[task] = counts.get(task, Proportion(0, 0)) + Proportion(int(bool(episode.metrics["pass"])), 1)
+        if verdict is None:
+            not_judged += 1
+            continue
+        counts[task] = counts.get(task, Proportion(0, 0)) + Proportion(int(verdict), 1)
         counted.append(episode.id)
     if not_counted:
         log.warning("run %s: %d episode(s) running or unfinished are not counted", run_id, not_counted)
+    if not_judged:
+        log.warning("run %s: %d episode(s) without a verdict (interrupted, or broken under the llm-aai rule) are "
+                    "not counted; `agentkit eval --resume %s` plays them again", run_id, not_judged, run_id)
+    if rule is None:
+        log.warning("run %s was stored before runs recorded a pass rule: its episodes stopped by a limit were judged "
+                    "on the reward so far, not on the reward after their clock ran out", run_id)
     return RunResults(run_id=run_id, model=run.model, env=run.env, by_task=dict(sorted(counts.items())),
-                      not_counted=not_counted, episodes=counted)
+                      not_counted=not_counted, episodes=counted, pass_rule=rule, not_judged=not_judged)

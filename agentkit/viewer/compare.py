@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.pass_rule import has_verdict
 from agentkit.transcripts.store import EpisodeInfo
 from agentkit.viewer.queries import TurnDetail, ViewerData
 
@@ -90,6 +91,11 @@ def _passed(e: EpisodeInfo) -> bool:
     return e.status == "finished" and bool(e.success)
 
 
+def _judged(e: EpisodeInfo) -> bool:
+    """Finished with a verdict: the episodes a pass rate counts (agentkit.pass_rule)."""
+    return e.status == "finished" and has_verdict(e.metrics)
+
+
 def _latest(episodes: list[EpisodeInfo]) -> dict[tuple[str, int], EpisodeInfo]:
     """The episode that counts for each (task, seed): the highest attempt, then the latest start."""
     best: dict[tuple[str, int], EpisodeInfo] = {}
@@ -114,8 +120,8 @@ def compare_runs(data: ViewerData, run_a: str, run_b: str) -> Comparison:
             for t in tasks]
 
     def tally(name: str, cells: list[Cell]) -> Tally:
-        fa = [c.a for c in cells if c.a is not None and c.a.status == "finished"]
-        fb = [c.b for c in cells if c.b is not None and c.b.status == "finished"]
+        fa = [c.a for c in cells if c.a is not None and _judged(c.a)]
+        fb = [c.b for c in cells if c.b is not None and _judged(c.b)]
         return Tally(name, sum(map(_passed, fa)), len(fa), sum(map(_passed, fb)), len(fb))
 
     all_cells = [c for _, cells in rows for c in cells if c is not None]

@@ -49,7 +49,7 @@ def _episodes(data: ViewerData, run_ids: Iterable[str], episode_ids: Iterable[st
 def _row(e: EpisodeInfo, run: RunInfo) -> EpisodeRow:
     return EpisodeRow(id=e.id, run_id=e.run_id, env=run.env, model=run.model, task=e.task, seed=e.seed, trial=e.trial,
                       status=e.status, success=e.success, reward=e.reward, end_reason=e.end_reason, turns=e.turns,
-                      cost_usd=e.cost_usd, started_at=e.started_at)
+                      cost_usd=e.cost_usd, started_at=e.started_at, metrics=e.metrics)
 
 
 def export_bundle(store: TranscriptStore, out_dir: str | os.PathLike[str], run_ids: Iterable[str] = (),

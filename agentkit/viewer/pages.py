@@ -19,7 +19,7 @@ from agentkit.actions import Command, Vocabulary
 from agentkit.actions.formatter import format_command
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
-from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData
+from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData, episode_outcome
 from agentkit.viewer.trajectory import grid_of, grid_size_of
 
 HISTORY_SHOWN = 6  # earlier messages shown in full on a turn page; older ones are on their own turns
@@ -187,16 +187,10 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
         strip=_strip(points, current), turn_class=turn_class, charts=charts, the_map=the_map,
         system=system, history=history, hidden=hidden, now=now, frames=frames,
         script=script_lines(turn.script) if turn else [],
-        outcome=_outcome(episode.status, episode.success),
+        outcome=episode_outcome(episode.status, episode.success, episode.metrics),
         title=f"{episode.task} seed {episode.seed} · turn {current}",
     )
     return 200, html
-
-
-def _outcome(status: str, success: bool | None) -> str:
-    if status != "finished":
-        return "incomplete"
-    return "success" if success else "failure"
 
 
 def index_page(data: ViewerData, links: Any, filters: dict[str, Any], runs: Page, episodes: Page) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
 
+from agentkit.pass_rule import has_verdict
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
@@ -65,6 +66,16 @@ class RunRow:
     templates_hash: str
 
 
+def episode_outcome(status: str, success: bool | None, metrics: dict[str, Any] | None) -> str:
+    """The badge of an episode: incomplete, success, failure, or no-verdict (an episode its run's
+    pass rule leaves unjudged and uncounted, agentkit.pass_rule)."""
+    if status != "finished":
+        return "incomplete"
+    if not has_verdict(metrics):
+        return "no-verdict"
+    return "success" if success else "failure"
+
+
 @dataclass(frozen=True)
 class EpisodeRow:
     id: str
@@ -81,12 +92,11 @@ class EpisodeRow:
     turns: int | None
     cost_usd: float | None
     started_at: Any
+    metrics: dict[str, Any] | None = None
 
     @property
     def outcome(self) -> str:
-        if self.status != "finished":
-            return "incomplete"
-        return "success" if self.success else "failure"
+        return episode_outcome(self.status, self.success, self.metrics)
 
 
 @dataclass(frozen=True)
@@ -209,7 +219,8 @@ class ViewerData:
         stmt = (
             select(EPISODES.c.id, EPISODES.c.run_id, RUNS.c.env, RUNS.c.model, EPISODES.c.task, EPISODES.c.seed,
                    EPISODES.c.trial, EPISODES.c.status, EPISODES.c.success, EPISODES.c.reward,
-                   EPISODES.c.end_reason, EPISODES.c.turns, EPISODES.c.cost_usd, EPISODES.c.started_at)
+                   EPISODES.c.end_reason, EPISODES.c.turns, EPISODES.c.cost_usd, EPISODES.c.started_at,
+                   EPISODES.c.metrics)
             .select_from(joined)
             .where(*where)
             .order_by(EPISODES.c.started_at, EPISODES.c.id)

@@ -36,7 +36,7 @@ from agentkit.envs.arena.lights import lights_on
 from agentkit.envs.arena.suites import passed, suites
 from agentkit.envs.arena.tasks import TASK_ID, load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
-from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
 
@@ -183,6 +183,19 @@ class AnimalAIBackend(Backend):
 
     def idle_actions(self) -> list[list[int]]:
         return [] if self.idle_action is None else [list(self.idle_action)]
+
+    def run_out_clock(self) -> ClockRunOut:
+        """Step the no-op ``[0, 0]`` until the build ends the episode (Animal-AI's own clock drains
+        health to 0), as the LLM-AAI code did at its script limit. An arena with no time limit
+        (t = 0) has no clock: nothing is stepped. The bound only guards against a build that never
+        ends the episode."""
+        if self._view is None:
+            raise RuntimeError("reset() the Animal-AI backend before running out its clock")
+        if self._done:
+            return ClockRunOut(ended=True)
+        if self._t <= 0:
+            return ClockRunOut()
+        return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000))
 
     def reference_policy(self) -> ScriptPolicy:
         if not self.build.builtin:

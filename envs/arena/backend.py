@@ -30,7 +30,7 @@ from agentkit.envs.arena.suites import suites
 from agentkit.envs.arena.tasks import load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.arena.world import ArenaWorld
-from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
 from agentkit.observers import RawObservation
 
 logger = logging.getLogger(__name__)
@@ -187,6 +187,18 @@ class ArenaBackend(Backend):
 
     def idle_actions(self) -> list[list[int]]:
         return [] if self.idle_action is None else [list(self.idle_action)]
+
+    def run_out_clock(self) -> ClockRunOut:
+        """Step Animal-AI's no-op ``[0, 0]`` until the episode ends (the arena's clock drains health to
+        0, or the world ends it first, e.g. a bouncing goal reaching the agent). An arena with no time
+        limit (t = 0) has no clock: nothing is stepped. The bound only guards against a world that
+        never ends; the clock always ends an episode long before it."""
+        rules, _ = self._require()
+        if rules.done:
+            return ClockRunOut(ended=True)
+        if self._t <= 0:
+            return ClockRunOut()
+        return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000))
 
     def reference_policy(self) -> ScriptPolicy:
         from agentkit.envs.arena.reference import ArenaReferencePolicy
