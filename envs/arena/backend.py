@@ -25,7 +25,8 @@ from agentkit.envs.arena import episode_facts, motion
 from agentkit.envs.arena.camera import Camera
 from agentkit.envs.arena.layout import ARENA_SIZE, Layout, build_layout
 from agentkit.envs.arena.lights import lights_on
-from agentkit.envs.arena.rules import EpisodeRules, GoalTouch
+from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
+from agentkit.envs.arena.rules import EpisodeRules, GoalTouch, UpdateEvents
 from agentkit.envs.arena.suites import suites
 from agentkit.envs.arena.tasks import load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
@@ -56,7 +57,10 @@ class ArenaBackend(Backend):
 
     ``render_size``: side of the square first-person frames (the LLM-AAI paper used 512).
     ``frames``: render frames at all (off for text-only runs and fast batch evaluation).
-    ``physics_substeps``: pybullet steps per environment step (each step lasts 0.06 s).
+    ``physics_substeps``: pybullet steps per 0.02 s physics update (Animal-AI makes three updates a step;
+    1, the default, uses Unity's own time step).
+    ``aai_version``: the Animal-AI version whose items and masses the arena reproduces, ``"3.1.3"`` (the
+    LLM-AAI paper's and the children's, default) or ``"4.1.0"``; recorded with the run's options.
     ``idle_action``: what one unusable model answer costs: one step of this ``[b0, b1]`` action
     (default ``[0, 0]``, a no-op step, as the LLM-AAI paper lets the environment advance), or
     ``None`` to let time stand still.
@@ -68,8 +72,8 @@ class ArenaBackend(Backend):
     #: Units moved per step per unit of reported velocity (velocities are in units per second).
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
-    def __init__(self, render_size: int = 512, frames: bool = True, physics_substeps: int = 3,
-                 idle_action: list[int] | None = NOOP) -> None:
+    def __init__(self, render_size: int = 512, frames: bool = True, physics_substeps: int = 1,
+                 idle_action: list[int] | None = NOOP, aai_version: str = DEFAULT_VERSION) -> None:
         if render_size < 16:
             raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
         if physics_substeps < 1:
@@ -80,6 +84,7 @@ class ArenaBackend(Backend):
         self.render_size = render_size
         self.frames = frames
         self.physics_substeps = physics_substeps
+        self.aai_version = check_version(aai_version)
         self.idle_action = None if idle_action is None else [int(b) for b in idle_action]
         self._world: ArenaWorld | None = None
         self._camera: Camera | None = None
@@ -107,10 +112,12 @@ class ArenaBackend(Backend):
         arena = load_task(task).first()
         layout = build_layout(arena, seed)
         if self._world is None:
-            self._world = ArenaWorld(self.physics_substeps)
+            self._world = ArenaWorld(self.physics_substeps, self.aai_version)
         self._world.build(layout)
         if self.frames and (self._camera is None or self._camera.client != self._world.client):
             self._camera = Camera(self._world.client, self.render_size)
+        if self._camera is not None:
+            self._camera.set_items(self._world.bodies)
         good_goals = sum(1 for item in layout.items if item.type.is_goal and item.type.reward_sign > 0)
         self._rules = EpisodeRules(arena.t, arena.pass_mark, good_goals)
         self._task, self._layout = task, layout
@@ -131,9 +138,10 @@ class ArenaBackend(Backend):
         if not is_action(action):
             raise ValueError(f"arena actions are [b0, b1] with b0, b1 in 0..2, got {action!r}")
         events = world.step(int(action[0]), int(action[1]))
-        touched = [GoalTouch(item.type.reward_sign * item.size[0], item.type.reward_sign > 0, item.type.multi)
-                   for item in events.touched]
-        outcome = rules.advance(touched, events.in_death_zone, events.in_hot_zone)
+        outcome = rules.advance([
+            UpdateEvents([_goal_touch(item) for item in update.touched], update.in_death_zone, update.in_hot_zone)
+            for update in events.updates
+        ])
         self._reward_since_observe += outcome.reward
         info = {"touched": [item.name for item in events.touched]} if events.touched else {}
         return StepResult(reward=outcome.reward, done=outcome.done, success=outcome.success,
@@ -206,7 +214,7 @@ class ArenaBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        return episode_facts.episode_metrics(self._task, self._pass_mark, final)
+        return {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": self.aai_version}
 
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
@@ -288,6 +296,11 @@ class ArenaBackend(Backend):
         if self._rules is None or self._world is None:
             raise RuntimeError("reset() the arena before using it")
         return self._rules, self._world
+
+
+def _goal_touch(item) -> GoalTouch:
+    """A touched goal's reward: its sign x its size as built (``layout`` applies Animal-AI's 0.999)."""
+    return GoalTouch(item.type.reward_sign * item.size[0], item.type.reward_sign > 0, item.type.multi)
 
 
 def _local_velocity(velocity: tuple[float, float, float], heading_deg: float) -> tuple[float, float, float]:

@@ -1,22 +1,22 @@
 """How the arena agent moves under Go and Turn, as the reference planner predicts it.
 
 Why a model and not a fixed "units per Go": forward motion has momentum. Go(n) from rest covers
-less than n times the cruising speed, the agent keeps rolling after the last Go step (also while
+less than n times the cruising speed, the agent keeps sliding after the last Go step (also while
 it turns on the spot), and a new leg starts with whatever velocity the last one left. The planner
-therefore simulates a whole script with a small linear model fitted to the real backend:
+therefore simulates a whole script with the arena's own equations (``motion.py``: Animal-AI's drive,
+PhysX's drag, the floor's friction and the quick stop of an idle step, three 0.02 s updates a step),
+on flat open ground. That is exact where the arena is flat and open, and the planner keeps margins
+for the rest (walls, slopes, pushes).
 
-    Go step:   v <- go_decay * v + go_push * facing     (facing = unit vector of the heading)
-    Turn step: v <- idle_decay * v, heading += 6 degrees (or -6)
-    every step: position += v * step_time
-
-``DEFAULT_MODEL`` holds the values measured on the pybullet arena (Go(n) from rest on an empty
-arena, then turning while rolling); a test re-measures the backend and checks they still match.
+Velocities in ``AgentState`` are in units per environment step (units/s x 0.06), positions in units.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+from agentkit.envs.arena import motion
 
 TURN_STEP_DEG = 6
 
@@ -38,56 +38,50 @@ class AgentState:
 
 @dataclass(frozen=True)
 class MotionModel:
-    """Per-step velocity update for Go, Turn and backwards steps (units per step)."""
+    """Animal-AI's per-update motion on flat ground, stepped a whole Go or Turn at a time."""
 
-    go_decay: float
-    go_push: float
-    idle_decay: float
-    back_push: float
-    stop_speed: float = 0.0  # an idle agent slower than this stops dead
+    friction: float = motion.DEFAULT_FRICTION
 
     @property
     def cruise(self) -> float:
-        """The speed Go approaches after many steps."""
-        return self.go_push / (1.0 - self.go_decay)
+        """The speed (units per step) Go approaches after many steps."""
+        return motion.flat_ground_run(200).top_speed * motion.STEP_SECONDS
+
+    def _steps(self, state: AgentState, steps: int, b0: int, turn: int,
+               trace: list[tuple[float, float]] | None) -> AgentState:
+        x, z, heading = state.x, state.z, state.heading
+        vx, vz = state.vx / motion.STEP_SECONDS, state.vz / motion.STEP_SECONDS  # units/s
+        normal = motion.GRAVITY * motion.PHYSICS_DT * motion.DAMPING  # the floor's impulse per update
+        for _ in range(steps):
+            for _ in range(motion.DECISION_PERIOD):
+                heading = (heading + turn * motion.TURN_PER_UPDATE) % 360.0
+                vx, _, vz = motion.drive((vx, 0.0, vz), heading, b0, grounded=True)
+                vx, vz = vx * motion.DAMPING, vz * motion.DAMPING
+                speed = math.hypot(vx, vz)
+                if speed > 0.0:
+                    keep = max(0.0, speed - self.friction * normal) / speed
+                    vx, vz = vx * keep, vz * keep
+                x, z = x + vx * motion.PHYSICS_DT, z + vz * motion.PHYSICS_DT
+            if trace is not None:
+                trace.append((x, z))
+        return AgentState(x, z, heading, vx * motion.STEP_SECONDS, vz * motion.STEP_SECONDS)
 
     def go(self, state: AgentState, n: int, trace: list[tuple[float, float]] | None = None) -> AgentState:
         """The state after Go(n) (negative n: backwards), appending every position to ``trace``."""
-        rad = math.radians(state.heading)
-        fx, fz = math.sin(rad), math.cos(rad)
-        push = self.go_push if n >= 0 else -self.back_push
-        x, z, vx, vz = state.x, state.z, state.vx, state.vz
-        for _ in range(abs(n)):
-            vx, vz = self.go_decay * vx + push * fx, self.go_decay * vz + push * fz
-            x, z = x + vx, z + vz
-            if trace is not None:
-                trace.append((x, z))
-        return AgentState(x, z, state.heading, vx, vz)
+        return self._steps(state, abs(n), 1 if n >= 0 else 2, 0, trace)
 
     def turn(self, state: AgentState, degrees: int, trace: list[tuple[float, float]] | None = None) -> AgentState:
-        """The state after Turn(degrees): the agent rolls on (slowing) while it rotates."""
+        """The state after Turn(degrees): the agent slides on (braking) while it rotates."""
         steps = abs(int(degrees / TURN_STEP_DEG))
-        sign = 1 if degrees > 0 else -1
-        x, z, vx, vz, heading = state.x, state.z, state.vx, state.vz, state.heading
-        for _ in range(steps):
-            vx, vz = self.idle_decay * vx, self.idle_decay * vz
-            if math.hypot(vx, vz) < self.stop_speed:
-                vx = vz = 0.0
-            x, z = x + vx, z + vz
-            heading = (heading + sign * TURN_STEP_DEG) % 360.0
-            if trace is not None:
-                trace.append((x, z))
-        return AgentState(x, z, heading, vx, vz)
+        return self._steps(state, steps, 0, 1 if degrees > 0 else -1, trace)
 
     def coast_distance(self, speed: float) -> float:
-        """How far the agent rolls from ``speed`` if nothing pushes it any more."""
-        return speed * self.idle_decay / (1.0 - self.idle_decay) if self.idle_decay < 1 else math.inf
+        """How far the agent slides from ``speed`` (units per step) under idle steps until it stops."""
+        end = self._steps(AgentState(0.0, 0.0, 0.0, 0.0, speed), 60, 0, 0, None)
+        return end.z
 
 
-# Measured on the pybullet arena (Go(n) from rest on an empty arena, then Turn while rolling):
-# speed builds towards 1.226 units per step, Go(10) covers 7.9 units, Go(35) 38.0, and a turning
-# (idle) step halves the speed. tests/test_arena_reference.py re-measures and compares.
-DEFAULT_MODEL = MotionModel(go_decay=0.8, go_push=0.24516, idle_decay=0.5, back_push=0.24516, stop_speed=0.02)
+DEFAULT_MODEL = MotionModel()
 
 
 def turn_toward(state: AgentState, x: float, z: float) -> int:
