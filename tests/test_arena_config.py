@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agentkit.envs.arena import ArenaConfigError, load_arena_config, parse_arena_config
 from agentkit.envs.arena.layout import build_layout
 from agentkit.envs.arena import tasks as arena_tasks
+from agentkit.envs.arena.items import canonical_name, version_names
 
 
 def arena(items: str, header: str = "t: 250\n    pass_mark: 1") -> str:
@@ -78,7 +81,7 @@ def test_v4_key_names_and_aliases_are_accepted():
         ("    - !Item\n      name: Wall\n      sizes:\n      - !RGB {r: 1, g: 2, b: 3}\n",
          "x.yaml: arena 0, item 0 'Wall': an entry of 'sizes' is tagged '!RGB', expected '!Vector3'"),
         ("    - !Item\n      name: Wall\n      colors:\n      - !RGB {r: 300, g: 2, b: 3}\n",
-         "x.yaml: arena 0, item 0 'Wall': colour components must be 0..255"),
+         "x.yaml: arena 0, item 0 'Wall': colour components must be 0..256"),
         ("    - !Item\n      name: Ramp\n      positions:\n      - !Vector3 {x: 1, y: 2 z: 3}\n",
          "x.yaml: arena 0, item 0 'Ramp': YAML syntax error at line 10"),
         ("    - !Item\n      name: Agent\n    - !Item\n      name: Ramp\n      sizes:\n"
@@ -113,6 +116,141 @@ def test_the_loader_never_builds_python_objects():
     text = arena("    - !!python/object/apply:os.system ['echo hacked']\n")
     with pytest.raises(ArenaConfigError, match=r"arena 0, item 0: unknown tag 'tag:yaml.org,2002:python/object"):
         parse_arena_config(text)
+
+
+# -- the v3.1.3 / v4.1.0 catalogue: every name and every field ------------------------------
+
+CONFIGS = Path(__file__).parent / "data" / "animalai_configs"
+
+# The prefab names of Animal-AI v3.1.3's scene (AAI3Arena.prefab: allPrefabs) and of v4.1.0's.
+V313_NAMES = ("Agent", "CylinderTunnel", "CylinderTunnelTransparent", "Ramp", "Wall", "WallTransparent", "Cardbox1",
+              "Cardbox2", "LObject", "LObject2", "UObject", "BadGoal", "BadGoalBounce", "DeathZone", "GoodGoal",
+              "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "HotZone", "DecayGoal", "AntiDecayGoal",
+              "GrowGoal", "ShrinkGoal", "SpawnerTree", "SpawnerDispenser", "SpawnerContainer", "SignPosterboard",
+              "Pillar-Button")
+V410_NAMES = ("CylinderTunnel", "CylinderTunnelTransparent", "Ramp", "Wall", "WallTransparent", "LightBlock",
+              "HeavyBlock", "LBlock", "JBlock", "UBlock", "BadGoal", "BadGoalBounce", "DeathZone", "GoodGoal",
+              "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "HotZone", "DecayGoal", "RipenGoal",
+              "GrowGoal", "ShrinkGoal", "SpawnerTree", "SpawnerDispenserTall", "SpawnerContainerShort", "SignBoard",
+              "SpawnerButton", "DecoyGoal", "DecoyGoalBounce", "DataZone", "DecayGoalEpEnding", "RipenGoalEpEnding")
+
+
+@pytest.mark.parametrize("name", sorted(set(V313_NAMES + V410_NAMES)))
+def test_every_v313_and_v410_name_loads_and_lays_out(name):
+    text = arena(f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: 20, y: 0, z: 20}}]\n")
+    spec = parse_arena_config(text).first()
+    layout = build_layout(spec, seed=0)
+    if name != "Agent":
+        assert len(layout.items) == 1 and layout.items[0].type.name == spec.items[0].name
+
+
+def test_the_catalogue_knows_exactly_each_versions_names():
+    assert set(V313_NAMES) == set(version_names("3.1.3"))
+    assert set(V410_NAMES) - {"Agent"} <= set(version_names("4.1.0"))
+    assert canonical_name("RipenGoal") == "AntiDecayGoal"  # v4.1.0 AliasMapper: AntiDecayGoal -> RipenGoal
+    assert canonical_name("SpawnerButton") == "Pillar-Button" and canonical_name("SignBoard") == "SignPosterboard"
+
+
+def test_the_docs_example_configs_of_the_v3_era_all_load():
+    files = sorted(CONFIGS.glob("*.y*ml"))
+    assert len(files) >= 9
+    names = set()
+    for path in files:
+        config = load_arena_config(path)
+        for spec in config.arenas.values():
+            names.update(item.name for item in spec.items)
+            build_layout(spec, seed=0)
+    assert {"SpawnerTree", "Pillar-Button", "SignPosterboard", "DecayGoal", "AntiDecayGoal"} <= names
+
+
+def test_colour_component_256_loads_and_builds_as_full_intensity():
+    items = "    - !Item\n      name: Wall\n      positions: [!Vector3 {x: 5, y: 0, z: 5}]\n" \
+            "      sizes: [!Vector3 {x: 1, y: 1, z: 1}]\n      colors:\n" \
+            "      - !RGB {r: 256, g: 0, b: 255}\n"
+    spec = parse_arena_config(arena(items)).first()
+    assert spec.items[0].colors[0].as_tuple() == (256, 0, 255)
+    assert build_layout(spec, seed=0).items[0].color == (255, 0, 255)
+
+
+def test_every_optional_item_field_is_read_and_typed():
+    items = """\
+    - !Item
+      name: Pillar-Button
+      positions: [!Vector3 {x: 20, y: 0, z: 20}]
+      moveDurations: [0.1]
+      resetDurations: [1]
+      rewardNames: ["GoodGoal", "BadGoal"]
+      rewardWeights: [1, 0]
+      spawnProbability: 0.5
+      rewardSpawnPos: !Vector3 {x: 20, y: 0, z: 35}
+      maxRewardCounts: [3, -1]
+    - !Item
+      name: SpawnerTree
+      delays: [2]
+      initialValues: [0.4]
+      finalValues: [1.5]
+      spawnCounts: [5]
+      spawnColors: [!RGB {r: 255, g: 0, b: 0}]
+      timesBetweenSpawns: [3]
+      ripenTimes: [2]
+      doorDelays: [4]
+      timesBetweenDoorOpens: [5]
+      changeRates: [-0.01]
+    - !Item
+      name: SignPosterboard
+      symbolNames: ["left-arrow", "0101/1010"]
+    - !Item
+      name: Agent
+      skins: ["panda"]
+      frozenAgentDelays: [2.5]
+    - !Item
+      name: DataZone
+      triggerZoneID: ["zone-a"]
+      zoneVisibility: false
+"""
+    button, tree, sign, agent, zone = parse_arena_config(arena(items)).first().items
+    assert button.move_durations == (0.1,) and button.reset_durations == (1.0,)
+    assert button.reward_names == ("GoodGoal", "BadGoal") and button.reward_weights == (1.0, 0.0)
+    assert button.spawn_probability == 0.5 and button.reward_spawn_pos.as_tuple() == (20.0, 0.0, 35.0)
+    assert button.max_reward_counts == (3, -1) and isinstance(button.max_reward_counts[0], int)
+    params = tree.params(0)
+    assert (params.delay, params.initial_value, params.final_value, params.spawn_count) == (2.0, 0.4, 1.5, 5)
+    assert params.spawn_color.as_tuple() == (255, 0, 0) and params.time_between_spawns == 3.0
+    assert (params.ripen_time, params.door_delay, params.time_between_door_opens, params.change_rate) == (2, 4, 5, -0.01)
+    assert tree.params(1).delay is None
+    assert sign.count == 2 and sign.params(1).symbol_name == "0101/1010"  # one board per symbol name
+    assert agent.skins == ("panda",) and agent.frozen_agent_delays == (2.5,)
+    assert zone.params(0).trigger_zone_id == "zone-a" and zone.zone_visibility is False
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        ("spawnCounts: [1.5]", "'spawnCounts' must be a whole number, got 1.5"),
+        ("spawnProbability: 2", "'spawnProbability' must be in 0..1, got 2"),
+        ("symbolNames: [[1, 2]]", "'symbolNames' must hold names"),
+        ("zoneVisibility: maybe", "'zoneVisibility' must be true or false"),
+        ("rewardSpawnPos: [1, 2, 3]", "'rewardSpawnPos' entries must be !Vector3"),
+        ("delay: [3]", "unknown field 'delay'"),
+    ],
+)
+def test_optional_fields_of_the_wrong_type_are_one_line_errors(field, expected):
+    with pytest.raises(ArenaConfigError) as info:
+        parse_arena_config(arena(f"    - !Item\n      name: SpawnerTree\n      {field}\n"), source="x.yaml")
+    assert str(info.value).startswith("x.yaml: arena 0, item 0 'SpawnerTree': " + expected), str(info.value)
+
+
+def test_arena_and_file_options_of_both_versions_are_read():
+    v3 = parse_arena_config("!ArenaConfig\nrandomizeArenas: true\narenas:\n  0: !Arena\n    t: 10\n"
+                            "    random_seed: 7\n    showNotification: true\n    canResetEpisode: false\n"
+                            "    canChangePerspective: false\n    defaultPerspective: 2\n")
+    assert v3.randomize_arenas and v3.first().random_seed == 7 and v3.first().show_notification
+    assert not v3.first().can_reset_episode and not v3.first().can_change_perspective
+    v4 = parse_arena_config("!ArenaConfig\nshowNotification: true\narenas:\n  0: !Arena\n    timeLimit: 10\n"
+                            "    randomSeed: 3\n    mergeNextArena: true\n")
+    assert v4.first().random_seed == 3 and v4.first().merge_next_arena and not v4.randomize_arenas
+    with pytest.raises(ArenaConfigError, match="both 'random_seed' and 'randomSeed'"):
+        parse_arena_config("!ArenaConfig\narenas:\n  0: !Arena\n    random_seed: 1\n    randomSeed: 2\n")
 
 
 # -- layout: Animal-AI's spawning rules -------------------------------------------------------

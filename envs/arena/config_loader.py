@@ -9,9 +9,22 @@ libyaml is present) that knows exactly the five Animal-AI tags (``!ArenaConfig``
 ``!Item``, ``!Vector3``, ``!RGB``); any other tag, ``!!python/...`` included, becomes a marker that
 is reported as an error with its place, never an object constructor.
 
-Accepted spellings: ``pass_mark`` or ``passMark``, ``t`` or ``timeLimit``. Animal-AI options this
-arena does not model (agent skins, spawner timings, notifications, ...) are accepted and ignored,
-with a debug log, so files written for newer Animal-AI versions still load.
+Fields: every field of Animal-AI's own YAML classes (``YAMLclasses.cs`` of v3.1.3 and v4.1.0) is read
+and typed: the v3 spellings (``t``, ``pass_mark``, ``random_seed``) and the v4 ones (``timeLimit``,
+``passMark``, ``randomSeed``); every optional item field (``delays``, ``initialValues``,
+``spawnCounts``, ``symbolNames``, ``rewardNames``, ``rewardSpawnPos``, ``triggerZoneID``, ...) into
+``config.ItemSpec``. Like Animal-AI's reader (YamlDotNet without ``IgnoreUnmatchedProperties``), an
+unknown field is an error. Only play-mode options that change nothing in an episode
+(``defaultPerspective``) are accepted and dropped, with a debug log.
+
+Names: the catalogue's (``items.py``: the v3.1.3 scene's prefab names, the v4.1.0-only items) and their
+aliases (v4.1.0 names such as ``LightBlock``, ``SignBoard``, ``SpawnerButton``). Animal-AI silently skips
+an item whose name it does not know; here it is an error, so that a typo does not build a different
+arena unnoticed.
+
+Colours: Animal-AI divides each component by 255 and draws a negative one at random
+(``Prefab.SetColor``); 256 gives 1.004, which shows as full intensity, so components up to 256 load
+(and build as 255). A negative component is random, as in Animal-AI. Above 256 is refused as a typo.
 """
 
 from __future__ import annotations
@@ -32,17 +45,35 @@ logger = logging.getLogger(__name__)
 
 KNOWN_TAGS = ("!ArenaConfig", "!Arena", "!Item", "!Vector3", "!RGB")
 
-_ITEM_FIELDS = ("name", "positions", "rotations", "sizes", "colors")
-# Animal-AI item options for objects this arena does not have, or agent cosmetics: ignored.
-_IGNORED_ITEM_FIELDS = frozenset({
-    "skins", "frozenAgentDelays", "symbolNames", "delays", "initialValues", "finalValues", "changeRates",
-    "spawnCounts", "spawnColors", "timesBetweenSpawns", "ripenTimes", "doorDelays", "timesBetweenDoorOpens",
-    "moveDurations", "resetDurations", "spawnProbability", "rewardNames", "rewardWeights", "rewardSpawnPos",
-    "maxRewardCounts", "triggerZoneID", "zoneVisibility",
-})
-_ARENA_FIELDS = ("t", "timeLimit", "pass_mark", "passMark", "blackouts", "items")
-_IGNORED_ARENA_FIELDS = frozenset({"randomSeed", "mergeNextArena", "showNotification", "canResetEpisode"})
-_IGNORED_TOP_FIELDS = frozenset({"showNotification", "canResetEpisode", "canChangePerspective", "randomizeArenas"})
+_ITEM_FIELDS = ("name", "positions", "rotations", "sizes", "colors", "skins", "frozenAgentDelays", "symbolNames",
+                "delays", "initialValues", "finalValues", "changeRates", "spawnCounts", "spawnColors",
+                "timesBetweenSpawns", "ripenTimes", "doorDelays", "timesBetweenDoorOpens", "moveDurations",
+                "resetDurations", "spawnProbability", "rewardNames", "rewardWeights", "rewardSpawnPos",
+                "maxRewardCounts", "triggerZoneID", "zoneVisibility")
+# Lists of numbers, by YAML name: the ItemSpec field they fill and whether they hold whole numbers.
+_NUMBER_LISTS = {
+    "frozenAgentDelays": ("frozen_agent_delays", False),
+    "delays": ("delays", False),
+    "initialValues": ("initial_values", False),
+    "finalValues": ("final_values", False),
+    "changeRates": ("change_rates", False),
+    "spawnCounts": ("spawn_counts", True),
+    "timesBetweenSpawns": ("times_between_spawns", False),
+    "ripenTimes": ("ripen_times", False),
+    "doorDelays": ("door_delays", False),
+    "timesBetweenDoorOpens": ("times_between_door_opens", False),
+    "moveDurations": ("move_durations", False),
+    "resetDurations": ("reset_durations", False),
+    "rewardWeights": ("reward_weights", False),
+    "maxRewardCounts": ("max_reward_counts", True),
+}
+_TEXT_LISTS = {"skins": "skins", "symbolNames": "symbol_names", "rewardNames": "reward_names",
+               "triggerZoneID": "trigger_zone_ids"}
+_ARENA_FIELDS = ("t", "timeLimit", "pass_mark", "passMark", "blackouts", "items", "random_seed", "randomSeed",
+                 "showNotification", "canResetEpisode", "canChangePerspective", "mergeNextArena")
+_IGNORED_ARENA_FIELDS = frozenset({"defaultPerspective"})  # v3.1.3: "no longer used" (YAMLclasses.cs)
+_TOP_FIELDS = ("arenas", "randomizeArenas", "showNotification", "canResetEpisode", "canChangePerspective")
+MAX_COLOR = 256.0
 
 
 class ArenaConfigError(ValueError):
@@ -152,8 +183,11 @@ def _read_top(data: Any, ctx: _Context) -> ArenaConfig:
     if not isinstance(body, dict):
         raise ctx.error("the file must be an !ArenaConfig mapping with 'arenas'")
     for key in body:
-        if key != "arenas" and key not in _IGNORED_TOP_FIELDS:
-            raise ctx.error(f"unknown field {key!r} (known: arenas)")
+        if key not in _TOP_FIELDS:
+            raise ctx.error(f"unknown field {key!r} (known: {', '.join(_TOP_FIELDS)})")
+    randomize = _flag(body.get("randomizeArenas"), "randomizeArenas", ctx, False)
+    for key in ("showNotification", "canResetEpisode", "canChangePerspective"):
+        _flag(body.get(key), key, ctx, False)
     arenas_raw = body.get("arenas")
     if not isinstance(arenas_raw, dict) or not arenas_raw:
         raise ctx.error("'arenas' must map arena numbers to !Arena entries")
@@ -162,7 +196,7 @@ def _read_top(data: Any, ctx: _Context) -> ArenaConfig:
         index = _arena_index(key, ctx)
         ctx.arena, ctx.item, ctx.item_name = index, None, None
         arenas[index] = _read_arena(value, ctx)
-    return ArenaConfig(arenas=arenas, source=ctx.source)
+    return ArenaConfig(arenas=arenas, source=ctx.source, randomize_arenas=randomize)
 
 
 def _arena_index(key: Any, ctx: _Context) -> int:
@@ -188,6 +222,7 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
             raise ctx.error(f"unknown field {key!r} (known: {', '.join(_ARENA_FIELDS)})")
     t = _pick(body, "t", "timeLimit", ctx)
     pass_mark = _pick(body, "pass_mark", "passMark", ctx)
+    seed = _pick(body, "random_seed", "randomSeed", ctx)
     t_value = 0 if t is None else _integer(t, "t", ctx, minimum=0)
     pass_value = None if pass_mark is None else _number(pass_mark, "pass_mark", ctx)
     blackouts = _blackouts(body.get("blackouts"), ctx)
@@ -199,7 +234,14 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
         ctx.item, ctx.item_name = index, None
         items.append(_read_item(item, ctx))
     ctx.item, ctx.item_name = None, None
-    return ArenaSpec(t=t_value, pass_mark=pass_value, blackouts=blackouts, items=tuple(items))
+    return ArenaSpec(
+        t=t_value, pass_mark=pass_value, blackouts=blackouts, items=tuple(items),
+        random_seed=0 if seed is None else _integer(seed, "random_seed", ctx),
+        show_notification=_flag(body.get("showNotification"), "showNotification", ctx, False),
+        can_reset_episode=_flag(body.get("canResetEpisode"), "canResetEpisode", ctx, True),
+        can_change_perspective=_flag(body.get("canChangePerspective"), "canChangePerspective", ctx, True),
+        merge_next_arena=_flag(body.get("mergeNextArena"), "mergeNextArena", ctx, False),
+    )
 
 
 def _read_item(data: Any, ctx: _Context) -> ItemSpec:
@@ -215,16 +257,34 @@ def _read_item(data: Any, ctx: _Context) -> ItemSpec:
     if name is None:
         raise ctx.error(f"unknown item (known: {', '.join(known_names())})")
     for key in body:
-        if key in _IGNORED_ITEM_FIELDS:
-            logger.debug("%s: arena %s, item %s: ignoring %r", ctx.source, ctx.arena, ctx.item, key)
-        elif key not in _ITEM_FIELDS:
+        if key not in _ITEM_FIELDS:
             raise ctx.error(f"unknown field {key!r} (known: {', '.join(_ITEM_FIELDS)})")
+    optional: dict[str, Any] = {}
+    for key, (field, whole) in _NUMBER_LISTS.items():
+        if key in body:
+            read = _integer if whole else _number
+            optional[field] = tuple(read(v, key, ctx) for v in _list(body[key], key, ctx))
+    for key, field in _TEXT_LISTS.items():
+        if key in body:
+            optional[field] = tuple(_text(v, key, ctx) for v in _list(body[key], key, ctx))
+    if "spawnColors" in body:
+        optional["spawn_colors"] = tuple(_color(v, ctx, "spawnColors") for v in _list(body["spawnColors"], "spawnColors", ctx))
+    if body.get("spawnProbability") is not None:
+        probability = _number(body["spawnProbability"], "spawnProbability", ctx)
+        if not 0.0 <= probability <= 1.0:
+            raise ctx.error(f"'spawnProbability' must be in 0..1, got {probability:g}")
+        optional["spawn_probability"] = probability
+    if body.get("rewardSpawnPos") is not None:
+        optional["reward_spawn_pos"] = _vector(body["rewardSpawnPos"], "rewardSpawnPos", ctx)
+    if "zoneVisibility" in body:
+        optional["zone_visibility"] = _flag(body["zoneVisibility"], "zoneVisibility", ctx, True)
     return ItemSpec(
         name=name,
         positions=tuple(_vector(v, "positions", ctx) for v in _list(body.get("positions"), "positions", ctx)),
         rotations=tuple(_number(v, "rotations", ctx) for v in _list(body.get("rotations"), "rotations", ctx)),
         sizes=tuple(_vector(v, "sizes", ctx) for v in _list(body.get("sizes"), "sizes", ctx)),
         colors=tuple(_color(v, ctx) for v in _list(body.get("colors"), "colors", ctx)),
+        **optional,
     )
 
 
@@ -290,12 +350,31 @@ def _vector(value: Any, field: str, ctx: _Context) -> Vector3:
     return Vector3(*_components(value, "!Vector3", ("x", "y", "z"), field, ctx))
 
 
-def _color(value: Any, ctx: _Context) -> RGB:
-    r, g, b = _components(value, "!RGB", ("r", "g", "b"), "colors", ctx)
+def _color(value: Any, ctx: _Context, field: str = "colors") -> RGB:
+    r, g, b = _components(value, "!RGB", ("r", "g", "b"), field, ctx)
     for c in (r, g, b):
-        if c != -1 and not 0 <= c <= 255:
-            raise ctx.error(f"colour components must be 0..255 (or -1), got {c:g}")
+        if c > MAX_COLOR:
+            raise ctx.error(f"colour components must be 0..256 (negative: random), got {c:g}")
     return RGB(r, g, b)
+
+
+def _text(value: Any, field: str, ctx: _Context) -> str:
+    """A list entry read as text: YamlDotNet turns any scalar into a string (``symbolNames: [1010]``)."""
+    if isinstance(value, (_Tagged, _UnknownTag, list, dict)) or value is None:
+        if isinstance(value, _UnknownTag):
+            _untag(value, "", ctx, field)
+        raise ctx.error(f"'{field}' must hold names, got {value!r}")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _flag(value: Any, field: str, ctx: _Context, default: bool) -> bool:
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ctx.error(f"'{field}' must be true or false, got {value!r}")
+    return value
 
 
 def _blackouts(value: Any, ctx: _Context) -> tuple[int, ...]:

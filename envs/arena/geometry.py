@@ -92,7 +92,52 @@ def local_parts(shape: Shape, size: tuple[float, float, float]) -> list[LocalBox
         arm_oz = sx * (HOLLOW_ARM_FRONT - HOLLOW_ARM_BACK) / 2
         sides = {"u": (-1.0, 1.0), "l_left": (-1.0,), "l_right": (1.0,)}[shape]
         return [base] + [LocalBox(side * sz * HOLLOW_BAR_LENGTH / 2, arm_oz, 0.0, sy, arm_hx, arm_hz) for side in sides]
+    if shape == "tree":
+        return tree_parts(size)
+    if shape == "button":
+        return button_parts(size)
     return [whole]
+
+
+# SpawnerTree's collider (Meshes-Models/custom_tree_inner_collision_mesh.fbx, for the tree model of
+# items.TREE_SIZE): a trunk about 0.9 wide at the floor narrowing to 0.4 at 2.96, and an octahedron
+# of radius 1.5 around (-0.1, 3.8, -0.1) for the crown (y 2.3..5.3). As boxes: the trunk 0.6 wide,
+# the crown's middle 2 x 3 x 2; the agent passes under the crown.
+TREE_TRUNK = (0.3, 2.96)  # half width, height
+TREE_CROWN_CENTRE = (-0.1, 3.8, -0.1)
+TREE_CROWN_RADIUS = 1.5
+
+
+def tree_parts(size: tuple[float, float, float]) -> list[LocalBox]:
+    k = size[1] / 5.952  # built size / model size (0.999 unless the model is ever scaled)
+    half, height = TREE_TRUNK
+    cx, cy, cz = TREE_CROWN_CENTRE
+    r = TREE_CROWN_RADIUS
+    return [LocalBox(0.0, 0.0, 0.0, height * k, half * k, half * k),
+            LocalBox(cx * k, cz * k, (cy - r) * k, (cy + r) * k, r * k * 2 / 3, r * k * 2 / 3)]
+
+
+# Pillar-Button (Modular-Pieces/Pillar-Button.prefab, meshes pillar3.fbx and cube6.fbx at the root
+# scale 39.96 mesh units, turned -90 degrees about x): a pillar on the item's position corner, a
+# panel on its -x side and the blue button on the panel, facing -x. In the item's frame (x, z):
+# pillar x 0..0.4, z 0..0.4, y 0..1.6; panel x -0.11..0.09, z -0.09..0.5, y 0.59..1.09; button
+# x -0.187..-0.107, z 0.046..0.362, y 0.685..1.0 (it moves 0.09 along +x when pressed,
+# ``moveOffset``). The press trigger (Cube-Trigger, a BoxCollider) is the slab in front of the button:
+# x -0.375..-0.202, z -0.162..0.570, y 0.272..1.004 (buttons.BUTTON_TRIGGER).
+BUTTON_PILLAR = (0.0, 0.4, 0.0, 0.4, 0.0, 1.598)  # x0, x1, z0, z1, y0, y1
+BUTTON_PANEL = (-0.1095, 0.0903, -0.0899, 0.4975, 0.592, 1.094)
+BUTTON_FACE = (-0.1866, -0.1075, 0.046, 0.362, 0.685, 1.001)
+BUTTON_TRIGGER = (-0.375, -0.202, -0.162, 0.570, 0.272, 1.004)
+
+
+def _span_box(span: tuple[float, float, float, float, float, float], k: float = 1.0) -> LocalBox:
+    x0, x1, z0, z1, y0, y1 = (v * k for v in span)
+    return LocalBox((x0 + x1) / 2, (z0 + z1) / 2, y0, y1, (x1 - x0) / 2, (z1 - z0) / 2)
+
+
+def button_parts(size: tuple[float, float, float]) -> list[LocalBox]:
+    k = size[1] / 1.598
+    return [_span_box(BUTTON_PILLAR, k), _span_box(BUTTON_PANEL, k), _span_box(BUTTON_FACE, k)]
 
 
 def footprint_size(shape: Shape, size: tuple[float, float, float]) -> tuple[float, float, float]:

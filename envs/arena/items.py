@@ -4,26 +4,23 @@ Why one table: the config loader (is this name known?), the layout (default size
 the world builder (shape, mass, colour) and the privileged state (kind, solid, transparent) must all
 agree on every item, so each fact is written here once.
 
-Sources. Size ranges are Animal-AI's documented ranges (``definitionsOfObjects.md`` of the
-Animal-AI repository; sizes outside them are clamped, as Animal-AI does); goals are spheres whose
-diameter is ``size.x`` (y and z are ignored, as documented). Colours: walls grey (153,153,153),
-ramps magenta (255,0,255), goals green / gold / red, DeathZone red and HotZone orange, as in the
-Animal-AI docs and ``data/README.md``; the cardboard boxes are cardboard brown (Animal-AI draws them
-with a cardboard texture; the heavy one darker) and the U/L blocks light grey; only Wall, Ramp and
-CylinderTunnel take a colour from the config (the others are "not changeable" in Animal-AI).
-Masses: Animal-AI's walls are rigid bodies under gravity too (the v3 Wall prefab has a Rigidbody of
-mass 100, 10000 in later versions), so a wall placed in the air falls until something holds it and
-a bar laid on two posts of different heights comes to rest sloping (Testbed 02-29 rolls its goals
-down such rails); here walls get mass 100 while the arena settles and are then fixed where they
-came to rest (``world.ArenaWorld._fix_walls``), since nothing the agent does moves them. Animal-AI's light
-block has mass 1 and its heavy block 420; here the agent (mass 1) pushes
-by a velocity rule rather than a force, so the heavy block gets a mass (``MASS``) that makes it hard
-but possible to push: in 40 forward steps the agent pushes the light block about 22 units and the
-heavy one about 5.
+The names are those of Animal-AI v3.1.3's scene (the 28 prefabs of ``AAI3Arena.prefab``'s
+``allPrefabs``: the agent, walls, ramps, tunnels, boxes, U/L objects, the six ball goals, the two
+zones, Decay/AntiDecay/Grow/Shrink goals, the three spawners, the sign and the button) plus the
+v4.1.0-only DataZone and decoys; ``ALIASES`` maps the v4.1.0 names (LightBlock, RipenGoal,
+SignBoard, SpawnerButton, ...) onto them. ``aai_version`` decides how an item behaves where the
+versions differ (masses: ``materials.py``; defaults of the changing goals: ``goal_changes.py``).
 
-Default sizes (used when a config gives fewer sizes than positions) are 1 on every axis, clamped
-to the item's range; Animal-AI would draw a random size instead, which makes an arena depend on
-the seed in a way the file's author rarely meant.
+Sources. Size ranges are the prefabs' ``sizeMin``/``sizeMax`` (the same numbers as
+``definitionsOfObjects.md`` of the Animal-AI repository; sizes outside them are clamped, as Animal-AI
+does); goals are spheres whose diameter is ``size.x`` (y and z are ignored, as documented). Colours:
+walls grey (153,153,153), ramps magenta (255,0,255), goals green / gold / red, DeathZone red and
+HotZone orange, as in the Animal-AI docs and ``data/README.md``; the cardboard boxes are cardboard
+brown (Animal-AI draws them with a cardboard texture; the heavy one darker) and the U/L blocks light
+grey; only Wall, Ramp and CylinderTunnel take a colour from the config (the others are "not
+changeable" in Animal-AI; a sign's colour is its symbol's, ``signboards.py``). Masses and frictions
+are in ``materials.py``. Items made from a fixed model (spawners, the button, the sign) carry the
+model's size (``base_size``), measured from the v3.1.3 meshes.
 """
 
 from __future__ import annotations
@@ -32,11 +29,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 Kind = Literal["goal", "obstacle", "zone", "ramp", "movable", "agent"]
-Shape = Literal["box", "sphere", "ramp", "tunnel", "u", "l_left", "l_right", "flat"]
+Shape = Literal["box", "sphere", "ramp", "tunnel", "u", "l_left", "l_right", "flat", "tree", "dispenser",
+                "container", "button", "sign"]
+# What an item does besides being there; each behaviour lives in a module of its own:
+# decay/ripen/grow/shrink in goal_changes.py, tree/dispenser/container in spawners.py, button in
+# buttons.py, sign in signboards.py, data_zone in data_zones.py.
+Behaviour = Literal["plain", "decay", "ripen", "grow", "shrink", "tree", "dispenser", "container", "button",
+                    "sign", "data_zone", "decoy"]
 RGB = tuple[int, int, int]
 Vec = tuple[float, float, float]
 
 AGENT_DIAMETER = 1.0
+BOTH_VERSIONS = ("3.1.3", "4.1.0")
+V4_ONLY = ("4.1.0",)
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,12 @@ class ItemType:
     reward_sign: int = 0  # goals: +1 good, -1 bad
     multi: bool = False  # GoodGoalMulti: does not end the episode unless it is the last good goal
     bounce: bool = False  # moves at a constant speed along its rotation, bouncing off obstacles
+    behaviour: Behaviour = "plain"
+    # Items built from a fixed model: the file's size is a scale factor (clamped to size_min..size_max)
+    # on this model size (SignPosterboard), or ignored (spawners and the button: their range is 1..1).
+    base_size: Vec | None = None
+    rotation_range: tuple[float, float] = (0.0, 360.0)  # Prefab.rotationRange: where a -1 rotation is drawn
+    versions: tuple[str, ...] = BOTH_VERSIONS  # the Animal-AI versions whose scene lists this prefab
 
     @property
     def solid(self) -> bool:
@@ -63,6 +74,11 @@ class ItemType:
     @property
     def is_goal(self) -> bool:
         return self.kind == "goal"
+
+    @property
+    def changes(self) -> bool:
+        """A goal whose reward or size changes over time (goal_changes.py)."""
+        return self.behaviour in ("decay", "ripen", "grow", "shrink")
 
     def clamp_size(self, size: Vec) -> Vec:
         """The size Animal-AI would build: each axis clamped to the range; goals are spheres of size.x."""
@@ -75,6 +91,12 @@ class ItemType:
     def default_size(self) -> Vec:
         return self.clamp_size((1.0, 1.0, 1.0))
 
+    def model_size(self, scale: Vec) -> Vec:
+        """The built size of an item made from a fixed model, given its (clamped, 0.999-adjusted) scale."""
+        if self.base_size is None:
+            return scale
+        return (self.base_size[0] * scale[0], self.base_size[1] * scale[1], self.base_size[2] * scale[2])
+
 
 _WALL_RANGE = ((0.1, 0.1, 0.1), (40.0, 10.0, 40.0))
 _RAMP_RANGE = ((0.5, 0.1, 0.5), (40.0, 10.0, 40.0))
@@ -83,6 +105,14 @@ _BLOCK_RANGE = ((0.5, 0.5, 0.5), (10.0, 10.0, 10.0))
 _HOLLOW_RANGE = ((1.0, 0.3, 3.0), (5.0, 2.0, 20.0))
 _GOAL_RANGE = ((0.5, 0.5, 0.5), (5.0, 5.0, 5.0))
 _ZONE_RANGE = ((1.0, 0.5, 1.0), (40.0, 10.0, 40.0))
+_DATA_ZONE_RANGE = ((1.0, 0.5, 1.0), (30.0, 10.0, 30.0))  # v4.1.0 DataZone.prefab: sizeMin, sizeMax
+_UNIT_RANGE = ((1.0, 1.0, 1.0), (1.0, 1.0, 1.0))  # spawners, button: the size is fixed (sizeMin = sizeMax)
+_SIGN_RANGE = ((0.5, 0.5, 0.5), (2.5, 2.5, 2.5))  # SignPosterboard.prefab: sizeMin, sizeMax (a scale)
+# Decay/AntiDecay goals take their size from their reward values (0..5, DecayGoal.Awake: sizeMax 5);
+# Grow/Shrink goals from their size values (0..8, SizeChangeGoal.Start: sizeMax 8). The range here only
+# bounds what the layout tests for free space; goal_changes.py decides the size.
+_DECAY_RANGE = ((0.0, 0.0, 0.0), (5.0, 5.0, 5.0))
+_SIZE_CHANGE_RANGE = ((0.0, 0.0, 0.0), (8.0, 8.0, 8.0))
 
 GREY: RGB = (153, 153, 153)
 MAGENTA: RGB = (255, 0, 255)
@@ -95,16 +125,52 @@ HOT_ORANGE: RGB = (255, 140, 0)
 LIGHT_BLOCK: RGB = (200, 165, 115)  # cardboard
 HEAVY_BLOCK: RGB = (150, 112, 72)  # darker cardboard
 HOLLOW_BLOCK: RGB = (200, 200, 200)  # light grey
+DECAY_PURPLE: RGB = (142, 0, 255)  # DecayGoal.prefab initialColour (0.555, 0, 1): the fresh end of the decay
+DECAY_GREY: RGB = (100, 100, 100)  # DecayGoal.prefab finalColour (0.392, 0.392, 0.392): fully decayed
+TREE_GREEN: RGB = (70, 140, 60)
+TREE_BROWN: RGB = (120, 85, 55)
+SPAWNER_BLUE: RGB = (0, 201, 255)  # SpawnerDispenser.prefab: colourOverride (0, 0.788, 1)
+PILLAR_YELLOW: RGB = (222, 224, 134)  # Pieces/Material-forModularPieces.mat: _BaseColor (0.870, 0.877, 0.527)
+BOARD_WHITE: RGB = (237, 232, 237)  # Meshes-Models/Materials/board_front_white.mat: _BaseColor
+DATA_ZONE_BLUE: RGB = (90, 160, 255)
+DECOY_GREY: RGB = (170, 170, 170)
+
+# Model sizes (x, y, z) of the items built from a fixed mesh, read from the v3.1.3 meshes' bounds
+# (Meshes-Models/*.fbx) and the prefabs' colliders; the docs give the same numbers
+# ("fixed size: dimensions 5.19 x 5.95 x 5.02" for the tree, 1.67 x 4.46 x 1.67 the dispenser,
+# 1.67 x 1.67 x 1.67 the container). Each is built at Prefab.sizeAdjustement (0.999) of this.
+TREE_SIZE: Vec = (5.19, 5.952, 5.022)  # custom_tree.fbx: x -2.875..2.315, y -0.010..5.942, z -2.623..2.399
+DISPENSER_SIZE: Vec = (1.672, 4.464, 1.672)  # spawner-dispenser/dispenser.fbx: x, z +-0.836, y -0.032..4.432
+CONTAINER_SIZE: Vec = (1.672, 1.667, 1.672)  # spawner-container/spawner-container.fbx: y -0.035..1.632
+SIGN_SIZE: Vec = (0.1, 2.0, 3.0)  # SignPosterboard.prefab: BoxCollider m_Size (posterboard.fbx: same bounds)
+# Pillar-Button: pillar3.fbx (1 x 1 x 4 mesh units) and cube6.fbx under the prefab's root scale
+# (Prefab.SetSize: sizeMin 80 x sizeAdjustement 0.999 x ratioSize 0.5 = 39.96 mesh units). The box
+# Animal-AI tests for free space spans the pillar, its panel, the button and the trigger in front of
+# it: x -0.375..0.4, y 0..1.6, z -0.162..0.570 around the item's position (see geometry.button_parts).
+BUTTON_SIZE: Vec = (0.775, 1.598, 0.732)
 
 # Masses of dynamic items (the agent has mass 1; see world.py for how it pushes).
 MASS = {"goal": 1.0, "light": 1.0, "heavy": 4.0, "hollow": 2.0, "wall": 100.0}
+_FIXED = (0.0, 0.0)  # rotationRange (0, 0): a -1 rotation is 0
 
 
-def _goal(name: str, sign: int, color: RGB, multi: bool = False, bounce: bool = False) -> ItemType:
-    return ItemType(name, "goal", "sphere", *_GOAL_RANGE, color, mass=MASS["goal"], reward_sign=sign,
-                    multi=multi, bounce=bounce)
+def _goal(name: str, sign: int, color: RGB, multi: bool = False, bounce: bool = False,
+          behaviour: Behaviour = "plain", size_range: tuple[Vec, Vec] = _GOAL_RANGE,
+          rotation_range: tuple[float, float] = (0.0, 360.0), versions: tuple[str, ...] = BOTH_VERSIONS) -> ItemType:
+    return ItemType(name, "goal", "sphere", *size_range, color, mass=MASS["goal"], reward_sign=sign,
+                    multi=multi, bounce=bounce, behaviour=behaviour, rotation_range=rotation_range, versions=versions)
 
 
+def _fixed_model(name: str, shape: Shape, behaviour: Behaviour, size: Vec, color: RGB,
+                 size_range: tuple[Vec, Vec] = _UNIT_RANGE, colorable: bool = False) -> ItemType:
+    return ItemType(name, "obstacle", shape, *size_range, color, colorable=colorable, behaviour=behaviour,
+                    base_size=size, rotation_range=_FIXED)
+
+
+# Names: the v3.1.3 scene's prefab list (AAI3Arena.prefab: TrainingArena.prefabs.allPrefabs, 28 names,
+# the agent included) are the catalogue's names; later names are aliases (ALIASES) or v4-only items.
+# rotation_range: each prefab's rotationRange (goals that do not bounce, signs, spawners and the
+# button have (0, 0): a -1 rotation gives 0).
 ITEM_TYPES: dict[str, ItemType] = {
     t.name: t
     for t in (
@@ -119,18 +185,43 @@ ITEM_TYPES: dict[str, ItemType] = {
         ItemType("UObject", "movable", "u", *_HOLLOW_RANGE, HOLLOW_BLOCK, mass=MASS["hollow"]),
         ItemType("LObject", "movable", "l_left", *_HOLLOW_RANGE, HOLLOW_BLOCK, mass=MASS["hollow"]),
         ItemType("LObject2", "movable", "l_right", *_HOLLOW_RANGE, HOLLOW_BLOCK, mass=MASS["hollow"]),
-        _goal("GoodGoal", +1, GREEN),
+        _goal("GoodGoal", +1, GREEN, rotation_range=_FIXED),
         _goal("GoodGoalBounce", +1, GREEN, bounce=True),
         _goal("GoodGoalMulti", +1, GOLD, multi=True),
         _goal("GoodGoalMultiBounce", +1, GOLD, multi=True, bounce=True),
-        _goal("BadGoal", -1, RED),
+        _goal("BadGoal", -1, RED, rotation_range=_FIXED),
         _goal("BadGoalBounce", -1, RED, bounce=True),
         ItemType("DeathZone", "zone", "flat", *_ZONE_RANGE, DEATH_RED),
         ItemType("HotZone", "zone", "flat", *_ZONE_RANGE, HOT_ORANGE),
+        # Goals whose reward or size changes (Rewards/DecayGoal.prefab, AntiDecayGoal.prefab: DecayGoal.cs;
+        # GrowGoal.prefab, ShrinkGoal.prefab: SizeChangeGoal.cs). All are "multi": they end the episode
+        # only as the last good goal, and count among the good goals.
+        _goal("DecayGoal", +1, DECAY_PURPLE, multi=True, behaviour="decay", size_range=_DECAY_RANGE,
+              rotation_range=_FIXED),
+        _goal("AntiDecayGoal", +1, DECAY_GREY, multi=True, behaviour="ripen", size_range=_DECAY_RANGE,
+              rotation_range=_FIXED),
+        _goal("GrowGoal", +1, GOLD, multi=True, behaviour="grow", size_range=_SIZE_CHANGE_RANGE),
+        _goal("ShrinkGoal", +1, GOLD, multi=True, behaviour="shrink", size_range=_SIZE_CHANGE_RANGE),
+        # Spawners (Spawners/SpawnerTree.prefab: GoalSpawner.cs; SpawnerDispenser/Container.prefab:
+        # SpawnerStockpiler.cs) and the unique objects (Other-Unique/SignPosterboard.prefab,
+        # Modular-Pieces/Pillar-Button.prefab: Spawner_InteractiveButton.cs).
+        _fixed_model("SpawnerTree", "tree", "tree", TREE_SIZE, TREE_GREEN),
+        _fixed_model("SpawnerDispenser", "dispenser", "dispenser", DISPENSER_SIZE, SPAWNER_BLUE),
+        _fixed_model("SpawnerContainer", "container", "container", CONTAINER_SIZE, SPAWNER_BLUE),
+        _fixed_model("SignPosterboard", "sign", "sign", SIGN_SIZE, BOARD_WHITE, size_range=_SIGN_RANGE),
+        _fixed_model("Pillar-Button", "button", "button", BUTTON_SIZE, PILLAR_YELLOW),
+        # v4.1.0 only (its scene's prefab list): a trigger that records the agent's visits, and decoys
+        # (reward 0; Rewards/DecoyGoal.prefab, DecoyGoalBounce.prefab). Loaded with any aai_version.
+        ItemType("DataZone", "zone", "flat", *_DATA_ZONE_RANGE, DATA_ZONE_BLUE, behaviour="data_zone", versions=V4_ONLY),
+        _goal("DecoyGoal", 0, DECOY_GREY, multi=True, behaviour="decoy", rotation_range=_FIXED, versions=V4_ONLY),
+        _goal("DecoyGoalBounce", 0, DECOY_GREY, multi=True, bounce=True, behaviour="decoy", versions=V4_ONLY),
     )
 }
 
-# Names later Animal-AI versions use for the same items (v3.1+/v4 docs list them as aliases).
+# Names other Animal-AI versions and docs use for the same prefabs. v4.1.0's own table
+# (YAMLclasses.cs: AliasMapper) maps the v3 names to v4 ones; here it is read the other way, plus the
+# docs' spellings (CardBox1/2, SpawnerDispenserShort) and v4.1.0's "episode-ending" decay variants,
+# whose prefabs differ from the plain ones only in name and colour (both keep isMulti 1).
 ALIASES: dict[str, str] = {
     "LightBlock": "Cardbox1",
     "CardBox1": "Cardbox1",
@@ -139,6 +230,14 @@ ALIASES: dict[str, str] = {
     "UBlock": "UObject",
     "LBlock": "LObject",
     "JBlock": "LObject2",
+    "RipenGoal": "AntiDecayGoal",
+    "RipenGoalEpEnding": "AntiDecayGoal",
+    "DecayGoalEpEnding": "DecayGoal",
+    "SpawnerDispenserTall": "SpawnerDispenser",
+    "SpawnerContainerShort": "SpawnerContainer",
+    "SpawnerDispenserShort": "SpawnerContainer",
+    "SignBoard": "SignPosterboard",
+    "SpawnerButton": "Pillar-Button",
 }
 
 
@@ -157,7 +256,30 @@ MIN_ZONE_TOP = 0.001  # keeps a zone's trigger above the floor whatever the size
 
 def zone_height(name: str, size_y: float) -> float:
     """Height above the floor of the zone ``name`` given the y of its size as built."""
+    if name == "DataZone":  # DataZone.prefab keeps Prefab.AdjustY: its whole height stands on the floor
+        return size_y
     return max(size_y / 2 + ZONE_CENTRE_Y - FLOOR_TOP_Y, MIN_ZONE_TOP)
+
+
+# The goals a Pillar-Button / SpawnerButton can spawn: the prefabs under Assets/Resources, which
+# Spawner_InteractiveButton loads by name (Resources.Load); any other name spawns nothing.
+BUTTON_REWARDS: dict[str, tuple[str, ...]] = {
+    "3.1.3": ("GoodGoal", "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "BadGoal", "BadGoalBounce"),
+    "4.1.0": ("GoodGoal", "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "BadGoal", "BadGoalBounce",
+              "DecoyGoal", "DecoyGoalBounce", "DecoyGoalMulti", "GrowGoal", "RipenGoal", "ShrinkGoal"),
+}
+
+
+def version_names(version: str) -> tuple[str, ...]:
+    """The names an Animal-AI ``version`` itself knows: its scene's prefabs and, for 4.1.0, the old
+    names its AliasMapper accepts."""
+    v4 = {"Cardbox1": "LightBlock", "Cardbox2": "HeavyBlock", "LObject": "LBlock", "LObject2": "JBlock",
+          "UObject": "UBlock", "AntiDecayGoal": "RipenGoal", "SpawnerDispenser": "SpawnerDispenserTall",
+          "SpawnerContainer": "SpawnerContainerShort", "SignPosterboard": "SignBoard", "Pillar-Button": "SpawnerButton"}
+    names = [name for name, t in ITEM_TYPES.items() if version in t.versions]
+    if version == "4.1.0":
+        names += list(v4.values()) + ["DecayGoalEpEnding", "RipenGoalEpEnding"]
+    return tuple(names)
 
 
 def canonical_name(name: str) -> str | None:
