@@ -6,6 +6,12 @@ item turned clockwise by r degrees seen from above gets yaw -r about pybullet's 
 axes also swaps handedness, which is what turns Animal-AI's left-handed frame into pybullet's
 right-handed one, so "right" on screen stays right.
 
+Looks: every visual shape is white and fully shaded by pybullet (no ambient), so the camera reads
+each pixel's light (n . l) from TinyRenderer and paints the item's Animal-AI material itself
+(``camera.py``, ``look.py``). Glass items and zones have no visual here: the camera draws them
+translucent from copies in a client of its own. Tunnels are the half tube of Animal-AI's prefab
+(``item_meshes.py``), for collisions too.
+
 Materials: pybullet multiplies the restitution and the friction of the two bodies in a contact.
 Static items and the fence have restitution 1 and only bounce goals do too, so bounce goals rebound
 from walls while the agent (restitution 0) and everything else do not. The agent has no friction:
@@ -18,12 +24,12 @@ import math
 from dataclasses import dataclass
 
 from agentkit.envs.arena.bullet import p
-from agentkit.envs.arena.geometry import LocalBox, local_parts
-from agentkit.envs.arena.items import AGENT_DIAMETER, RGB
+from agentkit.envs.arena.geometry import local_parts
+from agentkit.envs.arena.item_meshes import tunnel_mesh, wedge_mesh
+from agentkit.envs.arena.items import AGENT_DIAMETER
 from agentkit.envs.arena.layout import ARENA_SIZE, FENCE_COLLIDER_HEIGHT, FENCE_THICKNESS, PlacedItem
 
-EDGE_WIDTH = 0.06  # transparent items are drawn as bars this wide along their edges
-ZONE_THICKNESS = 0.01  # zones are drawn as flat plates this thick
+WHITE = [1.0, 1.0, 1.0, 1.0]  # every visual: the camera colours items by their material (look.py)
 
 
 def to_bullet(x: float, y: float, z: float) -> tuple[float, float, float]:
@@ -33,10 +39,6 @@ def to_bullet(x: float, y: float, z: float) -> tuple[float, float, float]:
 def yaw_quaternion(rotation_deg: float) -> tuple[float, float, float, float]:
     half = -math.radians(rotation_deg) / 2
     return (0.0, 0.0, math.sin(half), math.cos(half))
-
-
-def rgba(color: RGB) -> list[float]:
-    return [color[0] / 255.0, color[1] / 255.0, color[2] / 255.0, 1.0]
 
 
 @dataclass
@@ -91,7 +93,7 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
     t = item.type
     x, y, z = item.position
     sx, sy, sz = item.size
-    color = rgba(item.color)
+    color = WHITE
     orientation = yaw_quaternion(item.rotation)
     if t.shape == "sphere":
         radius = sx / 2
@@ -100,19 +102,20 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
         body = p.createMultiBody(t.mass, shape, visual, to_bullet(x, y + radius, z), orientation,
                                  physicsClientId=client)
     elif t.shape == "ramp":
-        vertices, indices = _wedge_mesh(sx, sy, sz)
+        vertices, indices = wedge_mesh(sx, sy, sz)
         shape = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=client)
-        if t.transparent:
-            visual = _edges_visual(client, [LocalBox(0, 0, 0, sy, sx / 2, sz / 2)], 0.0, color)
-        else:
-            visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color,
-                                         physicsClientId=client)
+        visual = -1 if t.transparent else p.createVisualShape(
+            p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color, physicsClientId=client)
         body = p.createMultiBody(t.mass, shape, visual, to_bullet(x, y, z), orientation, physicsClientId=client)
-    elif t.shape == "flat":
-        visual = p.createVisualShape(p.GEOM_BOX, halfExtents=[sx / 2, sz / 2, ZONE_THICKNESS / 2], rgbaColor=color,
-                                     physicsClientId=client)
-        body = p.createMultiBody(0, -1, visual, to_bullet(x, y + ZONE_THICKNESS / 2 + 0.001, z), orientation,
-                                 physicsClientId=client)
+    elif t.shape == "tunnel":  # static: a concave triangle mesh collides as it looks
+        vertices, indices = tunnel_mesh(sx, sy, sz)
+        shape = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
+                                       flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
+        visual = -1 if t.transparent else p.createVisualShape(
+            p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color, physicsClientId=client)
+        body = p.createMultiBody(0, shape, visual, to_bullet(x, y, z), orientation, physicsClientId=client)
+    elif t.shape == "flat":  # a trigger: nothing to collide with, drawn by the camera
+        body = p.createMultiBody(0, -1, -1, to_bullet(x, y, z), orientation, physicsClientId=client)
         return ItemBody(item, body, False)
     else:
         parts = local_parts(t.shape, item.size)
@@ -125,7 +128,7 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
             shape = p.createCollisionShapeArray([p.GEOM_BOX] * len(parts), halfExtents=halves,
                                                 collisionFramePositions=frames, physicsClientId=client)
         if t.transparent:
-            visual = _edges_visual(client, parts, centre, color)
+            visual = -1
         elif len(parts) == 1:
             visual = p.createVisualShape(p.GEOM_BOX, halfExtents=halves[0], rgbaColor=color, physicsClientId=client)
         else:
@@ -134,6 +137,8 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
                                               physicsClientId=client)
         body = p.createMultiBody(t.mass, shape, visual, to_bullet(x, y + centre, z), orientation,
                                  physicsClientId=client)
+    if t.transparent:
+        _hide(client, body)
     dynamic = t.mass > 0
     if dynamic:
         if t.bounce:
@@ -149,47 +154,3 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
     else:
         p.changeDynamics(body, -1, lateralFriction=0.5, restitution=1.0, physicsClientId=client)
     return ItemBody(item, body, dynamic)
-
-
-def _wedge_mesh(sx: float, sy: float, sz: float) -> tuple[list[list[float]], list[int]]:
-    """A ramp in pybullet's local frame, origin at the centre of its base, high edge at local -z."""
-    hx, hz = sx / 2, sz / 2
-    # Animal-AI local z is pybullet local y; the high edge (height sy) is at local -z.
-    vertices = [[-hx, -hz, 0], [hx, -hz, 0], [hx, hz, 0], [-hx, hz, 0], [-hx, -hz, sy], [hx, -hz, sy]]
-    indices = [0, 2, 1, 0, 3, 2,  # bottom
-               0, 1, 5, 0, 5, 4,  # high vertical face
-               3, 4, 5, 3, 5, 2,  # slope
-               0, 4, 3, 1, 2, 5]  # sides
-    return vertices, indices
-
-
-def _edges_visual(client: int, parts: list[LocalBox], centre: float, color: list[float]) -> int:
-    """A mesh of thin bars along every edge of ``parts``: how a glass item shows without translucency."""
-    vertices: list[list[float]] = []
-    indices: list[int] = []
-    w = EDGE_WIDTH / 2
-    for part in parts:
-        x0, x1 = part.ox - part.hx, part.ox + part.hx
-        y0, y1 = part.oz - part.hz, part.oz + part.hz
-        z0, z1 = part.y0 - centre, part.y1 - centre
-        corners = [(x, y, zz) for x in (x0, x1) for y in (y0, y1) for zz in (z0, z1)]
-        for i, a in enumerate(corners):
-            for b in corners[i + 1:]:
-                if sum(1 for u, v in zip(a, b) if u != v) != 1:
-                    continue  # not an edge
-                lo = [min(u, v) - w for u, v in zip(a, b)]
-                hi = [max(u, v) + w for u, v in zip(a, b)]
-                _add_box(vertices, indices, lo, hi)
-    return p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color,
-                               physicsClientId=client)
-
-
-# Two triangles per face of a box whose 8 corners are ordered x-major, then y, then z.
-_BOX_FACES = (0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1,
-              2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3)
-
-
-def _add_box(vertices: list[list[float]], indices: list[int], lo: list[float], hi: list[float]) -> None:
-    base = len(vertices)
-    vertices.extend([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-    indices.extend(base + i for i in _BOX_FACES)

@@ -48,7 +48,9 @@ LIGHT = (0.42 * LIGHT_COLOR).astype(np.float32)
 # -- sky: RenderSettings m_SkyboxMaterial = Materials/Skyboxes/brighterSkybox1.mat (Skybox/Procedural,
 # _SkyTint 0.689 grey, _Exposure 1.3, _AtmosphereThickness 1). Colours by elevation, read from the
 # sky of arena-FP.png (Animal-AI docs): near the horizon, at about 15 and about 30 degrees up.
-SKY_STOPS = (  # (elevation in degrees, sRGB colour)
+SKY_STOPS = (  # (elevation in degrees, sRGB colour); below the horizon, _GroundColor (0.369, 0.349,
+    (-8.0, (122, 116, 113)),  # 0.341) x _Exposure 1.3: seen only from above the fence
+    (-1.0, (150, 180, 212)),
     (0.0, (150, 180, 212)),
     (4.0, (132, 163, 201)),
     (15.0, (108, 135, 175)),
@@ -111,11 +113,12 @@ BLOCK_FRAME_WIDTH = 0.125  # of the face
 BLOCK_LIGHT_SHARE = 0.35  # how much of a block's brightness depends on the light (the rest is emission)
 # Zones: Materials/DeathZone_Fog.mat and HotZone_Fog.mat (CustomShaders/ZoneShader.shader): colour =
 # noise texture (good_perlin_noise.png, grey 132..204, world xz * _UVScale 0.2) times _EmissionColour,
-# alpha at least _MinAlpha 0.4 (+ _AdditiveAlpha), blended over what is behind.
+# alpha _EmissionColour.a x (1 - depth), which is near 1 with Unity's reversed depth, plus _AdditiveAlpha,
+# at least _MinAlpha 0.4, blended over what is behind.
 DEATH_ZONE_COLOR = srgb((0.627451, 0.078431375, 0.078431375))  # _EmissionColour
-DEATH_ZONE_ALPHA = 0.65  # _EmissionColour.a 0.88 x noise, + _AdditiveAlpha 0.25, at least 0.4
+DEATH_ZONE_ALPHA = 0.9  # _EmissionColour.a 0.88 (+ _AdditiveAlpha 0.25, capped at 1; the screenshots show the floor faintly)
 HOT_ZONE_COLOR = srgb((1.0, 0.43564162, 0.124469034))  # _EmissionColour (HDR 1.19 clipped to 1)
-HOT_ZONE_ALPHA = 0.45  # _EmissionColour.a 0.686 x noise, _AdditiveAlpha 0, at least 0.4
+HOT_ZONE_ALPHA = 0.69  # _EmissionColour.a 0.686, _AdditiveAlpha 0 (at least _MinAlpha 0.4)
 ZONE_NOISE_SCALE = 0.2  # _UVScale: one noise texture per 5 units
 # CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 and length 2 with a
 # Solidify modifier 0.222 thick inwards, scaled by the size times ratioSize (0.4808, 0.4808, 0.5);

@@ -127,6 +127,10 @@ class Room:
         with np.errstate(divide="ignore"):
             t_floor = np.where(dy < 0, -ey / dy, np.inf).astype(np.float32)
         floor = (t_floor < depth) & (t_floor <= look.FAR)
+        if not (0.0 <= ex <= SIZE and 0.0 <= ez <= SIZE and ey <= look.FENCE_PANEL_TOP):  # can see past the fence
+            with np.errstate(invalid="ignore"):
+                gx, gz = ex + t_floor * dx, ez + t_floor * dz
+            floor &= (gx >= shadows.GROUND_MIN) & (gx <= shadows.GROUND_MAX) & (gz >= shadows.GROUND_MIN) & (gz <= shadows.GROUND_MAX)
         np.copyto(depth, t_floor, where=floor)
         label[floor] = FLOOR
         beyond = depth > look.FAR

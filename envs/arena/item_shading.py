@@ -1,0 +1,263 @@
+"""Items' materials in the camera's frames: TinyRenderer draws the shapes, numpy paints Animal-AI's looks.
+
+Why in two steps: TinyRenderer (pybullet's CPU renderer) has one light model, no emission, no
+textures of ours and no translucency. So every item is drawn white, lit by the sun only, and with
+the segmentation mask (which body each pixel shows) and the depth buffer (where the pixel is) each
+pixel gets its material here (``look.py`` gives the sources):
+
+* goals glow: their flat emission colour, whatever the light;
+* walls, ramps, tunnels and other lit items: their colour x (ambient + sun x n.l), walls with the
+  joints of their brick texture, ramps with pale patches;
+* cardboard boxes and U/L blocks: pale grey faces with a lighter frame, mostly self-lit.
+
+``GlassLayer`` holds see-through copies of glass items and zones in a pybullet client of its own
+and returns their colour, opacity and depth for the camera to blend over the frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agentkit.envs.arena import look, textures
+from agentkit.envs.arena.bodies import ItemBody, yaw_quaternion
+from agentkit.envs.arena.bullet import connect, disconnect, p
+from agentkit.envs.arena.geometry import local_parts
+from agentkit.envs.arena.item_meshes import tunnel_mesh
+from agentkit.envs.arena.room import light_factor
+
+# What paints a body's pixels.
+PLAIN, LIT, GLOW, BLOCK = 0, 1, 2, 3
+NO_TEXTURE, BRICKS, PATCHES, FRAME, SEAMS = 0, 1, 2, 3, 4
+GLASS, DEATH_ZONE, HOT_ZONE = 1, 2, 3
+_BLOCK_NAMES = ("Cardbox1", "Cardbox2")
+_HOLLOW_SHAPES = ("u", "l_left", "l_right")
+
+
+def _light_direction() -> list[float]:
+    lt = look.LIGHT_TOWARDS
+    return [float(lt[0]), float(lt[2]), float(lt[1])]  # pybullet axes (x, z, y)
+
+
+def _linear_depth(buffer: np.ndarray) -> np.ndarray:
+    """TinyRenderer's depth buffer (0..1, non-linear) as view distance; inf where nothing was drawn."""
+    near, far = look.NEAR, look.FAR
+    d = buffer.astype(np.float32)
+    with np.errstate(divide="ignore"):
+        z = (far * near) / (far - d * (far - near))
+    z[d >= 1.0] = np.inf
+    return z
+
+
+def _snapshot(client: int, view: list[float], projection: list[float], m: int):
+    """TinyRenderer's image of a client: red (n.l of white surfaces), depth (view distance), body ids."""
+    _, _, rgba, depth, seg = p.getCameraImage(
+        m, m, view, projection, renderer=p.ER_TINY_RENDERER, lightDirection=_light_direction(),
+        lightColor=[1.0, 1.0, 1.0], lightAmbientCoeff=0.0, lightDiffuseCoeff=1.0, lightSpecularCoeff=0.0,
+        shadow=0, physicsClientId=client,
+    )
+    rgba = np.asarray(rgba, dtype=np.uint8).reshape(m, m, 4)
+    seg = np.asarray(seg, dtype=np.int32).reshape(m, m)
+    z = _linear_depth(np.asarray(depth, dtype=np.float32).reshape(m, m))
+    z[seg < 0] = np.inf
+    return rgba[:, :, 0].astype(np.float32) / 255.0, z, seg
+
+
+def _world_points(eye: np.ndarray, rays: tuple, z: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Arena points (k x 3) seen at pixels (rows, cols) at view distance z."""
+    out = np.empty((rows.size, 3), dtype=np.float64)
+    for axis, d in enumerate(rays):
+        d = np.asarray(d)
+        value = d[rows if d.shape[0] > 1 else 0, cols if d.shape[1] > 1 else 0]
+        out[:, axis] = eye[axis] + z * value
+    return out
+
+
+class ItemShading:
+    """The material of every item body, and the painting of TinyRenderer's items with them."""
+
+    def __init__(self) -> None:
+        self._bricks = textures.wall_bricks()
+        self._patches = textures.cow_patches()
+        self.set_items(-1, [])
+
+    def set_items(self, client: int, bodies: Sequence[ItemBody]) -> None:
+        size = max((b.body for b in bodies), default=0) + 2  # indexed by body id + 1 (-1 = nothing)
+        self._kind = np.full(size, PLAIN, dtype=np.uint8)
+        self._texture = np.zeros(size, dtype=np.uint8)
+        self._albedo = np.full((size, 3), 255.0, dtype=np.float32)
+        self._half = np.ones((size, 3), dtype=np.float64)  # half sizes in pybullet axes (x, z, y)
+        self._origin = np.zeros((size, 3), dtype=np.float64)
+        self._rotation = np.tile(np.eye(3), (size, 1, 1))
+        self._client = client
+        self._moving: list[int] = []
+        for b in bodies:
+            t, i = b.item.type, b.body + 1
+            sx, sy, sz = b.item.size
+            self._half[i] = (sx / 2, sz / 2, sy / 2)
+            if t.transparent or t.kind == "zone":
+                continue  # drawn by GlassLayer
+            if t.is_goal:
+                self._kind[i] = GLOW
+            elif t.name in _BLOCK_NAMES or t.shape in _HOLLOW_SHAPES:
+                self._kind[i] = BLOCK
+                self._texture[i] = FRAME if t.name in _BLOCK_NAMES else SEAMS
+            else:
+                self._kind[i] = LIT
+                self._texture[i] = {"Wall": BRICKS, "Ramp": PATCHES}.get(t.name, NO_TEXTURE)
+            self._albedo[i] = b.item.color
+            if self._texture[i] != NO_TEXTURE:
+                self._read_pose(b.body)
+                if b.dynamic and t.kind != "obstacle":
+                    self._moving.append(b.body)
+
+    def _read_pose(self, body: int) -> None:
+        try:
+            position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=self._client)
+        except p.error:
+            return
+        self._origin[body + 1] = position
+        self._rotation[body + 1] = np.asarray(p.getMatrixFromQuaternion(orientation)).reshape(3, 3)
+
+    def draw(self, client: int, view: list[float], projection: list[float], m: int, eye: np.ndarray,
+             rays: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Packed RGBA (m, m) uint32 and view distance (m, m) of the items (inf where there are none)."""
+        ndl, z, seg = _snapshot(client, view, projection, m)
+        index = np.clip(seg + 1, 0, len(self._kind) - 1)
+        index[seg + 1 >= len(self._kind)] = 0  # bodies made after set_items: plain
+        kind = self._kind[index]
+        albedo = self._albedo[index]
+        light = look.AMBIENT + look.LIGHT * ndl[:, :, None]
+        colour = albedo * light
+        textured = self._texture[index]
+        if textured.any():
+            for body in self._moving:
+                self._read_pose(body)
+            self._apply_textures(colour, albedo, light, textured, index, z, eye, rays, m)
+        glow = kind == GLOW
+        colour[glow] = albedo[glow]
+        return textures.pack(colour), z
+
+    def _apply_textures(self, colour, albedo, light, textured, index, z, eye, rays, m) -> None:
+        rows, cols = np.nonzero(textured)
+        ids = index[rows, cols]
+        world = _world_points(eye, rays, z[rows, cols], rows, cols)
+        bullet = world[:, [0, 2, 1]]
+        local = np.einsum("kji,kj->ki", self._rotation[ids], bullet - self._origin[ids])  # R^T (P - origin)
+        half = self._half[ids]
+        kinds = self._texture[ids]
+        pixel = 2.0 * np.tan(np.radians(look.FOV_DEGREES) / 2) / m
+        footprint = z[rows, cols] * pixel
+        # Box faces: the local axis along which the point is nearest the box's surface is the normal.
+        ratio = np.abs(local) / half
+        face = np.argmax(ratio, axis=1)
+        a = np.where(face == 0, local[:, 1], local[:, 0]) + np.where(face == 0, half[:, 1], half[:, 0])
+        b = np.where(face == 2, local[:, 1] + half[:, 1], local[:, 2] + half[:, 2])
+        factor = np.ones(rows.size, dtype=np.float32)
+        bricks = kinds == BRICKS
+        if bricks.any():
+            w, h = 8 * look.WALL_BRICK[0], 12 * look.WALL_BRICK[1]  # one texture tile, in units
+            factor[bricks] = self._bricks.sample(a[bricks] / w, b[bricks] / h, footprint[bricks] / w)
+        patches = kinds == PATCHES
+        if patches.any():
+            factor[patches] = self._patches.sample(a[patches] / 3.0, b[patches] / 3.0, footprint[patches] / 3.0)
+        shaded = colour[rows, cols] * factor[:, None]
+        framed = (kinds == FRAME) | (kinds == SEAMS)
+        if framed.any():
+            span_a = np.where(face == 0, half[:, 1], half[:, 0]) * 2
+            span_b = np.where(face == 2, half[:, 1], half[:, 2]) * 2
+            fa, fb = a / span_a, b / span_b
+            edge = np.minimum(np.minimum(fa, 1 - fa), np.minimum(fb, 1 - fb))
+            seams = np.minimum(fb, 1 - fb) * span_b < 0.08  # U/L blocks: light bands along top and bottom
+            on_frame = np.where(kinds == FRAME, edge < look.BLOCK_FRAME_WIDTH, seams & (face != 2))
+            base = np.where(on_frame[:, None], look.BLOCK_FRAME, look.BLOCK_FACE)
+            s = look.BLOCK_LIGHT_SHARE
+            lit = base * (1 - s + s * light[rows, cols] / light_factor(np.array([0.0, 1.0, 0.0])))
+            shaded = np.where(framed[:, None], lit, shaded)
+        colour[rows, cols] = shaded
+
+
+class GlassLayer:
+    """See-through copies of glass items and zones, in a pybullet client of the camera's own."""
+
+    def __init__(self) -> None:
+        self._client = -1
+        self.active = False
+        self._noise = textures.zone_noise()
+        self._material = np.zeros(1, dtype=np.uint8)
+
+    def set_items(self, client: int, bodies: Sequence[ItemBody]) -> None:
+        chosen = [b for b in bodies if b.item.type.transparent or b.item.type.kind == "zone"]
+        self.active = bool(chosen)
+        if not chosen:
+            return
+        if self._client < 0:
+            self._client = connect()
+        c = self._client
+        p.resetSimulation(physicsClientId=c)
+        made: list[tuple[int, int]] = []
+        white = [1.0, 1.0, 1.0, 1.0]
+        for b in chosen:
+            t = b.item.type
+            if t.kind == "zone":
+                box = b.item.boxes()[0]
+                half = [box.hx, box.hz, max((box.y1 - box.y0) / 2, 0.005)]
+                visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=white, physicsClientId=c)
+                centre = [box.cx, box.cz, max(box.y0, 0.0) + half[2]]
+                copy = p.createMultiBody(0, -1, visual, centre, yaw_quaternion(box.rotation), physicsClientId=c)
+                made.append((copy, DEATH_ZONE if t.name == "DeathZone" else HOT_ZONE))
+                continue
+            position, orientation = p.getBasePositionAndOrientation(b.body, physicsClientId=client)
+            sx, sy, sz = b.item.size
+            if t.shape == "tunnel":
+                vertices, indices = tunnel_mesh(sx, sy, sz)
+                visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=white,
+                                             physicsClientId=c)
+            else:
+                parts = local_parts(t.shape, b.item.size)
+                frames = [[q.ox, q.oz, (q.y0 + q.y1) / 2 - sy / 2] for q in parts]
+                halves = [[q.hx, q.hz, q.half_height] for q in parts]
+                visual = p.createVisualShapeArray([p.GEOM_BOX] * len(parts), halfExtents=halves,
+                                                  visualFramePositions=frames, rgbaColors=[white] * len(parts),
+                                                  physicsClientId=c)
+            copy = p.createMultiBody(0, -1, visual, position, orientation, physicsClientId=c)
+            made.append((copy, GLASS))
+        self._material = np.zeros(max(i for i, _ in made) + 2, dtype=np.uint8)
+        for i, material in made:
+            self._material[i + 1] = material
+
+    def draw(self, view: list[float], projection: list[float], m: int, eye: np.ndarray, rays: tuple):
+        """Colour (m, m, 3) float32, opacity (m, m) and view distance (m, m) of the nearest glass or
+        zone surface, or None when none is in view."""
+        ndl, z, seg = _snapshot(self._client, view, projection, m)
+        if not (seg >= 0).any():
+            return None
+        material = self._material[np.clip(seg + 1, 0, len(self._material) - 1)]
+        colour = np.zeros((m, m, 3), dtype=np.float32)
+        alpha = np.zeros((m, m), dtype=np.float32)
+        glass = material == GLASS
+        colour[glass] = look.GLASS_ALBEDO * (look.AMBIENT + look.LIGHT * ndl[glass][:, None])
+        alpha[glass] = look.GLASS_ALPHA
+        zones = (material == DEATH_ZONE) | (material == HOT_ZONE)
+        if zones.any():
+            rows, cols = np.nonzero(zones)
+            world = _world_points(eye, rays, z[rows, cols], rows, cols)
+            s = look.ZONE_NOISE_SCALE
+            noise = self._noise.sample(world[:, 0] * s, world[:, 2] * s, 0.0)[:, None]
+            death = material[rows, cols] == DEATH_ZONE
+            tint = np.where(death[:, None], look.DEATH_ZONE_COLOR, look.HOT_ZONE_COLOR)
+            colour[rows, cols] = tint * noise
+            alpha[rows, cols] = np.where(death, look.DEATH_ZONE_ALPHA, look.HOT_ZONE_ALPHA)
+        return colour, alpha, z
+
+    def close(self) -> None:
+        if self._client >= 0:
+            disconnect(self._client)
+            self._client = -1
+
+    def __del__(self) -> None:  # a forgotten close() must not leak a physics server per camera
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
+            pass
