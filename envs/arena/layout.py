@@ -16,7 +16,8 @@ The rules, as v3.1.3's ``ArenaBuilders.cs`` and ``Prefab.cs`` apply them:
 * Each item is lifted by 0.01 (``Prefab.AdjustY``), the small gap that keeps it clear of the floor
   it is tested against; it falls into place when the arena settles.
 * When the file names an Agent, the agent is spawned FIRST (``InstantiateSpawnables``), against the
-  empty arena, and items spawned later that would overlap it are dropped; otherwise it is spawned
+  empty arena, and items spawned later whose box would reach into its sphere collider (radius 0.5,
+  whatever its heading) are dropped; otherwise it is spawned
   last, at a random free place. It gets 100 attempts (``TrainingArena.maxSpawnAttemptsForAgent``); if
   its given place is taken by the fence, Unity would fail to build the arena, so it is moved to a free
   place with a warning.
@@ -34,7 +35,8 @@ import random
 from dataclasses import dataclass, replace
 
 from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemSpec, Vector3
-from agentkit.envs.arena.geometry import Box, bounding_box, boxes_overlap, footprint_size, world_boxes
+from agentkit.envs.arena.geometry import (Box, bounding_box, boxes_overlap, footprint_size, sphere_box_distance,
+                                          world_boxes)
 from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec, zone_height
 
 logger = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ AGENT_ATTEMPTS = 100  # TrainingArena.cs: maxSpawnAttemptsForAgent
 FALLBACK_AGENT_ATTEMPTS = 2000  # ours: when the file's own place for the agent is not free
 SIZE_ADJUSTMENT = 0.999  # Prefab.cs: sizeAdjustement (every prefab keeps it)
 SPAWN_GAP = 0.01  # Prefab.AdjustY / TrainingAgent.GetPosition: + 0.01 above the given y
+_AGENT_OVERLAP_TOLERANCE = 1e-6  # Physics.OverlapBox is exact; this only absorbs rounding
 FENCE_THICKNESS = 1.0
 FENCE_COLLIDER_HEIGHT = 50.0
 
@@ -103,16 +106,18 @@ def build_layout(arena: ArenaSpec, seed: int) -> Layout:
     if len(agents) > 1:
         logger.warning("more than one Agent item; using the first")
     agent: AgentStart | None = None
-    if agents:  # a given agent comes first, and later items may not overlap it
+    agent_centre: Vec | None = None
+    if agents:  # a given agent comes first, and later items may not overlap its sphere
         agent = _place_agent(agents[0], rng, solid)
-        solid.append(bounding_box(agent.position, (AGENT_DIAMETER,) * 3, agent.rotation))
+        ax, ay, az = agent.position
+        agent_centre = (ax, ay + AGENT_DIAMETER / 2, az)
     skipped = 0
     for spec in arena.items:
         if spec.name == "Agent":
             continue
         item_type = ITEM_TYPES[spec.name]
         for index in range(spec.count):
-            item = _place(item_type, spec, index, len(placed), rng, solid)
+            item = _place(item_type, spec, index, len(placed), rng, solid, agent_centre)
             if item is None:
                 skipped += 1
                 logger.debug("not spawned (no free place): %s #%d", spec.name, index)
@@ -131,7 +136,7 @@ def _entry(values: tuple, index: int):
 
 
 def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: random.Random,
-           solid: list[Box]) -> PlacedItem | None:
+           solid: list[Box], agent_centre: Vec | None = None) -> PlacedItem | None:
     position = _entry(spec.positions, index)
     rotation = _entry(spec.rotations, index)
     size = _entry(spec.sizes, index)
@@ -150,7 +155,7 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
         extent = footprint_size(item_type.shape, s)
         p = _position(position, extent, rng)
         box = bounding_box(p, extent, r)
-        if not any(boxes_overlap(box, other) for other in obstacles):
+        if not any(boxes_overlap(box, other) for other in obstacles) and not _touches_agent(box, agent_centre):
             return PlacedItem(item_id, item_type, p, s, r, resolved_color)
     return None
 
@@ -169,6 +174,14 @@ def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float |
         if not any(boxes_overlap(box, fence) for fence in solid[: len(_FENCE)]):
             return placed
     return None
+
+
+def _touches_agent(box: Box, agent_centre: Vec | None) -> bool:
+    """Whether an item's box reaches into a given agent: ``IsSpotFree`` tests the item's box against the
+    agent's collider, a sphere (AAI3Agent.prefab: SphereCollider, radius 0.5), whatever its heading."""
+    if agent_centre is None:
+        return False
+    return sphere_box_distance(agent_centre, box) < AGENT_DIAMETER / 2 - _AGENT_OVERLAP_TOLERANCE
 
 
 def _size(item_type: ItemType, size: Vector3 | None, rng: random.Random) -> Vec:
