@@ -121,9 +121,10 @@ def run(
         _emit_json(summary.to_json())
     else:
         judged = summary.judged
-        unjudged = f"; {len(summary.episodes) - len(judged)} without a verdict" if len(judged) < len(summary.episodes) else ""
+        left_out = len(summary.episodes) - len(judged)
+        note = f"; {left_out} without a verdict" if left_out else ""
         out.print(f"run {summary.run_id}: success rate {summary.success_rate:.1%} "
-                  f"({sum(e.success for e in judged)}/{len(judged)}; pass rule {config.pass_rule}{unjudged})")
+                  f"({sum(e.success for e in judged)}/{len(judged)}; pass rule {config.pass_rule}{note})")
 
 
 @app.command()

@@ -62,10 +62,11 @@ class BreaksTheWorld:
         return ModelReply(text="Go(1);")
 
 
-def play(task: str, model_factory, rule: str = "aai", **config: Any) -> tuple[EpisodeResult, Any]:
-    """One episode on the arena through the real loop; the result and the world's final state."""
-    run_config = RunConfig(env="aai-arena", tasks=[task], model="replay", include_images=False, pass_rule=rule,
-                           **config)
+def play(task: str, model_factory, rule: str = "aai", env: str = "aai-arena",
+         **config: Any) -> tuple[EpisodeResult, Any]:
+    """One episode through the real loop (the arena unless ``env`` says otherwise); the result and
+    the world's final state."""
+    run_config = RunConfig(env=env, tasks=[task], model="replay", include_images=False, pass_rule=rule, **config)
     setup = make_setup(run_config, model_factory=model_factory)
     try:
         result = run_episode(setup, task, 0)
@@ -156,6 +157,18 @@ def test_an_untimed_arena_stopped_by_a_limit_has_no_clock_and_is_not_a_pass_with
     assert result.success is False and result.metrics["pass"] is False
 
 
+def test_the_unity_backend_runs_out_the_clock_as_the_arena_does():
+    """Through ML-Agents' protocol (the builtin build): the build's own clock ends the episode."""
+    direct, _ = play(NEGATIVE, lambda backend: ReplayModel([TURN, TURN]), max_scripts=2)
+    through, final = play(NEGATIVE, lambda backend: ReplayModel([TURN, TURN]), env="animalai", max_scripts=2,
+                          backend_options={"aai_build": "builtin", "render_size": 16})
+    assert through.end_reason is EndReason.SCRIPT_LIMIT and final.done
+    clock, want = through.metrics["clock_run_out"], direct.metrics["clock_run_out"]
+    assert (clock["idle_steps"], clock["ended"], clock["end_reason"]) == (want["idle_steps"], True, "time_limit")
+    assert through.reward == pytest.approx(direct.reward, abs=1e-4)  # the protocol carries float32 rewards
+    assert through.success is False and through.metrics["pass"] is False
+
+
 def test_the_llm_aai_rule_runs_out_the_clock_the_same_and_leaves_errors_without_a_verdict():
     aai, _ = play(NEGATIVE, lambda backend: ReplayModel([TURN, TURN]), max_scripts=2)
     llm, _ = play(NEGATIVE, lambda backend: ReplayModel([TURN, TURN]), rule="llm-aai", max_scripts=2)
@@ -215,6 +228,19 @@ def test_run_eval_viewer_and_report_read_the_same_verdicts(tmp_path: Path):
         assert results.pass_rule.value == summary.config.pass_rule
     clock = {e.task: e.metrics["clock_run_out"] for e in store.list_episodes(run_id=played.run_id)}
     assert all(c["idle_steps"] > 0 and c["ended"] for c in clock.values())  # stored with the episode
+
+
+def test_agentkit_eval_takes_the_rule_and_stores_it_with_the_run(tmp_path: Path):
+    experiment = tmp_path / "broken.yaml"
+    experiment.write_text(f"env: aai-arena\ntasks: [{NEGATIVE}]\nmodel: openai/fake-model\nmax_retries: 0\n"
+                          "max_attempts: 1\ninclude_images: false\n", encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'eval.db'}"
+    unreachable = f"http://127.0.0.1:{_free_port()}/v1"
+    data = run_json(["eval", str(experiment), "--api-base", unreachable, "--pass-rule", "llm-aai", "--db", db],
+                    tmp_path)
+    assert data["pass_rule"] == "llm-aai" and data["not_judged"] == 1 and data["pass_rate"] == 0.0
+    assert data["episodes"][0]["end_reason"] == "model_error" and data["episodes"][0]["pass"] is None
+    assert TranscriptStore(db).get_run(data["run_id"]).config["pass_rule"] == "llm-aai"
 
 
 def test_agentkit_run_and_report_agree_on_the_command_line(tmp_path: Path):
