@@ -20,7 +20,8 @@ PhysX integrator update by update, with every constant read from the Unity proje
   ramps (default material) with 0.6 and on the cardboard boxes (LowFriction, 0.25) with 0.425.
 
 What follows: top speed on flat ground 26.7 units/s (1.6 units per step); from rest Go(1) covers
-0.06 units, Go(5) 1.5, Go(9) 5.0, Go(10) 6.0, Go(20) 18.8, Go(35) 40.7 (with its coast); a ramp is
+0.10 units, Go(5) 1.77, Go(9) 4.98, Go(10) 5.95, Go(20) 18.17, Go(35) 40.43, and the no-op steps after
+them coast 0.16, 1.07, 1.73, 1.87, 2.68 and 3.05 units further (``flat_ground_run``); a ramp is
 climbable from rest while ``a cos(theta) > g sin(theta) + mu (g cos(theta) + a sin(theta))``, up to
 47.9 degrees. ``flat_ground_run`` computes these numbers from the equations alone, for the calibration
 tests and the docs; ``world.py`` applies the same per-update rules to the pybullet body.
