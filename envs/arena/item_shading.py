@@ -32,6 +32,9 @@ PLAIN, LIT, GLOW, BLOCK = 0, 1, 2, 3
 NO_TEXTURE, BRICKS, PATCHES, FRAME, SEAMS = 0, 1, 2, 3, 4
 GLASS, DEATH_ZONE, HOT_ZONE = 1, 2, 3
 _BLOCK_NAMES = ("Cardbox1", "Cardbox2")
+# Emission colours of the goal prefabs (look.py); other goals (decaying, growing...) glow in their own colour.
+_GOAL_GLOW = {"GoodGoal": look.GOAL_GREEN, "GoodGoalBounce": look.GOAL_GREEN, "GoodGoalMulti": look.GOAL_GOLD,
+              "GoodGoalMultiBounce": look.GOAL_GOLD, "BadGoal": look.GOAL_RED, "BadGoalBounce": look.GOAL_RED}
 _HOLLOW_SHAPES = ("u", "l_left", "l_right")
 
 
@@ -106,7 +109,7 @@ class ItemShading:
             else:
                 self._kind[i] = LIT
                 self._texture[i] = {"Wall": BRICKS, "Ramp": PATCHES}.get(t.name, NO_TEXTURE)
-            self._albedo[i] = b.item.color
+            self._albedo[i] = _GOAL_GLOW.get(t.name, b.item.color) if t.is_goal else b.item.color
             if self._texture[i] != NO_TEXTURE:
                 self._read_pose(b.body)
                 if b.dynamic and t.kind != "obstacle":

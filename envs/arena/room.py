@@ -35,6 +35,7 @@ def light_factor(normals: np.ndarray, lit: np.ndarray | float = 1.0) -> np.ndarr
 _SIDE_LIGHT = light_factor(_SIDE_NORMALS).astype(np.float32)  # (4, 3)
 _FLOOR_LIT = light_factor(np.array([0.0, 1.0, 0.0])).astype(np.float32)
 _FLOOR_DARK = look.AMBIENT.astype(np.float32)
+_BAYER = (np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]], dtype=np.float32) + 0.5) / 16
 
 
 def _sky_table() -> np.ndarray:
@@ -187,7 +188,10 @@ class Room:
         grazing = np.maximum(-by / bn, np.float32(0.02))
         footprint = t * bn * np.float32(pixel / look.FLOOR_TILE) / np.sqrt(grazing)
         u, v = x * np.float32(1 / look.FLOOR_TILE), z * np.float32(1 / look.FLOOR_TILE)
-        lit = shadows.lookup(shadow_grid, x, z) >= 0.5
+        # Soft shadow edges by ordered dithering: a pixel is lit when the lit fraction beats its threshold.
+        n = frame.shape[1]
+        dither = np.tile(_BAYER, (frame.shape[0] // 4 + 1, n // 4 + 1))[band][:, :n]
+        lit = shadows.lookup(shadow_grid, x, z) > dither
         texel = self._floor_lit.where(u, v, footprint)
         colour = np.where(lit, np.take(self._floor_lit.texels, texel), np.take(self._floor_dark.texels, texel))
         np.copyto(frame[band], colour, where=floor[band])

@@ -131,7 +131,13 @@ def soften(grid: np.ndarray) -> np.ndarray:
 
 
 def lookup(grid: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """The lit fraction (1 lit, 0 in shadow) at floor points (x, z)."""
-    c = np.clip(((x - GROUND_MIN) * CELLS_PER_UNIT).astype(np.int32), 0, _N - 1)
-    r = np.clip(((z - GROUND_MIN) * CELLS_PER_UNIT).astype(np.int32), 0, _N - 1)
-    return np.take(grid, r * _N + c)
+    """The lit fraction (1 lit, 0 in shadow) at floor points (x, z), interpolated between cells."""
+    gx = np.clip((x - GROUND_MIN) * CELLS_PER_UNIT - 0.5, 0, _N - 1.001).astype(np.float32)
+    gz = np.clip((z - GROUND_MIN) * CELLS_PER_UNIT - 0.5, 0, _N - 1.001).astype(np.float32)
+    c, r = gx.astype(np.int32), gz.astype(np.int32)
+    fx, fz = gx - c, gz - r
+    flat = grid.reshape(-1)
+    i = r * _N + c
+    top = np.take(flat, i) * (1 - fx) + np.take(flat, i + 1) * fx
+    bottom = np.take(flat, i + _N) * (1 - fx) + np.take(flat, i + _N + 1) * fx
+    return top * (1 - fz) + bottom * fz
