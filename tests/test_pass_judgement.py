@@ -8,6 +8,7 @@ viewer and ``agentkit report aai`` read the same verdict. See docs/scoring.md.
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from agentkit.setup_episode import make_setup
 from agentkit.testing.cli_runner import cli_env, run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
+from agentkit.viewer import ViewerApp
 from agentkit.viewer.queries import ViewerData
 
 PASS_MARKS = {task: load_task(task).first().pass_mark for task in packaged_task_ids()}
@@ -226,8 +228,14 @@ def test_run_eval_viewer_and_report_read_the_same_verdicts(tmp_path: Path):
             t: (int(v), 1) for t, v in want.items() if v is not None}
         assert results.not_judged == sum(v is None for v in want.values())
         assert results.pass_rule.value == summary.config.pass_rule
-    clock = {e.task: e.metrics["clock_run_out"] for e in store.list_episodes(run_id=played.run_id)}
-    assert all(c["idle_steps"] > 0 and c["ended"] for c in clock.values())  # stored with the episode
+    stopped = store.list_episodes(run_id=played.run_id)
+    assert all(e.metrics["clock_run_out"]["idle_steps"] > 0 and e.metrics["clock_run_out"]["ended"]
+               for e in stopped)  # stored with the episode
+    app = ViewerApp(store)
+    page = app.handle("GET", f"/episodes/{stopped[0].id}").body.decode()
+    assert re.search(rf'\b{stopped[0].metrics["clock_run_out"]["idle_steps"]}\s+idle steps', page)  # said on the page
+    void = store.list_episodes(run_id=broken_llm.run_id)[0]
+    assert 'class="badge b-no-verdict"' in app.handle("GET", f"/episodes/{void.id}").body.decode()
 
 
 def test_agentkit_eval_takes_the_rule_and_stores_it_with_the_run(tmp_path: Path):
