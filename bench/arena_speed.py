@@ -4,7 +4,8 @@ Prints:
   (a) environment steps per second with frames off (random actions on the 40 Testbed tasks played
       by children; resets are timed apart), target >= 5,000;
   (b) milliseconds per first-person frame at 84 and 512 pixels, rendered from each of those tasks'
-      start positions looking in four directions, target <= 40 ms at 512.
+      start positions looking in four directions, target <= 40 ms at 512, and the same for busy
+      arenas (``BUSY``: the most items, glass, zones, tunnels, ramps), worst task named.
 
 Usage: python bench/arena_speed.py [--steps-per-task N] [--tasks all|children40]
 """
@@ -52,9 +53,16 @@ def bench_steps(tasks: list[str], steps_per_task: int) -> None:
     print(f"    CPU time of this process: {steps / step_cpu:,.0f} steps/s")
 
 
-def bench_frames(tasks: list[str], size: int, target_ms: float | None) -> None:
+# Testbed arenas that are hard to draw: 155 items (08-10-01), 50 items on rails (02-28-02), glass tunnels
+# (03-15-01), glass walls (03-05-01), a death zone and walls (04-22-01), hot zones (04-04-01), a tunnel (03-13-03),
+# ramps and platforms (03-16-01).
+BUSY = ("08-10-01", "02-28-02", "03-15-01", "03-05-01", "04-22-01", "04-04-01", "03-13-03", "03-16-01")
+
+
+def bench_frames(tasks: list[str], size: int, target_ms: float | None, label: str = "") -> None:
     backend = ArenaBackend(render_size=size, frames=True)
     times, cpu_times = [], []
+    worst = ("", 0.0)
     for task in tasks:
         backend.reset(task, seed=0)
         world, camera = backend._world, backend._camera  # the renderer alone, from the start position
@@ -64,16 +72,19 @@ def bench_frames(tasks: list[str], size: int, target_ms: float | None) -> None:
             camera.render(eye, heading + turn)
             times.append(time.perf_counter() - start)
             cpu_times.append(time.process_time() - cpu_start)
+            if cpu_times[-1] > worst[1]:
+                worst = (task, cpu_times[-1])
     backend.close()
     ms = np.asarray(times) * 1000
     cpu = np.asarray(cpu_times) * 1000
     verdict = "" if target_ms is None else (
         f"  target <= {target_ms} ms: median {'OK' if statistics.median(ms) <= target_ms else 'MISSED'}, "
         f"p95 {'OK' if np.percentile(ms, 95) <= target_ms else 'MISSED'}")
-    print(f"(b) first-person frame {size}x{size}: mean {ms.mean():.1f} ms, p50 {np.percentile(ms, 50):.1f} ms, "
+    print(f"(b) first-person frame {size}x{size}{label}: mean {ms.mean():.1f} ms, p50 {np.percentile(ms, 50):.1f} ms, "
           f"p95 {np.percentile(ms, 95):.1f} ms, max {ms.max():.1f} ms over {len(ms)} frames{verdict}")
     # On a shared machine the wall clock also counts other processes' turns; CPU time does not.
-    print(f"    CPU time of this process: p50 {np.percentile(cpu, 50):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms")
+    print(f"    CPU time of this process: p50 {np.percentile(cpu, 50):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms, "
+          f"max {cpu.max():.1f} ms ({worst[0]})")
 
 
 def main() -> None:
@@ -86,6 +97,7 @@ def main() -> None:
     bench_steps(tasks, args.steps_per_task)
     bench_frames(tasks, 84, None)
     bench_frames(tasks, 512, 40.0)
+    bench_frames(list(BUSY), 512, 40.0, label=" (busy arenas)")
 
 
 if __name__ == "__main__":

@@ -141,26 +141,37 @@ class Camera:
         nearer = item_depth < depth
         np.copyto(frame, items, where=nearer)
         np.copyto(depth, item_depth, where=nearer)
-        rgb = frame.view(np.uint8).reshape(n, n, 4)[:, :, :3]
+        rgb = np.empty((n, n, 3), dtype=np.uint8)
+        rgb[...] = frame.view(np.uint8).reshape(n, n, 4)[:, :, :3]
         if self._glass.active:
             glass = self._glass.draw(view, self._projection, m, eye_a, rays_m)
             if glass is not None:
-                colour, alpha, glass_depth = glass
-                if k > 1:
-                    colour = colour.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
-                    alpha = alpha.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
-                    glass_depth = glass_depth.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
-                rows, cols = np.nonzero(glass_depth < depth)
-                if rows.size:
-                    a = alpha[rows, cols, None]
-                    behind = rgb[rows, cols].astype(np.float32)
-                    rgb = np.ascontiguousarray(rgb)
-                    rgb[rows, cols] = np.clip(a * colour[rows, cols] + (1.0 - a) * behind + 0.5, 0, 255).astype(np.uint8)
-                    return rgb
-        return np.ascontiguousarray(rgb)
+                _blend(rgb, depth, *glass, k)
+        return rgb
 
     def close(self) -> None:
         self._glass.close()
+
+
+def _blend(rgb: np.ndarray, depth: np.ndarray, colour: np.ndarray, alpha: np.ndarray, glass_depth: np.ndarray,
+           k: int) -> None:
+    """Blend the glass layer (item resolution: each of its pixels covers k x k frame pixels) over the
+    frame where it is in front of what the frame shows."""
+    n = rgb.shape[0]
+    rows, cols = np.nonzero(np.isfinite(glass_depth))
+    if rows.size == 0:
+        return
+    fine_r = (rows[:, None] * k + np.repeat(np.arange(k), k)[None, :]).reshape(-1)
+    fine_c = (cols[:, None] * k + np.tile(np.arange(k), k)[None, :]).reshape(-1)
+    source = np.repeat(np.arange(rows.size), k * k)
+    inside = (fine_r < n) & (fine_c < n)
+    fine_r, fine_c, source = fine_r[inside], fine_c[inside], source[inside]
+    front = glass_depth[rows[source], cols[source]] < depth[fine_r, fine_c]
+    fine_r, fine_c, source = fine_r[front], fine_c[front], source[front]
+    a = alpha[rows[source], cols[source]][:, None]
+    behind = rgb[fine_r, fine_c].astype(np.float32)
+    mixed = a * colour[rows[source], cols[source]] + (1.0 - a) * behind
+    rgb[fine_r, fine_c] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
 
 
 def _basis(heading_deg: float, pitch_deg: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ _BLOCK_NAMES = ("Cardbox1", "Cardbox2")
 _GOAL_GLOW = {"GoodGoal": look.GOAL_GREEN, "GoodGoalBounce": look.GOAL_GREEN, "GoodGoalMulti": look.GOAL_GOLD,
               "GoodGoalMultiBounce": look.GOAL_GOLD, "BadGoal": look.GOAL_RED, "BadGoalBounce": look.GOAL_RED}
 _HOLLOW_SHAPES = ("u", "l_left", "l_right")
+_TOP_LIGHT = light_factor(np.array([0.0, 1.0, 0.0])).astype(np.float32)  # blocks' emission is set to this
 
 
 def _light_direction() -> list[float]:
@@ -69,7 +70,7 @@ def _snapshot(client: int, view: list[float], projection: list[float], m: int):
 
 def _world_points(eye: np.ndarray, rays: tuple, z: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Arena points (k x 3) seen at pixels (rows, cols) at view distance z."""
-    out = np.empty((rows.size, 3), dtype=np.float64)
+    out = np.empty((rows.size, 3), dtype=np.float32)
     for axis, d in enumerate(rays):
         d = np.asarray(d)
         value = d[rows if d.shape[0] > 1 else 0, cols if d.shape[1] > 1 else 0]
@@ -95,6 +96,7 @@ class ItemShading:
         self._rotation = np.tile(np.eye(3), (size, 1, 1))
         self._client = client
         self._moving: list[int] = []
+        self._half32 = self._half.astype(np.float32)
         for b in bodies:
             t, i = b.item.type, b.body + 1
             sx, sy, sz = b.item.size
@@ -114,6 +116,9 @@ class ItemShading:
                 self._read_pose(b.body)
                 if b.dynamic and t.kind != "obstacle":
                     self._moving.append(b.body)
+        self._half32 = self._half.astype(np.float32)
+        self._rotation32 = self._rotation.astype(np.float32)
+        self._origin32 = self._origin.astype(np.float32)
 
     def _read_pose(self, body: int) -> None:
         try:
@@ -137,6 +142,8 @@ class ItemShading:
         if textured.any():
             for body in self._moving:
                 self._read_pose(body)
+            self._rotation32 = self._rotation.astype(np.float32)
+            self._origin32 = self._origin.astype(np.float32)
             self._apply_textures(colour, albedo, light, textured, index, z, eye, rays, m)
         glow = kind == GLOW
         colour[glow] = albedo[glow]
@@ -145,39 +152,41 @@ class ItemShading:
     def _apply_textures(self, colour, albedo, light, textured, index, z, eye, rays, m) -> None:
         rows, cols = np.nonzero(textured)
         ids = index[rows, cols]
-        world = _world_points(eye, rays, z[rows, cols], rows, cols)
-        bullet = world[:, [0, 2, 1]]
-        local = np.einsum("kji,kj->ki", self._rotation[ids], bullet - self._origin[ids])  # R^T (P - origin)
-        half = self._half[ids]
+        depth = z[rows, cols]
+        world = _world_points(eye, rays, depth, rows, cols)
+        origin, rotation = self._origin32[ids], self._rotation32[ids]
+        # R^T (P - origin), P in pybullet axes (arena x, z, y).
+        ox, oy, oz = world[:, 0] - origin[:, 0], world[:, 2] - origin[:, 1], world[:, 1] - origin[:, 2]
+        local = rotation[:, 0, :] * ox[:, None] + rotation[:, 1, :] * oy[:, None] + rotation[:, 2, :] * oz[:, None]
+        half = self._half32[ids]
         kinds = self._texture[ids]
-        pixel = 2.0 * np.tan(np.radians(look.FOV_DEGREES) / 2) / m
-        footprint = z[rows, cols] * pixel
-        # Box faces: the local axis along which the point is nearest the box's surface is the normal.
+        # Box faces: the local axis along which the point is nearest the box's surface is the normal;
+        # (a, b) are the face's coordinates from its corner: across and up, or x and y on top faces.
         ratio = np.abs(local) / half
-        face = np.argmax(ratio, axis=1)
-        a = np.where(face == 0, local[:, 1], local[:, 0]) + np.where(face == 0, half[:, 1], half[:, 0])
-        b = np.where(face == 2, local[:, 1] + half[:, 1], local[:, 2] + half[:, 2])
+        face_x = (ratio[:, 0] >= ratio[:, 1]) & (ratio[:, 0] >= ratio[:, 2])
+        face_top = ~face_x & (ratio[:, 2] >= ratio[:, 1])
+        a = np.where(face_x, local[:, 1] + half[:, 1], local[:, 0] + half[:, 0])
+        b = np.where(face_top, local[:, 1] + half[:, 1], local[:, 2] + half[:, 2])
+        footprint = depth * np.float32(2.0 * np.tan(np.radians(look.FOV_DEGREES) / 2) / m)
         factor = np.ones(rows.size, dtype=np.float32)
-        bricks = kinds == BRICKS
-        if bricks.any():
-            w, h = 8 * look.WALL_BRICK[0], 12 * look.WALL_BRICK[1]  # one texture tile, in units
-            factor[bricks] = self._bricks.sample(a[bricks] / w, b[bricks] / h, footprint[bricks] / w)
-        patches = kinds == PATCHES
-        if patches.any():
-            factor[patches] = self._patches.sample(a[patches] / 3.0, b[patches] / 3.0, footprint[patches] / 3.0)
+        for kind, texture, (w, h) in ((BRICKS, self._bricks, (8 * look.WALL_BRICK[0], 12 * look.WALL_BRICK[1])),
+                                      (PATCHES, self._patches, (3.0, 3.0))):
+            chosen = kinds == kind
+            if chosen.any():  # one texture tile covers w x h units
+                factor[chosen] = texture.sample(a[chosen] / w, b[chosen] / h, footprint[chosen] / w)
         shaded = colour[rows, cols] * factor[:, None]
-        framed = (kinds == FRAME) | (kinds == SEAMS)
+        framed = kinds >= FRAME
         if framed.any():
-            span_a = np.where(face == 0, half[:, 1], half[:, 0]) * 2
-            span_b = np.where(face == 2, half[:, 1], half[:, 2]) * 2
-            fa, fb = a / span_a, b / span_b
+            fa = a[framed] / (2 * np.where(face_x[framed], half[framed, 1], half[framed, 0]))
+            span_b = 2 * np.where(face_top[framed], half[framed, 1], half[framed, 2])
+            fb = b[framed] / span_b
             edge = np.minimum(np.minimum(fa, 1 - fa), np.minimum(fb, 1 - fb))
-            seams = np.minimum(fb, 1 - fb) * span_b < 0.08  # U/L blocks: light bands along top and bottom
-            on_frame = np.where(kinds == FRAME, edge < look.BLOCK_FRAME_WIDTH, seams & (face != 2))
+            seams = (np.minimum(fb, 1 - fb) * span_b < 0.08) & ~face_top[framed]  # U/L: bands at top and bottom
+            on_frame = np.where(kinds[framed] == FRAME, edge < look.BLOCK_FRAME_WIDTH, seams)
             base = np.where(on_frame[:, None], look.BLOCK_FRAME, look.BLOCK_FACE)
             s = look.BLOCK_LIGHT_SHARE
-            lit = base * (1 - s + s * light[rows, cols] / light_factor(np.array([0.0, 1.0, 0.0])))
-            shaded = np.where(framed[:, None], lit, shaded)
+            lit = base * (1 - s + s * light[rows[framed], cols[framed]] / _TOP_LIGHT)
+            shaded[framed] = lit
         colour[rows, cols] = shaded
 
 
