@@ -1,8 +1,8 @@
 """The arena's world follows Animal-AI's physics where tasks depend on it.
 
 Walls are heavy bodies that settle under gravity (a bar on posts of unequal height slopes, and goals
-roll down it: Testbed 02-29), but the agent cannot move them; zones are floor patches (a 0.1-high
-wall across a DeathZone is a safe bridge: Testbed 04-22).
+roll down it: Testbed 02-29), but the agent cannot move them; zones are volumes centred below the
+floor (a low wall across a DeathZone is a safe bridge when it stands above the zone's top: Testbed 04-22).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.items import DEATH_ZONE_TOP, zone_height
+from agentkit.envs.arena.items import zone_height
 from agentkit.records import EndReason
 
 
@@ -80,28 +80,32 @@ def test_the_agent_cannot_push_or_topple_a_thin_wall(backend, arena_file):
     assert obs.privileged["agent"]["position"][2] < 19.6
 
 
-def test_zones_lie_on_the_floor_whatever_height_the_file_gives():
-    assert zone_height("DeathZone", 5.0) == DEATH_ZONE_TOP
-    assert zone_height("HotZone", 0.5) == pytest.approx(0.1)
-    assert zone_height("HotZone", 4.0) == pytest.approx(1.85)
+def test_zones_are_volumes_centred_below_the_floor():
+    """DeathZone.cs / HotZone.cs: a cube of the built size centred at y = -0.15, over a floor whose top is
+    at -0.01 (AAI3Arena.prefab: Ground at y -0.51, scale 1): it reaches 0.999 y / 2 - 0.14 above the floor."""
+    assert zone_height("DeathZone", 3 * 0.999) == pytest.approx(1.3585)
+    assert zone_height("HotZone", 0.5 * 0.999) == pytest.approx(0.10975)
+    assert zone_height("HotZone", 4.0) == pytest.approx(1.86)
 
 
 def test_a_low_wall_across_a_death_zone_is_a_safe_bridge(backend, arena_file):
-    """Testbed 04-22-01's layout: a 0.1-high wall over a DeathZone the width of the arena."""
-    bridge = arena_file(agent(20, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.1, 22))
+    """Testbed 04-22-01's layout: a low wall over a DeathZone the width of the arena (y 0, built 0.5 x 0.999,
+    reaching 0.10975 above the floor). The bridge here is 0.2 high: Testbed 04-22-01's own is 0.1 (built
+    0.0999), which by the source's geometry lies 0.0099 inside the zone, so an agent on it dies."""
+    bridge = arena_file(agent(20, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.2, 22))
                         + item("GoodGoal", 20, 35), t=250)
     obs = backend.reset(bridge, seed=0)
     zone = items_named(obs, "DeathZone")[0]
-    assert zone["position"][1] == 0.0 and zone["size"][1] == pytest.approx(DEATH_ZONE_TOP)
+    assert zone["position"][1] == 0.0 and zone["size"][1] == pytest.approx(0.5 * 0.999 / 2 - 0.14, abs=1e-4)
     result = None
-    for _ in range(40):
+    for _ in range(60):
         result = backend.step([1, 0])
         if result.done:
             break
     assert result is not None and result.done and result.success and result.end_reason == EndReason.GOAL
 
     # Beside the bridge, the same zone kills.
-    beside = arena_file(agent(10, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.1, 22)),
+    beside = arena_file(agent(10, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.2, 22)),
                         t=250)
     backend.reset(beside, seed=0)
     for _ in range(40):
@@ -136,7 +140,9 @@ def test_a_single_go_step_moves_the_agent_a_little_and_keeps_it_on_the_ground(ba
         a = backend.privileged_state()["agent"]["position"]
         heights.append(a[1])
         zs.append(a[2])
-    assert 0.3 < zs[-1] - 1.0 < 0.6  # Go(1): 0.25 units, plus a short coast while braking
+    # Go(1): 0.100 units in its three updates, then 0.164 of coast while braking (the per-update
+    # equations of TrainingAgent.MoveAgent and PhysX; test_arena_fidelity.py derives them)
+    assert zs[-1] - 1.0 == pytest.approx(0.1003 + 0.1644, abs=0.005)
     assert zs[-1] == zs[-2]  # and then it stands still
     assert max(heights) < 0.01
 
@@ -168,13 +174,14 @@ def test_the_agent_can_drive_into_the_mouth_of_a_u(backend, arena_file):
 
 def test_a_large_goal_run_into_at_speed_is_collected_not_pushed_along(backend):
     """Testbed 04-16-01: across a HotZone to a size-5 goal; the agent meets it low on its side, shoves it
-    within a substep, and must collect it then (before the zone's cost has used up its health)."""
+    within a substep, and must collect it then (before the zone's cost has used up its health). The
+    agent drives off its 1-high platform and cannot drive while in the air (about 9 steps), so Go(45)."""
     from agentkit.actions import Command
 
     backend.reset("04-16-01", seed=0)
-    actions = backend.compile(Command("Turn", (-18,))) + backend.compile(Command("Go", (34,)))
+    actions = backend.compile(Command("Turn", (-18,))) + backend.compile(Command("Go", (45,)))
     for steps, action in enumerate(actions, start=1):
         result = backend.step(action)
         if result.done:
             break
-    assert result.done and result.success and result.info == {"touched": ["GoodGoal"]} and steps <= 37
+    assert result.done and result.success and result.info == {"touched": ["GoodGoal"]} and steps < len(actions)
