@@ -117,15 +117,18 @@ def test_frames_inside_a_blackout_are_black_and_lit_frames_are_not(arena_file):
 def test_the_camera_sees_a_green_goal_straight_ahead(arena_file):
     b = ArenaBackend(render_size=96)
     try:
-        frame = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 12, (2, 2, 2))), seed=0).frames["camera"]
-        centre = frame[40:56, 40:56].reshape(-1, 3).astype(int)
-        assert (centre[:, 1] > centre[:, 0] + 60).mean() > 0.5  # mostly green in the middle
+        # 2 units wide, 3 from the eye: about 27 of the 96 pixels of a 100-degree view
+        frame = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 8, (2, 2, 2))), seed=0).frames["camera"]
+
+        def green(picture: np.ndarray) -> np.ndarray:  # the goal's pastel green: g above both r and b
+            rgb = picture.astype(int)
+            return (rgb[:, :, 1] > rgb[:, :, 0] + 20) & (rgb[:, :, 1] > rgb[:, :, 2] + 40)
+
+        assert green(frame)[40:56, 40:56].mean() > 0.5  # mostly green in the middle
         assert frame[5, 48, 2] > frame[5, 48, 0]  # sky (blue-ish) at the top
         assert frame[90, 48].tolist() != frame[5, 48].tolist()  # floor at the bottom
         b.step([0, 1])  # turned 6 degrees right: the goal moves left in the picture
-        turned = b.observe().frames["camera"]
-        green = np.nonzero(turned[:, :, 1].astype(int) > turned[:, :, 0].astype(int) + 60)[1]
-        assert green.mean() < 48
+        assert np.nonzero(green(b.observe().frames["camera"]))[1].mean() < 48
     finally:
         b.close()
 
@@ -149,4 +152,4 @@ def test_go_35_through_the_real_loop_and_the_script_language(arena_file):
     # The goal gives 0.999 x 2; each update before it, and the one it is touched in, costs 1 / (5 t).
     assert 2 * 0.999 - 3 * steps / 1250 - 1e-9 <= result.reward <= 2 * 0.999 - (3 * steps - 2) / 1250 + 1e-9
     assert result.actions == [[1, 0]] * steps and 25 <= steps <= 35
-    assert result.metrics == {"pass": True, "level": None, "pass_mark": 0.0}
+    assert result.metrics == {"pass": True, "level": None, "pass_mark": 0.0, "aai_version": "3.1.3"}
