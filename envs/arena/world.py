@@ -152,6 +152,8 @@ class ArenaWorld:
         if not b.dynamic:
             materials.set_static(self.client, b.body)
             self._friction[b.body] = motion.DEFAULT_FRICTION
+            if t.solid:
+                self._static.add(b.body)
             return
         if t.kind == "obstacle":  # heavy walls, fixed once settled
             materials.set_dynamic(self.client, b.body, t.name, materials.WALL_MASS)
