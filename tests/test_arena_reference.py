@@ -238,7 +238,7 @@ def test_motion_model_matches_the_arena(tmp_path):
     arena.write_text(EMPTY_ARENA)
     backend = ArenaBackend(frames=False)
     try:
-        for n in (1, 3, 5, 10, 20, 35):
+        for n in (1, 3, 5, 10, 20, 30):  # Go(35) drives 40.4 units: more than the arena from z = 1
             backend.reset(str(arena), 0)
             start = backend.privileged_state()["agent"]["position"][2]
             for _ in range(n):
