@@ -121,18 +121,21 @@ class Camera:
         return self.render_view((ex, ez, ey), heading_deg, 0.0, agent=(ex, ez, ey))
 
     def render_view(self, eye: tuple[float, float, float], heading_deg: float, pitch_deg: float,
-                    agent: tuple[float, float, float] | None = None) -> np.ndarray:
+                    agent: tuple[float, float, float] | None = None, fov_deg: float = look.FOV_DEGREES) -> np.ndarray:
         """A frame from ``eye`` (arena axes: x, y up, z), turned ``heading_deg`` clockwise from +z
         and ``pitch_deg`` down from level (the agent's camera is always level; pictures may tilt).
-        ``agent``: the centre of the agent's sphere, for its shadow (None: no agent)."""
+        ``agent``: the centre of the agent's sphere, for its shadow (None: no agent); ``fov_deg``:
+        another vertical field of view, for pictures (e.g. Unity's editor camera, 60)."""
         n, k, m = self.size, self._item_scale, self._item_side
+        projection = self._projection if fov_deg == look.FOV_DEGREES else p.computeProjectionMatrixFOV(
+            fov_deg, 1.0, look.NEAR, look.FAR)
         eye_a = np.asarray(eye, dtype=np.float64)
         forward, right, up = _basis(heading_deg, pitch_deg)
         view = p.computeViewMatrix(_to_bullet(eye_a), _to_bullet(eye_a + forward), _to_bullet(up))
-        rays_m = _rays(m, forward, right, up, level=pitch_deg == 0.0)
-        items, item_depth = self._shading.draw(self.client, view, self._projection, m, eye_a, rays_m)
-        rays_n = _rays(n, forward, right, up, level=pitch_deg == 0.0)
-        pixel = 2.0 * math.tan(math.radians(look.FOV_DEGREES) / 2) / n
+        rays_m = _rays(m, forward, right, up, pitch_deg == 0.0, fov_deg)
+        items, item_depth = self._shading.draw(self.client, view, projection, m, eye_a, rays_m)
+        rays_n = _rays(n, forward, right, up, pitch_deg == 0.0, fov_deg)
+        pixel = 2.0 * math.tan(math.radians(fov_deg) / 2) / n
         frame, depth = self._room.draw(tuple(eye_a), *rays_n, pixel,
                                        self._shadow_grid(None if agent is None else np.asarray(agent)))
         if k > 1:  # each item pixel covers k x k frame pixels
@@ -144,7 +147,7 @@ class Camera:
         rgb = np.empty((n, n, 3), dtype=np.uint8)
         rgb[...] = frame.view(np.uint8).reshape(n, n, 4)[:, :, :3]
         if self._glass.active:
-            glass = self._glass.draw(view, self._projection, m, eye_a, rays_m)
+            glass = self._glass.draw(view, projection, m, eye_a, rays_m)
             if glass is not None:
                 _blend(rgb, depth, *glass, k)
         return rgb
@@ -183,10 +186,10 @@ def _basis(heading_deg: float, pitch_deg: float) -> tuple[np.ndarray, np.ndarray
     return forward, right, up
 
 
-def _rays(n: int, forward: np.ndarray, right: np.ndarray, up: np.ndarray, level: bool):
+def _rays(n: int, forward: np.ndarray, right: np.ndarray, up: np.ndarray, level: bool, fov_deg: float):
     """Per-pixel ray directions (forward component 1) as float32 arrays dx, dy, dz. For a level
     camera they are a row of columns and a column of rows (numpy broadcasts them to n x n)."""
-    half = math.tan(math.radians(look.FOV_DEGREES) / 2)
+    half = math.tan(math.radians(fov_deg) / 2)
     centres = ((np.arange(n) + 0.5) / n * 2 - 1) * half
     u = centres[None, :]  # rightwards, per column
     v = -centres[:, None]  # upwards, per row (row 0 is the top)

@@ -60,11 +60,12 @@ SKY_STOPS = (  # (elevation in degrees, sRGB colour); below the horizon, _Ground
 
 # -- the arena: Prefabs/AAI3Arena.prefab --
 # 'Ground' (a cube at y -0.51 scaled 42 x 1 x 42, top at -0.01) with floor tiles/materials/
-# floor_SimpleLit.mat: its texture tiled 5 x 5, so one texture tile covers 8.4 units. The texture
-# (as the tiles' ao.psd beside it shows) is 8 bricks across and 12 rows, each row shifted by half a
-# brick: bricks 1.05 units along x by 0.7 along z, of sandy shades with thin dark joints.
+# floor_SimpleLit.mat: its texture tiled 5 x 5, so one texture tile covers 8.4 units. Its albedo
+# (albedoToonSimpler.psd) is not in the source mirror; the overhead screenshot docs/figs/prefabs/
+# DefaultArena.png shows 8 bricks across a tile and 16 rows, each row shifted by half a brick:
+# bricks 1.05 units along x by 0.525 along z, of sandy shades with thin dark joints.
 FLOOR_TILE = 42.0 / 5.0
-FLOOR_BRICKS = (8, 12)
+FLOOR_BRICKS = (8, 16)
 FLOOR_JOINT = 0.02  # joint width, a fraction of a brick (ao.psd: about 4 of 256 px)
 FLOOR_BASE = np.array([214.0, 176.0, 121.0], dtype=np.float32)  # mean brick albedo (fit to arena-FP.png)
 FLOOR_SHADE_SPREAD = 0.10  # bricks vary in brightness by about this much either way
@@ -96,8 +97,8 @@ GOAL_RED = srgb((0.6226415, 0.09803922, 0.09692062))  # Obstacle.mat _EmissionCo
 # ao.psd (white, black joints), tiled (0.18, 0.25) per unit of the face (Wall.prefab
 # textureUVOverride 1): 8 x 12 bricks per texture, so bricks 0.694 wide and 0.333 high.
 WALL_BRICK = (1.0 / (8 * 0.18), 1.0 / (12 * 0.25))
-WALL_JOINT = 0.025
-WALL_JOINT_SHADE = 0.45
+WALL_JOINT = 0.022  # ao.psd: joints about 4 px of a 256 px brick and of a 171 px row
+WALL_JOINT_SHADE = 0.6  # black in ao.psd, but a few pixels wide: seen at a distance they grey out
 # Ramps: RampSimpleTextured.mat, the config's colour times cloud_cow_patch_texture_light_grey.png
 # (white with patches of 0.93 grey about a unit across).
 RAMP_PATCH_SHADE = 0.93
@@ -107,8 +108,10 @@ GLASS_ALBEDO = np.array([255.0, 255.0, 255.0], dtype=np.float32)
 # Cardboard boxes (cardboardBoxes_Material_AAI3.mat) and U/L blocks (L-U-Object_SIMPLE.mat): a grey
 # texture used as both base and emission map (emission (1, 1, 1)): a flat pale grey face with a lighter
 # frame (box_tex1_128x128.png: 145 frame, 124 inside, frame 1/8 of the face) or lighter seams.
-BLOCK_FACE = np.array([150.0, 156.0, 163.0], dtype=np.float32)
-BLOCK_FRAME = np.array([196.0, 203.0, 210.0], dtype=np.float32)
+# Calibrated on the U/L blocks of docs/figs/exampleGallery/TestCompetition10-13-01.PNG: tops (188, 194, 200),
+# sides (174, 180, 186).
+BLOCK_FACE = np.array([186.0, 192.0, 199.0], dtype=np.float32)
+BLOCK_FRAME = np.array([214.0, 220.0, 226.0], dtype=np.float32)
 BLOCK_FRAME_WIDTH = 0.125  # of the face
 BLOCK_LIGHT_SHARE = 0.35  # how much of a block's brightness depends on the light (the rest is emission)
 # Zones: Materials/DeathZone_Fog.mat and HotZone_Fog.mat (CustomShaders/ZoneShader.shader): colour =
@@ -118,7 +121,9 @@ BLOCK_LIGHT_SHARE = 0.35  # how much of a block's brightness depends on the ligh
 DEATH_ZONE_COLOR = srgb((0.627451, 0.078431375, 0.078431375))  # _EmissionColour
 DEATH_ZONE_ALPHA = 0.9  # _EmissionColour.a 0.88 (+ _AdditiveAlpha 0.25, capped at 1; the screenshots show the floor faintly)
 HOT_ZONE_COLOR = srgb((1.0, 0.43564162, 0.124469034))  # _EmissionColour (HDR 1.19 clipped to 1)
-HOT_ZONE_ALPHA = 0.69  # _EmissionColour.a 0.686, _AdditiveAlpha 0 (at least _MinAlpha 0.4)
+# _EmissionColour.a 0.686, _AdditiveAlpha 0 (at least _MinAlpha 0.4); HotZone_Fog.mat has _Cull 0, so the
+# near and the far face of the volume are both blended: 1 - (1 - 0.686)^2 seen through it.
+HOT_ZONE_ALPHA = 0.9
 ZONE_NOISE_SCALE = 0.2  # _UVScale: one noise texture per 5 units
 # CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 and length 2 with a
 # Solidify modifier 0.222 thick inwards, scaled by the size times ratioSize (0.4808, 0.4808, 0.5);

@@ -132,7 +132,7 @@ def floor_texture() -> Texture:
 @functools.cache
 def wall_bricks() -> Texture:
     """Walls' joint pattern (ao.psd of the floor tiles): white bricks, dark joints; one channel."""
-    _, joints = _bricks(256, 384, 8, 12, look.WALL_JOINT, look.WALL_BRICK[0] / look.WALL_BRICK[1], seed=5)
+    _, joints = _bricks(256, 384, 8, 12, look.WALL_JOINT, 1.0, seed=5)  # joints: the same share of length and height
     return _pyramid((1.0 - (1.0 - look.WALL_JOINT_SHADE) * joints)[:, :, None])
 
 
@@ -167,5 +167,5 @@ def cow_patches() -> Texture:
 @functools.cache
 def zone_noise() -> Texture:
     """Zones' cloudy noise (good_perlin_noise.png: grey 132..204 of 255); one channel, 0.52..0.8."""
-    noise = _smooth_noise(128, 10.0, seed=7)
+    noise = _smooth_noise(128, 5.0, seed=7)
     return _pyramid((132.0 + 72.0 * noise)[:, :, None] / 255.0)
