@@ -17,6 +17,7 @@ def arena(items: str, header: str = "t: 250\n    pass_mark: 1") -> str:
     return f"!ArenaConfig\narenas:\n  0: !Arena\n    {header}\n    items:\n{items}"
 
 
+AGENT_IN_FENCE = "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 0, y: 0, z: 20}]\n"
 GOAL_AND_AGENT = """\
     - !Item
       name: Agent
@@ -256,7 +257,7 @@ def test_arena_and_file_options_of_both_versions_are_read():
 # -- layout: Animal-AI's spawning rules -------------------------------------------------------
 
 
-def test_item_i_takes_entry_i_of_each_list_with_defaults_for_missing_ones():
+def test_item_i_takes_entry_i_of_each_list_and_missing_ones_are_random():
     items = """\
     - !Item
       name: Wall
@@ -270,11 +271,16 @@ def test_item_i_takes_entry_i_of_each_list_with_defaults_for_missing_ones():
       colors:
       - !RGB {r: 0, g: 0, b: 255}
 """
-    layout = build_layout(parse_arena_config(arena(items)).first(), seed=1)
+    # ArenaBuilders.InstantiateSpawnable: a missing entry is -1, i.e. random (Prefab.SetSize, SetColor,
+    # GetRotation); a given size is built 0.999 smaller (Prefab.sizeAdjustement); items rise 0.01 (AdjustY).
+    layout = build_layout(parse_arena_config(arena(items)).first(), seed=9)  # a seed where all three fit
     first, second, third = layout.items
-    assert first.size == (2.0, 3.0, 4.0) and first.color == (0, 0, 255) and first.rotation == 0.0
-    assert second.rotation == 90.0 and second.size == (1.0, 1.0, 1.0) and second.color == (153, 153, 153)
-    assert 0.0 <= third.rotation < 360.0  # no rotation given: random, from the seed
+    assert first.size == pytest.approx((2 * 0.999, 3 * 0.999, 4 * 0.999)) and first.color == (0, 0, 255)
+    assert first.rotation == 0.0 and first.position == (5.0, 0.01, 5.0)
+    assert second.rotation == 90.0 and second.size != (1.0, 1.0, 1.0)
+    assert all(lo <= v <= hi for v, lo, hi in zip(second.size, (0.1, 0.1, 0.1), (40.0, 10.0, 40.0)))
+    assert second.color != (153, 153, 153) and all(0 <= c <= 255 for c in second.color)
+    assert 0.0 <= third.rotation < 360.0 and third.rotation != 0.0  # no rotation given: random, from the seed
 
 
 def test_random_components_come_from_the_seed():
@@ -296,7 +302,7 @@ def test_random_components_come_from_the_seed():
     assert goal_x[2] == 10.0 and 0.5 <= goal_x[0] <= 39.5
     assert goal_z[0] == 10.0 and 0.5 <= goal_z[2] <= 39.5
     wall = a.items[2]
-    assert wall.size[0] == 2.0 and 0.1 <= wall.size[1] <= 10.0 and wall.size[2] == 2.0
+    assert wall.size[0] == pytest.approx(1.998) and 0.1 <= wall.size[1] <= 10.0 and wall.size[2] == pytest.approx(1.998)
 
 
 def test_sizes_are_clamped_and_goals_are_spheres_of_size_x():
@@ -311,8 +317,8 @@ def test_sizes_are_clamped_and_goals_are_spheres_of_size_x():
       sizes: [!Vector3 {x: 2, y: 7, z: 0.1}]
 """
     tunnel, goal = build_layout(parse_arena_config(arena(items)).first(), 0).items
-    assert tunnel.size == (10.0, 2.5, 4.0)
-    assert goal.size == (2.0, 2.0, 2.0)
+    assert tunnel.size == pytest.approx((10.0 * 0.999, 2.5 * 0.999, 4.0 * 0.999))  # clamped, then 0.999
+    assert goal.size == pytest.approx((1.998, 1.998, 1.998))
 
 
 def test_overlapping_items_are_not_spawned_but_zones_and_touching_items_are():
@@ -340,11 +346,12 @@ def test_overlapping_items_are_not_spawned_but_zones_and_touching_items_are():
 """
     layout = build_layout(parse_arena_config(arena(items)).first(), 0)
     placed = [(i.name, i.position) for i in layout.items]
-    assert ("Wall", (11.0, 0.0, 10.0)) not in placed  # overlaps the first wall
-    assert ("Wall", (10.0, 2.0, 10.0)) in placed  # stands on it
-    assert ("Wall", (14.0, 0.0, 10.0)) in placed  # touches it
+    # positions are the centres of the items' bases, 0.01 above the given y (Prefab.AdjustY)
+    assert ("Wall", (11.0, 0.01, 10.0)) not in placed  # overlaps the first wall
+    assert ("Wall", (10.0, 2.01, 10.0)) in placed  # stands on it
+    assert ("Wall", (14.0, 0.01, 10.0)) in placed  # touches it
     assert ("DeathZone", (10.0, 0.0, 10.0)) in placed  # a zone may overlap items
-    assert ("GoodGoal", (10.0, 0.0, 15.0)) in placed  # and items may stand in a zone
+    assert ("GoodGoal", (10.0, 0.01, 15.0)) in placed  # and items may stand in a zone
     assert layout.skipped == 1
 
 
@@ -363,10 +370,11 @@ def test_goals_may_sit_above_the_low_part_of_a_ramp():
       - !Vector3 {x: 20, y: 1, z: 16}
 """
     layout = build_layout(parse_arena_config(arena(items)).first(), 0)
-    assert [i.position for i in layout.items if i.name == "GoodGoal"] == [(20.0, 1.0, 24.0)]
+    assert [i.position for i in layout.items if i.name == "GoodGoal"] == [(20.0, 1.01, 24.0)]
 
 
-def test_the_agent_is_placed_last_and_moved_when_its_place_is_taken():
+def test_a_given_agent_is_placed_first_and_items_overlapping_it_are_dropped():
+    """ArenaBuilders.InstantiateSpawnables: an Agent in the file is spawned before everything else."""
     items = """\
     - !Item
       name: Agent
@@ -378,11 +386,13 @@ def test_the_agent_is_placed_last_and_moved_when_its_place_is_taken():
       sizes: [!Vector3 {x: 3, y: 3, z: 3}]
 """
     layout = build_layout(parse_arena_config(arena(items)).first(), 3)
-    assert [i.name for i in layout.items] == ["Wall"]  # the agent did not block the wall
-    x, y, z = layout.agent.position
-    assert not (8.0 <= x <= 12.0 and 8.0 <= z <= 12.0) and y == 0.0
-    assert layout.agent.rotation == 90.0
+    assert layout.items == () and layout.skipped == 1  # the wall would overlap the agent
+    assert layout.agent.position == (10.0, 0.01, 10.0) and layout.agent.rotation == 90.0
     free = build_layout(parse_arena_config(arena(GOAL_AND_AGENT)).first(), 3)
-    assert free.agent.position == (20.0, 0.0, 5.0)
+    assert free.agent.position == (20.0, 0.01, 5.0)
+    # A place inside the fence cannot be built (Unity would fail): the agent is moved to a free place.
+    walled = build_layout(parse_arena_config(arena(AGENT_IN_FENCE)).first(), 3)
+    x, _, z = walled.agent.position
+    assert 0.5 <= x <= 39.5 and 0.5 <= z <= 39.5 and (x, z) != (0.0, 20.0)
     random_agent = build_layout(parse_arena_config(arena("    - !Item\n      name: Agent\n")).first(), 3)
     assert 0.5 <= random_agent.agent.position[0] <= 39.5 and 0 <= random_agent.agent.rotation < 360
