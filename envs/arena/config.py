@@ -42,6 +42,7 @@ class ItemParams:
     behaviour modules apply them (``goal_changes.py``, ``spawners.py``, ``buttons.py``, ...).
     """
 
+    color: RGB | None = None  # the file's colours entry (a sign's symbol takes it; see signboards.py)
     symbol_name: str | None = None
     delay: float | None = None
     initial_value: float | None = None
@@ -120,7 +121,7 @@ class ItemSpec:
     def params(self, index: int) -> ItemParams:
         """The optional values of the ``index``-th object of this entry."""
         return ItemParams(
-            symbol_name=_at(self.symbol_names, index), delay=_at(self.delays, index),
+            color=_at(self.colors, index), symbol_name=_at(self.symbol_names, index), delay=_at(self.delays, index),
             initial_value=_at(self.initial_values, index), final_value=_at(self.final_values, index),
             change_rate=_at(self.change_rates, index), spawn_count=_at(self.spawn_counts, index),
             spawn_color=_at(self.spawn_colors, index), time_between_spawns=_at(self.times_between_spawns, index),

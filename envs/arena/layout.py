@@ -34,9 +34,10 @@ import logging
 import random
 from dataclasses import dataclass, replace
 
-from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemSpec, Vector3
+from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemParams, ItemSpec, Vector3
 from agentkit.envs.arena.geometry import (Box, bounding_box, boxes_overlap, footprint_size, sphere_box_distance,
                                           world_boxes)
+from agentkit.envs.arena.item_sizes import built_size
 from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec, zone_height
 
 logger = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class PlacedItem:
     size: Vec  # clamped
     rotation: float  # degrees in [0, 360), clockwise seen from above
     color: RGB
+    params: ItemParams = ItemParams()  # the file's optional values for this object (item behaviours read them)
 
     @property
     def name(self) -> str:
@@ -94,10 +96,12 @@ class Layout:
     items: tuple[PlacedItem, ...]
     agent: AgentStart
     skipped: int  # items not spawned because there was no free place
+    seed: int = 0  # the draws items make during the episode (the arena's random_seed when not 0, as Animal-AI reseeds)
 
 
-def build_layout(arena: ArenaSpec, seed: int) -> Layout:
-    """The spawned items and the agent's start for ``arena`` with episode ``seed``."""
+def build_layout(arena: ArenaSpec, seed: int, version: str = "3.1.3") -> Layout:
+    """The spawned items and the agent's start for ``arena`` with episode ``seed``; ``version`` (the
+    Animal-AI version) decides the built size of the items whose size follows their own rules (``item_sizes.py``)."""
     rng = random.Random(seed)
     placed: list[PlacedItem] = []
     solid: list[Box] = list(_FENCE)
@@ -117,7 +121,7 @@ def build_layout(arena: ArenaSpec, seed: int) -> Layout:
             continue
         item_type = ITEM_TYPES[spec.name]
         for index in range(spec.count):
-            item = _place(item_type, spec, index, len(placed), rng, solid, agent_centre)
+            item = _place(item_type, spec, index, len(placed), rng, solid, agent_centre, version)
             if item is None:
                 skipped += 1
                 logger.debug("not spawned (no free place): %s #%d", spec.name, index)
@@ -128,7 +132,7 @@ def build_layout(arena: ArenaSpec, seed: int) -> Layout:
         # The agent may not start on a zone, however thin: test the zones' footprints up to its height.
         zone_columns = [replace(box, y1=max(box.y1, box.y0 + AGENT_DIAMETER)) for box in zones]
         agent = _place_agent(None, rng, solid + zone_columns)
-    return Layout(items=tuple(placed), agent=agent, skipped=skipped)
+    return Layout(items=tuple(placed), agent=agent, skipped=skipped, seed=arena.random_seed or seed)
 
 
 def _entry(values: tuple, index: int):
@@ -136,7 +140,7 @@ def _entry(values: tuple, index: int):
 
 
 def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: random.Random,
-           solid: list[Box], agent_centre: Vec | None = None) -> PlacedItem | None:
+           solid: list[Box], agent_centre: Vec | None = None, version: str = "3.1.3") -> PlacedItem | None:
     position = _entry(spec.positions, index)
     rotation = _entry(spec.rotations, index)
     size = _entry(spec.sizes, index)
@@ -146,17 +150,19 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
         or size is None or any(v < 0 for v in size.as_tuple())
     )
     resolved_color = _color(item_type, color, rng)
+    params = spec.params(index)
     if item_type.kind == "zone":
-        return _place_zone(item_type, position, rotation, size, item_id, rng, resolved_color, solid)
+        zone = _place_zone(item_type, position, rotation, size, item_id, rng, resolved_color, solid)
+        return None if zone is None else replace(zone, params=params)
     obstacles = solid
     for _ in range(ITEM_ATTEMPTS if randomized else 1):
-        s = _size(item_type, size, rng)
-        r = _rotation(rotation, rng)
+        s = built_size(item_type, size, _size(item_type, size, rng), params, version)
+        r = _rotation(rotation, rng, item_type.rotation_range)
         extent = footprint_size(item_type.shape, s)
         p = _position(position, extent, rng)
         box = bounding_box(p, extent, r)
         if not any(boxes_overlap(box, other) for other in obstacles) and not _touches_agent(box, agent_centre):
-            return PlacedItem(item_id, item_type, p, s, r, resolved_color)
+            return PlacedItem(item_id, item_type, p, s, r, resolved_color, params)
     return None
 
 
@@ -167,7 +173,7 @@ def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float |
         size is None or any(v < 0 for v in size.as_tuple()))
     for _ in range(ITEM_ATTEMPTS if randomized else 1):
         sx, sy, sz = _size(item_type, size, rng)
-        r = _rotation(rotation, rng)
+        r = _rotation(rotation, rng, item_type.rotation_range)
         x, _, z = _position(position, (sx, sy, sz), rng)
         placed = PlacedItem(item_id, item_type, (x, 0.0, z), (sx, zone_height(item_type.name, sy), sz), r, color)
         box = bounding_box(placed.position, placed.size, r)
@@ -199,9 +205,11 @@ def _size(item_type: ItemType, size: Vector3 | None, rng: random.Random) -> Vec:
     )
 
 
-def _rotation(rotation: float | None, rng: random.Random) -> float:
+def _rotation(rotation: float | None, rng: random.Random, span: tuple[float, float] = (0.0, 360.0)) -> float:
+    """``Prefab.GetRotation``: a -1 (or missing) rotation is drawn in the prefab's ``rotationRange``
+    (0..360 for most items; 0..0 for still goals, signs, spawners and the button: they face +z)."""
     if rotation is None or rotation < 0:
-        return rng.uniform(0.0, 360.0)
+        return 0.0 if span[0] == span[1] else rng.uniform(span[0], span[1]) % 360.0
     return rotation % 360.0
 
 
