@@ -130,29 +130,35 @@ class ItemShading:
 
     def draw(self, client: int, view: list[float], projection: list[float], m: int, eye: np.ndarray,
              rays: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """Packed RGBA (m, m) uint32 and view distance (m, m) of the items (inf where there are none)."""
+        """Packed RGBA (m, m) uint32 and view distance (m, m) of the items (inf where there are none).
+        Only the pixels that show an item are painted."""
         ndl, z, seg = _snapshot(client, view, projection, m)
-        index = np.clip(seg + 1, 0, len(self._kind) - 1)
-        index[seg + 1 >= len(self._kind)] = 0  # bodies made after set_items: plain
-        kind = self._kind[index]
-        albedo = self._albedo[index]
-        light = look.AMBIENT + look.LIGHT * ndl[:, :, None]
+        out = np.zeros((m, m), dtype=np.uint32)
+        rows, cols = np.nonzero(seg >= 0)
+        if rows.size == 0:
+            return out, z
+        ids = seg[rows, cols] + 1
+        ids[ids >= len(self._kind)] = 0  # bodies made after set_items: plain
+        albedo = self._albedo[ids]
+        light = look.AMBIENT + look.LIGHT * ndl[rows, cols][:, None]
         colour = albedo * light
-        textured = self._texture[index]
+        kinds = self._texture[ids]
+        textured = kinds != NO_TEXTURE
         if textured.any():
             for body in self._moving:
                 self._read_pose(body)
             self._rotation32 = self._rotation.astype(np.float32)
             self._origin32 = self._origin.astype(np.float32)
-            self._apply_textures(colour, albedo, light, textured, index, z, eye, rays, m)
-        glow = kind == GLOW
+            colour[textured] = self._textured(colour[textured], light[textured], kinds[textured], ids[textured],
+                                              z[rows[textured], cols[textured]], rows[textured], cols[textured],
+                                              eye, rays, m)
+        glow = self._kind[ids] == GLOW
         colour[glow] = albedo[glow]
-        return textures.pack(colour), z
+        out[rows, cols] = textures.pack(colour)
+        return out, z
 
-    def _apply_textures(self, colour, albedo, light, textured, index, z, eye, rays, m) -> None:
-        rows, cols = np.nonzero(textured)
-        ids = index[rows, cols]
-        depth = z[rows, cols]
+    def _textured(self, colour, light, kinds, ids, depth, rows, cols, eye, rays, m) -> np.ndarray:
+        """Colours of textured pixels (given as flat lists) with their texture applied."""
         world = _world_points(eye, rays, depth, rows, cols)
         origin, rotation = self._origin32[ids], self._rotation32[ids]
         # R^T (P - origin), P in pybullet axes (arena x, z, y).
@@ -174,7 +180,7 @@ class ItemShading:
             chosen = kinds == kind
             if chosen.any():  # one texture tile covers w x h units
                 factor[chosen] = texture.sample(a[chosen] / w, b[chosen] / h, footprint[chosen] / w)
-        shaded = colour[rows, cols] * factor[:, None]
+        shaded = colour * factor[:, None]
         framed = kinds >= FRAME
         if framed.any():
             fa = a[framed] / (2 * np.where(face_x[framed], half[framed, 1], half[framed, 0]))
@@ -185,9 +191,9 @@ class ItemShading:
             on_frame = np.where(kinds[framed] == FRAME, edge < look.BLOCK_FRAME_WIDTH, seams)
             base = np.where(on_frame[:, None], look.BLOCK_FRAME, look.BLOCK_FACE)
             s = look.BLOCK_LIGHT_SHARE
-            lit = base * (1 - s + s * light[rows[framed], cols[framed]] / _TOP_LIGHT)
+            lit = base * (1 - s + s * light[framed] / _TOP_LIGHT)
             shaded[framed] = lit
-        colour[rows, cols] = shaded
+        return shaded
 
 
 class GlassLayer:
