@@ -64,12 +64,16 @@ class Camera:
         self._static_shadows = shadows.empty_grid()
         self._movers: list[ItemBody] = []
         self._bodies: list[ItemBody] = []
+        self._source: Sequence[ItemBody] = ()
         self.set_items([])
 
     # -- the scene ------------------------------------------------------------------------------
 
     def set_items(self, bodies: Sequence[ItemBody]) -> None:
-        """Take the items of a newly built arena: their materials, glass copies and static shadows."""
+        """Take the items of a newly built arena: their materials, glass copies and static shadows.
+        The camera keeps watching ``bodies``: items appended to it later (spawned goals) are taken
+        in at the next frame."""
+        self._source = bodies
         self._bodies = list(bodies)
         self._shading.set_items(self.client, self._bodies)
         self._glass.set_items(self.client, self._bodies)
@@ -126,6 +130,8 @@ class Camera:
         and ``pitch_deg`` down from level (the agent's camera is always level; pictures may tilt).
         ``agent``: the centre of the agent's sphere, for its shadow (None: no agent); ``fov_deg``:
         another vertical field of view, for pictures (e.g. Unity's editor camera, 60)."""
+        if len(self._source) != len(self._bodies):
+            self.set_items(self._source)
         n, k, m = self.size, self._item_scale, self._item_side
         projection = self._projection if fov_deg == look.FOV_DEGREES else p.computeProjectionMatrixFOV(
             fov_deg, 1.0, look.NEAR, look.FAR)
