@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
-from agentkit.cli_common import DB_HELP, PASS_RULE_HELP, PASS_RULES, emit_json, err, fail, out
+from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options, emit_json,
+                                 err, fail, out)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
@@ -68,6 +69,7 @@ def run(
     max_tokens: int = typer.Option(1024),
     max_cost: Optional[float] = typer.Option(None, help="Cost budget per episode in US dollars."),
     aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+    aai_version: Optional[str] = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
     pass_rule: str = typer.Option("aai", "--pass-rule", help=PASS_RULE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
@@ -99,7 +101,7 @@ def run(
             max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
             templates_dir=str(templates) if templates else None, include_images=not no_images,
             temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost, pass_rule=pass_rule,
-            backend_options={"aai_build": aai_build} if aai_build else {},
+            backend_options=animal_ai_options(aai_build, aai_version),
         )
     except ValidationError as exc:
         _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")

@@ -23,6 +23,14 @@ PASS_RULE_HELP = ("How an episode stopped by a limit or broken by an error is ju
                   "clock is run out idly, errors never pass) or 'llm-aai' (as the LLM-AAI paper's code: errors "
                   "get no verdict); see docs/scoring.md. Stored with the run.")
 
+AAI_VERSION_HELP = ("Animal-AI version the aai-arena reproduces: 3.1.3 (default, the LLM-AAI paper's) or 4.1.0 "
+                    "(its item names and block masses); see docs/arena-fidelity.md. Stored with the run.")
+
+
+def animal_ai_options(aai_build: str | None, aai_version: str | None) -> dict[str, str]:
+    """The backend options the Animal-AI flags give (only those set, so other backends are not offered them)."""
+    return {key: value for key, value in (("aai_build", aai_build), ("aai_version", aai_version)) if value}
+
 
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2."""

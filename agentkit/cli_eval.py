@@ -48,7 +48,7 @@ def run_json(summary: Any) -> dict[str, Any]:
 
 def register(app: typer.Typer) -> None:
     from agentkit.cli import DB_HELP, _emit_json, _fail, _store, err, out
-    from agentkit.cli_common import PASS_RULE_HELP, PASS_RULES
+    from agentkit.cli_common import AAI_VERSION_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options
 
     @app.command("eval")
     def eval_command(
@@ -63,6 +63,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
         env: Optional[str] = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
         aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+        aai_version: Optional[str] = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
         categories: Optional[str] = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
         difficulties: Optional[str] = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
         seeds_per_pair: Optional[int] = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
@@ -113,7 +114,7 @@ def register(app: typer.Typer) -> None:
             try:
                 experiment, configs = load_experiment(
                     config_file, {**overrides, "env": env,
-                                  "backend_options": {"aai_build": aai_build} if aai_build else None})
+                                  "backend_options": animal_ai_options(aai_build, aai_version) or None})
             except ExperimentError as exc:
                 _fail(str(exc))
             name = experiment.name
@@ -125,6 +126,12 @@ def register(app: typer.Typer) -> None:
             if refusing:
                 takers = [name for name in available_backends() if backend_accepts(name, "aai_build")]
                 _fail(f"--aai-build: env {refusing[0]!r} plays no Animal-AI build (give --env {' or '.join(takers)})")
+        if aai_version and not resume:
+            from agentkit.experiment import backend_accepts
+
+            refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_version")})
+            if refusing:
+                _fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
         api_key = os.environ.get(api_key_env) if api_key_env else None
         results = []
         for config in configs:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agentkit.testing.cli_runner import cli_env, run_cli, run_json
+from agentkit.transcripts import TranscriptStore
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
 
 FAKE_KEY = "sk-test-not-a-real-key-000000000000"
@@ -32,3 +33,17 @@ def test_an_openai_compatible_model_sees_the_arena_and_drives_it(tmp_path):
     assert first[0]["role"] == "system" and "Go(" in json.dumps(first[0])
     assert count_images(bodies[0]) == 1
     assert "Position" in json.dumps(first[-1])
+
+
+def test_the_animal_ai_version_is_an_option_recorded_with_the_run(tmp_path):
+    """--aai-version selects the version the arena reproduces; every episode records it, default 3.1.3."""
+    db = f"sqlite:///{tmp_path / 'v.db'}"
+    default = run_json(["run", "--env", "aai-arena", "--task", "01-04-03", "--db", db], tmp_path)
+    later = run_json(["run", "--env", "aai-arena", "--task", "01-04-03", "--aai-version", "4.1.0", "--db", db], tmp_path)
+    store = TranscriptStore(db)
+    assert store.get_run(later["run_id"]).config["backend_options"] == {"aai_version": "4.1.0"}
+    versions = {run["run_id"]: store.list_episodes(run["run_id"])[0].metrics["aai_version"] for run in (default, later)}
+    assert versions == {default["run_id"]: "3.1.3", later["run_id"]: "4.1.0"}
+    refused = run_cli(["run", "--env", "aai-arena", "--task", "01-04-03", "--aai-version", "2.0", "--db", db], tmp_path,
+                      check=False)
+    assert refused.returncode != 0 and "aai_version must be one of 3.1.3, 4.1.0" in refused.stderr

@@ -33,6 +33,7 @@ from agentkit.envs.animalai.connector import AnimalAIConnection, LaunchSettings,
 from agentkit.envs.animalai.protocol import Generation
 from agentkit.envs.arena import episode_facts, motion
 from agentkit.envs.arena.lights import lights_on
+from agentkit.envs.arena.materials import DEFAULT_VERSION
 from agentkit.envs.arena.suites import passed, suites
 from agentkit.envs.arena.tasks import TASK_ID, load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
@@ -207,7 +208,13 @@ class AnimalAIBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        return episode_facts.episode_metrics(self._task, self._pass_mark, final)
+        """The Testbed facts, and which Animal-AI played: the builtin stand-in runs the arena's default
+        version (3.1.3); a Unity build is known only by its generation (``3.x`` or ``4.x``)."""
+        if self.build.builtin:
+            version: str | None = DEFAULT_VERSION
+        else:
+            version = f"{int(self.generation)}.x" if self.generation is not None else None
+        return {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": version}
 
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
