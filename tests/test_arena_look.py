@@ -158,3 +158,10 @@ def test_nothing_beyond_the_far_plane_is_drawn(arena):
     far = camera.render_view((20.0, 80.0, 20.0), 0.0, 90.0)  # 80 away, past the far plane: sky only
     assert near.reshape(-1, 3).std(axis=0).max() > 10
     assert far.reshape(-1, 3).std(axis=0).max() < 1
+
+
+def test_inside_a_hot_zone_the_view_is_veiled_orange(arena):
+    b = arena(item("Agent", 5, 5) + item("HotZone", 20, 20, size=(8, 4, 8)))
+    inside = b._camera.render_view((20.0, 0.5, 17.5), 0.0, 0.0).reshape(-1, 3).mean(axis=0)
+    outside = b._camera.render_view((20.0, 0.5, 10.0), 180.0, 0.0).reshape(-1, 3).mean(axis=0)
+    assert inside[0] - inside[2] > outside[0] - outside[2] + 40  # far warmer: red well above blue

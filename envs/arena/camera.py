@@ -156,6 +156,10 @@ class Camera:
             glass = self._glass.draw(view, projection, m, eye_a, rays_m)
             if glass is not None:
                 _blend(rgb, depth, *glass, k)
+            fog = self._glass.fog(eye_a)
+            if fog is not None:
+                tint, alpha = fog
+                rgb[...] = np.clip(alpha * tint + (1 - alpha) * rgb + 0.5, 0, 255).astype(np.uint8)
         return rgb
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from agentkit.envs.arena import look, textures
 from agentkit.envs.arena.bodies import ItemBody, yaw_quaternion
 from agentkit.envs.arena.bullet import connect, disconnect, p
-from agentkit.envs.arena.geometry import local_parts
+from agentkit.envs.arena.geometry import Box, local_parts, sphere_box_distance
 from agentkit.envs.arena.item_meshes import tunnel_mesh
 from agentkit.envs.arena.room import light_factor
 
@@ -204,10 +204,13 @@ class GlassLayer:
         self.active = False
         self._noise = textures.zone_noise()
         self._material = np.zeros(1, dtype=np.uint8)
+        self._hot_zones: list[Box] = []
 
     def set_items(self, client: int, bodies: Sequence[ItemBody]) -> None:
         chosen = [b for b in bodies if b.item.type.transparent or b.item.type.kind == "zone"]
         self.active = bool(chosen)
+        self._hot_zones = [b.item.boxes()[0] for b in chosen if b.item.type.kind == "zone"
+                           and b.item.type.name != "DeathZone"]
         if not chosen:
             return
         if self._client < 0:
@@ -268,6 +271,15 @@ class GlassLayer:
             colour[rows, cols] = tint * noise
             alpha[rows, cols] = np.where(death, look.DEATH_ZONE_ALPHA, look.HOT_ZONE_ALPHA)
         return colour, alpha, z
+
+    def fog(self, eye: np.ndarray) -> tuple[np.ndarray, float] | None:
+        """The tint and opacity over the whole frame when the camera is inside a hot zone: Unity draws
+        the zone's faces from inside too (HotZone_Fog.mat _Cull 0), so its far faces veil the view."""
+        for box in self._hot_zones:
+            if sphere_box_distance((float(eye[0]), float(eye[1]), float(eye[2])), box) == 0.0:
+                mean_noise = float(self._noise.sample(np.zeros(1), np.zeros(1), 1.0)[0])
+                return look.HOT_ZONE_COLOR * mean_noise, look.HOT_ZONE_ALPHA_ONE_FACE
+        return None
 
     def close(self) -> None:
         if self._client >= 0:

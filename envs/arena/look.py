@@ -124,6 +124,7 @@ HOT_ZONE_COLOR = srgb((1.0, 0.43564162, 0.124469034))  # _EmissionColour (HDR 1.
 # _EmissionColour.a 0.686, _AdditiveAlpha 0 (at least _MinAlpha 0.4); HotZone_Fog.mat has _Cull 0, so the
 # near and the far face of the volume are both blended: 1 - (1 - 0.686)^2 seen through it.
 HOT_ZONE_ALPHA = 0.9
+HOT_ZONE_ALPHA_ONE_FACE = 0.686  # seen from inside: only the far faces are in front of the camera
 ZONE_NOISE_SCALE = 0.2  # _UVScale: one noise texture per 5 units
 # CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 and length 2 with a
 # Solidify modifier 0.222 thick inwards, scaled by the size times ratioSize (0.4808, 0.4808, 0.5);
