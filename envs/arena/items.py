@@ -55,7 +55,7 @@ class ItemType:
     size_max: Vec
     color: RGB
     colorable: bool = False  # the config's colour is used (Animal-AI: "Color: RGB range")
-    transparent: bool = False  # drawn as its edges only (the renderer has no translucency)
+    transparent: bool = False  # glass: drawn translucent (Transparent.mat, alpha 0.416; camera.py)
     mass: float = 0.0  # 0 = static
     reward_sign: int = 0  # goals: +1 good, -1 bad
     multi: bool = False  # GoodGoalMulti: does not end the episode unless it is the last good goal
