@@ -15,6 +15,8 @@ wherever it is nearer; what is left is sky.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from agentkit.envs.arena import look, shadows, textures
@@ -73,13 +75,18 @@ def _in_posts(along: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return inside, lo, hi
 
 
+@functools.cache
+def _floor_variants() -> tuple[textures.Texture, textures.Texture]:
+    """The floor texture in the sun and in shade (25 MB together: built once per process)."""
+    floor = textures.floor_texture()
+    return floor.scaled(_FLOOR_LIT), floor.scaled(_FLOOR_DARK)
+
+
 class Room:
     """Draws the floor, fence and sky for rays from one eye, as packed RGBA (``textures.pack``)."""
 
     def __init__(self) -> None:
-        floor = textures.floor_texture()
-        self._floor_lit = floor.scaled(_FLOOR_LIT)
-        self._floor_dark = floor.scaled(_FLOOR_DARK)
+        self._floor_lit, self._floor_dark = _floor_variants()
         self._planks = textures.fence_planks()
         self._sky = textures.pack(_sky_table())
 

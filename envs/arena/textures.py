@@ -113,7 +113,6 @@ def _bricks(width: int, height: int, across: int, rows: int, joint: float, ratio
     return brick, joints.astype(np.float32)
 
 
-@functools.cache
 def floor_texture() -> Texture:
     """The sandy bricks of the arena floor: one Animal-AI texture tile (8.4 units square)."""
     across, rows = look.FLOOR_BRICKS
