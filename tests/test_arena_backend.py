@@ -63,8 +63,9 @@ def test_reset_takes_a_task_id_or_a_path_and_rejects_anything_else(backend, tmp_
 def test_the_privileged_state_has_the_agreed_shape(backend):
     obs = backend.reset("04-13-01", seed=0)
     state = json.loads(json.dumps(obs.privileged))
-    assert set(state) == {"arena", "agent", "items"}
-    assert state["arena"] == {"size": 40.0, "pass_mark": state["arena"]["pass_mark"], "t": 250, "step": 0}
+    assert set(state) == {"arena", "agent", "items", "records"}
+    assert state["arena"] == {"size": 40.0, "pass_mark": state["arena"]["pass_mark"], "t": 250, "step": 0, "index": 0}
+    assert state["records"] == {"button_presses": {}, "button_spawns": {}, "data_zone_events": [], "spawned_goals": 0}
     agent = state["agent"]
     assert set(agent) == {"position", "heading_deg", "velocity", "health"}
     assert len(agent["position"]) == 3 and len(agent["velocity"]) == 3 and 0 <= agent["heading_deg"] < 360

@@ -3,8 +3,11 @@
 Why a rebuild: Animal-AI needs a Unity binary and a display; this arena runs headless on a CPU, in
 several instances per process, and reads the same YAML files (the 900 Testbed tasks are packaged).
 
-A task is a Testbed id (``"01-04-03"``) or a path to any arena YAML file; the episode plays the
-file's first arena. Frames are rendered only when ``frames=True`` (the observer wants images), at
+A task is a Testbed id (``"01-04-03"``) or a path to any arena YAML file. A file with several arenas
+plays them as Animal-AI does, one per episode in the order of their numbers: successive resets of the
+same task cycle through them (with the file's ``randomizeArenas``, a random other one each time);
+``"file.yaml#2"`` plays arena 2 at every reset. The arena played is in the privileged state
+(``arena.index``) and, for files of several arenas, in the episode's metrics (``arena``). Frames are rendered only when ``frames=True`` (the observer wants images), at
 ``render_size`` pixels square. The observation carries what Animal-AI reports to an agent
 (health, velocity in the agent's frame, position) in ``status``, and the full state in
 ``privileged`` (see ``privileged_state``), the contract with the reference agent; ``pose``
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -28,7 +32,9 @@ from agentkit.envs.arena.lights import lights_on
 from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
 from agentkit.envs.arena.rules import EpisodeRules, GoalTouch, UpdateEvents
 from agentkit.envs.arena.suites import suites
-from agentkit.envs.arena.tasks import load_task, task_infos
+from agentkit.envs.arena.config import ArenaSpec
+from agentkit.envs.arena.item_runtime import freeze_seconds
+from agentkit.envs.arena.tasks import load_task, split_arena, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.arena.world import ArenaWorld
 from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
@@ -97,6 +103,11 @@ class ArenaBackend(Backend):
         self._reward_since_observe = 0.0
         self._last_poses: dict[int, tuple[tuple[float, float, float], float]] = {}
         self._episode = 0
+        self._arena_index = 0
+        self._arena_count = 1
+        self._arena_named = False
+        self._last_arena: dict[str, int] = {}  # per file: the arena its last reset played
+        self._camera_revision = -1
 
     # -- Backend interface -------------------------------------------------------------------
 
@@ -109,15 +120,15 @@ class ArenaBackend(Backend):
         return suites()
 
     def reset(self, task: str, seed: int) -> RawObservation:
-        arena = load_task(task).first()
-        layout = build_layout(arena, seed)
+        arena = self._choose_arena(task, seed)
+        layout = build_layout(arena, seed, self.aai_version)
         if self._world is None:
             self._world = ArenaWorld(self.physics_substeps, self.aai_version)
-        self._world.build(layout)
+        self._world.build(layout, freeze_seconds(arena.items))
         if self.frames and (self._camera is None or self._camera.client != self._world.client):
             self._camera = Camera(self._world.client, self.render_size)
-        if self._camera is not None:
-            self._camera.set_items(self._world.bodies)
+        self._camera_revision = -1
+        self._refresh_camera()
         good_goals = sum(1 for item in layout.items if item.type.is_goal and item.type.reward_sign > 0)
         self._rules = EpisodeRules(arena.t, arena.pass_mark, good_goals)
         self._task, self._layout = task, layout
@@ -127,6 +138,36 @@ class ArenaBackend(Backend):
         self._episode += 1
         logger.debug("reset %s seed=%d: %d items (%d not spawned)", task, seed, len(layout.items), layout.skipped)
         return self.observe()
+
+    def _choose_arena(self, task: str, seed: int) -> ArenaSpec:
+        """The arena this reset plays (``TrainingArena.ResetArena``): the one named by ``#n``, else the
+        file's next in number order after the one its last reset played (the first at first), or, when
+        the file says ``randomizeArenas``, one drawn from the episode seed (never the last one again)."""
+        base, named = split_arena(task)
+        config = load_task(base)
+        previous = self._last_arena.get(base)
+        if named is not None:
+            index = named
+        elif config.randomize_arenas and len(config.arenas) > 1:
+            choices = [i for i in config.arena_order if i != previous]
+            index = random.Random(seed).choice(choices)
+        else:
+            index = config.next_index(previous)
+        self._last_arena[base] = index
+        self._arena_index, self._arena_count, self._arena_named = index, len(config.arenas), named is not None
+        return config.arena(index)
+
+    @property
+    def arena_index(self) -> int:
+        """The number (in its file) of the arena the current episode plays."""
+        return self._arena_index
+
+    def _refresh_camera(self) -> None:
+        """Hand the camera the bodies to draw when items appeared, vanished or changed colour."""
+        if self._camera is None or self._world is None or self._camera_revision == self._world.items.revision:
+            return
+        self._camera.set_items(self._world.render_bodies())
+        self._camera_revision = self._world.items.revision
 
     def compile(self, command: Command) -> list[list[int]]:
         return compile_command(command)
@@ -138,8 +179,11 @@ class ArenaBackend(Backend):
         if not is_action(action):
             raise ValueError(f"arena actions are [b0, b1] with b0, b1 in 0..2, got {action!r}")
         events = world.step(int(action[0]), int(action[1]))
+        rules.add_good_goals(world.items.take_new_good_goals())
+        exact = self.aai_version == "3.1.3"
         outcome = rules.advance([
-            UpdateEvents([_goal_touch(item) for item in update.touched], update.in_death_zone, update.in_hot_zone)
+            UpdateEvents([_goal_touch(world, item, exact) for item in update.touched], update.in_death_zone,
+                         update.in_hot_zone, update.frozen)
             for update in events.updates
         ])
         self._reward_since_observe += outcome.reward
@@ -182,6 +226,7 @@ class ArenaBackend(Backend):
             return None
         if not lights_on(rules.steps, self._blackouts):
             return self._camera.black()
+        self._refresh_camera()
         eye, heading = world.eye()
         return self._camera.render(eye, heading)
 
@@ -214,7 +259,10 @@ class ArenaBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        return {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": self.aai_version}
+        metrics = {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": self.aai_version}
+        if self._arena_count > 1 or self._arena_named:
+            metrics["arena"] = self._arena_index
+        return metrics
 
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
@@ -243,17 +291,23 @@ class ArenaBackend(Backend):
         the floor, ``items.zone_height``); ``rotation_deg``: clockwise seen from above; ``reward``:
         sign x size for goals, -1 for a DeathZone, the per-step reward inside a HotZone, None for
         the rest; ``active``: False once a goal is collected. Ramps rise towards their local -z.
+        Goals that appeared during the episode (dropped by a spawner, spawned by a button) follow the
+        arena's items; a changing goal's ``reward`` and ``size`` are its current ones. ``arena.index``:
+        the arena of the file being played; ``records``: button presses, data zone visits and the like.
         """
         rules, world = self._require()
         assert self._layout is not None
         self._last_poses.update(world.item_poses())
         r = lambda v: round(float(v), _DIGITS) + 0.0  # noqa: E731  (+ 0.0 turns -0.0 into 0.0)
         items = []
-        for item in self._layout.items:
+        for placed in (*self._layout.items, *world.items.spawned_items()):
+            item = world.items.current(placed)
             t = item.type
             position, rotation = self._last_poses.get(item.id, (item.position, item.rotation))
             if t.is_goal:
-                reward: float | None = r(t.reward_sign * item.size[0])
+                reward: float | None = r(world.items.touch(item).reward)
+            elif t.kind == "zone" and t.behaviour == "data_zone":
+                reward = None
             elif t.kind == "zone":
                 reward = r(rules.zone_reward(t.name))
             else:
@@ -271,7 +325,8 @@ class ArenaBackend(Backend):
                 "transparent": t.transparent,
             })
         return {
-            "arena": {"size": ARENA_SIZE, "pass_mark": self._pass_mark, "t": self._t, "step": rules.steps},
+            "arena": {"size": ARENA_SIZE, "pass_mark": self._pass_mark, "t": self._t, "step": rules.steps,
+                      "index": self._arena_index},
             "agent": {
                 "position": [r(v) for v in world.agent_position],
                 "heading_deg": r(world.heading % 360.0),
@@ -279,6 +334,7 @@ class ArenaBackend(Backend):
                 "health": r(rules.health),
             },
             "items": items,
+            "records": world.items.records(),
         }
 
     # -- helpers -------------------------------------------------------------------------------
@@ -298,9 +354,12 @@ class ArenaBackend(Backend):
         return self._rules, self._world
 
 
-def _goal_touch(item) -> GoalTouch:
-    """A touched goal's reward: its sign x its size as built (``layout`` applies Animal-AI's 0.999)."""
-    return GoalTouch(item.type.reward_sign * item.size[0], item.type.reward_sign > 0, item.type.multi)
+def _goal_touch(world: ArenaWorld, item, exact_count: bool) -> GoalTouch:
+    """A touched goal's reward and count (``item_runtime.ItemRuntime.touch``): for most goals their
+    sign x their size as built (``layout`` applies Animal-AI's 0.999); changing, spawned and decoy
+    goals as their scripts say."""
+    value = world.items.touch(item)
+    return GoalTouch(value.reward, value.good, value.multi, value.own_count, exact_count)
 
 
 def _local_velocity(velocity: tuple[float, float, float], heading_deg: float) -> tuple[float, float, float]:

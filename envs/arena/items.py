@@ -25,7 +25,7 @@ model's size (``base_size``), measured from the v3.1.3 meshes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Kind = Literal["goal", "obstacle", "zone", "ramp", "movable", "agent"]
@@ -207,7 +207,8 @@ ITEM_TYPES: dict[str, ItemType] = {
         # Modular-Pieces/Pillar-Button.prefab: Spawner_InteractiveButton.cs).
         _fixed_model("SpawnerTree", "tree", "tree", TREE_SIZE, TREE_GREEN),
         _fixed_model("SpawnerDispenser", "dispenser", "dispenser", DISPENSER_SIZE, SPAWNER_BLUE),
-        _fixed_model("SpawnerContainer", "container", "container", CONTAINER_SIZE, SPAWNER_BLUE),
+        replace(_fixed_model("SpawnerContainer", "container", "container", CONTAINER_SIZE, SPAWNER_BLUE),
+                transparent=True),  # "a small transparent container" (definitionsOfObjects.md)
         _fixed_model("SignPosterboard", "sign", "sign", SIGN_SIZE, BOARD_WHITE, size_range=_SIGN_RANGE),
         _fixed_model("Pillar-Button", "button", "button", BUTTON_SIZE, PILLAR_YELLOW),
         # v4.1.0 only (its scene's prefab list): a trigger that records the agent's visits, and decoys

@@ -68,6 +68,10 @@ class GoalTouch:
     reward: float  # sign x size as built
     good: bool
     multi: bool
+    # A goal the arena builder never counted (a button's reward, a decoy) keeps its prefab's
+    # Goal.numberOfGoals, 1; None: the arena's count of good goals.
+    own_count: int | None = None
+    exact_count: bool = False  # v3.1.3 Goal.cs ends a multi goal at collected == numberOfGoals, v4.1.0 at >=
 
 
 @dataclass
@@ -77,6 +81,7 @@ class UpdateEvents:
     touched: list[GoalTouch] = field(default_factory=list)
     in_death_zone: bool = False
     in_hot_zone: bool = False
+    frozen: bool = False  # TrainingAgent.UpdateHealth: while frozen no reward counts (the episode may still end)
 
 
 @dataclass(frozen=True)
@@ -102,8 +107,13 @@ class EpisodeRules:
         self.good_goals = good_goals
         self.collected = 0
         self.done = False
+        self._frozen = False
         self.success: bool | None = None
         self.end_reason: EndReason | None = None
+
+    def add_good_goals(self, n: int) -> None:
+        """Goals a spawner dropped join the good goals a multi goal waits for (AddToGoodGoalsMultiSpawned)."""
+        self.good_goals += n
 
     def zone_reward(self, name: str) -> float:
         """What a zone gives (for the privileged state): -1 once for a DeathZone, per update for a HotZone."""
@@ -117,6 +127,7 @@ class EpisodeRules:
         before = self.total_reward
         for update in updates:
             self.updates += 1
+            self._frozen = update.frozen
             if self._apply(self.update_cost, EndReason.TIME_LIMIT):
                 break
             if update.in_death_zone and self._apply(DEATH_ZONE_REWARD, EndReason.DIED, end=True):
@@ -129,9 +140,11 @@ class EpisodeRules:
 
     def _goals(self, touched: Sequence[GoalTouch]) -> bool:
         for goal in touched:
-            if goal.good:
+            if goal.good or goal.multi:  # Goal.OnCollisionEnter: every multi goal counts as collected
                 self.collected += 1
-            ends = not goal.multi or self.collected >= self.good_goals
+            total = self.good_goals if goal.own_count is None else goal.own_count
+            reached = self.collected == total if goal.exact_count else self.collected >= total
+            ends = not goal.multi or reached
             reason = EndReason.GOAL if goal.good else EndReason.FAILED
             if self._apply(goal.reward, reason, end=ends):
                 return True
@@ -139,6 +152,8 @@ class EpisodeRules:
 
     def _apply(self, reward: float, reason: EndReason, end: bool = False) -> bool:
         """``UpdateHealth``: add ``reward``; end the episode when asked to or when health runs out."""
+        if self._frozen:  # TrainingAgent.UpdateHealth: a frozen agent's health and reward do not move
+            reward = 0.0
         self.total_reward += reward
         self.health = min(MAX_HEALTH, self.health + 100.0 * reward)
         if self.health <= _EPS:

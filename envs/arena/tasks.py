@@ -2,6 +2,11 @@
 
 Why both: the Testbed's 900 tasks are the benchmark ("01-04-03" names level 1, task 4, variant 3),
 and researchers write their own arenas, so ``reset(task)`` takes either an id or a path.
+
+A file may hold several arenas. Animal-AI plays them one per episode, in the order of their numbers
+(``TrainingArena.ResetArena``), so the backend does the same: successive resets of the same task
+cycle through its arenas. A task may also name one arena: ``"path/to/file.yaml#2"`` plays arena 2
+of the file at every reset (``arena_task_ids`` lists them, to run each as a task of its own).
 """
 
 from __future__ import annotations
@@ -16,6 +21,21 @@ from agentkit.envs.arena.config import ArenaConfig
 from agentkit.envs.arena.config_loader import load_arena_config, parse_arena_config
 
 TASK_ID = re.compile(r"^(\d{2})-(\d{2})-(\d{2})$")
+ARENA_SUFFIX = re.compile(r"^(.+)#(-?\d+)$")
+
+
+def split_arena(task: str) -> tuple[str, int | None]:
+    """``"file.yaml#2"`` -> ("file.yaml", 2); a task without ``#n`` -> (task, None)."""
+    match = ARENA_SUFFIX.match(task)
+    if match:
+        return match.group(1), int(match.group(2))
+    return task, None
+
+
+def arena_task_ids(task: str) -> list[str]:
+    """One task per arena of a file (or Testbed id): ``["file.yaml#0", "file.yaml#1", ...]``."""
+    base, _ = split_arena(task)
+    return [f"{base}#{index}" for index in load_task(base).arena_order]
 
 def _testbed() -> resources.abc.Traversable:
     return resources.files("agentkit.envs.arena").joinpath("data", "testbed")
@@ -47,7 +67,16 @@ def _load_testbed(task: str) -> ArenaConfig:
 
 
 def load_task(task: str) -> ArenaConfig:
-    """The arena of a Testbed id or a YAML path; a clear ``ValueError`` when it is neither."""
+    """The arenas of a Testbed id or a YAML path (an arena suffix ``#n`` is checked, then ignored: the
+    backend picks the arena); a clear ``ValueError`` when it is neither."""
+    base, index = split_arena(task)
+    config = _load(base)
+    if index is not None and index not in config.arenas:
+        raise ValueError(f"{base} has no arena {index} (its arenas: {', '.join(map(str, config.arena_order))})")
+    return config
+
+
+def _load(task: str) -> ArenaConfig:
     if TASK_ID.match(task):
         if task not in packaged_task_ids():
             raise ValueError(f"unknown Animal-AI Testbed task {task!r}; see `agentkit tasks aai-arena`")

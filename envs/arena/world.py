@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+import random
+from dataclasses import dataclass, field, replace
 
-from agentkit.envs.arena import materials, motion
-from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet
+from agentkit.envs.arena import item_bodies, materials, motion
+from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet, yaw_quaternion
 from agentkit.envs.arena.bullet import connect, disconnect, p
 from agentkit.envs.arena.geometry import Box, sphere_box_distance
 from agentkit.envs.arena.items import AGENT_DIAMETER
+from agentkit.envs.arena.item_runtime import ItemRuntime
 from agentkit.envs.arena.layout import Layout, PlacedItem
 
 logger = logging.getLogger(__name__)
@@ -59,6 +61,7 @@ class UpdateReport:
     touched: list[PlacedItem] = field(default_factory=list)  # goals touched (already removed)
     in_death_zone: bool = False
     in_hot_zone: bool = False
+    frozen: bool = False  # the agent was frozen (frozenAgentDelays): it did not act, no reward counts
 
 
 @dataclass
@@ -106,8 +109,9 @@ class ArenaWorld:
 
     # -- building -----------------------------------------------------------------------------
 
-    def build(self, layout: Layout) -> None:
-        """Replace whatever was there with ``layout``; the same layout always builds the same world."""
+    def build(self, layout: Layout, freeze_seconds: float = 0.0) -> None:
+        """Replace whatever was there with ``layout``; the same layout always builds the same world.
+        ``freeze_seconds``: the agent's start freeze (the file's ``frozenAgentDelays``)."""
         c = self.client
         p.resetSimulation(physicsClientId=c)
         p.setPhysicsEngineParameter(fixedTimeStep=self._dt, numSubSteps=0, numSolverIterations=12,
@@ -117,13 +121,16 @@ class ArenaWorld:
         self._static = {floor, *fences}
         for body in self._static:
             materials.set_static(c, body)
-        self.bodies = [add_item(c, item) for item in layout.items]
+        built = [item_bodies.add_body(c, item, self.version, random.Random(layout.seed)) for item in layout.items]
+        self.bodies = [main for main, _ in built]
+        extras = {item.id: more for item, (_, more) in zip(layout.items, built) if more}
         self._friction = {}
         for b in self.bodies:
             self._set_material(b)
         self._goal_by_body = {b.body: b for b in self.bodies if b.item.type.is_goal}
         self._active = {b.item.id: True for b in self.bodies}
-        self._zones = [(b.item.boxes()[0], b.item.name) for b in self.bodies if b.item.type.kind == "zone"]
+        self._zones = [(b.item.boxes()[0], b.item.name) for b in self.bodies
+                       if b.item.type.kind == "zone" and b.item.type.behaviour != "data_zone"]
         self.agent = add_agent(c, layout.agent.position)
         materials.set_agent(c, self.agent)
         # Let items placed in the air come to rest before the first frame, with finer time steps: a
@@ -145,6 +152,7 @@ class ArenaWorld:
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
         self._position = (x, z - _RADIUS, y)
         self._refresh_contacts()
+        self.items = ItemRuntime(self, layout, extras, self.version, freeze_seconds)
         logger.debug("built arena: %d items, agent at %s", len(self.bodies), layout.agent.position)
 
     def _set_material(self, b: ItemBody) -> None:
@@ -196,7 +204,7 @@ class ArenaWorld:
             if index:
                 self._refresh_contacts()
                 self._collect(events.updates[-1])
-            events.updates.append(UpdateReport())
+            events.updates.append(UpdateReport(frozen=self.items.frozen))
             self._update(b0, b1)
         self._refresh_contacts()
         last = events.updates[-1]
@@ -206,9 +214,12 @@ class ArenaWorld:
     def _update(self, b0: int, b1: int) -> None:
         """One 0.02 s physics update: Animal-AI's drive, PhysX's integration and friction, then Bullet."""
         c = self.client
-        self.heading = motion.turn(self.heading, b1)
         (vx, vy, vz), _ = p.getBaseVelocity(self.agent, physicsClientId=c)
-        v = motion.drive((vx, vz, vy), self.heading, b0, self._grounded)  # arena axes (x, y up, z)
+        if self.items.frozen:  # TrainingAgent.OnActionReceived: a frozen agent does not move (nor brake)
+            v = (vx, vz, vy)
+        else:
+            self.heading = motion.turn(self.heading, b1)
+            v = motion.drive((vx, vz, vy), self.heading, b0, self._grounded)  # arena axes (x, y up, z)
         v = motion.integrate(v)
         ax, ay, az = self._apply_friction((v[0], v[2], v[1]))  # bullet axes
         p.resetBaseVelocity(self.agent, [ax, ay, az + motion.GRAVITY * motion.PHYSICS_DT], [0, 0, 0],
@@ -217,6 +228,7 @@ class ArenaWorld:
             self._cap_spin()
         for _ in range(self.substeps):
             p.stepSimulation(physicsClientId=c)
+        self.items.update()
 
     def _apply_friction(self, v: tuple[float, float, float]) -> tuple[float, float, float]:
         """Coulomb friction of the agent's surfaces: each removes the velocity into it (its normal
@@ -298,6 +310,110 @@ class ArenaWorld:
         p.removeBody(body.body, physicsClientId=self.client)
         self._rolling = [b for b in self._rolling if b != body.body]
 
+    # -- items that appear, change or move during the episode (item_runtime.py) ------------------
+
+    def _body_of(self, item_id: int) -> ItemBody | None:
+        return next((b for b in self.bodies if b.item.id == item_id), None)
+
+    def add_goal(self, item: PlacedItem, hanging: bool = False) -> ItemBody:
+        """A goal that appears during the episode: built, registered, dynamic unless ``hanging``
+        (a spawner's goal hangs still, as Unity's kinematic rigid body, until released)."""
+        b = add_item(self.client, item)
+        if hanging:
+            p.changeDynamics(b.body, -1, mass=0.0, physicsClientId=self.client)
+            b = ItemBody(b.item, b.body, False)
+            materials.set_static(self.client, b.body)
+        else:
+            self._set_material(b)
+            self._rolling.append(b.body)
+        self.bodies.append(b)
+        self._goal_by_body[b.body] = b
+        self._active[item.id] = True
+        return b
+
+    def release_goal(self, item_id: int) -> None:
+        """A hanging goal starts to fall (``useGravity = true, isKinematic = false``)."""
+        b = self._body_of(item_id)
+        if b is None or b.dynamic or not self._active.get(item_id, False):
+            return
+        released = ItemBody(b.item, b.body, True)
+        self.bodies[self.bodies.index(b)] = released
+        self._goal_by_body[b.body] = released
+        self._static.discard(b.body)
+        self._set_material(released)
+        self._rolling.append(b.body)
+
+    def resize_goal(self, item_id: int, diameter: float) -> None:
+        """Rebuild a goal's sphere at a new diameter, keeping its centre and velocity."""
+        b = self._body_of(item_id)
+        if b is None or not self._active.get(item_id, False):
+            return
+        c = self.client
+        (x, y, z), q = p.getBasePositionAndOrientation(b.body, physicsClientId=c)
+        velocity, spin = p.getBaseVelocity(b.body, physicsClientId=c)
+        item = replace_size(b.item, (x, z, y), diameter)
+        p.removeBody(b.body, physicsClientId=c)
+        self._goal_by_body.pop(b.body, None)
+        self._static.discard(b.body)
+        was_rolling = b.body in self._rolling
+        self._rolling = [r for r in self._rolling if r != b.body]
+        new = add_item(c, item)
+        if b.dynamic:
+            self._set_material(new)
+            p.resetBaseVelocity(new.body, velocity, spin, physicsClientId=c)
+            if was_rolling:
+                self._rolling.append(new.body)
+        else:
+            p.changeDynamics(new.body, -1, mass=0.0, physicsClientId=c)
+            new = ItemBody(new.item, new.body, False)
+            materials.set_static(c, new.body)
+        self.bodies[self.bodies.index(b)] = new
+        self._goal_by_body[new.body] = new
+
+    def recolour(self, item_id: int, color: tuple[int, int, int]) -> None:
+        """A goal's colour changed (a decaying goal): the camera reads it from its body's item."""
+        b = self._body_of(item_id)
+        if b is not None:
+            b.item = replace(b.item, color=color)
+
+    def goal_centre(self, item_id: int) -> tuple[float, float, float] | None:
+        """A goal's centre (arena axes), None once collected."""
+        b = self._body_of(item_id)
+        if b is None or not self._active.get(item_id, False):
+            return None
+        (x, y, z), _ = p.getBasePositionAndOrientation(b.body, physicsClientId=self.client)
+        return (x, z, y)
+
+    def push_goal(self, item_id: int, velocity: tuple[float, float, float]) -> None:
+        """Add a velocity change (arena axes) to a goal, as ``AddForce(..., VelocityChange)``."""
+        b = self._body_of(item_id)
+        if b is None:
+            return
+        (vx, vy, vz), w = p.getBaseVelocity(b.body, physicsClientId=self.client)
+        p.resetBaseVelocity(b.body, [vx + velocity[0], vy + velocity[2], vz + velocity[1]], w,
+                            physicsClientId=self.client)
+
+    def free_to_grow(self, item_id: int, step: float) -> bool:
+        """``SizeChangeGoal``: nothing within ``step`` above the goal's top (a ray) and no static body
+        inside its sphere shrunk by 0.05 (the walls, ramps and fence it is not allowed to grow into)."""
+        b = self._body_of(item_id)
+        if b is None:
+            return False
+        c = self.client
+        (x, y, z), _ = p.getBasePositionAndOrientation(b.body, physicsClientId=c)
+        r = b.item.size[0] / 2
+        hits = p.rayTest([x, y, z + r], [x, y, z + r + step], physicsClientId=c)
+        if any(hit[0] >= 0 and hit[0] != b.body for hit in hits):
+            return False
+        for other in self._static:
+            if p.getClosestPoints(b.body, other, distance=-0.05, physicsClientId=c):
+                return False
+        return True
+
+    def render_bodies(self) -> list[ItemBody]:
+        """Every body the camera draws: the items and their extra parts (a sign's symbol, doors...)."""
+        return self.bodies + self.items.extra_bodies()
+
     # -- state --------------------------------------------------------------------------------
 
     @property
@@ -343,3 +459,9 @@ class ArenaWorld:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
             pass
+
+
+def replace_size(item: PlacedItem, centre: tuple[float, float, float], diameter: float) -> PlacedItem:
+    """A goal's item at a new diameter around the same centre (arena axes)."""
+    x, y, z = centre
+    return replace(item, position=(x, y - diameter / 2, z), size=(diameter, diameter, diameter))
