@@ -144,7 +144,7 @@ class ArenaBackend(Backend):
         file's next in number order after the one its last reset played (the first at first), or, when
         the file says ``randomizeArenas``, one drawn from the episode seed (never the last one again)."""
         base, named = split_arena(task)
-        config = load_task(base)
+        config = load_task(task)  # checks that a named arena is in the file
         previous = self._last_arena.get(base)
         if named is not None:
             index = named

@@ -344,13 +344,16 @@ class ArenaWorld:
         self._rolling.append(b.body)
 
     def resize_goal(self, item_id: int, diameter: float) -> None:
-        """Rebuild a goal's sphere at a new diameter, keeping its centre and velocity."""
+        """Rebuild a goal's sphere at a new diameter, keeping its velocity, and its centre if it hangs
+        still or its lowest point if it lies on something (PhysX would push a growing ball out of the floor)."""
         b = self._body_of(item_id)
         if b is None or not self._active.get(item_id, False):
             return
         c = self.client
         (x, y, z), q = p.getBasePositionAndOrientation(b.body, physicsClientId=c)
         velocity, spin = p.getBaseVelocity(b.body, physicsClientId=c)
+        if b.dynamic:
+            z += (diameter - b.item.size[0]) / 2
         item = replace_size(b.item, (x, z, y), diameter)
         p.removeBody(b.body, physicsClientId=c)
         self._goal_by_body.pop(b.body, None)
