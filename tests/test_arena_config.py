@@ -217,7 +217,8 @@ def test_every_optional_item_field_is_read_and_typed():
     params = tree.params(0)
     assert (params.delay, params.initial_value, params.final_value, params.spawn_count) == (2.0, 0.4, 1.5, 5)
     assert params.spawn_color.as_tuple() == (255, 0, 0) and params.time_between_spawns == 3.0
-    assert (params.ripen_time, params.door_delay, params.time_between_door_opens, params.change_rate) == (2, 4, 5, -0.01)
+    assert (params.ripen_time, params.door_delay, params.time_between_door_opens) == (2, 4, 5)
+    assert params.change_rate == -0.01
     assert tree.params(1).delay is None
     assert sign.count == 2 and sign.params(1).symbol_name == "0101/1010"  # one board per symbol name
     assert agent.skins == ("panda",) and agent.frozen_agent_delays == (2.5,)

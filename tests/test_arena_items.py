@@ -28,7 +28,8 @@ def agent(x: float, z: float, rotation: float, extra: str = "") -> str:
 
 
 def item(name: str, x: float, z: float, rotation: float = 0, size=None, extra: str = "", y: float = 0) -> str:
-    text = f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n      rotations: [{rotation}]\n"
+    text = (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+            f"      rotations: [{rotation}]\n")
     if size is not None:
         text += f"      sizes: [!Vector3 {{x: {size[0]}, y: {size[1]}, z: {size[2]}}}]\n"
     return text + extra

@@ -1,4 +1,5 @@
-"""SignPosterboard / SignBoard symbols: presets drawn by our code, special codes, colours, as SignPosterboard.cs reads them."""
+"""SignPosterboard / SignBoard symbols: presets drawn by our code, special codes and colours, as
+SignPosterboard.cs reads them."""
 
 from __future__ import annotations
 

@@ -268,7 +268,8 @@ def _read_item(data: Any, ctx: _Context) -> ItemSpec:
         if key in body:
             optional[field] = tuple(_text(v, key, ctx) for v in _list(body[key], key, ctx))
     if "spawnColors" in body:
-        optional["spawn_colors"] = tuple(_color(v, ctx, "spawnColors") for v in _list(body["spawnColors"], "spawnColors", ctx))
+        colours = _list(body["spawnColors"], "spawnColors", ctx)
+        optional["spawn_colors"] = tuple(_color(v, ctx, "spawnColors") for v in colours)
     if body.get("spawnProbability") is not None:
         probability = _number(body["spawnProbability"], "spawnProbability", ctx)
         if not 0.0 <= probability <= 1.0:

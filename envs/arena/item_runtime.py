@@ -207,7 +207,8 @@ class ItemRuntime:
                 free = state.shrinking or self.world.free_to_grow(item_id, abs(state.rate))
                 state.update(free)
                 d = state.diameter
-                if abs(d - self._built_diameter[item_id]) >= RESIZE_STEP or (state.finished and d != self._built_diameter[item_id]):
+                built = self._built_diameter[item_id]
+                if abs(d - built) >= RESIZE_STEP or (state.finished and d != built):
                     self.world.resize_goal(item_id, max(d, 0.01))
                     self._built_diameter[item_id] = d
                     self.revision += 1
@@ -258,7 +259,8 @@ class ItemRuntime:
                 self.revision += 1
         if machine.door is not None and spawner.door is not None:
             openness = machine.door.openness
-            if abs(openness - spawner.openness) >= DOOR_STEP or (openness in (0.0, 1.0) and openness != spawner.openness):
+            settled = openness in (0.0, 1.0) and openness != spawner.openness
+            if abs(openness - spawner.openness) >= DOOR_STEP or settled:
                 spawner.openness = openness
                 c = self.world.client
                 p.removeBody(spawner.door.body, physicsClientId=c)

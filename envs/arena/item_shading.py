@@ -207,7 +207,9 @@ class GlassLayer:
         self._hot_zones: list[Box] = []
 
     def set_items(self, client: int, bodies: Sequence[ItemBody]) -> None:
-        chosen = [b for b in bodies if b.item.type.transparent or b.item.type.kind == "zone"]
+        # a DataZone (v4.1.0) is a glass box (DataZone.prefab: Transparent.mat), unless zoneVisibility hides it
+        chosen = [b for b in bodies if (b.item.type.transparent or b.item.type.kind == "zone")
+                  and b.item.params.zone_visibility]
         self.active = bool(chosen)
         self._hot_zones = [b.item.boxes()[0] for b in chosen if b.item.type.kind == "zone"
                            and b.item.type.name != "DeathZone"]
@@ -227,7 +229,8 @@ class GlassLayer:
                 visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=white, physicsClientId=c)
                 centre = [box.cx, box.cz, max(box.y0, 0.0) + half[2]]
                 copy = p.createMultiBody(0, -1, visual, centre, yaw_quaternion(box.rotation), physicsClientId=c)
-                made.append((copy, DEATH_ZONE if t.name == "DeathZone" else HOT_ZONE))
+                zone = DEATH_ZONE if t.name == "DeathZone" else HOT_ZONE
+                made.append((copy, GLASS if t.behaviour == "data_zone" else zone))
                 continue
             position, orientation = p.getBasePositionAndOrientation(b.body, physicsClientId=client)
             sx, sy, sz = b.item.size

@@ -34,7 +34,8 @@ def built_size(item_type: ItemType, given: Vector3 | None, drawn: Vec, params: I
         scale = board_scale(raw, version)
         if version == "3.1.3" and raw is not None and any(c >= 0 for c in raw):
             # the given components clamped (x 0.999); -1 components keep the layout's random draw
-            scale = tuple(d if c < 0 else s * SIZE_ADJUSTMENT for c, s, d in zip(raw, scale, drawn))  # type: ignore[assignment]
+            scale = tuple(d if c < 0 else s * SIZE_ADJUSTMENT  # type: ignore[assignment]
+                          for c, s, d in zip(raw, scale, drawn))
         else:
             scale = tuple(s * SIZE_ADJUSTMENT for s in scale)  # type: ignore[assignment]
         return item_type.model_size(scale)  # type: ignore[arg-type]

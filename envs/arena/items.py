@@ -213,7 +213,8 @@ ITEM_TYPES: dict[str, ItemType] = {
         _fixed_model("Pillar-Button", "button", "button", BUTTON_SIZE, PILLAR_YELLOW),
         # v4.1.0 only (its scene's prefab list): a trigger that records the agent's visits, and decoys
         # (reward 0; Rewards/DecoyGoal.prefab, DecoyGoalBounce.prefab). Loaded with any aai_version.
-        ItemType("DataZone", "zone", "flat", *_DATA_ZONE_RANGE, DATA_ZONE_BLUE, behaviour="data_zone", versions=V4_ONLY),
+        ItemType("DataZone", "zone", "flat", *_DATA_ZONE_RANGE, DATA_ZONE_BLUE, behaviour="data_zone",
+                 versions=V4_ONLY),
         _goal("DecoyGoal", 0, DECOY_GREY, multi=True, behaviour="decoy", rotation_range=_FIXED, versions=V4_ONLY),
         _goal("DecoyGoalBounce", 0, DECOY_GREY, multi=True, bounce=True, behaviour="decoy", versions=V4_ONLY),
     )
