@@ -34,7 +34,7 @@ def test_the_arena_draws_its_spawned_items_from_above():
     assert (goals[0]["x"], goals[0]["y"]) == pytest.approx((goal["position"][0], goal["position"][2]), abs=0.01)
     assert goals[0]["r"] == pytest.approx(goal["size"][0] / 2, abs=0.01)
     (zone,) = zones
-    assert zone["kind"] == "rect" and (zone["w"], zone["h"], zone["angle"]) == (5.0, 5.0, 45.0)
+    assert zone["kind"] == "rect" and (zone["w"], zone["h"], zone["angle"]) == (4.995, 4.995, 45.0)  # built x 0.999
     assert zone["opacity"] < 1  # a floor zone, drawn see-through
     assert all(re.fullmatch(r"#[0-9a-f]{6}", s["fill"]) for s in drawing["shapes"])
 
@@ -130,7 +130,7 @@ def test_the_unity_connector_draws_the_map_where_it_is_known(tmp_path):
         assert unity.world_map() is None  # no episode yet
         unity._arena_spec, unity._seed = load_task(str(fixed)).first(), 7  # as reset() leaves them
         (goal,) = unity.world_map()["shapes"]
-        assert (goal["x"], goal["y"], goal["r"]) == (10.0, 30.0, 1.0)
+        assert (goal["x"], goal["y"], goal["r"]) == (10.0, 30.0, 0.999)  # a size-2 goal is built 1.998 wide
         unity._arena_spec = load_task(str(random)).first()
         assert unity.world_map() is None
     finally:
