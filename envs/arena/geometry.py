@@ -6,8 +6,8 @@ above, so a local vector (a, b) on the (x, z) axes points to ``(a cos r + b sin 
 (local +z is the item's facing direction; rotation 90 faces +x).
 
 Hollow items are split into the boxes they are made of, which the reference planner reads too
-(``planning_shapes.py``): tunnel side walls are 10% of the item's width thick (at least 0.05) and a
-tunnel has a roof, 10% of its height thick, that leaves the floor free; U and L shapes follow
+(``planning_shapes.py``): a tunnel (a half tube size.y / 2 high) is two side walls as thick as the tube
+and a roof over its inner arch, which leaves the floor free; U and L shapes follow
 Animal-AI's prefabs (``local_parts``), whose proportions do not follow the size axes one to one.
 
 Ramps are wedges that rise towards their local -z: at rotation 180 a ramp climbs towards +z. This
@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from agentkit.envs.arena.items import Shape
 
-WALL_FRACTION = 0.1  # tunnel walls: this fraction of the item's size
+# CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 made 0.222 thick inwards
+TUNNEL_INNER = (1.04 - 0.222) / 1.04
 MIN_THICKNESS = 0.05
 # U and L shapes (Animal-AI's UObject/LObject prefabs: three or two unit cubes scaled by the size
 # times (0.3, 1, 0.1) and turned a quarter turn), as fractions of size.z (bar length, arm width)
@@ -75,13 +76,15 @@ def local_parts(shape: Shape, size: tuple[float, float, float]) -> list[LocalBox
     sx, sy, sz = size
     whole = LocalBox(0.0, 0.0, 0.0, sy, sx / 2, sz / 2)
     if shape == "tunnel":
-        t = max(sx * WALL_FRACTION, MIN_THICKNESS)
-        roof = max(sy * WALL_FRACTION, MIN_THICKNESS)
-        side = sx / 2 - t / 2
+        # The half tube (``item_meshes.py``): outer radii size.x / 2 across and size.y / 2 up, the inner
+        # ones TUNNEL_INNER of those; as boxes, two side walls as thick as the tube and a roof over the
+        # inner arch's top.
+        rx, ry = sx / 2, sy / 2
+        t = max(rx * (1 - TUNNEL_INNER), MIN_THICKNESS)
         return [
-            LocalBox(-side, 0.0, 0.0, sy, t / 2, sz / 2),
-            LocalBox(side, 0.0, 0.0, sy, t / 2, sz / 2),
-            LocalBox(0.0, 0.0, sy - roof, sy, max(sx / 2 - t, MIN_THICKNESS / 2), sz / 2),
+            LocalBox(-(rx - t / 2), 0.0, 0.0, ry, t / 2, sz / 2),
+            LocalBox(rx - t / 2, 0.0, 0.0, ry, t / 2, sz / 2),
+            LocalBox(0.0, 0.0, ry * TUNNEL_INNER, ry, max(rx - t, MIN_THICKNESS / 2), sz / 2),
         ]
     if shape in ("u", "l_left", "l_right"):
         # Animal-AI's prefab: a bar along local x, size.z long and 0.3 x size.x thick, centred on the
@@ -148,6 +151,8 @@ def footprint_size(shape: Shape, size: tuple[float, float, float]) -> tuple[floa
     item's position although the arms reach further back than forward; so does the layout.
     """
     sx, sy, sz = size
+    if shape == "tunnel":  # the arch stands size.y / 2 high (its renderer bounds, which Unity tests)
+        return (sx, sy / 2, sz)
     if shape in ("u", "l_left", "l_right"):
         return (sz * (HOLLOW_BAR_LENGTH + HOLLOW_ARM_WIDTH), sy, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK))
     return size

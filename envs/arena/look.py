@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from agentkit.envs.arena import geometry
+
 # -- camera: AAI3Agent.prefab, GameObject 'AgentCamMid' (the Camera the CameraSensor component reads) --
 FOV_DEGREES = 100.0  # 'field of view: 100' with 'm_FOVAxisMode: 0' (vertical)
 NEAR = 0.01  # 'near clip plane: 0.01'
@@ -129,5 +131,5 @@ ZONE_NOISE_SCALE = 0.2  # _UVScale: one noise texture per 5 units
 # CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 and length 2 with a
 # Solidify modifier 0.222 thick inwards, scaled by the size times ratioSize (0.4808, 0.4808, 0.5);
 # Grounded.cs puts its axis on the floor, so the arch above the floor is half the tube.
-TUNNEL_INNER = (1.04 - 0.222) / 1.04
+TUNNEL_INNER = geometry.TUNNEL_INNER  # Cylinder.blend: radius 1.04, Solidify 0.222 inwards
 TUNNEL_SEGMENTS = 24  # facets of the half circle
