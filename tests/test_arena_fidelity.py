@@ -438,3 +438,33 @@ def test_the_camera_sees_100_degrees_vertically_on_a_square_frame(arena_file):
             assert red_run(frame) == pytest.approx(expected, abs=2.0), distance
     finally:
         b.close()
+
+
+# -- versions ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("version", "mass"), [("3.1.3", 2.0), ("4.1.0", 420.0)])
+def test_the_heavy_block_weighs_what_its_version_says(arena_file, version, mass):
+    """Moveable/Cardbox2.prefab m_Mass 2 (v3.1.3), Moveable/HeavyBlock.prefab m_Mass 420 (v4.1.0): the
+    agent (mass 100, drive force 100 x 50) shoves the light v3 box along at nearly its own speed and
+    moves the v4 one far less in the same 30 forward steps."""
+    from agentkit.envs.arena.bullet import p
+
+    backend = ArenaBackend(frames=False, aai_version=version)
+    try:
+        backend.reset(arena_file(agent(20, 5) + item("Cardbox2", 20, 8, (2, 2, 2))), seed=0)
+        (box,) = backend._world.bodies
+        assert p.getDynamicsInfo(box.body, -1, physicsClientId=backend._world.client)[0] == mass
+        start = items_named(backend, "Cardbox2")[0]["position"][2]
+        for _ in range(30):
+            backend.step([1, 0])
+        moved = items_named(backend, "Cardbox2")[0]["position"][2] - start
+    finally:
+        backend.close()
+    # Pushed together from rest (drive 5000 N; the box slides with friction 0.425 x its weight, the agent
+    # with 0.6 x its own), v3's box hardly slows the agent: it goes about as far as Go(30) alone, 23.6
+    # units less the gap; v4's 420 kg box makes the pair about 5 times heavier and 3 times more braked.
+    if version == "3.1.3":
+        assert moved > 15.0
+    else:
+        assert 4.0 < moved < 10.0
