@@ -242,11 +242,14 @@ def test_data_zone_records_entries_and_exits_and_gives_nothing(tmp_path):
             wait(b, 1.8, (1, 0))
             rewards.append(b.observe().total_reward)
             events = b.privileged_state()["records"]["data_zone_events"]
+            metrics = b.episode_metrics(b.observe())
         finally:
             b.close()
         if items.count("DataZone"):
             assert [(e["zone_id"], e["event"]) for e in events] == [("middle", "enter"), ("middle", "exit")]
-            assert events[0]["update"] < events[1]["update"]
+            assert events[0]["update"] < events[1]["update"] and metrics["data_zone_visits"] == {"middle": 1}
+        else:
+            assert "data_zone_visits" not in metrics
     assert rewards[0] == pytest.approx(rewards[1])
 
 

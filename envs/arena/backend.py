@@ -262,6 +262,12 @@ class ArenaBackend(Backend):
         metrics = {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": self.aai_version}
         if self._arena_count > 1 or self._arena_named:
             metrics["arena"] = self._arena_index
+        if self._world is not None and self._world.items.data_zones.zones:  # DataZone visits, by triggerZoneID
+            visits: dict[str, int] = {}
+            for event in self._world.items.data_zones.events:
+                if event.event == "enter":
+                    visits[str(event.zone_id)] = visits.get(str(event.zone_id), 0) + 1
+            metrics["data_zone_visits"] = visits
         return metrics
 
     def prompt_context(self) -> dict[str, Any]:
