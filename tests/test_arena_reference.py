@@ -290,3 +290,25 @@ def test_reference_agent_passes_easy_testbed_tasks():
             assert backend.episode_metrics(observation)["pass"], task
     finally:
         backend.close()
+
+
+@pytest.mark.parametrize("goal", ["DecayGoal", "GrowGoal"])
+def test_reference_agent_collects_the_changing_goals_of_v313(tmp_path, goal):
+    """The planner knows goals by the sign of their reward in the catalogue, not by a list of names:
+    a DecayGoal or GrowGoal (multi goals, the only good goal here) is collected and ends the episode."""
+    from agentkit.config import RunConfig
+    from agentkit.loop import run_episode
+    from agentkit.setup_episode import make_setup
+
+    arena = tmp_path / "changing.yaml"
+    arena.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 250\n    pass_mark: 0\n    items:\n"
+                     "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 5}]\n      rotations: [0]\n"
+                     f"    - !Item\n      name: {goal}\n      positions: [!Vector3 {{x: 26, y: 0, z: 20}}]\n"
+                     "      delays: [1]\n")
+    config = RunConfig(env="aai-arena", tasks=[str(arena)], include_images=False, backend_options={"frames": False})
+    setup = make_setup(config)
+    try:
+        result = run_episode(setup, str(arena), 0, sink=_Turns(), episode_id="changing")
+    finally:
+        setup.backend.close()
+    assert result.metrics["pass"] and result.reward > 0

@@ -26,12 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.arena.items import ITEM_TYPES
 from agentkit.envs.arena.planning_shapes import Part, item_parts
 
 AGENT_RADIUS = 0.5
 AGENT_HEIGHT = 1.0
-POSITIVE_GOALS = ("GoodGoal", "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce")
-BAD_GOALS = ("BadGoal", "BadGoalBounce")
+# Goals by the sign of their reward, from the item catalogue (so the changing goals of v3.1.3 and v4's
+# names count too; a decoy gives nothing and is left alone).
+POSITIVE_GOALS = tuple(name for name, t in ITEM_TYPES.items() if t.is_goal and t.reward_sign > 0)
+BAD_GOALS = tuple(name for name, t in ITEM_TYPES.items() if t.is_goal and t.reward_sign < 0)
 BAD_GOAL_SLACK = 0.3  # extra distance kept from red goals when predicting the agent's track
 
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from agentkit.actions.formatter import quote
+from agentkit.envs.arena.items import ITEM_TYPES
 from agentkit.envs.arena.planning_grid import (
     POSITIVE_GOALS,
     ArenaMap,
@@ -132,8 +133,14 @@ def format_script(commands: list[tuple[str, Any]]) -> str:
     return " ".join(parts)
 
 
+def _multi(name: str) -> bool:
+    """A goal that does not end the episode by itself (GoodGoalMulti and the changing goals)."""
+    item = ITEM_TYPES.get(name)
+    return bool(item and item.multi)
+
+
 def _colour(name: str) -> str:
-    if name.startswith("GoodGoalMulti"):
+    if _multi(name):
         return "gold"
     if name.startswith("GoodGoal"):
         return "green"
@@ -184,7 +191,7 @@ class ArenaReferencePolicy:
             gained = sum(_reward(g) for g in goals)
             choice = self._choose(privileged, state, agent_y if not goals else None, remaining - steps, taken, cache,
                                   _Score.of(privileged, steps, gained))
-            if choice is None or (goals and not choice.goal["name"].startswith("GoodGoalMulti")):
+            if choice is None or (goals and not _multi(choice.goal["name"])):
                 break  # a green goal ends the episode: only after a fresh look at what is left
             waypoints = self._route(choice, state)
             # Bumping a goal deflects the agent a little, so the next goal is planned from a fresh
@@ -296,7 +303,7 @@ class ArenaReferencePolicy:
         if not goals:
             return None
         # While gold goals are left, green ones (which end the episode) are steered round.
-        greens = frozenset(g["id"] for g in goals if not g["name"].startswith("GoodGoalMulti"))
+        greens = frozenset(g["id"] for g in goals if not _multi(g["name"]))
         has_gold = len(greens) < len(goals)
         if greens and has_gold:
             passes = [(greens, [g for g in goals if g["id"] not in greens]),
@@ -346,14 +353,14 @@ class ArenaReferencePolicy:
         def steps_to(o: _Choice) -> float:
             return o.cost * steps_per_unit + abs(turn_toward(agent, *o.at)) / 6
 
-        finals = [o for o in options if not o.goal["name"].startswith("GoodGoalMulti")]
-        multis = [o for o in options if o.goal["name"].startswith("GoodGoalMulti")]
+        finals = [o for o in options if not _multi(o.goal["name"])]
+        multis = [o for o in options if _multi(o.goal["name"])]
         best_final = max(finals, key=lambda o: (_reward(o.goal), -o.cost)) if finals else None
         if best_final is not None and score is not None and not multis:
             if not score.passes(_reward(best_final.goal), steps_to(best_final)):
                 # Everything still out there: the gold goals and the best green one.
-                others = [g for g in goals or [] if g["name"].startswith("GoodGoalMulti")]
-                greens = [_reward(g) for g in goals or [] if not g["name"].startswith("GoodGoalMulti")]
+                others = [g for g in goals or [] if _multi(g["name"])]
+                greens = [_reward(g) for g in goals or [] if not _multi(g["name"])]
                 potential = sum(_reward(g) for g in others) + max(greens, default=0.0)
                 reachable = {id(o.goal) for o in options}
                 settling = any(id(g) not in reachable and self._may_move(g) for g in goals or [])
@@ -372,7 +379,7 @@ class ArenaReferencePolicy:
     @staticmethod
     def _chainable(goal: dict[str, Any], privileged: dict[str, Any], taken: set[int]) -> bool:
         """Another goal may follow in the same script: this one was gold and good goals remain."""
-        if not goal["name"].startswith("GoodGoalMulti"):
+        if not _multi(goal["name"]):
             return False
         return any(g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
                    and g["id"] not in taken for g in privileged["items"])
