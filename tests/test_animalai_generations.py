@@ -79,6 +79,7 @@ def test_the_connector_detects_and_decodes_each_build_generation(tmp_path, gener
         assert d.end_reason.value == "goal" and p.end_reason == d.end_reason and p.success
         final = backend.observe()
         assert final.done and final.success and final.frames["camera"].shape == (32, 32, 3)
+        assert backend.episode_metrics(final)["aai_version"] == f"{generation}.x"  # a build known by its generation
         # A second episode relaunches the build with its seed: the time limit, read off max_step_reached.
         task_short = arena(tmp_path, "", t=8)
         d, p = play_both(backend, task_short, seed=5, actions=[[0, 1]] * 20, check_at=4)

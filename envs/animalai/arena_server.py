@@ -87,7 +87,9 @@ class ArenaServer:
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         self.traits = TRAITS[options.generation]
-        self.backend = ArenaBackend(render_size=options.resolution, frames=options.camera)
+        # A 4.x build plays v4.1.0's items and masses, a 3.x build v3.1.3's (docs/arena-fidelity.md).
+        version = "4.1.0" if options.generation == Generation.V4 else "3.1.3"
+        self.backend = ArenaBackend(render_size=options.resolution, frames=options.camera, aai_version=version)
         self.init_seed = 0
         self.engine: dict[str, Any] = {}
         self._files = Path(tempfile.mkdtemp(prefix="agentkit-arena-"))

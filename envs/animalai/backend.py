@@ -208,10 +208,10 @@ class AnimalAIBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        """The Testbed facts, and which Animal-AI played: the builtin stand-in runs the arena's default
-        version (3.1.3); a Unity build is known only by its generation (``3.x`` or ``4.x``)."""
+        """The Testbed facts, and which Animal-AI played: the builtin stand-in plays v3.1.3 as a 3.x build
+        and v4.1.0 as a 4.x one; a Unity build is known only by its generation (``3.x`` or ``4.x``)."""
         if self.build.builtin:
-            version: str | None = DEFAULT_VERSION
+            version: str | None = "4.1.0" if self.generation == Generation.V4 else DEFAULT_VERSION
         else:
             version = f"{int(self.generation)}.x" if self.generation is not None else None
         return {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": version}
