@@ -53,7 +53,7 @@ def test_reset_takes_a_task_id_or_a_path_and_rejects_anything_else(backend, tmp_
     path = tmp_path / "mine.yaml"
     path.write_text(arena_text(AGENT + item("GoodGoal", 20, 30), t=77))
     obs = backend.reset(str(path), seed=0)
-    assert obs.privileged["arena"]["t"] == 77 and obs.status["time_left"] == 77
+    assert obs.privileged["arena"]["t"] == 77 and obs.status["time_left"] == 129  # ceil(5 x 77 / 3)
     assert backend.episode_metrics(obs)["level"] is None
     for bad in ("11-01-01", "01-31-09", "no-such-task", str(tmp_path / "missing.yaml")):
         with pytest.raises(ValueError):

@@ -18,7 +18,7 @@ from agentkit.rerender import rerender_run
 from agentkit.testing.cli_runner import run_cli, run_json
 from agentkit.viewer import open_readonly
 
-TASKS = ["01-04-03", "01-21-01"]  # t = 250 and t = 500 steps: different system messages
+TASKS = ["01-04-03", "01-21-01"]  # t = 250 and t = 500: 417 and 834 steps, different system messages
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_each_episode_stores_the_variables_its_prompts_were_made_from(arena_run)
     assert [task for task, _ in rows] == TASKS
 
     contexts = [json.loads(text) for _, text in rows]
-    assert [c["time_limit"] for c in contexts] == [250, 500]
+    assert [c["time_limit"] for c in contexts] == [417, 834] and [c["arena_t"] for c in contexts] == [250, 500]
     assert all(c["task"] == task and c["commands"] and c["max_scripts"] == 30 for c, task in zip(contexts, TASKS))
 
 
@@ -63,7 +63,7 @@ def test_a_transcript_without_stored_variables_rerenders_and_says_its_facts_were
     assert report.episodes == 2 and report.episodes_without_context == 2
     # without the world, the time limit is unknown: the system message loses it
     assert report.changed_turns == len(report.turns)
-    assert any("this arena gives you 250 steps" in t.system_diff for t in report.turns)
+    assert any("this arena gives you 417 steps" in t.system_diff for t in report.turns)
     proc = run_cli(["rerender", run_id, "--memory", "full", "--db", f"sqlite:///{old}"], tmp_path)
     assert "2 episode(s) were recorded before agentkit stored" in " ".join(proc.stderr.split())
 
@@ -75,7 +75,7 @@ def test_the_store_and_the_export_give_the_variables_and_an_older_database_has_n
     db, run_id = arena_run
     store = open_readonly(f"sqlite:///{db}")
     episode = next(e for e in store.list_episodes(run_id=run_id) if e.task == "01-21-01")
-    assert store.get_prompt_context(episode.id)["time_limit"] == 500
+    assert store.get_prompt_context(episode.id)["time_limit"] == 834
     assert store.get_prompt_context("no-such-episode") is None
     out = tmp_path / "run.jsonl"
     export_jsonl(store, run_id, out)

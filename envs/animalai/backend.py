@@ -174,7 +174,7 @@ class AnimalAIBackend(Backend):
             status={
                 "position": [round(v, 2) + 0.0 for v in agent.position],
                 "velocity": [round(v, 2) + 0.0 for v in agent.velocity],
-                "time_left": max(self._t - self._steps, 0) if self._t > 0 else "unlimited",
+                "time_left": episode_facts.steps_left(self._t, self._steps),
                 "lights": "on" if lights_on(self._steps, self._blackouts) else "off",
             },
             privileged=dict(self._view.episode.get("privileged") or {}),

@@ -210,7 +210,7 @@ class ArenaBackend(Backend):
             status={
                 "position": [round(v, 2) + 0.0 for v in position],
                 "velocity": [round(v, 2) + 0.0 for v in _local_velocity(velocity, world.heading)],
-                "time_left": max(self._t - rules.steps, 0) if self._t > 0 else "unlimited",
+                "time_left": episode_facts.steps_left(self._t, rules.steps),
                 "lights": "on" if lights_on(rules.steps, self._blackouts) else "off",
             },
             privileged=self.privileged_state(),

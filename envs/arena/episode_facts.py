@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentkit.envs.arena.layout import ARENA_SIZE
+from agentkit.envs.arena.rules import episode_steps
 from agentkit.envs.arena.suites import passed
 from agentkit.envs.arena.tasks import task_level
 
@@ -30,11 +31,20 @@ def episode_metrics(task: str | None, pass_mark: float | None, final: Any) -> di
     }
 
 
+def steps_left(t: int, steps: int) -> int | str:
+    """What the status reports as time left: the steps until the clock alone ends the episode
+    (Animal-AI's clock runs 5/3 longer than the file's ``t``: ``rules.episode_steps``)."""
+    total = episode_steps(t)
+    return "unlimited" if total is None else max(total - steps, 0)
+
+
 def prompt_context(time_limit: int | None, pass_mark: float | None) -> dict[str, Any]:
+    """``time_limit`` is the file's ``t``; the prompt is told the steps it really lasts (417 for t = 250)."""
     return {
         "arena_size": int(ARENA_SIZE),
         "turn_step_degrees": 6,
-        "time_limit": time_limit,
+        "time_limit": episode_steps(time_limit or 0),
+        "arena_t": time_limit,
         "pass_mark": pass_mark,
         "velocity_axes": "right, up, forward (units per second)",
     }
