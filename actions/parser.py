@@ -37,12 +37,18 @@ How an answer is read, and why:
   (normalized to the declared spelling). Numbers in quotes are accepted for numeric parameters,
   since their meaning is unambiguous. ``multiple_of`` applies to INT parameters.
 * The first error wins: a script is all or nothing, so the model never sees half its plan executed.
+* Length. At most :data:`MAX_SCRIPT_CHARS` characters of script text are read (the fenced content when
+  the answer has fences, else the whole answer; Think text counts). A longer one is a ``too_long``
+  error, found before any reading, so a runaway answer from a misbehaving server costs one linear
+  pass over it. Reading itself is linear in the text: every look-ahead is a search in C or a lookup
+  in an index built once per stretch.
 """
 
 from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import math
 import re
 import string
@@ -52,7 +58,13 @@ from typing import Callable
 from agentkit.actions.script import ArgValue, Command, ParseError, Script
 from agentkit.actions.vocabulary import CommandSpec, ParamSpec, ParamType, Vocabulary
 
-__all__ = ["parse_script", "ERROR_CODES"]
+__all__ = ["parse_script", "ERROR_CODES", "MAX_SCRIPT_CHARS"]
+
+#: The most script text read from one answer (64 Ki characters, Think text included); far above what
+#: a turn needs (a long Testbed plan is a few hundred characters), far below what a runaway answer holds.
+MAX_SCRIPT_CHARS = 65_536
+#: How much of an unknown command's name is echoed back to the model.
+_NAME_ECHO_LIMIT = 40
 
 #: Every ``ParseError.code`` the parser can return; stable, for analysis of transcripts.
 ERROR_CODES: tuple[str, ...] = (
@@ -65,6 +77,7 @@ ERROR_CODES: tuple[str, ...] = (
     "duplicate_parameter",  # the same parameter given twice
     "wrong_type",  # e.g. a word where a number is needed, or 8.5 for a whole number
     "out_of_range",  # outside minimum/maximum, not one of the choices, or not a multiple
+    "too_long",  # more than MAX_SCRIPT_CHARS characters of script text
     "internal_error",  # a bug in this parser; never expected, reported rather than raised
 )
 
@@ -155,7 +168,11 @@ def _parse(text: str, vocabulary: Vocabulary) -> Script | ParseError:
         return _no_commands(vocabulary)
     commands: list[Command] = []
     stray: ParseError | None = None
-    for start, end in _fenced_segments(text) or [(0, len(text))]:
+    segments = _fenced_segments(text) or [(0, len(text))]
+    length = sum(end - start for start, end in segments)
+    if length > MAX_SCRIPT_CHARS:
+        return _too_long(length)
+    for start, end in segments:
         scanner = _Scanner(_Source(text, start, end, vocabulary))
         scanner.run()
         commands.extend(scanner.commands)
@@ -255,9 +272,18 @@ def _ident_end(text: str, i: int, end: int) -> int:
 
 
 def _next_stop(text: str, start: int, end: int, stops: str) -> int:
-    """First offset at or after ``start`` holding one of ``stops`` (searched in C, not char by char)."""
-    found = [k for k in (text.find(ch, start, end) for ch in stops) if k >= 0]
-    return min(found, default=end)
+    """First offset at or after ``start`` holding one of ``stops`` (searched in C, not char by char).
+
+    One pattern search stops at the first hit, so the cost is the distance to it; a ``find`` per stop
+    character would scan to the end for every character that is absent (quadratic over an answer).
+    """
+    found = _stop_pattern(stops).search(text, start, end)
+    return found.start() if found else end
+
+
+@functools.lru_cache(maxsize=32)
+def _stop_pattern(stops: str) -> re.Pattern[str]:
+    return re.compile("[" + re.escape(stops) + "]")
 
 
 class _Source:
@@ -275,6 +301,31 @@ class _Source:
         self.vocab = vocabulary
         self._quote_memo: dict[tuple[str, str, int], tuple[int, tuple[int, int] | None]] = {}
         self._depth_index: tuple[list[int], dict[int, list[int]]] | None = None
+        self._stop_index: dict[str, list[int]] = {}
+
+    def next_stop(self, start: int, stops: str) -> int:
+        """First offset at or after ``start`` holding one of ``stops``, or the end of the stretch.
+
+        Looked up in a sorted list of the stops' offsets, built once per set of stops, because the
+        reader asks this from many places that may lie far before the next stop.
+        """
+        offsets = self._stops(stops)
+        k = bisect.bisect_left(offsets, start)
+        return offsets[k] if k < len(offsets) else self.end
+
+    def last_before(self, char: str, start: int, stop: int) -> int:
+        """Last offset in ``[start, stop)`` holding ``char``, or -1."""
+        offsets = self._stops(char)
+        k = bisect.bisect_left(offsets, stop) - 1
+        return offsets[k] if k >= 0 and offsets[k] >= start else -1
+
+    def _stops(self, stops: str) -> list[int]:
+        offsets = self._stop_index.get(stops)
+        if offsets is None:
+            pattern = _stop_pattern(stops)
+            offsets = [m.start() for m in pattern.finditer(self.text, self.start, self.end)]
+            self._stop_index[stops] = offsets
+        return offsets
 
     def closing_quote(self, opening: int, followers: str, one_line: bool) -> tuple[int, int] | None:
         """The first unescaped quote closing the one at ``opening`` that is followed by ``followers``.
@@ -284,7 +335,7 @@ class _Source:
         found) for an earlier opening holds for any later opening before that answer.
         """
         closers = _QUOTE_CLOSERS[self.text[opening]]
-        stop = _next_stop(self.text, opening, self.end, _NEWLINES) if one_line else self.end
+        stop = self.next_stop(opening, _NEWLINES) if one_line else self.end
         key = (closers, followers, stop)
         memo = self._quote_memo.get(key)
         if memo is not None and memo[0] <= opening and (memo[1] is None or memo[1][0] > opening):
@@ -523,7 +574,7 @@ def _read_quoted(src: _Source, name: str, opening: int) -> tuple[str, int]:
 def _read_bare(src: _Source, name: str, i: int, keyword: str | None) -> tuple[str, int]:
     text, end = src.text, src.end
     start = i
-    i = _next_stop(text, i, end, ",();\n\r")
+    i = src.next_stop(i, ",();\n\r")
     if i < end and text[i] == "(":
         raise _reject(
             "syntax",
@@ -603,8 +654,8 @@ def _unquoted_text_end(src: _Source, name: str, start: int) -> int:
     balancing = src.balancing_paren(start)
     if balancing is not None:
         return balancing
-    stop = _next_stop(src.text, start, src.end, ";\n\r")
-    last = src.text.rfind(")", start, stop)
+    stop = src.next_stop(start, ";\n\r")
+    last = src.last_before(")", start, stop)
     if last < 0:
         raise _reject(
             "unterminated",
@@ -765,7 +816,18 @@ def _no_commands(vocab: Vocabulary) -> ParseError:
     )
 
 
+def _too_long(length: int) -> ParseError:
+    return ParseError(
+        code="too_long",
+        message=f"Your answer has {length:,} characters of commands; at most {MAX_SCRIPT_CHARS:,} are read "
+        "(Think text included). Write fewer commands and shorter thoughts.",
+    )
+
+
 def _unknown_command(name: str, position: int, snippet: str, vocab: Vocabulary) -> ParseError:
+    """The error for an unknown call; a long name is cut (``40 chars...``) so it cannot flood the prompt."""
+    if len(name) > _NAME_ECHO_LIMIT:
+        name = name[:_NAME_ECHO_LIMIT] + "..."
     candidates = {c.name.lower(): c.name for c in vocab.commands}
     close = difflib.get_close_matches(name.lower(), list(candidates), n=1)
     hint = f" Did you mean `{candidates[close[0]]}`?" if close else ""
