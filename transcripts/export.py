@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
-import mimetypes
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from agentkit.transcripts.blob_files import checked_image_file, is_sha256, shown
 from agentkit.transcripts.db import json_default
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.transcripts.store import TranscriptStore
@@ -22,9 +22,6 @@ from agentkit.transcripts.store import TranscriptStore
 log = logging.getLogger(__name__)
 
 ImageExport = Literal["files", "data_url"]
-
-_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}
-
 
 def export_jsonl(
     store: TranscriptStore,
@@ -110,21 +107,35 @@ class _ImageFiles:
         self.dir = image_dir if image_dir is not None else out.parent / f"{out.stem}_images"
         self.paths: dict[str, str | None] = {}
 
-    def path(self, sha256: str) -> str | None:
-        """Relative path of the image file (written on first use); None if the blob is absent."""
+    def path(self, sha256: object) -> str | None:
+        """Relative path of the image file (written on first use); None if the blob is absent or refused.
+
+        The hash, media type and bytes come from the database and are checked before any file is
+        named after them (``blob_files``): a hostile row is skipped with one warning.
+        """
+        if not isinstance(sha256, str):
+            log.warning("skipping an image reference whose hash is %s, not a string", shown(sha256))
+            return None
         if sha256 not in self.paths:
-            try:
-                blob = self.store.get_blob(sha256)
-            except KeyError:
-                self.paths[sha256] = None
-                return None
-            ext = _EXTENSIONS.get(blob.media_type) or mimetypes.guess_extension(blob.media_type) or ".bin"
-            self.dir.mkdir(parents=True, exist_ok=True)
-            target = self.dir / f"{sha256}{ext}"
-            if not target.exists():
-                target.write_bytes(blob.data)
-            self.paths[sha256] = Path(os.path.relpath(target, self.base)).as_posix()
+            self.paths[sha256] = self._write(sha256)
         return self.paths[sha256]
+
+    def _write(self, sha256: str) -> str | None:
+        if not is_sha256(sha256):
+            checked_image_file(sha256, None, b"")  # the warning naming the row
+            return None
+        try:
+            blob = self.store.get_blob(sha256)
+        except KeyError:
+            return None
+        name = checked_image_file(blob.sha256, blob.media_type, blob.data)
+        if name is None:
+            return None
+        self.dir.mkdir(parents=True, exist_ok=True)
+        target = self.dir / name
+        if not target.exists():
+            target.write_bytes(blob.data)
+        return Path(os.path.relpath(target, self.base)).as_posix()
 
     def message(self, message: dict[str, Any]) -> dict[str, Any]:
         content = message.get("content")
@@ -133,7 +144,7 @@ class _ImageFiles:
         parts = []
         for part in content:
             if isinstance(part, dict) and part.get("type") == "image_ref":
-                part = {**part, "type": "image_file", "path": self.path(part["sha256"])}
+                part = {**part, "type": "image_file", "path": self.path(part.get("sha256"))}
             parts.append(part)
         return {**message, "content": parts}
 

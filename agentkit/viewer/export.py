@@ -20,9 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.blob_files import checked_image_file, image_file_name
 from agentkit.transcripts.store import EpisodeInfo, RunInfo
 from agentkit.viewer import pages
-from agentkit.viewer.links import ExportLinks, image_extension, turn_file
+from agentkit.viewer.links import ExportLinks, turn_file
 from agentkit.viewer.queries import EpisodeRow, ViewerData
 from agentkit.viewer.server import static_assets
 
@@ -101,12 +102,19 @@ def _write(data: ViewerData, episodes: list[EpisodeInfo], root: Path) -> dict[st
     images.mkdir()
     written = 0
     for sha, media_type in sorted(media.items()):
+        if image_file_name(sha, media_type) is None:  # hash or type from the database unfit for a name
+            checked_image_file(sha, media_type, b"")  # one warning naming the row; nothing written
+            continue
         found = data.image(sha)
         if found is None:
             log.warning("image %s is referenced but not stored; the bundle shows it as missing", sha)
             continue
-        stored_type, content = found
-        (images / f"{sha}{image_extension(stored_type or media_type)}").write_bytes(content)
+        _, content = found
+        # Named as the pages link to it (<sha><ext of the referencing part>), bytes checked against it.
+        name = checked_image_file(sha, media_type, content)
+        if name is None:  # a damaged or hostile row, named in one warning: skipped
+            continue
+        (images / name).write_bytes(content)
         written += 1
     groups = []
     for run_id, run in runs.items():

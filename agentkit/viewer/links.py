@@ -7,15 +7,13 @@ so what a researcher sees in a bundle is what the server shows; only the address
 
 from __future__ import annotations
 
-import mimetypes
 from typing import Any
 from urllib.parse import quote, urlencode
 
-IMAGE_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}
+from agentkit.transcripts.blob_files import image_file_name
 
-
-def image_extension(media_type: str) -> str:
-    return IMAGE_EXTENSIONS.get(media_type) or mimetypes.guess_extension(media_type) or ".bin"
+# Where a bundle's link to an image that cannot be exported (bad hash or media type) points.
+MISSING_IMAGE = "#missing-image"
 
 
 def _query(params: dict[str, Any]) -> str:
@@ -72,7 +70,8 @@ class ExportLinks:
         return f"{self.root}{turn_file(episode_id, turn or 0)}"
 
     def blob(self, sha256: str, media_type: str = "") -> str:
-        return f"{self.root}images/{sha256}{image_extension(media_type)}"
+        name = image_file_name(sha256, media_type)  # None for values not fit for a file name
+        return f"{self.root}images/{name}" if name else MISSING_IMAGE
 
     def static(self, name: str) -> str:
         return f"{self.root}static/{name}"
