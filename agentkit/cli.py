@@ -30,6 +30,9 @@ _fail = fail
 
 
 def _setup_logging(verbose: bool) -> None:
+    from agentkit.url_redaction import install_log_redaction
+
+    install_log_redaction()  # no "user:password@" or "?api_key=" of a URL reaches a log line
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(message)s",

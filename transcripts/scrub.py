@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentkit.url_redaction import redact_urls
+
 REDACTED = "[redacted]"
 
 # A key is secret when its words (snake_case, kebab-case or camelCase) end with one of these.
@@ -58,7 +60,8 @@ def is_secret_key(key: object) -> bool:
 
 
 def scrub_secrets(obj: Any) -> Any:
-    """A copy of ``obj`` without secret-named keys, and with credential-looking strings redacted.
+    """A copy of ``obj`` without secret-named keys, with credential-looking strings redacted, and
+    with URLs stripped of user info and secret query values (``agentkit.url_redaction``).
 
     Dicts, lists and tuples are walked recursively; the input is not modified.
     """
@@ -70,4 +73,6 @@ def scrub_secrets(obj: Any) -> Any:
         return tuple(scrub_secrets(v) for v in obj)
     if isinstance(obj, str) and _SECRET_VALUE.search(obj):
         return REDACTED
+    if isinstance(obj, str):
+        return redact_urls(obj)  # "http://user:pass@host/v1?api_key=...": user info and key removed
     return obj

@@ -33,6 +33,7 @@ from tenacity import (
 from agentkit.models.base import ModelError
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
+from agentkit.url_redaction import redact_url, redact_urls
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
         if secret:
             text = text.replace(secret, "[redacted]")
     text = _BEARER_PATTERN.sub("Bearer [redacted]", text)
-    return _KEY_PATTERN.sub("[redacted]", text)
+    return redact_urls(_KEY_PATTERN.sub("[redacted]", text))
 
 
 def _one_line(exc: BaseException, secrets: Iterable[str | None], limit: int = 300) -> str:
@@ -147,7 +148,8 @@ class LiteLLMModel:
         self._unpriced_logged = False
 
     def __repr__(self) -> str:
-        return f"LiteLLMModel(model={self.model!r}, api_base={self.api_base!r})"
+        api_base = redact_url(self.api_base) if self.api_base else None
+        return f"LiteLLMModel(model={self.model!r}, api_base={api_base!r})"
 
     # ----------------------------------------------------------------- public
     def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:

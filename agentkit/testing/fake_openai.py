@@ -107,7 +107,8 @@ class FakeOpenAIServer:
     delays every chat answer. ``api_key``, when given, is required as the bearer token (others get
     401, as from a real provider). ``fail_next(429, 500)`` forces the next answers to be those
     errors, for retry tests. Every chat request is kept in ``requests`` (JSON bodies) with its
-    headers in ``headers`` (lower-cased names, Authorization removed).
+    headers in ``headers`` (lower-cased names, Authorization removed) and its path and query
+    in ``targets`` (a client may put parameters in the API base's query).
     """
 
     def __init__(
@@ -133,6 +134,7 @@ class FakeOpenAIServer:
         self.record_requests = record_requests  # off for long benchmarks: the log would grow without end
         self.request_count = 0
         self.headers: list[dict[str, str]] = []
+        self.targets: list[str] = []  # each chat request's path and query, as sent
         self._host = host
         self._port = port
         self._faults: collections.deque[int] = collections.deque()
@@ -215,12 +217,13 @@ class FakeOpenAIServer:
             return kind
 
     # ----------------------------------------------------------------- chat
-    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+    def _record(self, body: dict[str, Any], headers: dict[str, str], target: str = "") -> None:
         with self._lock:
             self.request_count += 1
             if self.record_requests:
                 self.requests.append(body)
                 self.headers.append(headers)
+                self.targets.append(target)
 
     def _chat(self, body: dict[str, Any], received: float | None = None) -> tuple[int, dict[str, Any]]:
         """Answer one chat request: (status, JSON body), ``latency_s`` after it was ``received``
@@ -318,7 +321,14 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _path(self) -> str:
-            return self.path.split("?", 1)[0].rstrip("/")
+            path, _, query = self.path.partition("?")
+            path = path.rstrip("/")
+            # An API base with a query ("/v1?api_key=..."): the openai SDK appends the route to
+            # the query ("/v1?api_key=.../chat/completions"); route it as the provider would.
+            for route in ("/chat/completions", "/models"):
+                if query.endswith(route):
+                    return path + route
+            return path
 
         def do_GET(self) -> None:  # noqa: N802 - stdlib naming
             if self._path() in ("/v1/models", "/models"):
@@ -345,7 +355,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(400, _error_body(400, "request body must be a JSON object"))
                 return
             headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
-            server._record(body, headers)
+            server._record(body, headers, self.path)
             if not server._authorised(self.headers.get("Authorization")):
                 self._send_json(401, _error_body(401, "Incorrect API key provided."))
                 return
