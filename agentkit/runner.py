@@ -131,7 +131,10 @@ def execute_run(
     if resume_run_id:
         run = store.get_run(resume_run_id)
         stored = RunConfig.model_validate({k: v for k, v in run.config.items() if k in RunConfig.model_fields})
-        config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers})
+        from agentkit.url_redaction import url_to_resume  # the stored api_base lost its credentials
+
+        config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers,
+                                           "api_base": url_to_resume(stored.api_base, config.api_base)})
         run_id, templates = resume_run_id, run.templates
         latest, spent = _resume_state(store, run_id)
         store.reopen_run(run_id)

@@ -22,6 +22,10 @@ aliases (v4.1.0 names such as ``LightBlock``, ``SignBoard``, ``SpawnerButton``).
 an item whose name it does not know; here it is an error, so that a typo does not build a different
 arena unnoticed.
 
+Hostile files: ``yaml_limits.py`` bounds size, nesting, node count (aliases expanded), key shapes and
+number lengths before anything is built, and every value quoted in an error is cut short; an arena may
+spawn at most ``MAX_OBJECTS`` objects. Each such file is one ``ArenaConfigError`` line too.
+
 Colours: Animal-AI divides each component by 255 and draws a negative one at random
 (``Prefab.SetColor``); 256 gives 1.004, which shows as full intensity, so components up to 256 load
 (and build as 255). A negative component is random, as in Animal-AI. Above 256 is refused as a typo.
@@ -40,6 +44,8 @@ import yaml
 
 from agentkit.envs.arena.config import RGB, ArenaConfig, ArenaSpec, ItemSpec, Vector3
 from agentkit.envs.arena.items import canonical_name, known_names
+from agentkit.envs.arena.yaml_limits import (MAX_FILE_CHARS, check_shape, construct_bounded_int,
+                                             construct_checked_mapping, show)
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +80,8 @@ _ARENA_FIELDS = ("t", "timeLimit", "pass_mark", "passMark", "blackouts", "items"
 _IGNORED_ARENA_FIELDS = frozenset({"defaultPerspective"})  # v3.1.3: "no longer used" (YAMLclasses.cs)
 _TOP_FIELDS = ("arenas", "randomizeArenas", "showNotification", "canResetEpisode", "canChangePerspective")
 MAX_COLOR = 256.0
+MAX_OBJECTS = 2000  # objects one arena may spawn; the Testbed's largest spawns 156 (08-12-03)
+MAX_NUMBER = 1e15  # beyond this no arena value means anything (and a float cannot hold every integer)
 
 
 class ArenaConfigError(ValueError):
@@ -93,7 +101,7 @@ class ArenaConfigError(ValueError):
         if self.arena is not None:
             place.append(f"arena {self.arena}")
         if self.item is not None:
-            place.append(f"item {self.item}" + (f" {self.item_name!r}" if self.item_name else ""))
+            place.append(f"item {self.item}" + (f" {show(self.item_name)}" if self.item_name else ""))
         where = f"{self.source}: " + (", ".join(place) + ": " if place else "")
         return where + self.message
 
@@ -117,7 +125,11 @@ _SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _ArenaLoader(_SafeBase):  # type: ignore[misc, valid-type]
-    """The safe loader plus Animal-AI's tags; nothing here can build arbitrary Python objects."""
+    """The safe loader plus Animal-AI's tags; nothing here can build arbitrary Python objects.
+
+    Keys must be plain scalars and unique, and integers short (``yaml_limits.py``)."""
+
+    construct_mapping = construct_checked_mapping(_SafeBase.construct_mapping)
 
 
 def _construct_known(loader: _ArenaLoader, node: yaml.Node) -> _Tagged:
@@ -139,6 +151,7 @@ for _tag in KNOWN_TAGS:
 _ArenaLoader.add_multi_constructor("!", _construct_unknown)
 # Python-object tags (``!!python/...``) are never constructed either; they are reported in place.
 _ArenaLoader.add_multi_constructor("tag:yaml.org,2002:python/", _construct_unknown)
+_ArenaLoader.add_constructor("tag:yaml.org,2002:int", construct_bounded_int(_SafeBase.construct_yaml_int))
 
 
 class _Context:
@@ -158,6 +171,8 @@ def load_arena_config(path: str | Path) -> ArenaConfig:
     """Read and check an arena file; ``ArenaConfigError`` names the file (by its base name) on failure."""
     path = Path(path)
     try:
+        if path.stat().st_size > 4 * MAX_FILE_CHARS:  # refused before reading (4 bytes per character at most)
+            raise ArenaConfigError(path.name, f"the file is larger than {MAX_FILE_CHARS:,} characters")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ArenaConfigError(path.name, f"cannot read the file ({exc})") from None
@@ -166,12 +181,15 @@ def load_arena_config(path: str | Path) -> ArenaConfig:
 
 def parse_arena_config(text: str, source: str = "<string>") -> ArenaConfig:
     """Check YAML text and build the arena model; ``source`` names it in errors."""
+    if len(text) > MAX_FILE_CHARS:
+        raise ArenaConfigError(source, f"the file is larger than {MAX_FILE_CHARS:,} characters")
     try:
+        check_shape(text, _ArenaLoader)  # before composing: depth, node count and aliases are bounded
         data = yaml.load(text, Loader=_ArenaLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(text, source, exc) from None
     except yaml.YAMLError as exc:
-        raise ArenaConfigError(source, f"YAML error: {_one_line(str(exc))}") from None
+        raise ArenaConfigError(source, f"YAML error: {_one_line(str(exc))[:200]}") from None
     return _read_top(data, _Context(source))
 
 
@@ -184,7 +202,7 @@ def _read_top(data: Any, ctx: _Context) -> ArenaConfig:
         raise ctx.error("the file must be an !ArenaConfig mapping with 'arenas'")
     for key in body:
         if key not in _TOP_FIELDS:
-            raise ctx.error(f"unknown field {key!r} (known: {', '.join(_TOP_FIELDS)})")
+            raise ctx.error(f"unknown field {show(key)} (known: {', '.join(_TOP_FIELDS)})")
     randomize = _flag(body.get("randomizeArenas"), "randomizeArenas", ctx, False)
     for key in ("showNotification", "canResetEpisode", "canChangePerspective"):
         _flag(body.get(key), key, ctx, False)
@@ -201,12 +219,12 @@ def _read_top(data: Any, ctx: _Context) -> ArenaConfig:
 
 def _arena_index(key: Any, ctx: _Context) -> int:
     if isinstance(key, bool):
-        raise ctx.error(f"arena key {key!r} is not a number")
-    if isinstance(key, int):
+        raise ctx.error(f"arena key {show(key)} is not a number")
+    if isinstance(key, int) and abs(key) < 10**9:
         return key
-    if isinstance(key, str) and key.strip().isdigit():
+    if isinstance(key, str) and key.strip().isdigit() and len(key.strip()) <= 9:
         return int(key)
-    raise ctx.error(f"arena key {key!r} is not a number")
+    raise ctx.error(f"arena key {show(key)} is not a number (or is too large)")
 
 
 def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
@@ -219,7 +237,7 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
         if key in _IGNORED_ARENA_FIELDS:
             logger.debug("%s: arena %s: ignoring %r", ctx.source, ctx.arena, key)
         elif key not in _ARENA_FIELDS:
-            raise ctx.error(f"unknown field {key!r} (known: {', '.join(_ARENA_FIELDS)})")
+            raise ctx.error(f"unknown field {show(key)} (known: {', '.join(_ARENA_FIELDS)})")
     t = _pick(body, "t", "timeLimit", ctx)
     pass_mark = _pick(body, "pass_mark", "passMark", ctx)
     seed = _pick(body, "random_seed", "randomSeed", ctx)
@@ -229,11 +247,16 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
     items_raw = body.get("items") or []
     if not isinstance(items_raw, list):
         raise ctx.error("'items' must be a list of !Item entries")
+    if len(items_raw) > MAX_OBJECTS:
+        raise ctx.error(f"{len(items_raw):,} items; an arena may spawn at most {MAX_OBJECTS:,} objects")
     items = []
     for index, item in enumerate(items_raw):
         ctx.item, ctx.item_name = index, None
         items.append(_read_item(item, ctx))
     ctx.item, ctx.item_name = None, None
+    objects = sum(item.count for item in items)
+    if objects > MAX_OBJECTS:
+        raise ctx.error(f"the items spawn {objects:,} objects; an arena may spawn at most {MAX_OBJECTS:,}")
     return ArenaSpec(
         t=t_value, pass_mark=pass_value, blackouts=blackouts, items=tuple(items),
         random_seed=0 if seed is None else _integer(seed, "random_seed", ctx),
@@ -258,7 +281,7 @@ def _read_item(data: Any, ctx: _Context) -> ItemSpec:
         raise ctx.error(f"unknown item (known: {', '.join(known_names())})")
     for key in body:
         if key not in _ITEM_FIELDS:
-            raise ctx.error(f"unknown field {key!r} (known: {', '.join(_ITEM_FIELDS)})")
+            raise ctx.error(f"unknown field {show(key)} (known: {', '.join(_ITEM_FIELDS)})")
     optional: dict[str, Any] = {}
     for key, (field, whole) in _NUMBER_LISTS.items():
         if key in body:
@@ -295,10 +318,10 @@ def _read_item(data: Any, ctx: _Context) -> ItemSpec:
 def _untag(data: Any, tag: str, ctx: _Context, what: str) -> Any:
     """The value under ``tag`` (an untagged mapping is accepted too); a wrong tag is an error."""
     if isinstance(data, _UnknownTag):
-        raise ctx.error(f"unknown tag {data.tag!r} at line {data.line} (known: {', '.join(KNOWN_TAGS)})")
+        raise ctx.error(f"unknown tag {show(data.tag)} at line {data.line} (known: {', '.join(KNOWN_TAGS)})")
     if isinstance(data, _Tagged):
         if data.tag != tag:
-            raise ctx.error(f"{what} is tagged {data.tag!r}, expected {tag!r}")
+            raise ctx.error(f"{what} is tagged {show(data.tag)}, expected {tag!r}")
         return data.value
     return data
 
@@ -322,27 +345,31 @@ def _list(value: Any, field: str, ctx: _Context) -> list[Any]:
 def _number(value: Any, field: str, ctx: _Context) -> float:
     if isinstance(value, _UnknownTag):
         _untag(value, "", ctx, field)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ctx.error(f"'{field}' must hold numbers, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        raise ctx.error(f"'{field}' must hold numbers, got {show(value)}")
+    if abs(value) > MAX_NUMBER:  # exact for any int: never converted to float before this test
+        raise ctx.error(f"'{field}' is out of range (at most {MAX_NUMBER:g} in size), got {show(value)}")
     return float(value)
 
 
 def _integer(value: Any, field: str, ctx: _Context, minimum: int | None = None) -> int:
     number = _number(value, field, ctx)
     if number != int(number):
-        raise ctx.error(f"'{field}' must be a whole number, got {value!r}")
+        raise ctx.error(f"'{field}' must be a whole number, got {show(value)}")
     if minimum is not None and number < minimum:
-        raise ctx.error(f"'{field}' must be at least {minimum}, got {value!r}")
+        raise ctx.error(f"'{field}' must be at least {minimum}, got {show(value)}")
     return int(number)
 
 
 def _components(value: Any, tag: str, keys: tuple[str, str, str], field: str, ctx: _Context) -> tuple[float, ...]:
     body = _untag(value, tag, ctx, f"an entry of '{field}'")
     if not isinstance(body, dict):
-        raise ctx.error(f"'{field}' entries must be {tag} {{{', '.join(f'{k}: ...' for k in keys)}}}, got {body!r}")
+        raise ctx.error(f"'{field}' entries must be {tag} {{{', '.join(f'{k}: ...' for k in keys)}}}, "
+                        f"got {show(body)}")
     for key in body:
         if key not in keys:
-            raise ctx.error(f"{tag} has no component {key!r} (known: {', '.join(keys)})")
+            raise ctx.error(f"{tag} has no component {show(key)} (known: {', '.join(keys)})")
     # A missing component is 0, as Animal-AI's own reader gives it.
     return tuple(_number(body.get(k, 0), field, ctx) for k in keys)
 
@@ -364,7 +391,7 @@ def _text(value: Any, field: str, ctx: _Context) -> str:
     if isinstance(value, (_Tagged, _UnknownTag, list, dict)) or value is None:
         if isinstance(value, _UnknownTag):
             _untag(value, "", ctx, field)
-        raise ctx.error(f"'{field}' must hold names, got {value!r}")
+        raise ctx.error(f"'{field}' must hold names, got {show(value)}")
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -374,7 +401,7 @@ def _flag(value: Any, field: str, ctx: _Context, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise ctx.error(f"'{field}' must be true or false, got {value!r}")
+        raise ctx.error(f"'{field}' must be true or false, got {show(value)}")
     return value
 
 
@@ -385,15 +412,15 @@ def _blackouts(value: Any, ctx: _Context) -> tuple[int, ...]:
             raise ctx.error("'blackouts' takes either frame numbers or one negative period such as [-20]")
         return frames
     if any(b <= a for a, b in zip(frames, frames[1:])):
-        raise ctx.error(f"'blackouts' frames must increase, got {list(frames)}")
+        raise ctx.error(f"'blackouts' frames must increase, got {show(list(frames))}")
     return frames
 
 
 # -- syntax errors ------------------------------------------------------------------------------
 
-_ARENA_LINE = re.compile(r"^\s*(\d+)\s*:\s*(!Arena\b.*)?$")
+_ARENA_LINE = re.compile(r"^\s*(\d{1,9})\s*:\s*(!Arena\b.*)?$")
 _ITEM_LINE = re.compile(r"^\s*-\s*(!Item\b|name\s*:)")
-_NAME_LINE = re.compile(r"^\s*(?:-\s*)?name\s*:\s*([^#\s][^#]*?)\s*(#.*)?$")
+_NAME_LINE = re.compile(r"^\s*(?:-\s*)?name\s*:\s*([^#\s][^#]*)")  # no lazy match: linear on long lines
 
 
 def _syntax_error(text: str, source: str, exc: yaml.MarkedYAMLError) -> ArenaConfigError:
@@ -413,7 +440,8 @@ def _syntax_error(text: str, source: str, exc: yaml.MarkedYAMLError) -> ArenaCon
             ctx.item_name = n.group(1).strip().strip("'\"")
     where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown place"
     problem = exc.problem or exc.context or "malformed YAML"
-    return ctx.error(f"YAML syntax error at {where}: {_one_line(problem)}")
+    kind = "YAML error" if isinstance(exc, yaml.constructor.ConstructorError) else "YAML syntax error"
+    return ctx.error(f"{kind} at {where}: {_one_line(problem)[:200]}")
 
 
 def _one_line(text: str) -> str:

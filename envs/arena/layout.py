@@ -26,6 +26,9 @@ The rules, as v3.1.3's ``ArenaBuilders.cs`` and ``Prefab.cs`` apply them:
   the agent or the fence is not spawned (``IsSpotFree``). Zones are triggers: other items may overlap
   them and a zone may overlap anything but the fence. A zone's trigger reaches ``items.zone_height``
   above the floor whatever y the file gives. The agent may not start inside a zone.
+
+The free-space test looks only at boxes near the new one (``box_grid.py``), which gives the same answer
+as testing every box placed before, so placing n items costs about n tests, not n^2.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import logging
 import random
 from dataclasses import dataclass, replace
 
+from agentkit.envs.arena.box_grid import BoxGrid
 from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemParams, ItemSpec, Vector3
 from agentkit.envs.arena.geometry import (Box, bounding_box, boxes_overlap, footprint_size, sphere_box_distance,
                                           world_boxes)
@@ -104,7 +108,7 @@ def build_layout(arena: ArenaSpec, seed: int, version: str = "3.1.3") -> Layout:
     Animal-AI version) decides the built size of the items whose size follows their own rules (``item_sizes.py``)."""
     rng = random.Random(seed)
     placed: list[PlacedItem] = []
-    solid: list[Box] = list(_FENCE)
+    solid = BoxGrid(_FENCE)
     zones: list[Box] = []
     agents = [spec for spec in arena.items if spec.name == "Agent"]
     if len(agents) > 1:
@@ -131,7 +135,7 @@ def build_layout(arena: ArenaSpec, seed: int, version: str = "3.1.3") -> Layout:
     if agent is None:
         # The agent may not start on a zone, however thin: test the zones' footprints up to its height.
         zone_columns = [replace(box, y1=max(box.y1, box.y0 + AGENT_DIAMETER)) for box in zones]
-        agent = _place_agent(None, rng, solid + zone_columns)
+        agent = _place_agent(None, rng, BoxGrid([*solid.boxes, *zone_columns]))
     return Layout(items=tuple(placed), agent=agent, skipped=skipped, seed=arena.random_seed or seed)
 
 
@@ -140,7 +144,7 @@ def _entry(values: tuple, index: int):
 
 
 def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: random.Random,
-           solid: list[Box], agent_centre: Vec | None = None, version: str = "3.1.3") -> PlacedItem | None:
+           solid: BoxGrid, agent_centre: Vec | None = None, version: str = "3.1.3") -> PlacedItem | None:
     position = _entry(spec.positions, index)
     rotation = _entry(spec.rotations, index)
     size = _entry(spec.sizes, index)
@@ -152,7 +156,7 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
     resolved_color = _color(item_type, color, rng)
     params = spec.params(index)
     if item_type.kind == "zone":
-        zone = _place_zone(item_type, position, rotation, size, item_id, rng, resolved_color, solid)
+        zone = _place_zone(item_type, position, rotation, size, item_id, rng, resolved_color)
         return None if zone is None else replace(zone, params=params)
     obstacles = solid
     for _ in range(ITEM_ATTEMPTS if randomized else 1):
@@ -161,13 +165,13 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
         extent = footprint_size(item_type.shape, s)
         p = _position(position, extent, rng)
         box = bounding_box(p, extent, r)
-        if not any(boxes_overlap(box, other) for other in obstacles) and not _touches_agent(box, agent_centre):
+        if not obstacles.overlaps(box) and not _touches_agent(box, agent_centre):
             return PlacedItem(item_id, item_type, p, s, r, resolved_color, params)
     return None
 
 
 def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float | None, size: Vector3 | None,
-                item_id: int, rng: random.Random, color: RGB, solid: list[Box]) -> PlacedItem | None:
+                item_id: int, rng: random.Random, color: RGB) -> PlacedItem | None:
     """A zone lies on the floor whatever y the file gives (``items.zone_height``); only the fence stops it."""
     randomized = position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0 or (
         size is None or any(v < 0 for v in size.as_tuple()))
@@ -177,7 +181,7 @@ def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float |
         x, _, z = _position(position, (sx, sy, sz), rng)
         placed = PlacedItem(item_id, item_type, (x, 0.0, z), (sx, zone_height(item_type.name, sy), sz), r, color)
         box = bounding_box(placed.position, placed.size, r)
-        if not any(boxes_overlap(box, fence) for fence in solid[: len(_FENCE)]):
+        if not any(boxes_overlap(box, fence) for fence in _FENCE):
             return placed
     return None
 
@@ -234,7 +238,7 @@ def _color(item_type: ItemType, color, rng: random.Random) -> RGB:
     return tuple(min(int(c), 255) if c >= 0 else int(rng.uniform(0.0, 255.0)) for c in given)  # type: ignore[return-value]
 
 
-def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: list[Box]) -> AgentStart:
+def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: BoxGrid) -> AgentStart:
     """``ArenaBuilder.SpawnAgent``: the given (or a random) place and heading, 100 attempts."""
     given = _entry(spec.positions, 0) if spec else None
     rotation = _entry(spec.rotations, 0) if spec else None
@@ -251,7 +255,7 @@ def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: list[Box])
         heading = _rotation(rotation, rng)
         px, pz = coordinate(x), coordinate(z)
         box = bounding_box((px, height, pz), (AGENT_DIAMETER,) * 3, heading)
-        if not any(boxes_overlap(box, other) for other in occupied):
+        if not occupied.overlaps(box):
             return AgentStart((px, height, pz), heading)
         if x >= 0 and z >= 0:
             break  # a fixed place stays taken
@@ -261,6 +265,6 @@ def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: list[Box])
     for _ in range(FALLBACK_AGENT_ATTEMPTS):
         px, pz = rng.uniform(radius, ARENA_SIZE - radius), rng.uniform(radius, ARENA_SIZE - radius)
         box = bounding_box((px, height, pz), (AGENT_DIAMETER,) * 3, heading)
-        if not any(boxes_overlap(box, other) for other in occupied):
+        if not occupied.overlaps(box):
             return AgentStart((px, height, pz), heading)
     raise ArenaLayoutError(f"no free place for the agent after {FALLBACK_AGENT_ATTEMPTS} attempts")
