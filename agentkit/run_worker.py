@@ -172,8 +172,7 @@ def process_init(ctx: WorkerContext, stop_cell: Any) -> None:
     import signal
 
     # Ctrl-C goes to the parent, which sets the stop flag; workers end their episode cleanly.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (tied to the parent's life by agentkit.worker_guard)
     config = ctx.config.model_copy(update={"run_max_cost_usd": None, "run_max_tokens": None, "run_max_wall_s": None})
     _process_ctx = (ctx, RunBudget(config, flag=StopFlag(stop_cell)))
 
@@ -185,15 +184,3 @@ def process_worker(planned: PlannedEpisode) -> EpisodeResult:
         worker = _local.worker = Worker(*_process_ctx)
     return worker.play(planned)
 
-
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when its parent dies (a SIGKILLed run must not leave orphans
-    writing episodes that a ``--resume`` is about to replay)."""
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        log.debug("PR_SET_PDEATHSIG unavailable; orphaned workers finish their episode and exit")

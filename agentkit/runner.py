@@ -30,6 +30,7 @@ from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (RERUN_REASONS, PlannedEpisode, Worker, WorkerContext, process_init,
                                  process_worker, thread_worker)
 from agentkit.setup_episode import make_backend
+from agentkit.worker_guard import guarded_init, initializer_args
 from agentkit.transcripts import TranscriptStore
 from agentkit.prompts.renderer import resolve_templates
 
@@ -198,8 +199,12 @@ def _play_all(plan: list[PlannedEpisode], ctx: WorkerContext, store: TranscriptS
     lock = threading.Lock()
     pool: Executor
     if kind == "processes":
+        # The worker's first act is to tie its life to this process (agentkit.worker_guard); its
+        # context is unpickled, and the runner imported, only after that.
         pool = ProcessPoolExecutor(max_workers=min(n, os.cpu_count() or 1), mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=process_init, initargs=(ctx, stop_cell))
+                                   initializer=guarded_init,
+                                   initargs=initializer_args(f"{process_init.__module__}:{process_init.__name__}",
+                                                             (ctx,), stop_cell))
         submit = lambda p: pool.submit(process_worker, p)  # noqa: E731
     else:
         pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="episode")
