@@ -182,6 +182,10 @@ def continue_live(
         changes.update(model=model, api_base=api_base)
     elif api_base is not None:
         changes["api_base"] = api_base
+    else:
+        from agentkit.url_redaction import url_to_resume  # warns if the stored one lost its credentials
+
+        changes["api_base"] = url_to_resume(source.api_base, None)
     config = source.model_copy(update=changes)
     answers = [t.answer for t in recorded[:live_from]]
 

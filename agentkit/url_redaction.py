@@ -15,6 +15,8 @@ import traceback
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
+log = logging.getLogger(__name__)
+
 REDACTED = "REDACTED"
 
 # A query parameter is secret when one of its words (split on anything but letters and digits,
@@ -102,3 +104,17 @@ def install_log_redaction() -> None:
 
     make.redacts_urls = True  # type: ignore[attr-defined]
     logging.setLogRecordFactory(make)
+
+
+def url_to_resume(stored: str | None, given: str | None, what: str = "--api-base") -> str | None:
+    """The URL a resumed run uses: the stored one, or ``given`` when it is that URL with its secrets.
+
+    The stored copy was redacted, so it cannot be used again when it had credentials; the user
+    gives the full URL once more and it is taken when it redacts to exactly what was stored.
+    """
+    if given and stored and redact_url(given) == stored:
+        return given
+    if stored and REDACTED in stored:
+        log.warning("%s of the stored run had its credentials removed (%s); give the full URL again with %s",
+                    what, stored, what)
+    return stored

@@ -69,3 +69,24 @@ def test_run_with_credentials_in_api_base_stores_and_logs_none(tmp_path: Path) -
     for path in [*jsonl.parent.rglob("*"), *bundle.rglob("*")]:
         if path.is_file():
             _scan(path.read_bytes(), str(path))
+
+
+def test_resume_sends_to_the_full_url_given_again(tmp_path: Path) -> None:
+    """The stored api_base lost its credentials: ``eval --resume`` takes the full URL from --api-base."""
+    (tmp_path / "exp.yaml").write_text(
+        "env: gridworld\ntasks: [BabyAI-GoToLocal-v0]\nmodel: openai/fake-model\ntrials: 1\n"
+        "max_scripts: 2\nmax_attempts: 1\nmax_retries: 0\n", encoding="utf-8")
+    db = tmp_path / "runs.db"
+    url = f"sqlite:///{db}"
+    with FakeOpenAIServer() as server:
+        host = server.base_url.split("://", 1)[1]
+        api_base = f"http://{USER}:{PASSWORD}@{host}?api_key={QUERY_KEY}"
+        server.fail_next(400)  # the first episode ends in a model error: resume plays it again
+        first = run_cli(["eval", "exp.yaml", "--api-base", api_base, "--db", url], tmp_path, check=False)
+        run_id = sqlite3.connect(db).execute("SELECT id FROM runs").fetchone()[0]
+        n_first = len(server.targets)
+        resumed = run_cli(["eval", "--resume", run_id, "--api-base", api_base, "--db", url], tmp_path)
+        targets = server.targets[n_first:]
+    assert n_first == 1, first.stdout + first.stderr
+    assert len(targets) == 2 and all(QUERY_KEY in t for t in targets), targets
+    _scan((first.stdout + first.stderr + resumed.stdout + resumed.stderr).encode(), "eval's output")
