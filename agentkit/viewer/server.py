@@ -91,7 +91,10 @@ def _clean_path(raw: str) -> str:
     lowered = path.lower()
     if "%2f" in lowered or "%5c" in lowered or "%00" in lowered or "%25" in lowered:
         raise BadRequest(400, "encoded separators are not accepted")
-    decoded = unquote(path, errors="strict")
+    try:
+        decoded = unquote(path, errors="strict")
+    except UnicodeDecodeError:  # e.g. the overlong "%c0%ae" for ".": not UTF-8, so no route's name
+        raise BadRequest(400, "the path is not valid percent-encoded UTF-8") from None
     if "\\" in decoded or "\x00" in decoded or any(seg in ("..", ".") for seg in decoded.split("/")):
         raise BadRequest(400, "path traversal is not accepted")
     if "//" in decoded:
