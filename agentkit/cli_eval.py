@@ -77,6 +77,7 @@ def register(app: typer.Typer) -> None:
         from agentkit.experiment import ExperimentError, load_experiment
         from agentkit.prompts import TemplateError
         from agentkit.runner import execute_run
+        from agentkit.transcripts.run_lease import RunBusyError
 
         overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
                                      "api_base": api_base, "pass_rule": pass_rule}
@@ -148,6 +149,8 @@ def register(app: typer.Typer) -> None:
                                       resume_run_id=resume)
             except (ValueError, TemplateError) as exc:
                 _fail(str(exc))
+            except RunBusyError as exc:
+                _fail(f"--resume: {exc}")
             except KeyboardInterrupt:
                 err.print("[yellow]interrupted[/yellow]: resume with `agentkit eval --resume RUN_ID`")
                 raise typer.Exit(130)

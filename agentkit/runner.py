@@ -32,6 +32,7 @@ from agentkit.run_worker import (RERUN_REASONS, PlannedEpisode, Worker, WorkerCo
 from agentkit.setup_episode import make_backend
 from agentkit.worker_guard import guarded_init, initializer_args
 from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.run_lease import LeaseKeeper
 from agentkit.prompts.renderer import resolve_templates
 
 log = logging.getLogger(__name__)
@@ -137,12 +138,13 @@ def execute_run(
         config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers,
                                            "api_base": url_to_resume(stored.api_base, config.api_base)})
         run_id, templates = resume_run_id, run.templates
+        lease = store.take_run(run_id)  # one live writer per run: RunBusyError if another writes it
         latest, spent = _resume_state(store, run_id)
-        store.reopen_run(run_id)
     else:
         templates = _check_and_templates(config)
         run_id = store.create_run(env=config.env, tasks=config.tasks, model=config.model,
                                   config={**config.model_dump(), "agentkit_version": __version__}, templates=templates)
+        lease = store.take_run(run_id)
         latest = {}
     plan: list[PlannedEpisode] = []
     for task, trial, seed in config.episode_plan():
@@ -166,8 +168,9 @@ def execute_run(
         console=Console(stderr=True), disable=not show_progress, transient=True,
     )
     status = "unfinished"
+    keeper = LeaseKeeper(lambda: store.renew_run(run_id, lease), on_lost=budget.cancel)
     try:
-        with progress:
+        with keeper, progress:
             bar = progress.add_task(f"{config.env} ({config.model}, {config.max_concurrency} at once)",
                                     total=len(plan) + len(done), completed=len(done))
 
@@ -184,6 +187,7 @@ def execute_run(
         status = "finished" if summary.stopped is None else "stopped"
     finally:
         store.finish_run(run_id, status)
+        store.release_run(run_id, lease)
     order = {key: i for i, key in enumerate(config.episode_plan())}
     summary.episodes.sort(key=lambda e: order.get((e.task, e.trial, e.seed), len(order)))
     return summary

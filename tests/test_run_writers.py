@@ -103,3 +103,79 @@ def test_sigkilled_eval_leaves_no_worker_alive_and_resume_plays_each_trial_once(
     assert len(final) == TRIALS and set(final.values()) == {1}  # exactly one final episode per trial
     with sqlite3.connect(db_path) as con:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _wait_for_episodes(db_path: Path, proc: subprocess.Popen, n: int, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db_path.exists():
+            try:
+                with sqlite3.connect(db_path, timeout=5) as con:
+                    if con.execute("SELECT count(*) FROM episodes").fetchone()[0] >= n:
+                        return
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    raise AssertionError("the eval never started its episodes")
+
+
+def test_a_second_resume_of_a_run_being_written_refuses_with_one_line(tmp_path):
+    db_path = tmp_path / "writers.db"
+    db = f"sqlite:///{db_path}"
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    first = _start_eval(tmp_path, db, "exp.yaml")
+    try:
+        _wait_for_episodes(db_path, first, 1)
+        os.killpg(first.pid, signal.SIGSTOP)  # alive, holding the run, writing nothing meanwhile
+        with TranscriptStore(db) as store:
+            (run,) = store.list_runs()
+        probe = subprocess.run([*AGENTKIT, "eval", "--resume", run.id, "--db", db], cwd=tmp_path, env=cli_env(),
+                               capture_output=True, text=True, timeout=120)
+        assert probe.returncode == 2 and probe.stdout == ""
+        assert len(probe.stderr.splitlines()) == 1 and "is being written by pid" in probe.stderr, probe.stderr
+        assert f"pid {first.pid} " in probe.stderr
+    finally:
+        _kill_session(first)
+    first.wait(timeout=30)
+
+    # The writer died: two resumes started together, one takes the run over, the other refuses.
+    resumes = [_start_eval(tmp_path, db, "--resume", run.id) for _ in range(2)]
+    try:
+        errors = [proc.communicate(timeout=300)[1] for proc in resumes]
+    finally:
+        for proc in resumes:
+            _kill_session(proc)
+    codes = sorted(proc.returncode for proc in resumes)
+    assert codes == [0, 2], errors
+    refusal = errors[[proc.returncode for proc in resumes].index(2)]
+    assert len(refusal.splitlines()) == 1 and "is being written by pid" in refusal and "Traceback" not in refusal
+    final = _final_per_trial(db, run.id)
+    assert len(final) == TRIALS and set(final.values()) == {1}
+    with TranscriptStore(db) as store:
+        assert store.get_run(run.id).status == "finished"
+
+
+def test_a_lease_held_elsewhere_expires_and_is_taken_over(tmp_path):
+    """A writer on another host cannot be checked from here: its run is held while its heartbeat
+    is fresh, and taken over once the lease has expired; the old holder then learns it lost it."""
+    from agentkit.transcripts.run_lease import LEASE_TTL_S, RunBusyError
+
+    db_path = tmp_path / "lease.db"
+    with TranscriptStore(f"sqlite:///{db_path}") as store:
+        run_id = store.create_run(env="gridworld", tasks=["t"], model="m", config={}, templates={})
+        token = store.take_run(run_id)
+        assert store.renew_run(run_id, token)
+        with sqlite3.connect(db_path) as con:  # as if another host had written and renewed it just now
+            con.execute("UPDATE runs SET writer_host = 'elsewhere', writer_pid = 1 WHERE id = ?", (run_id,))
+            con.execute("UPDATE run_leases SET renewed_at = ? WHERE run_id = ?", (time.time() - 5, run_id))
+        try:
+            store.take_run(run_id)
+            raise AssertionError("a fresh lease of another host was taken over")
+        except RunBusyError as exc:
+            assert "pid 1 on elsewhere" in str(exc) and "\n" not in str(exc)
+        with sqlite3.connect(db_path) as con:
+            con.execute("UPDATE run_leases SET renewed_at = ? WHERE run_id = ?",
+                        (time.time() - LEASE_TTL_S - 1, run_id))
+        new_token = store.take_run(run_id)
+        assert new_token != token and not store.renew_run(run_id, token) and store.renew_run(run_id, new_token)
+        assert store.get_run(run_id).status == "running"

@@ -56,6 +56,18 @@ class Run(Base):
     __table_args__ = (Index("ix_runs_created_at", "created_at"),)
 
 
+class RunLease(Base):
+    """The lease of a run's one live writer (``agentkit.transcripts.run_lease``): who holds it is
+    the run's ``writer_*`` columns; here the holder's token and its last renewal. A table of its own,
+    so an older database only gains a table when opened for writing."""
+
+    __tablename__ = "run_leases"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    token: Mapped[str] = mapped_column(String(32))
+    renewed_at: Mapped[float] = mapped_column(Float)  # unix time of the holder's last heartbeat
+
+
 class Episode(Base):
     """One episode of a run. ``status`` is "running" until finished (or found dead: "unfinished")."""
 

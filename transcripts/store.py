@@ -17,7 +17,8 @@ process no longer exists (or the pid now belongs to a different process, or is a
 Rows written on another host are reported as stored, since their process cannot be checked from
 here; ``close_stale(older_than_s=...)`` closes those by age of their last turn. ``close_stale()``
 rewrites the rows readers already report as unfinished, filling in turn and token totals from the
-stored turns.
+stored turns. A run has one live writer at a time: ``take_run`` gives it a lease that the writer
+renews and that expires (``agentkit.transcripts.run_lease``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from agentkit import __version__ as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, TurnRecord
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
+from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
@@ -253,6 +255,24 @@ class TranscriptStore:
             ).rowcount
         if not done:
             raise KeyError(f"no run {run_id!r}")
+
+    def take_run(self, run_id: str) -> str:
+        """Become the run's one live writer; returns the lease token (``agentkit.transcripts.run_lease``).
+
+        Raises ``RunBusyError`` (one line) when another live process writes the run, KeyError
+        for an unknown run.
+        """
+        with self._transaction(reads_first=True) as conn:
+            return run_lease.take(conn, run_id)
+
+    def renew_run(self, run_id: str, token: str) -> bool:
+        """The writer's heartbeat; False when another process has taken the run over."""
+        with self._transaction() as conn:
+            return run_lease.renew(conn, run_id, token)
+
+    def release_run(self, run_id: str, token: str) -> None:
+        with self._transaction() as conn:
+            run_lease.release(conn, run_id, token)
 
     # --- response cache -------------------------------------------------------------------------
 
