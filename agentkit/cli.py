@@ -47,6 +47,16 @@ def _store(db: Optional[str]):
     return TranscriptStore(db)
 
 
+def _reading_store(db: Optional[str]):
+    """The store of a command that only reads: never writes, and opens copies on read-only media."""
+    from agentkit.viewer.readonly import DatabaseNotFound, open_readonly
+
+    try:
+        return open_readonly(db)
+    except (DatabaseNotFound, ValueError) as exc:
+        _fail(str(exc))
+
+
 @app.callback()
 def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr.")) -> None:
     _setup_logging(verbose)
@@ -142,7 +152,7 @@ def replay(
     from agentkit.replay import replay_episode
 
     try:
-        report = replay_episode(_store(db), episode_id)
+        report = replay_episode(_reading_store(db), episode_id)
     except (KeyError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
@@ -192,7 +202,7 @@ def transcripts_list(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Runs and their episodes, newest run last; killed episodes show as unfinished."""
-    store = _store(db)
+    store = _reading_store(db)
     runs = [r for r in store.list_runs() if run_id is None or r.id == run_id]
     listing = []
     for r in runs:
@@ -222,7 +232,7 @@ def transcripts_show(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Every turn of one episode: answer, parsed script or error, actions, reward."""
-    store = _store(db)
+    store = _reading_store(db)
     try:
         episode = store.get_episode(episode_id)
     except KeyError as exc:
@@ -262,7 +272,7 @@ def transcripts_export(
     mode = {"files": "files", "data-url": "data_url", "data_url": "data_url"}.get(images)
     if mode is None:
         _fail("--images must be files or data-url")
-    store = _store(db)
+    store = _reading_store(db)
     try:
         count = export_jsonl(store, target, out_path, images=mode)
     except KeyError as exc:

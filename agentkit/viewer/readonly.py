@@ -5,12 +5,22 @@ researchers share. It must never change them, not even by creating tables or swi
 journal mode the way ``make_engine`` does on a writable store. SQLite files are therefore opened
 through a ``mode=ro`` URI with ``PRAGMA query_only`` on top (two independent locks); server
 databases get read-only transactions where the dialect supports them.
+
+A copy on read-only media (or in a folder this user cannot write) cannot be opened that way: a
+WAL database's readers need its ``-shm`` file, which SQLite cannot create there. Such a file is
+opened ``immutable=1`` (no sidecar files, no locks: nobody can be writing it); if a ``-wal`` file
+beside it holds changes not yet in the database, which an immutable open would silently ignore,
+the two are copied to a private temporary folder and that copy is read instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +54,11 @@ def readonly_engine(url: str | None = None) -> Engine:
 
 def _sqlite_readonly(database: str) -> Engine:
     if not database or database == ":memory:" or database.startswith("file:"):
-        raise ValueError("the viewer needs a SQLite file path (sqlite:///path/to/agentkit.db)")
+        raise ValueError("reading transcripts needs a SQLite file path (sqlite:///path/to/agentkit.db)")
     path = Path(database).expanduser().resolve()
     if not path.is_file():
         raise DatabaseNotFound(f"no transcript database at {path}")
-    uri = f"{path.as_uri()}?mode=ro"  # as_uri percent-encodes '?' and '#' in the path
+    uri = readonly_uri(path)
 
     def connect() -> sqlite3.Connection:
         # check_same_thread=False: the pool hands connections to the server's request threads,
@@ -59,6 +69,43 @@ def _sqlite_readonly(database: str) -> Engine:
                            max_overflow=8, json_serializer=dumps)
     event.listen(engine, "connect", _on_connect)
     return engine
+
+
+def _sidecar(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def cannot_write_beside(path: Path) -> bool:
+    """Whether SQLite could not create the ``-wal``/``-shm`` files a reader of ``path`` needs.
+
+    ``os.access`` answers for the real file system: a read-only mount is unwritable even to root.
+    """
+    if os.access(path.parent, os.W_OK):
+        return False
+    wal, shm = _sidecar(path, "-wal"), _sidecar(path, "-shm")
+    return not (wal.exists() and shm.exists() and os.access(wal, os.W_OK) and os.access(shm, os.W_OK))
+
+
+def readonly_uri(path: Path) -> str:
+    """The SQLite URI that reads ``path`` without writing anything, wherever the file lies."""
+    if not cannot_write_beside(path):
+        return f"{path.as_uri()}?mode=ro"  # as_uri percent-encodes '?' and '#' in the path
+    wal = _sidecar(path, "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        copy = _private_copy(path)
+        log.info("%s cannot be opened in place and its -wal file holds changes: reading a copy at %s", path, copy)
+        return f"{copy.as_uri()}?mode=ro"
+    return f"{path.as_uri()}?mode=ro&immutable=1"
+
+
+def _private_copy(path: Path) -> Path:
+    """``path`` and its ``-wal`` copied into a temporary folder removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="agentkit-readonly-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    copy = folder / path.name
+    shutil.copyfile(path, copy)
+    shutil.copyfile(_sidecar(path, "-wal"), _sidecar(copy, "-wal"))
+    return copy
 
 
 def _on_connect(dbapi_connection: Any, _record: Any) -> None:
