@@ -1,12 +1,21 @@
-"""The validated configuration of a run: what is stored with it, and what replay rebuilds from."""
+"""The validated configuration of a run: what is stored with it, and what replay rebuilds from.
+
+Seeds and episode counts are bounded here, where the command line, experiment files and resumed runs
+all pass: a seed is stored in a 64-bit column and every backend wants one >= 0 (gridworld's
+generator refuses negative seeds, so every such episode ended in ``env_error``), and a run's episodes
+are planned up front, so an absurd count must be refused in one line, not by a MemoryError.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from agentkit.memory import memory_policy_from_spec
+
+MAX_SEED = 2**63 - 1  # the largest value of the store's 64-bit seed column
+MAX_EPISODES = 1_000_000  # episodes one run may plan (tasks x episodes, or an explicit plan)
 
 
 class ObserverSettings(BaseModel):
@@ -74,14 +83,45 @@ class RunConfig(BaseModel):
         memory_policy_from_spec(value)
         return value
 
-    def episode_plan(self) -> list[tuple[str, int, int]]:
-        """(task, trial, seed) of every episode: trial i of a task uses seed + i, so runs with the
-        same seed meet the same episodes whatever the model."""
+    @field_validator("episodes")
+    @classmethod
+    def _check_episodes(cls, value: int, info: ValidationInfo) -> int:
+        tasks = len(info.data.get("tasks") or ()) or 1
+        if value > MAX_EPISODES or value * tasks > MAX_EPISODES:
+            raise ValueError(f"a run plays at most {MAX_EPISODES:,} episodes ({value:,} per task x {tasks:,} "
+                             "task(s) asked)")
+        return value
+
+    @field_validator("seed")
+    @classmethod
+    def _check_seed(cls, value: int, info: ValidationInfo) -> int:
+        last = value + info.data.get("episodes", 1) - 1  # trial i uses seed + i
+        if value < 0 or last > MAX_SEED:
+            raise ValueError(f"seeds must be whole numbers from 0 to {MAX_SEED} (2^63 - 1), and so must seed + "
+                             f"episodes - 1; got {value}")
+        return value
+
+    @field_validator("plan")
+    @classmethod
+    def _check_plan(cls, value: list[tuple[str, int]] | None) -> list[tuple[str, int]] | None:
+        if value is None:
+            return value
+        if len(value) > MAX_EPISODES:
+            raise ValueError(f"a run plays at most {MAX_EPISODES:,} episodes; the plan lists {len(value):,}")
+        for _, seed in value:
+            if not 0 <= seed <= MAX_SEED:
+                raise ValueError(f"seeds must be whole numbers from 0 to {MAX_SEED} (2^63 - 1); got {seed}")
+        return value
+
+    def episode_plan(self) -> Iterator[tuple[str, int, int]]:
+        """(task, trial, seed) of every episode, generated as asked: trial i of a task uses seed + i,
+        so runs with the same seed meet the same episodes whatever the model."""
         if self.plan is not None:
             trials: dict[str, int] = {}
-            out = []
             for task, seed in self.plan:
-                out.append((task, trials.get(task, 0), seed))
+                yield task, trials.get(task, 0), seed
                 trials[task] = trials.get(task, 0) + 1
-            return out
-        return [(task, i, self.seed + i) for task in self.tasks for i in range(self.episodes)]
+            return
+        for task in self.tasks:
+            for i in range(self.episodes):
+                yield task, i, self.seed + i

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from agentkit.config import RunConfig
+from agentkit.config import MAX_EPISODES, RunConfig
 
 
 class ExperimentError(ValueError):
@@ -32,7 +32,7 @@ class Experiment(BaseModel):
     tasks: list[str] = Field(default_factory=list)
     suite: str | None = None
     models: list[str] = Field(default_factory=lambda: ["reference"])
-    trials: int = Field(1, ge=1)
+    trials: int = Field(1, ge=1, le=MAX_EPISODES)
     image_size: int | None = Field(None, ge=16, le=4096)
     templates: str | None = None  # a packaged template set name or a folder (relative to the file)
     # For envs with an evaluation protocol (the gridworld catalogue): its options; the plan of
@@ -47,7 +47,11 @@ class Experiment(BaseModel):
         evaluation = get_evaluation(self.env)
         if evaluation is None:
             raise ExperimentError(f"catalogue: env {self.env!r} has no task catalogue")
-        return evaluation.options_model.model_validate(self.catalogue)
+        try:
+            return evaluation.options_model.model_validate(self.catalogue)
+        except ValidationError as exc:  # one line naming the field, also when no file is involved
+            first = exc.errors()[0]
+            raise ExperimentError(f"field catalogue.{_field_path(first['loc'])}: {first['msg']}") from None
 
     @model_validator(mode="before")
     @classmethod

@@ -27,7 +27,7 @@ class CatalogueOptions(BaseModel):
     categories: list[str] | None = None
     tasks: list[str] | None = None  # family names or catalogue names
     difficulties: list[str] | None = None
-    seeds_per_pair: int = Field(5, ge=1)
+    seeds_per_pair: int = Field(5, ge=1, le=10_000)  # 55 pairs x 10,000 stays within a run's 1,000,000 episodes
     split: str = "eval"
     modality: str | None = None
     harness: str | None = None
