@@ -7,6 +7,13 @@ retry policy, visible here and testable: exponential backoff with full jitter on
 server errors, timeouts and connection failures; no retry on client errors (400/401/403/404/422),
 which would only fail again.
 
+Limits: ``timeout_s`` bounds each whole request, not each network read (a server dripping a few bytes
+at a time never trips a read timeout): the sync call runs in a helper thread the caller stops waiting
+for, the async one under ``asyncio.wait_for``; either way the attempt fails as a timeout and is
+retried. Token counts a server reports that are not whole numbers in ``0..MAX_REPORTED_TOKENS`` are
+recorded as unknown (``raw["usage"] = None``, counts and cost 0) with a warning: the answer was paid
+for, so it is kept rather than failed and bought again.
+
 Secrets: the API key comes from the ``api_key`` argument or the provider's usual environment
 variable (litellm reads it). It is never logged, never put into ``ModelReply.raw`` and scrubbed
 from error messages.
@@ -14,8 +21,10 @@ from error messages.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import threading
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -64,6 +73,9 @@ _TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     TimeoutError,
     ConnectionError,
 )
+
+# The most tokens one request may report (inputs or outputs); more is a broken counter, not a bill.
+MAX_REPORTED_TOKENS = 100_000_000
 
 # Things that look like credentials, removed from any message we raise or log.
 _KEY_PATTERN = re.compile(r"\b(sk|pk|rk|key|sess)-[A-Za-z0-9_\-]{6,}")
@@ -160,7 +172,7 @@ class LiteLLMModel:
             for attempt in Retrying(**self._retry_policy()):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = litellm.completion(**self._request(messages))
+                    response = self._completion_within_deadline(self._request(messages))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
         return self._reply(response, time.perf_counter() - start, attempts)
@@ -173,12 +185,39 @@ class LiteLLMModel:
             async for attempt in AsyncRetrying(**self._retry_policy()):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = await litellm.acompletion(**self._request(messages))
+                    response = await self._acompletion_within_deadline(self._request(messages))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
         return self._reply(response, time.perf_counter() - start, attempts)
 
     # ----------------------------------------------------------------- internals
+    def _completion_within_deadline(self, request: dict[str, Any]) -> Any:
+        """``litellm.completion`` that gives up after ``timeout_s`` in all (the thread it ran in is left
+        to finish or time out on its own; it is a daemon and holds nothing of the caller's)."""
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+
+        def call() -> None:
+            try:
+                outcome["response"] = litellm.completion(**request)
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=call, name=f"{self.name}-request", daemon=True).start()
+        if not done.wait(self.timeout_s):
+            raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
+    async def _acompletion_within_deadline(self, request: dict[str, Any]) -> Any:
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**request), timeout=self.timeout_s)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s") from None
+
     def _retry_policy(self) -> dict[str, Any]:
         return {
             "stop": stop_after_attempt(self.max_retries + 1),
@@ -229,9 +268,15 @@ class LiteLLMModel:
         message = getattr(choice, "message", None)
         text = getattr(message, "content", None) or ""
         usage = getattr(response, "usage", None)
-        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost, priced = self._cost(response, input_tokens, output_tokens)
+        input_tokens = _token_count(getattr(usage, "prompt_tokens", 0))
+        output_tokens = _token_count(getattr(usage, "completion_tokens", 0))
+        known = input_tokens is not None and output_tokens is not None
+        if known:
+            cost, priced = self._cost(response, input_tokens or 0, output_tokens or 0)
+        else:
+            logger.warning("%s: the server reported token counts that are not counts (%s); recording them as "
+                           "unknown", self.name, _short(usage))
+            cost, priced = 0.0, False
         raw = {
             "id": getattr(response, "id", None),
             "model": getattr(response, "model", None),
@@ -239,9 +284,12 @@ class LiteLLMModel:
             "attempts": attempts,
             "priced": priced,
         }
+        counts = (input_tokens or 0, output_tokens or 0) if known else (0, 0)
+        if not known:
+            raw["usage"] = None  # unknown: the counts recorded are placeholders, not what was billed
         return ModelReply(
             text=text,
-            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=cost),
+            usage=Usage(input_tokens=counts[0], output_tokens=counts[1], cost_usd=cost),
             latency_s=latency_s,
             model=self.name,
             raw=raw,
@@ -266,3 +314,17 @@ class LiteLLMModel:
                 logger.info("%s: no price known (%s); counting cost as 0.0", self.name, type(exc).__name__)
                 self._unpriced_logged = True
             return 0.0, False
+
+
+def _token_count(value: Any) -> int | None:
+    """A reported token count, or None when it is not one (negative, huge, fractional, text, ...)."""
+    if value is None:
+        return 0  # not reported at all: counted as nothing, as before
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPORTED_TOKENS:
+        return None
+    return value
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -6,6 +6,10 @@ and retries exactly as with a paid API, and lets the HTTP cassettes of the tests
 something that runs offline. Benchmarks can use it too, with ``latency_s`` standing in for a
 provider's response time.
 
+Misbehaving providers, for the client's limits: ``drip_interval_s`` sends every answer a few bytes
+at a time (a server that never stalls long enough for a read timeout yet never finishes), and
+``usage`` replaces the token counts of every answer (negative, huge or not numbers at all).
+
 Implemented: ``POST /v1/chat/completions`` (non-streaming) and ``GET /v1/models``. Message
 content may be a string or a list of parts (``text`` and ``image_url`` with data URLs). Token
 counts are rough estimates (see :func:`estimate_prompt_tokens`), good enough for budget tests.
@@ -125,8 +129,14 @@ class FakeOpenAIServer:
         fault_seed: int = 0,
         timeout_fault_s: float = 2.0,
         record_requests: bool = True,
+        drip_interval_s: float | None = None,
+        drip_bytes: int = 4,
+        usage: dict[str, Any] | None = None,
     ) -> None:
         self.responder: Responder = responder or (lambda _body: DEFAULT_ANSWER)
+        self.drip_interval_s = drip_interval_s  # when set, answers go out drip_bytes at a time
+        self.drip_bytes = drip_bytes
+        self.usage = usage  # when set, the "usage" block of every answer, as given
         self.latency_s = latency_s
         self.api_key = api_key
         self.model_ids = model_ids
@@ -268,7 +278,7 @@ class FakeOpenAIServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-            },
+            } if self.usage is None else self.usage,
         }
         wait = received + self.latency_s - time.monotonic()
         if wait > 0:
@@ -318,7 +328,14 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if status == 429:
                 self.send_header("Retry-After", "0")
             self.end_headers()
-            self.wfile.write(data)
+            if server.drip_interval_s is None:
+                self.wfile.write(data)
+                return
+            self.wfile.flush()
+            for start in range(0, len(data), server.drip_bytes):  # never idle long, never done soon
+                time.sleep(server.drip_interval_s)
+                self.wfile.write(data[start : start + server.drip_bytes])
+                self.wfile.flush()
 
         def _path(self) -> str:
             path, _, query = self.path.partition("?")
