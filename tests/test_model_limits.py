@@ -59,8 +59,12 @@ def test_a_slow_but_whole_answer_within_the_timeout_is_kept() -> None:
         {"prompt_tokens": -5, "completion_tokens": 3, "total_tokens": -2},
         {"prompt_tokens": 10**30, "completion_tokens": 3, "total_tokens": 10**30},
         {"prompt_tokens": 12, "completion_tokens": -1, "total_tokens": 11},
+        {"prompt_tokens": "many", "completion_tokens": 3, "total_tokens": 3},
+        {"prompt_tokens": 1.5, "completion_tokens": 3, "total_tokens": 4.5},
+        {"prompt_tokens": [1], "completion_tokens": {"a": 1}, "total_tokens": None},
+        "garbage",
     ],
-    ids=["negative", "huge", "negative-output"],
+    ids=["negative", "huge", "negative-output", "text", "fraction", "collections", "not-a-mapping"],
 )
 def test_token_counts_that_are_not_counts_are_recorded_as_unknown(usage, caplog) -> None:
     with FakeOpenAIServer(usage=usage) as server:
@@ -72,3 +76,23 @@ def test_token_counts_that_are_not_counts_are_recorded_as_unknown(usage, caplog)
     assert reply.raw is not None and reply.raw["usage"] is None and reply.raw["priced"] is False
     assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.cost_usd) == (0, 0, 0.0)
     assert any("recording them as unknown" in r.getMessage() for r in caplog.records)
+
+
+def test_the_async_client_keeps_an_answer_with_text_counts_too() -> None:
+    with FakeOpenAIServer(usage={"prompt_tokens": "lots", "completion_tokens": 2, "total_tokens": "x"}) as server:
+        client = model(server, timeout_s=30, max_retries=2)
+        reply = asyncio.run(client.acomplete(MESSAGES, None))  # type: ignore[arg-type]
+        assert server.request_count == 1
+    assert reply.text == DEFAULT_ANSWER and reply.raw is not None and reply.raw["usage"] is None
+
+
+def test_honest_counts_are_kept_as_reported() -> None:
+    usage = {"prompt_tokens": 120, "completion_tokens": 7, "total_tokens": 127}
+    with FakeOpenAIServer(usage=usage) as server:
+        client = model(server, timeout_s=30, max_retries=0, price_per_mtok=(1.0, 2.0))
+        sync_reply = client.complete(MESSAGES, None)  # type: ignore[arg-type]
+        async_reply = asyncio.run(client.acomplete(MESSAGES, None))  # type: ignore[arg-type]
+    for reply in (sync_reply, async_reply):
+        assert (reply.usage.input_tokens, reply.usage.output_tokens) == (120, 7)
+        assert reply.usage.cost_usd == pytest.approx((120 * 1.0 + 7 * 2.0) / 1e6)
+        assert reply.raw is not None and "usage" not in reply.raw

@@ -39,6 +39,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from agentkit.models import usage_guard
 from agentkit.models.base import ModelError
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
@@ -158,6 +159,7 @@ class LiteLLMModel:
         self.retry_base_s = retry_base_s
         self.retry_max_s = retry_max_s
         self._unpriced_logged = False
+        self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
 
     def __repr__(self) -> str:
         api_base = redact_url(self.api_base) if self.api_base else None
@@ -196,6 +198,10 @@ class LiteLLMModel:
         to finish or time out on its own; it is a daemon and holds nothing of the caller's)."""
         outcome: dict[str, Any] = {}
         done = threading.Event()
+        if usage_guard.wants_checked_client(self.model, self.api_base):
+            if self._checked_client is None:
+                self._checked_client = usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
+            request = {**request, "client": self._checked_client}
 
         def call() -> None:
             try:
@@ -213,10 +219,18 @@ class LiteLLMModel:
         return outcome["response"]
 
     async def _acompletion_within_deadline(self, request: dict[str, Any]) -> Any:
+        client = None
+        if usage_guard.wants_checked_client(self.model, self.api_base):
+            # One per call: an async client belongs to the event loop it was made in.
+            client = usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s)
+            request = {**request, "client": client}
         try:
             return await asyncio.wait_for(litellm.acompletion(**request), timeout=self.timeout_s)
         except asyncio.TimeoutError:
             raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s") from None
+        finally:
+            if client is not None:
+                await client.close()
 
     def _retry_policy(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,121 @@
+"""HTTP clients for OpenAI-compatible servers that keep an answer whose token counts are not numbers.
+
+Why: litellm validates the ``usage`` block of an answer as whole numbers; a server that reports
+``"prompt_tokens": "many"`` (or 1.5, or a list) made litellm raise "Invalid response object", which
+surfaced as a 500 and was retried: a paid answer thrown away and bought again. These clients look at
+each JSON answer as it arrives and replace any count that is not a whole number by -1, which
+``litellm_model`` then records as unknown. Nothing else of the answer is touched.
+
+Only used for ``openai/...`` models with an ``api_base`` (local and self-hosted OpenAI-compatible
+servers, where such answers come from); hosted providers keep litellm's own clients. The transport
+is httpx's plain one: proxies from the environment are not applied to these servers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import httpx
+import openai
+
+_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_DETAILS = ("prompt_tokens_details", "completion_tokens_details")
+_DROPPED_HEADERS = (b"content-length", b"content-encoding", b"transfer-encoding")
+UNKNOWN_COUNT = -1  # what a count that is not a number becomes (negative: recorded as unknown)
+
+
+def checked_usage_body(body: bytes) -> bytes | None:
+    """``body`` with its usage counts made whole numbers (or -1), or None when nothing had to change."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # not JSON: litellm reports it as it always has
+    if not isinstance(data, dict) or "usage" not in data or data["usage"] is None:
+        return None
+    usage = data["usage"]
+    changed = False
+    if not isinstance(usage, dict):
+        usage, changed = {}, True
+    for key in _COUNTS:
+        value = usage.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            usage[key], changed = UNKNOWN_COUNT, True
+    if changed:
+        usage.setdefault("prompt_tokens", UNKNOWN_COUNT)
+        usage.setdefault("completion_tokens", UNKNOWN_COUNT)
+    for key in _DETAILS:
+        if key in usage and usage[key] is not None and not isinstance(usage[key], dict):
+            del usage[key]
+            changed = True
+    if not changed:
+        return None
+    data["usage"] = usage
+    return json.dumps(data).encode("utf-8")
+
+
+def _replaced(response: httpx.Response, body: bytes, request: httpx.Request) -> httpx.Response:
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() not in _DROPPED_HEADERS]
+    return httpx.Response(response.status_code, headers=headers, content=body, request=request,
+                          extensions=response.extensions)
+
+
+def _is_json_answer(response: httpx.Response) -> bool:
+    return response.status_code == 200 and "json" in response.headers.get("content-type", "")
+
+
+class UsageCheckingTransport(httpx.BaseTransport):
+    """httpx's transport, with each JSON answer's usage counts checked (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self._inner.handle_request(request)
+        if not _is_json_answer(response):
+            return response
+        body = response.read()
+        fixed = checked_usage_body(body)
+        return response if fixed is None else _replaced(response, fixed, request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class AsyncUsageCheckingTransport(httpx.AsyncBaseTransport):
+    """The async twin of :class:`UsageCheckingTransport`."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        if not _is_json_answer(response):
+            return response
+        body = await response.aread()
+        fixed = checked_usage_body(body)
+        return response if fixed is None else _replaced(response, fixed, request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _key(api_key: str | None) -> str:
+    # As litellm would: the given key, else the provider's variable; a local server may want none,
+    # but the SDK refuses to start without one.
+    return api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
+
+
+def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.OpenAI:
+    return openai.OpenAI(base_url=api_base, api_key=_key(api_key), timeout=timeout_s, max_retries=0,
+                         http_client=httpx.Client(transport=UsageCheckingTransport(), timeout=timeout_s))
+
+
+def async_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=api_base, api_key=_key(api_key), timeout=timeout_s, max_retries=0,
+                              http_client=httpx.AsyncClient(transport=AsyncUsageCheckingTransport(), timeout=timeout_s))
+
+
+def wants_checked_client(model: str, api_base: str | None) -> bool:
+    """Whether calls of ``model`` go through these clients: OpenAI-compatible servers named by URL."""
+    return bool(api_base) and model.startswith("openai/")
