@@ -77,6 +77,7 @@ def register(app: typer.Typer) -> None:
         from agentkit.experiment import ExperimentError, load_experiment
         from agentkit.prompts import TemplateError
         from agentkit.runner import execute_run
+        from agentkit.records import EndReason, StorageError
         from agentkit.transcripts.run_lease import RunBusyError
 
         overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
@@ -151,9 +152,16 @@ def register(app: typer.Typer) -> None:
                 _fail(str(exc))
             except RunBusyError as exc:
                 _fail(f"--resume: {exc}")
+            except StorageError as exc:  # the run could not even be created or taken over
+                _fail(str(exc))
             except KeyboardInterrupt:
                 err.print("[yellow]interrupted[/yellow]: resume with `agentkit eval --resume RUN_ID`")
                 raise typer.Exit(130)
+            if summary.stopped is EndReason.STORAGE_ERROR or summary.error:
+                err.print(f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
+                          f"{summary.run_id} stopped, what was written is kept: make room, then "
+                          f"`agentkit eval --resume {summary.run_id}`")
+                raise typer.Exit(1)
             data = run_json(summary)
             if summary.config.evaluation is not None:
                 from agentkit.envs.registry import get_evaluation

@@ -10,6 +10,7 @@ run out idly before the episode is judged; the run's pass rule judges broken epi
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -22,9 +23,19 @@ from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule, apply, runs_out_clock
 from agentkit.prompts import PromptRenderer
-from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
+from agentkit.records import EndReason, EpisodeResult, StorageError, TurnRecord, Usage
 
 log = logging.getLogger(__name__)
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _sendable(text: str) -> str:
+    """An answer as it can be sent back in the history: a lone surrogate (a misbehaving server's;
+    it has no UTF-8 form, so no request could carry it) written as the escape ``\\uXXXX``."""
+    if not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass
@@ -166,6 +177,7 @@ def run_episode(
     end_reason: EndReason | None = None
     last_step: StepResult | None = None
     scripts = 0
+    storage_error: str | None = None
 
     while end_reason is None:
         stop = should_stop() if should_stop else None
@@ -219,9 +231,8 @@ def run_episode(
         parse_failures = parse_failures + 1 if parse_error else 0
 
         if sink is not None:
-            sink.add_turn(
-                episode_id,
-                TurnRecord(
+            try:
+                sink.add_turn(episode_id, TurnRecord(
                     index=scripts - 1,
                     observation=observation.to_json(),
                     messages=messages,
@@ -241,9 +252,12 @@ def run_episode(
                     images=list(observation.images) if renderer.include_images else [],
                     prompt_context=context if scripts == 1 else None,  # the store's JSON encoder takes numpy values
                     world_map=world_map if scripts == 1 else None,
-                ),
-            )
-        history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": reply.text}))
+                ))
+            except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here
+                log.info("episode %s: turn %d not stored: %s", episode_id, scripts - 1, exc)
+                end_reason, storage_error = EndReason.STORAGE_ERROR, str(exc)
+                break
+        history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": _sendable(reply.text)}))
         observation = next_observation
 
         if execution.env_error is not None:
@@ -280,6 +294,7 @@ def run_episode(
         usage=budget.usage,
         actions=all_actions,
         metrics=metrics,
+        error=storage_error,
     )
 
 

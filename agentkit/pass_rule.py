@@ -54,8 +54,8 @@ STOPPED_BY_LIMITS = frozenset({EndReason.SCRIPT_LIMIT, EndReason.PARSE_FAILURE_L
                                EndReason.WALL_TIME})
 #: The model or the environment failed: never a pass.
 BROKEN = frozenset({EndReason.MODEL_ERROR, EndReason.ENV_ERROR})
-#: The user interrupted the run: no verdict under either rule.
-INTERRUPTED = frozenset({EndReason.CANCELLED})
+#: The user interrupted the run, or the store could not record it: no verdict under either rule.
+INTERRUPTED = frozenset({EndReason.CANCELLED, EndReason.STORAGE_ERROR})
 
 
 def runs_out_clock(end_reason: EndReason | None) -> bool:

@@ -21,6 +21,15 @@ class EndReason(str, Enum):
     MODEL_ERROR = "model_error"  # the model could not be reached after retries
     ENV_ERROR = "env_error"  # the backend raised
     CANCELLED = "cancelled"  # interrupted by the user
+    STORAGE_ERROR = "storage_error"  # the transcript store could not write (full disk...): the run stops
+
+
+class StorageError(Exception):
+    """A sink (the transcript store) could not write: a full disk, a read-only or lost database.
+
+    Not the episode's doing, nor the environment's: the run stops, what was written stays, and
+    ``--resume`` plays the rest once the store can be written again.
+    """
 
 
 @dataclass
@@ -88,6 +97,7 @@ class EpisodeResult:
     trial: int = 0
     # Backend-specific outcome measures, e.g. {"pass": True, "level": 1} for Animal-AI.
     metrics: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # what broke, when the episode ended for a storage error (not stored)
 
     def to_json(self) -> dict[str, Any]:
         return {

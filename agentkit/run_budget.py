@@ -65,6 +65,11 @@ class RunBudget:
         with self._lock:
             self.flag.set(EndReason.CANCELLED)
 
+    def stop(self, reason: EndReason) -> None:
+        """Stop the run for ``reason`` (e.g. a storage error): no new episode, running ones end."""
+        with self._lock:
+            self.flag.set(reason)
+
     def _check(self) -> None:
         reason: EndReason | None = None
         u = self.usage

@@ -19,7 +19,7 @@ from agentkit.loop import EpisodeSetup, run_episode
 from agentkit.models.base import Model
 from agentkit.observers import Observation
 from agentkit.pass_rule import apply as judge_metrics
-from agentkit.records import EndReason, EpisodeResult, ModelReply
+from agentkit.records import EndReason, EpisodeResult, ModelReply, StorageError
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.setup_episode import make_setup
 from agentkit.transcripts import TranscriptStore
@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 RELAUNCH = (EndReason.MODEL_ERROR, EndReason.ENV_ERROR)
 # What a resumed run plays again: never finished, failed for infrastructure reasons, or stopped
 # by the run (Ctrl-C, a run budget) rather than by the episode itself.
-RERUN_REASONS = {EndReason.MODEL_ERROR.value, EndReason.ENV_ERROR.value, EndReason.CANCELLED.value}
+RERUN_REASONS = {EndReason.MODEL_ERROR.value, EndReason.ENV_ERROR.value, EndReason.CANCELLED.value,
+                 EndReason.STORAGE_ERROR.value}
 
 
 def episode_id_for(run_id: str, task: str, trial: int, seed: int, attempt: int) -> str:
@@ -119,12 +120,20 @@ class Worker:
 
     def _play_once(self, planned: PlannedEpisode, attempt: int) -> EpisodeResult:
         episode_id = episode_id_for(self.ctx.run_id, planned.task, planned.trial, planned.seed, attempt)
-        self.store.start_episode(self.ctx.run_id, planned.task, planned.seed, trial=planned.trial,
-                                 attempt=attempt, episode_id=episode_id)
+        rule = self.ctx.config.pass_rule
+        try:
+            self.store.start_episode(self.ctx.run_id, planned.task, planned.seed, trial=planned.trial,
+                                     attempt=attempt, episode_id=episode_id)
+        except StorageError as exc:
+            log.info("episode %s (%s) not started: %s", episode_id, planned.task, exc)
+            return _ended(episode_id, planned, EndReason.STORAGE_ERROR, rule, error=str(exc))
         try:
             setup = self._parts()
             result = run_episode(setup, planned.task, planned.seed, sink=self.store, episode_id=episode_id,
                                  should_stop=self.budget.stop_reason)
+        except StorageError as exc:  # e.g. the response cache could not be written
+            log.info("episode %s (%s): %s", episode_id, planned.task, exc)
+            result = _ended(episode_id, planned, EndReason.STORAGE_ERROR, rule, error=str(exc))
         except KeyboardInterrupt:
             rule = self.ctx.config.pass_rule
             self.store.finish_episode(episode_id, _ended(episode_id, planned, EndReason.CANCELLED, rule))
@@ -132,20 +141,32 @@ class Worker:
         except Exception as exc:  # building parts or resetting the env failed: record it, never lose it
             log.exception("episode %s (%s) failed outside the turn loop", episode_id, planned.task)
             result = _ended(episode_id, planned, EndReason.ENV_ERROR, self.ctx.config.pass_rule)
-            self.store.finish_episode(episode_id, result, error=f"{type(exc).__name__}: {exc}")
             self._drop_parts()
+            try:
+                self.store.finish_episode(episode_id, result, error=f"{type(exc).__name__}: {exc}")
+            except StorageError as store_exc:
+                log.info("episode %s (%s) not closed: %s", episode_id, planned.task, store_exc)
+                return _ended(episode_id, planned, EndReason.STORAGE_ERROR, rule, error=str(store_exc))
             return result
         result.trial = planned.trial
         result.metrics = {**result.metrics, "attempt": attempt} if attempt else result.metrics
-        self.store.finish_episode(episode_id, result)
+        try:
+            self.store.finish_episode(episode_id, result, error=result.error)
+        except StorageError as exc:  # the row stays "running" until its writer is gone: --resume replays it
+            log.info("episode %s (%s) not closed: %s", episode_id, planned.task, exc)
+            if result.end_reason is not EndReason.STORAGE_ERROR:
+                result.end_reason, result.error = EndReason.STORAGE_ERROR, str(exc)
+                result.success, result.metrics = judge_metrics(rule, EndReason.STORAGE_ERROR, False, result.metrics)
         return result
 
 
-def _ended(episode_id: str, planned: PlannedEpisode, reason: EndReason, rule: str) -> EpisodeResult:
+def _ended(episode_id: str, planned: PlannedEpisode, reason: EndReason, rule: str,
+           error: str | None = None) -> EpisodeResult:
     """The result of an episode that ended before its loop could judge it, judged by the run's rule."""
     success, metrics = judge_metrics(rule, reason, False, {})
     return EpisodeResult(episode_id=episode_id, task=planned.task, seed=planned.seed, success=success,
-                         reward=0.0, end_reason=reason, scripts=0, turns=0, trial=planned.trial, metrics=metrics)
+                         reward=0.0, end_reason=reason, scripts=0, turns=0, trial=planned.trial, metrics=metrics,
+                         error=error)
 
 
 # --- thread and process pools share one entry point -------------------------------------------

@@ -25,7 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentkit import __version__
 from agentkit.config import RunConfig
 from agentkit.pass_rule import has_verdict
-from agentkit.records import EndReason, EpisodeResult, Usage
+from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (RERUN_REASONS, PlannedEpisode, Worker, WorkerContext, process_init,
                                  process_worker, thread_worker)
@@ -45,7 +45,8 @@ class RunSummary:
     run_id: str
     config: RunConfig
     episodes: list[EpisodeResult] = field(default_factory=list)
-    stopped: EndReason | None = None  # set when a run-wide limit or Ctrl-C ended the run early
+    stopped: EndReason | None = None  # set when a run-wide limit, Ctrl-C or a storage error ended the run early
+    error: str | None = None  # the storage error that stopped the run, if one did
 
     @property
     def judged(self) -> list[EpisodeResult]:
@@ -176,6 +177,9 @@ def execute_run(
 
             def finished(result: EpisodeResult) -> None:
                 summary.episodes.append(result)
+                if result.end_reason is EndReason.STORAGE_ERROR:  # nothing more can be kept: stop the run
+                    summary.error = summary.error or result.error
+                    budget.stop(EndReason.STORAGE_ERROR)
                 if kind == "processes":
                     budget.add(result.usage)  # workers in other processes cannot add to this budget
                 if on_episode:
@@ -186,8 +190,12 @@ def execute_run(
         summary.stopped = budget.flag.get()
         status = "finished" if summary.stopped is None else "stopped"
     finally:
-        store.finish_run(run_id, status)
-        store.release_run(run_id, lease)
+        try:
+            store.finish_run(run_id, status)
+            store.release_run(run_id, lease)
+        except StorageError as exc:  # the run reads "unfinished" once this process is gone
+            log.info("run %s not closed: %s", run_id, exc)
+            summary.error = summary.error or str(exc)
     order = {key: i for i, key in enumerate(config.episode_plan())}
     summary.episodes.sort(key=lambda e: order.get((e.task, e.trial, e.seed), len(order)))
     return summary

@@ -40,10 +40,10 @@ from typing import Any
 
 from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 
 from agentkit import __version__ as AGENTKIT_VERSION
-from agentkit.records import EpisodeResult, TurnRecord
+from agentkit.records import EpisodeResult, StorageError, TurnRecord
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
@@ -52,6 +52,7 @@ from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExi
 from agentkit.transcripts.schema import Blob, CachedResponse, Episode, EpisodeContext, Message, Run, Turn
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
+from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
 
 __all__ = [
     "BlobInfo",
@@ -286,7 +287,7 @@ class TranscriptStore:
 
     def cache_put(self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int,
                   cost_usd: float) -> None:
-        row = {"key": key, "model": model, "answer": answer, "input_tokens": input_tokens,
+        row = {"key": key, "model": model, "answer": escape_value(answer), "input_tokens": input_tokens,
                "output_tokens": output_tokens, "cost_usd": cost_usd, "created_at": time.time()}
         with self._transaction() as conn:
             conn.execute(delete(CACHE).where(CACHE.c.key == key))
@@ -295,9 +296,21 @@ class TranscriptStore:
     def add_turn(self, episode_id: str, turn: TurnRecord) -> None:
         """Store one turn in its own transaction, committed before returning.
 
-        Raises ``TurnExistsError`` if the episode already has this index, ``KeyError`` for an
-        unknown episode.
+        Text the database refuses (a lone surrogate, a NUL) is stored escaped as ``\\uXXXX``
+        (``agentkit.transcripts.storable_text``) rather than losing a paid answer. Raises
+        ``TurnExistsError`` if the episode already has this index, ``KeyError`` for an unknown
+        episode, ``StorageError`` when the database cannot be written.
         """
+        try:
+            self._add_turn(episode_id, turn)
+        except ValueError as exc:  # UnicodeEncodeError included
+            if not is_unstorable_text_error(exc):
+                raise
+            log.warning("episode %s turn %d: characters the database refuses stored as \\uXXXX escapes",
+                        episode_id, turn.index)
+            self._add_turn(episode_id, escape_turn(turn))
+
+    def _add_turn(self, episode_id: str, turn: TurnRecord) -> None:
         # Images whose bytes and hash the observer already has: keyed by the identity of their
         # (cached) data URL, so the store need not base64-decode and hash them again.
         hints = {id(url): (url, img) for img in getattr(turn, "images", ()) for url in (img.data_url(),)}
@@ -356,6 +369,18 @@ class TranscriptStore:
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
+        """A connection for one write transaction; a database that cannot be written (full disk,
+        read-only file, I/O error) raises ``StorageError`` (constraint violations stay as they are)."""
+        try:
+            with self._writing_connection() as conn:
+                yield conn
+        except (IntegrityError, sqlite3.IntegrityError):
+            raise
+        except (DatabaseError, sqlite3.DatabaseError) as exc:
+            raise StorageError(f"the transcript store cannot write: {getattr(exc, 'orig', None) or exc}") from exc
+
+    @contextmanager
+    def _writing_connection(self) -> Iterator[Connection]:
         """A connection for one write transaction (the held one on SQLite, under its lock)."""
         if not self._hold_writer:
             with self.engine.connect() as conn:

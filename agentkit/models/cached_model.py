@@ -26,7 +26,8 @@ class ResponseCache(Protocol):
 def request_key(model: str, params: dict[str, Any], messages: list[dict[str, Any]]) -> str:
     payload = json.dumps({"model": model, "params": params, "messages": messages}, sort_keys=True,
                          separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    # surrogatepass: an earlier answer with a lone surrogate in the history must not break the key
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class CachedModel:
