@@ -191,8 +191,9 @@ def execute_run(
         status = "finished" if summary.stopped is None else "stopped"
     finally:
         try:
-            store.finish_run(run_id, status)
-            store.release_run(run_id, lease)
+            if not keeper.lost:  # a run taken over by another writer is that writer's to close
+                store.finish_run(run_id, status)
+                store.release_run(run_id, lease)
         except StorageError as exc:  # the run reads "unfinished" once this process is gone
             log.info("run %s not closed: %s", run_id, exc)
             summary.error = summary.error or str(exc)

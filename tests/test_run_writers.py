@@ -11,6 +11,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -158,7 +159,7 @@ def test_a_second_resume_of_a_run_being_written_refuses_with_one_line(tmp_path):
 def test_a_lease_held_elsewhere_expires_and_is_taken_over(tmp_path):
     """A writer on another host cannot be checked from here: its run is held while its heartbeat
     is fresh, and taken over once the lease has expired; the old holder then learns it lost it."""
-    from agentkit.transcripts.run_lease import LEASE_TTL_S, RunBusyError
+    from agentkit.transcripts.run_lease import LEASE_TTL_S, LeaseKeeper, RunBusyError
 
     db_path = tmp_path / "lease.db"
     with TranscriptStore(f"sqlite:///{db_path}") as store:
@@ -177,5 +178,8 @@ def test_a_lease_held_elsewhere_expires_and_is_taken_over(tmp_path):
             con.execute("UPDATE run_leases SET renewed_at = ? WHERE run_id = ?",
                         (time.time() - LEASE_TTL_S - 1, run_id))
         new_token = store.take_run(run_id)
+        lost = threading.Event()
+        with LeaseKeeper(lambda: store.renew_run(run_id, token), on_lost=lost.set, every_s=0.05) as keeper:
+            assert lost.wait(30) and keeper.lost  # the old holder's heartbeat finds the run taken over
         assert new_token != token and not store.renew_run(run_id, token) and store.renew_run(run_id, new_token)
         assert store.get_run(run_id).status == "running"

@@ -99,6 +99,7 @@ class LeaseKeeper:
     def __init__(self, renew: Callable[[], bool], on_lost: Callable[[], None], every_s: float = RENEW_EVERY_S) -> None:
         self._renew, self._on_lost, self._every = renew, on_lost, every_s
         self._stop = threading.Event()
+        self.lost = False  # the run was taken over: this process must not close it either
         self._thread = threading.Thread(target=self._run, name="run-lease", daemon=True)
 
     def __enter__(self) -> LeaseKeeper:
@@ -118,5 +119,6 @@ class LeaseKeeper:
                 continue
             if not held:
                 log.error("another process took this run over: stopping")
+                self.lost = True
                 self._on_lost()
                 return
