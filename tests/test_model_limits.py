@@ -96,3 +96,13 @@ def test_honest_counts_are_kept_as_reported() -> None:
         assert (reply.usage.input_tokens, reply.usage.output_tokens) == (120, 7)
         assert reply.usage.cost_usd == pytest.approx((120 * 1.0 + 7 * 2.0) / 1e6)
         assert reply.raw is not None and "usage" not in reply.raw
+
+
+def test_a_proxy_named_by_the_environment_still_applies_to_an_openai_compatible_server(monkeypatch):
+    """The usage-checking client keeps the environment's proxy settings (and their NO_PROXY bypass)."""
+    from agentkit.models.usage_guard import environment_proxy
+
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert environment_proxy("http://models.internal:8000/v1") == "http://proxy.example:3128"
+    assert environment_proxy("http://127.0.0.1:8000/v1") is None

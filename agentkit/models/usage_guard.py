@@ -7,14 +7,17 @@ each JSON answer as it arrives and replace any count that is not a whole number 
 ``litellm_model`` then records as unknown. Nothing else of the answer is touched.
 
 Only used for ``openai/...`` models with an ``api_base`` (local and self-hosted OpenAI-compatible
-servers, where such answers come from); hosted providers keep litellm's own clients. The transport
-is httpx's plain one: proxies from the environment are not applied to these servers.
+servers, where such answers come from); hosted providers keep litellm's own clients. A proxy named
+by the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``) applies to these servers as it would
+to any other client.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import urllib.request
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -64,11 +67,19 @@ def _is_json_answer(response: httpx.Response) -> bool:
     return response.status_code == 200 and "json" in response.headers.get("content-type", "")
 
 
+def environment_proxy(api_base: str) -> str | None:
+    """The proxy the environment names for ``api_base`` (None when there is none or its host bypasses it)."""
+    parts = urlsplit(api_base)
+    if not parts.hostname or urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
 class UsageCheckingTransport(httpx.BaseTransport):
     """httpx's transport, with each JSON answer's usage counts checked (see the module docstring)."""
 
-    def __init__(self) -> None:
-        self._inner = httpx.HTTPTransport()
+    def __init__(self, proxy: str | None = None) -> None:
+        self._inner = httpx.HTTPTransport(proxy=proxy)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self._inner.handle_request(request)
@@ -85,8 +96,8 @@ class UsageCheckingTransport(httpx.BaseTransport):
 class AsyncUsageCheckingTransport(httpx.AsyncBaseTransport):
     """The async twin of :class:`UsageCheckingTransport`."""
 
-    def __init__(self) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
+    def __init__(self, proxy: str | None = None) -> None:
+        self._inner = httpx.AsyncHTTPTransport(proxy=proxy)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self._inner.handle_async_request(request)
@@ -108,12 +119,14 @@ def _key(api_key: str | None) -> str:
 
 def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.OpenAI:
     return openai.OpenAI(base_url=api_base, api_key=_key(api_key), timeout=timeout_s, max_retries=0,
-                         http_client=httpx.Client(transport=UsageCheckingTransport(), timeout=timeout_s))
+                         http_client=httpx.Client(transport=UsageCheckingTransport(environment_proxy(api_base)),
+                                                   timeout=timeout_s))
 
 
 def async_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(base_url=api_base, api_key=_key(api_key), timeout=timeout_s, max_retries=0,
-                              http_client=httpx.AsyncClient(transport=AsyncUsageCheckingTransport(), timeout=timeout_s))
+                              http_client=httpx.AsyncClient(
+                                  transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s))
 
 
 def wants_checked_client(model: str, api_base: str | None) -> bool:
