@@ -91,6 +91,7 @@ def run(
 
     from agentkit.config import RunConfig
     from agentkit.prompts import TemplateError
+    from agentkit.records import StorageError
     from agentkit.runner import execute_run
 
     from agentkit.envs import get_backend
@@ -130,8 +131,12 @@ def run(
 
     try:
         summary = execute_run(config, _store(db), api_key=api_key, on_episode=line, show_progress=not as_json)
-    except (ValueError, TemplateError) as exc:
+    except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
+    if summary.error:  # the store could not write: the run stopped (agentkit.records.StorageError)
+        err.print(f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
+                  f"make room, then `agentkit eval --resume {summary.run_id}`")
+        raise typer.Exit(1)
     if as_json:
         _emit_json(summary.to_json())
     else:
