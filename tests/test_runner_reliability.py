@@ -83,7 +83,8 @@ def test_resume_plays_only_what_is_missing_or_failed(tmp_path):
     db = tmp_path / "resume.db"
     with FakeOpenAIServer(_spin) as server:
         with TranscriptStore(f"sqlite:///{db}") as store:
-            config = _config(server, episodes=4, max_concurrency=2, max_attempts=1, max_retries=0)
+            # No retries here, so a generous timeout: a loaded machine must not turn a slow answer into a failure.
+            config = _config(server, episodes=4, max_concurrency=2, max_attempts=1, max_retries=0, timeout_s=10.0)
             server.fail_next(500)  # the first request fails for good: that trial ends in model_error
             first = execute_run(config, store, show_progress=False)
             failed = [e for e in first.episodes if e.end_reason is EndReason.MODEL_ERROR]
