@@ -319,3 +319,27 @@ def test_report_table_and_errors(reference_run):
         assert failed.returncode == 2 and failed.stdout == ""
         assert message in failed.stderr and len(failed.stderr.strip().splitlines()) == 1, failed.stderr
     assert not (folder / "absent.db").exists()
+
+
+def test_a_column_with_no_pass_at_a_level_gives_table_figure_and_json(tmp_path):
+    """0/12 at a level (the 3-trial preset's normal case) once crashed the figure with a negative error bar."""
+    assert wilson_interval(0, 12) == (0.0, pytest.approx(0.2425, abs=1e-4))
+    assert all(wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0 for n in range(1, 200))
+    db = f"sqlite:///{tmp_path / 'zero.db'}"
+    store = TranscriptStore(db)
+    level_one = [task for task in CHILDREN_40 if task.startswith("01-")]
+    run_id = store.create_run("aai-arena", level_one, "reference", {}, {})
+    for task in level_one:
+        for trial in range(3):
+            _episode(store, run_id, task, False, trial=trial)
+    _episode(store, run_id, "02-02-01", True)
+    store.close()
+
+    proc = run_cli(["report", "aai", "--runs", run_id, "--db", db, "--out", str(tmp_path / "out")], tmp_path)
+    assert "Traceback" not in proc.stderr and "0/12" in proc.stdout
+    assert (tmp_path / "out" / "aai_report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = run_json(["report", "aai", "--runs", run_id, "--db", db, "--out", str(tmp_path / "json")], tmp_path)
+    level = data["levels"][0]
+    assert level["runs"][run_id] == 0.0 and level["n"]["runs"][run_id] == 12
+    assert level["ci95"]["runs"][run_id][0] == 0.0
+    assert Path(data["files"]["png"]).is_file()

@@ -46,8 +46,8 @@ def render_png(report: AAIReport) -> bytes:
             lo, hi = cell.ci95 or (cell.p, cell.p)
             xs.append(i - 0.4 + width * (j + 0.5))
             ys.append(cell.p)
-            low.append(cell.p - lo)
-            high.append(hi - cell.p)
+            low.append(max(0.0, cell.p - lo))  # a bar length is never negative, whatever the interval
+            high.append(max(0.0, hi - cell.p))
         ax.bar(xs, ys, width=width, yerr=[low, high], capsize=2, label=column.label, error_kw={"linewidth": 0.8})
     ax.set_xticks(range(len(groups)), [g for g, _ in groups])
     ax.set_xlabel("level")

@@ -26,7 +26,11 @@ def wilson_interval(passed: int, n: int, z: float = Z_95) -> tuple[float, float]
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Exact at the edges and never excluding p: rounding leaves centre - half at 2.8e-17 for 0/12,
+    # which put the interval above p and a negative error bar in the figure.
+    low = 0.0 if passed == 0 else min(p, max(0.0, centre - half))
+    high = 1.0 if passed == n else max(p, min(1.0, centre + half))
+    return low, high
 
 
 @dataclass(frozen=True)
