@@ -33,7 +33,7 @@ _PER_CUBOID = 10  # position 3, quaternion 4, size 3
 
 
 class TriFingerGymEnv(gymnasium.Env):
-    metadata = {"render_modes": ["rgb_array"]}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 100}  # the default 10-step, 100 Hz policy
 
     def __init__(self, task: str = "pushing", action_mode: str = "joint_positions", frame_skip: int = 10,
                  render_mode: str | None = None, overlap_mode: str = "volumetric") -> None:
