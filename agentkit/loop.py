@@ -169,6 +169,7 @@ def run_episode(
     }
     prefix = renderer.prefix_messages(context)  # system message, then the worked example if the set has one
     world_map = backend.world_map()  # as the episode began, for viewers
+    task_source = backend.task_source()  # the task's file text, when the task is named by a path
     history: list[TurnMessages] = []
     budget = _Budget(limits)
     feedback: str | None = None
@@ -252,6 +253,7 @@ def run_episode(
                     images=list(observation.images) if renderer.include_images else [],
                     prompt_context=context if scripts == 1 else None,  # the store's JSON encoder takes numpy values
                     world_map=world_map if scripts == 1 else None,
+                    task_source=task_source if scripts == 1 else None,
                 ))
             except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here
                 log.info("episode %s: turn %d not stored: %s", episode_id, scripts - 1, exc)

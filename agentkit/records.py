@@ -80,6 +80,9 @@ class TurnRecord:
     prompt_context: dict[str, Any] | None = None
     # Also on the first turn only: the backend's top-down drawing of the world (Backend.world_map).
     world_map: dict[str, Any] | None = None
+    # Also on the first turn only: the text of the file the task was read from (Backend.task_source),
+    # ``{"name", "text", "sha256"}``, for tasks named by a path; replay plays it instead of the file.
+    task_source: dict[str, str] | None = None
 
 
 @dataclass

@@ -8,6 +8,7 @@ the parser or the compiler no longer behaves as it did when the episode was reco
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,7 @@ def replay_episode(store: TranscriptStore, episode_id: str) -> ReplayReport:
     setup = make_setup(config, templates=run.templates, model_factory=lambda backend: ReplayModel(answers))
     sink = _Collect()
     try:
+        use_stored_source(store, episode_id, episode.task, setup.backend)
         result = run_episode(setup, episode.task, episode.seed, sink=sink, episode_id=episode_id)
     finally:
         setup.backend.close()
@@ -86,6 +88,18 @@ def replay_episode(store: TranscriptStore, episode_id: str) -> ReplayReport:
                 mismatches.append(f"outcome {key}: recorded {recorded[key]!r}, replayed {replayed[key]!r}")
     return ReplayReport(episode_id=episode_id, turns=len(recorded_turns), finished=finished,
                         recorded=recorded, replayed=replayed, mismatches=mismatches)
+
+
+def use_stored_source(store: TranscriptStore, episode_id: str, task: str, backend: Any) -> None:
+    """Make ``backend`` play the task's file text stored with the episode, if any (a custom arena):
+    replay then neither needs the file where it was nor meets an edited one."""
+    source = store.get_task_source(episode_id)
+    if source is None:
+        return
+    digest = hashlib.sha256(source["text"].encode("utf-8")).hexdigest()
+    if digest != source["sha256"]:
+        log.warning("episode %s: the stored text of %s does not match its stored sha256", episode_id, source["name"])
+    backend.use_task_source(task, source["text"])
 
 
 # --- continuing an episode with a live model -------------------------------------------------------
@@ -194,6 +208,7 @@ def continue_live(
         return HandOverModel(answers, live)
 
     setup = make_setup(config, templates=run.templates, model_factory=build)
+    use_stored_source(store, episode_id, episode.task, setup.backend)
     link = {"run_id": run.id, "episode_id": episode_id, "turn": live_from}
     new_run = store.create_run(env=run.env, tasks=[episode.task], model=config.model,
                                config={**config.model_dump(), "agentkit_version": __version__, "live_from": link},

@@ -129,6 +129,25 @@ class Backend(ABC):
         """Extra, backend-specific variables for the prompt templates (e.g. the action semantics)."""
         return {}
 
+    def task_source(self) -> dict[str, str] | None:
+        """The text of the file the current episode's task was read from, or None (the default: a
+        packaged task, known by its name alone).
+
+        Why: a task named by a path (a researcher's own arena file) is not reproducible from its
+        name; the file moves or is edited. A backend that reads tasks from files returns
+        ``{"name": the task's file as named, "text": its text, "sha256": of the UTF-8 text}`` after
+        ``reset``; the loop stores it with the episode and replay hands it back (``use_task_source``).
+        """
+        return None
+
+    def use_task_source(self, task: str, text: str) -> None:
+        """Play ``task`` from ``text`` (a stored ``task_source``) instead of reading its file.
+
+        Only backends whose ``task_source`` returns something are handed a source; others refuse.
+        """
+        raise ValueError(f"the {self.name} backend does not read tasks from files; "
+                         f"cannot play {task!r} from stored text")
+
     def world_map(self) -> dict[str, Any] | None:
         """A top-down drawing of the world as the episode began, for viewers; None if there is none.
 

@@ -120,6 +120,20 @@ class EpisodeContext(Base):
     world_map: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
+class EpisodeSource(Base):
+    """The text of the file an episode's task was read from (``Backend.task_source``: a custom arena
+    file, say), written with its first turn. Why: a task named by a path is not reproducible from its
+    name (the file moves, or is edited); replay plays the stored text. A table of its own, so a
+    database made before it existed only gains a table when opened for writing."""
+
+    __tablename__ = "episode_sources"
+
+    episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(Text)  # the task's file as it was named when the episode ran
+    text: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+
+
 class Turn(Base):
     """One turn as the loop recorded it (a ``TurnRecord`` minus its messages, which are normalised)."""
 

@@ -49,7 +49,8 @@ from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
-from agentkit.transcripts.schema import Blob, CachedResponse, Episode, EpisodeContext, Message, Run, Turn
+from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeSource, Message, Run,
+                                         Turn)
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -72,6 +73,7 @@ TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
 CONTEXTS = EpisodeContext.__table__
+SOURCES = EpisodeSource.__table__
 CACHE = CachedResponse.__table__
 
 JSON_MEDIA_TYPE = "application/json"
@@ -354,6 +356,8 @@ class TranscriptStore:
                 if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
                     conn.execute(insert(CONTEXTS), {"episode_id": episode_id, "context": turn.prompt_context,
                                                     "world_map": turn.world_map})
+                if turn.task_source is not None:  # the task's file, for a task named by a path
+                    conn.execute(insert(SOURCES), {"episode_id": episode_id, **turn.task_source})
         except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
@@ -571,6 +575,19 @@ class TranscriptStore:
     def get_world_map(self, episode_id: str) -> dict[str, Any] | None:
         """The backend's top-down drawing of the episode's world (``Backend.world_map``), or None."""
         return self._episode_start(CONTEXTS.c.world_map, episode_id)
+
+    def get_task_source(self, episode_id: str) -> dict[str, str] | None:
+        """The text of the file the episode's task was read from (``{"name", "text", "sha256"}``,
+        stored with its first turn), or None: a packaged task, no turn yet, or an older database."""
+        try:
+            with self.engine.connect() as conn:
+                row = conn.execute(select(SOURCES.c.name, SOURCES.c.text, SOURCES.c.sha256)
+                                   .where(SOURCES.c.episode_id == episode_id)).first()
+        except OperationalError as exc:  # an older database opened read-only: the table was never added
+            if "no such table" in str(exc):
+                return None
+            raise
+        return None if row is None else {"name": row.name, "text": row.text, "sha256": row.sha256}
 
     def _episode_start(self, column: Any, episode_id: str) -> Any:
         try:

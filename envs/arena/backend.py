@@ -16,6 +16,7 @@ same task cycle through them (with the file's ``randomizeArenas``, a random othe
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import random
@@ -34,7 +35,7 @@ from agentkit.envs.arena.rules import EpisodeRules, GoalTouch, UpdateEvents
 from agentkit.envs.arena.suites import suites
 from agentkit.envs.arena.config import ArenaSpec
 from agentkit.envs.arena.item_runtime import freeze_seconds
-from agentkit.envs.arena.tasks import load_task, split_arena, task_infos
+from agentkit.envs.arena.tasks import arena_file_text, load_task, split_arena, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.arena.world import ArenaWorld
 from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
@@ -108,6 +109,8 @@ class ArenaBackend(Backend):
         self._arena_named = False
         self._last_arena: dict[str, int] = {}  # per file: the arena its last reset played
         self._camera_revision = -1
+        self._pinned_text: dict[str, str] = {}  # per file: the stored text replay plays (use_task_source)
+        self._source: dict[str, str] | None = None  # the current episode's file and its text
 
     # -- Backend interface -------------------------------------------------------------------
 
@@ -144,7 +147,12 @@ class ArenaBackend(Backend):
         file's next in number order after the one its last reset played (the first at first), or, when
         the file says ``randomizeArenas``, one drawn from the episode seed (never the last one again)."""
         base, named = split_arena(task)
-        config = load_task(task)  # checks that a named arena is in the file
+        text = self._pinned_text.get(base)
+        if text is None:
+            text = arena_file_text(task)  # None for a Testbed id
+        config = load_task(task, text)  # checks that a named arena is in the file
+        self._source = None if text is None else {
+            "name": base, "text": text, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
         previous = self._last_arena.get(base)
         if named is not None:
             index = named
@@ -272,6 +280,14 @@ class ArenaBackend(Backend):
 
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
+
+    def task_source(self) -> dict[str, str] | None:
+        return dict(self._source) if self._source is not None else None
+
+    def use_task_source(self, task: str, text: str) -> None:
+        base, _ = split_arena(task)
+        load_task(task, text)  # a clear error now rather than at reset
+        self._pinned_text[base] = text
 
     def world_map(self) -> dict[str, Any] | None:
         from agentkit.envs.arena.world_map import arena_world_map

@@ -170,13 +170,18 @@ class _Context:
 def load_arena_config(path: str | Path) -> ArenaConfig:
     """Read and check an arena file; ``ArenaConfigError`` names the file (by its base name) on failure."""
     path = Path(path)
+    return parse_arena_config(read_arena_text(path), source=path.name)
+
+
+def read_arena_text(path: Path) -> str:
+    """The text of an arena file, size-checked before reading; ``ArenaConfigError`` if unreadable."""
     try:
         if path.stat().st_size > 4 * MAX_FILE_CHARS:  # refused before reading (4 bytes per character at most)
             raise ArenaConfigError(path.name, f"the file is larger than {MAX_FILE_CHARS:,} characters")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ArenaConfigError(path.name, f"cannot read the file ({exc})") from None
-    return parse_arena_config(text, source=path.name)
+    return text
 
 
 def parse_arena_config(text: str, source: str = "<string>") -> ArenaConfig:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agentkit.envs.base import TaskInfo
 from agentkit.envs.arena.config import ArenaConfig
-from agentkit.envs.arena.config_loader import load_arena_config, parse_arena_config
+from agentkit.envs.arena.config_loader import load_arena_config, parse_arena_config, read_arena_text
 
 TASK_ID = re.compile(r"^(\d{2})-(\d{2})-(\d{2})$")
 ARENA_SUFFIX = re.compile(r"^(.+)#(-?\d+)$")
@@ -66,14 +66,35 @@ def _load_testbed(task: str) -> ArenaConfig:
     return parse_arena_config(text, source=f"{task}.yaml")
 
 
-def load_task(task: str) -> ArenaConfig:
+def load_task(task: str, text: str | None = None) -> ArenaConfig:
     """The arenas of a Testbed id or a YAML path (an arena suffix ``#n`` is checked, then ignored: the
-    backend picks the arena); a clear ``ValueError`` when it is neither."""
+    backend picks the arena); a clear ``ValueError`` when it is neither. ``text``: the file's text,
+    read before (``arena_file_text``) or stored with an episode, parsed instead of reading the path."""
     base, index = split_arena(task)
-    config = _load(base)
+    config = _load(base) if text is None else parse_arena_config(text, source=Path(base).name)
     if index is not None and index not in config.arenas:
         raise ValueError(f"{base} has no arena {index} (its arenas: {', '.join(map(str, config.arena_order))})")
     return config
+
+
+def arena_file_text(task: str) -> str | None:
+    """The text of the file a task names (``#n`` ignored), None for a Testbed id; ``ValueError``
+    (naming the task) when it is neither, or the file is missing or unreadable."""
+    base, _ = split_arena(task)
+    if TASK_ID.match(base):
+        return None
+    path = _file_path(base)
+    return read_arena_text(path)
+
+
+def _file_path(task: str) -> Path:
+    path = Path(task).expanduser()
+    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise ValueError(f"arena file not found: {task}")
+        return path
+    raise ValueError(f"unknown arena task {task!r}: give a Testbed id such as '01-04-03' "
+                     "or a path to an arena YAML file")
 
 
 def _load(task: str) -> ArenaConfig:
@@ -81,10 +102,4 @@ def _load(task: str) -> ArenaConfig:
         if task not in packaged_task_ids():
             raise ValueError(f"unknown Animal-AI Testbed task {task!r}; see `agentkit tasks aai-arena`")
         return _load_testbed(task)
-    path = Path(task).expanduser()
-    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
-        if not path.is_file():
-            raise ValueError(f"arena file not found: {task}")
-        return load_arena_config(path)
-    raise ValueError(f"unknown arena task {task!r}: give a Testbed id such as '01-04-03' "
-                     "or a path to an arena YAML file")
+    return load_arena_config(_file_path(task))
