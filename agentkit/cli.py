@@ -119,6 +119,12 @@ def run(
         )
     except ValidationError as exc:
         _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
+    from agentkit.run_preflight import PreflightError, check_model_access
+
+    try:  # a key that is missing or a server nobody listens on fails now, not after every episode's retries
+        check_model_access(config.model, config.api_base, api_key_env)
+    except PreflightError as exc:
+        _fail(str(exc))
     api_key = os.environ.get(api_key_env) if api_key_env else None
 
     def line(result) -> None:

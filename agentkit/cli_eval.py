@@ -134,6 +134,8 @@ def register(app: typer.Typer) -> None:
             refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_version")})
             if refusing:
                 _fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
+        from agentkit.run_preflight import PreflightError, check_model_access
+
         api_key = os.environ.get(api_key_env) if api_key_env else None
         results = []
         for config in configs:
@@ -145,6 +147,10 @@ def register(app: typer.Typer) -> None:
                     out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
                               f"reward={result.reward:.3f}  end={result.end_reason.value}  ({_model})")
 
+            try:  # a missing key or a server nobody listens on fails now, not after every episode's retries
+                check_model_access(config.model, config.api_base, api_key_env)
+            except PreflightError as exc:
+                _fail(str(exc))
             try:
                 summary = execute_run(config, store, api_key=api_key, on_episode=line, show_progress=not as_json,
                                       resume_run_id=resume)

@@ -5,7 +5,8 @@ servers), and its bundled price table gives costs without a hand-kept one. Why t
 litellm's and the SDKs' own retries are switched off (``max_retries=0``) so there is exactly one
 retry policy, visible here and testable: exponential backoff with full jitter on rate limits,
 server errors, timeouts and connection failures; no retry on client errors (400/401/403/404/422),
-which would only fail again.
+which would only fail again, nor on a missing key or a refused connection (nothing listens at the
+address), which litellm reports as a 500 but which another attempt cannot mend.
 
 Limits: ``timeout_s`` bounds each whole request, not each network read (a server dripping a few bytes
 at a time never trips a read timeout): the sync call runs in a helper thread the caller stops waiting
@@ -43,6 +44,7 @@ from agentkit.models import usage_guard
 from agentkit.models.base import ModelError
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
+from agentkit.log_streams import route_litellm_to_root
 from agentkit.url_redaction import redact_url, redact_urls
 
 logger = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ logger = logging.getLogger(__name__)
 # litellm prints a "Give Feedback / Get Help" banner to stdout on every exception; errors reach the
 # caller as ModelError and are logged, so the banner is only noise.
 litellm.suppress_debug_info = True
+route_litellm_to_root()  # its own handlers write debug records to stdout, breaking --json
 
 # Status codes worth another try: request timeout, conflict/too-early (transient by definition),
 # rate limit, and every server-side failure.
@@ -83,9 +86,32 @@ _KEY_PATTERN = re.compile(r"\b(sk|pk|rk|key|sess)-[A-Za-z0-9_\-]{6,}")
 _BEARER_PATTERN = re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-]+")
 
 
+# Messages of the SDKs when no key was given at all: litellm reports them as a 500, yet no retry helps.
+_MISSING_KEY_PATTERN = re.compile(r"(?i)missing credentials|api_key client option must be set")
+
+
+def never_answers(exc: BaseException) -> bool:
+    """Whether the failure says the model cannot be reached at all: no key, a refused key (401/403),
+    or a refused connection (nothing listens at the address). litellm wraps these in broad classes
+    (a missing key and a refused connection arrive as a 500), so the cause chain is searched."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        if isinstance(current, (ConnectionRefusedError, litellm.AuthenticationError, litellm.PermissionDeniedError)):
+            return True
+        if getattr(current, "status_code", None) in (401, 403):
+            return True
+        if _MISSING_KEY_PATTERN.search(str(current)):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def is_transient(exc: BaseException) -> bool:
-    """Whether another attempt may succeed: rate limits, 5xx, timeouts, connection failures."""
-    if isinstance(exc, _PERMANENT_ERRORS):
+    """Whether another attempt may succeed: rate limits, 5xx, timeouts, connection failures, but not
+    a missing or refused key nor a refused connection (:func:`never_answers`)."""
+    if isinstance(exc, _PERMANENT_ERRORS) or never_answers(exc):
         return False
     if isinstance(exc, _TRANSIENT_ERRORS):
         return True
