@@ -273,13 +273,20 @@ def transcripts_show(
 @transcripts_app.command("export")
 def transcripts_export(
     target: str = typer.Argument(..., help="A run id or an episode id."),
-    out_path: Path = typer.Option(..., "--out", help="JSONL file to write."),
+    out_path: Path = typer.Option(..., "--out", help="JSONL file to write; with --format, a folder."),
     images: str = typer.Option("files", help="files (written next to the JSONL) or data-url (inlined)."),
     db: Optional[str] = typer.Option(None, help=DB_HELP),
+    table_format: Optional[str] = typer.Option(
+        None, "--format", help="parquet, csv or jsonl: episodes.<fmt> (pass, level, category) and turns.<fmt> "
+        "(no history; images by sha256) in the --out folder. Without it: one JSON line per turn."),
 ) -> None:
-    """Write turns as JSON Lines, one object per turn, images as files or data URLs."""
+    """Write turns as JSON Lines, one object per turn, images as files or data URLs; or, with --format,
+    one table per episode and one per turn."""
     from agentkit.transcripts import export_jsonl
 
+    if table_format is not None:
+        _export_tables(target, out_path, table_format, db)
+        return
     mode = {"files": "files", "data-url": "data_url", "data_url": "data_url"}.get(images)
     if mode is None:
         _fail("--images must be files or data-url")
@@ -289,6 +296,25 @@ def transcripts_export(
     except KeyError as exc:
         _fail(str(exc.args[0]))
     err.print(f"wrote {count} turns to {out_path}")
+
+
+def _export_tables(target: str, out_dir: Path, table_format: str, db: Optional[str]) -> None:
+    from agentkit.transcripts.tables import FORMATS, MissingDataExtra, write_tables
+
+    if table_format not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}, not {table_format!r}")
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail(f"--out {out_dir} is a file; with --format it names a folder")
+    store = _reading_store(db)
+    try:
+        paths = write_tables(store, target, out_dir, table_format)  # type: ignore[arg-type]
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    except MissingDataExtra as exc:
+        from rich.markup import escape
+
+        _fail(escape(str(exc)))  # escaped, or rich takes the extra's "[data]" for markup
+    err.print(f"wrote {paths['episodes']} and {paths['turns']}", markup=False)
 
 
 from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)

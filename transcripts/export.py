@@ -18,6 +18,7 @@ from agentkit.transcripts.blob_files import checked_image_file, is_sha256, shown
 from agentkit.transcripts.db import json_default
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.transcripts.store import TranscriptStore
+from agentkit.transcripts.tables import episode_row
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,10 @@ def _line(run: RunInfo, episode: EpisodeInfo, turn: TurnInfo, writer: _ImageFile
         "trial": episode.trial,
         "episode_status": episode.status,
         "episode_success": episode.success,
+        # the verdict every command counts (the backend's pass mark, else its success) and its level/category
+        "pass": episode_row(run, episode)["pass"],
+        "level": (episode.metrics or {}).get("level"),
+        "category": (episode.metrics or {}).get("category"),
         "episode_reward": episode.reward,
         "episode_end_reason": episode.end_reason,
         **data,
