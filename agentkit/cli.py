@@ -254,6 +254,10 @@ def transcripts_show(
         return
     out.print(f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
               f"status={episode.status}  success={episode.success}  end={episode.end_reason}")
+    if episode.error:
+        from rich.markup import escape
+
+        out.print(f"[red]error:[/red] {escape(episode.error)}")
     for t in turns:
         out.rule(f"turn {t.index}")
         if messages and t.messages:

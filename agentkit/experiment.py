@@ -138,6 +138,14 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise ExperimentError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    return expand_experiment(data, str(path), path.parent, overrides)
+
+
+def expand_experiment(data: Any, source: str, base_dir: Path | None = None,
+                      overrides: dict[str, Any] | None = None) -> tuple[Experiment, list[RunConfig]]:
+    """Validate and expand an experiment already read (a file's mapping, or a dict written in Python);
+    every error names ``source`` and the field. Relative template folders are read from ``base_dir``."""
+    path = source
     if not isinstance(data, dict):
         raise ExperimentError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
     overrides = dict(overrides or {})
@@ -149,7 +157,7 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
         unknown = set(experiment.model_extra or {}) - set(RunConfig.model_fields)
         if unknown:
             raise ExperimentError(f"{path}: unknown field {sorted(unknown)[0]!r}")
-        configs = experiment.run_configs(path.parent, overrides)
+        configs = experiment.run_configs(base_dir, overrides)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise ExperimentError(f"{path}: field {_field_path(err['loc'])}: {err['msg']}") from None

@@ -301,7 +301,7 @@ class LiteLLMModel:
         reason = _one_line(exc, [self._api_key])
         plural = "s" if attempts != 1 else ""
         logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
-        return ModelError(f"{self.name}: {reason} (after {attempts} attempt{plural})")
+        return ModelError(f"{self.name}: {reason} (after {attempts} attempt{plural})", transient=is_transient(exc))
 
     def _reply(self, response: Any, latency_s: float, attempts: int) -> ModelReply:
         choice = response.choices[0] if getattr(response, "choices", None) else None
