@@ -8,37 +8,31 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.logging import RichHandler
 from rich.table import Table
 
 from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options, emit_json,
                                  err, fail, out)
+from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
 app.add_typer(transcripts_app, name="transcripts")
 
 log = logging.getLogger("agentkit")
-_log_console = Console(stderr=True)  # log records, laid out by rich (wrapped to the terminal)
 _emit_json = emit_json  # the names the command modules import from here
 _fail = fail
 
 
-def _setup_logging(verbose: bool) -> None:
-    from agentkit.url_redaction import install_log_redaction
-
-    install_log_redaction()  # no "user:password@" or "?api_key=" of a URL reaches a log line
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.WARNING,
-        format="%(message)s",
-        handlers=[RichHandler(console=_log_console, show_path=False)],
-        force=True,
-    )
+def _setup_logging(verbose: bool, log_level: Optional[str] = None) -> None:
+    try:
+        setup_logging(verbose, log_level)
+    except ValueError as exc:
+        _fail(str(exc))
 
 
 def _store(db: Optional[str]):
@@ -58,8 +52,9 @@ def _reading_store(db: Optional[str]):
 
 
 @app.callback()
-def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr.")) -> None:
-    _setup_logging(verbose)
+def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr."),
+          log_level: Optional[str] = typer.Option(None, "--log-level", help=LOG_LEVEL_HELP)) -> None:
+    _setup_logging(verbose, log_level)
 
 
 @app.command()
@@ -330,7 +325,7 @@ register_eval(app)
 
 
 def main() -> None:
-    app()
+    app(args=hoist_log_level(sys.argv[1:]))  # --log-level works after the command name too
 
 
 if __name__ == "__main__":

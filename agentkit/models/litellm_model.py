@@ -30,7 +30,6 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-import litellm
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -44,15 +43,15 @@ from agentkit.models import usage_guard
 from agentkit.models.base import ModelError
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
-from agentkit.log_streams import route_litellm_to_root
+from agentkit.log_streams import import_litellm
 from agentkit.url_redaction import redact_url, redact_urls
 
 logger = logging.getLogger(__name__)
+litellm = import_litellm()  # its own log handlers would write debug records to stdout, breaking --json
 
 # litellm prints a "Give Feedback / Get Help" banner to stdout on every exception; errors reach the
 # caller as ModelError and are logged, so the banner is only noise.
 litellm.suppress_debug_info = True
-route_litellm_to_root()  # its own handlers write debug records to stdout, breaking --json
 
 # Status codes worth another try: request timeout, conflict/too-early (transient by definition),
 # rate limit, and every server-side failure.
