@@ -179,6 +179,7 @@ def run_episode(
     last_step: StepResult | None = None
     scripts = 0
     storage_error: str | None = None
+    model_error: ModelError | None = None
 
     while end_reason is None:
         stop = should_stop() if should_stop else None
@@ -199,7 +200,7 @@ def run_episode(
             reply = model.complete(messages, observation)
         except ModelError as exc:
             log.warning("episode %s: model error: %s", episode_id, exc)
-            end_reason = EndReason.MODEL_ERROR
+            end_reason, model_error = EndReason.MODEL_ERROR, exc
             break
         timings["model"] = time.perf_counter() - start
         scripts += 1
@@ -296,7 +297,8 @@ def run_episode(
         usage=budget.usage,
         actions=all_actions,
         metrics=metrics,
-        error=storage_error,
+        error=storage_error or (str(model_error) if model_error is not None else None),
+        relaunchable=model_error is None or model_error.transient,
     )
 
 

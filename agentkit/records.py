@@ -100,7 +100,8 @@ class EpisodeResult:
     trial: int = 0
     # Backend-specific outcome measures, e.g. {"pass": True, "level": 1} for Animal-AI.
     metrics: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None  # what broke, when the episode ended for a storage error (not stored)
+    error: str | None = None  # what broke: a storage error (not stored) or the model's error (stored)
+    relaunchable: bool = True  # False when the model's error would recur (context window, bad request, key)
 
     def to_json(self) -> dict[str, Any]:
         return {

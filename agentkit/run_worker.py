@@ -103,12 +103,14 @@ class Worker:
             self.store.close()
 
     def play(self, planned: PlannedEpisode) -> EpisodeResult:
-        """Play ``planned``; relaunch it (up to ``max_attempts`` in all) after a model or env error."""
+        """Play ``planned``; relaunch it (up to ``max_attempts`` in all) after a model or env error, unless
+        the model's error would only recur (``EpisodeResult.relaunchable``: context window, bad request)."""
         config = self.ctx.config
         attempt = planned.first_attempt
         while True:
             result = self._play_once(planned, attempt)
-            retry = (result.end_reason in RELAUNCH and attempt + 1 - planned.first_attempt < config.max_attempts
+            retry = (result.end_reason in RELAUNCH and result.relaunchable
+                     and attempt + 1 - planned.first_attempt < config.max_attempts
                      and self.budget.stop_reason() is None)
             if not retry:
                 return result

@@ -7,7 +7,10 @@ model client over HTTP against the local fake server.
 
 from __future__ import annotations
 
+import json
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -93,3 +96,74 @@ def test_client_still_retries_a_server_error():
                              max_retries=2, retry_base_s=0.01)
         model.complete(MESSAGES, Observation(step=0))
         assert server.request_count == 2
+
+
+
+CONTEXT_TOO_LONG = {"error": {"message": "This model's maximum context length is 8192 tokens. However, your messages "
+                                         "resulted in 9001 tokens.", "type": "invalid_request_error",
+                              "param": "messages", "code": "context_length_exceeded"}}
+
+
+class ErrorServer:
+    """An OpenAI-compatible endpoint on 127.0.0.1 answering every chat request with one fixed error."""
+
+    def __init__(self, status: int, body: dict) -> None:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                server.count += 1
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.count = 0
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "ErrorServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def test_context_window_error_ends_the_episode_once_with_its_text(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with ErrorServer(400, CONTEXT_TOO_LONG) as server:
+        data = json.loads(run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0",
+                                   "--model", "openai/fake-model", "--api-base", server.base_url,
+                                   "--api-key-env", "MY_KEY", "--db", db, "--json"], tmp_path,
+                                  cli_env(MY_KEY="sk-some-key-000000")).stdout)
+        requests = server.count
+    episodes = TranscriptStore(db).list_episodes(run_id=data["run_id"])
+    assert len(episodes) == 1 and requests == 1  # one attempt: no retry, no relaunch
+    assert episodes[0].end_reason == "model_error"
+    assert "maximum context length" in (episodes[0].error or "")
+    shown = run_cli(["transcripts", "show", episodes[0].id, "--db", db], tmp_path, cli_env())
+    assert "maximum context length" in shown.stdout
+
+
+def test_a_transient_model_error_is_still_relaunched(tmp_path):
+    from agentkit.config import RunConfig
+    from agentkit.runner import execute_run
+
+    store = TranscriptStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    with ErrorServer(503, {"error": {"message": "overloaded", "type": "server_error"}}) as server:
+        config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
+                           api_base=server.base_url, max_retries=0, max_attempts=2)
+        summary = execute_run(config, store, api_key="sk-some-key-000000", show_progress=False)
+        requests = server.count
+    episodes = store.list_episodes(run_id=summary.run_id)
+    assert sorted(e.attempt for e in episodes) == [0, 1] and requests == 2  # relaunched once
+    assert all("overloaded" in (e.error or "") for e in episodes)

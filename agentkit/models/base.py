@@ -9,7 +9,15 @@ from agentkit.records import ModelReply
 
 
 class ModelError(Exception):
-    """The model could not produce an answer (after retries). The loop ends the episode with MODEL_ERROR."""
+    """The model could not produce an answer (after retries). The loop ends the episode with MODEL_ERROR.
+
+    ``transient`` is False when the same request would fail again (a request too long for the
+    context window, a bad request, a refused key): the runner then does not relaunch the episode.
+    """
+
+    def __init__(self, message: str, *, transient: bool = True) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class Model(Protocol):
