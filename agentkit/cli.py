@@ -253,10 +253,6 @@ def transcripts_show(
         from rich.markup import escape
 
         out.print(f"[red]error:[/red] {escape(episode.error)}")
-    if episode.error:
-        from rich.markup import escape
-
-        out.print(f"[red]error:[/red] {escape(episode.error)}")
     for t in turns:
         out.rule(f"turn {t.index}")
         if messages and t.messages:

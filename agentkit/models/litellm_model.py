@@ -1,0 +1,369 @@
+"""Any provider's chat model through litellm, with retries on transient failures and cost accounting.
+
+Why litellm: one call shape for every provider (OpenAI, Anthropic, Gemini, local OpenAI-compatible
+servers), and its bundled price table gives costs without a hand-kept one. Why tenacity on top:
+litellm's and the SDKs' own retries are switched off (``max_retries=0``) so there is exactly one
+retry policy, visible here and testable: exponential backoff with full jitter on rate limits,
+server errors, timeouts and connection failures; no retry on client errors (400/401/403/404/422),
+which would only fail again, nor on a missing key or a refused connection (nothing listens at the
+address), which litellm reports as a 500 but which another attempt cannot mend.
+
+Limits: ``timeout_s`` bounds each whole request, not each network read (a server dripping a few bytes
+at a time never trips a read timeout): the sync call runs in a helper thread the caller stops waiting
+for, the async one under ``asyncio.wait_for``; either way the attempt fails as a timeout and is
+retried. Token counts a server reports that are not whole numbers in ``0..MAX_REPORTED_TOKENS`` are
+recorded as unknown (``raw["usage"] = None``, counts and cost 0) with a warning: the answer was paid
+for, so it is kept rather than failed and bought again.
+
+Secrets: the API key comes from the ``api_key`` argument or the provider's usual environment
+variable (litellm reads it). It is never logged, never put into ``ModelReply.raw`` and scrubbed
+from error messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from agentkit.models import usage_guard
+from agentkit.models.base import ModelError
+from agentkit.observers import Observation
+from agentkit.records import ModelReply, Usage
+from agentkit.log_streams import import_litellm
+from agentkit.url_redaction import redact_url, redact_urls
+
+logger = logging.getLogger(__name__)
+litellm = import_litellm()  # its own log handlers would write debug records to stdout, breaking --json
+
+# litellm prints a "Give Feedback / Get Help" banner to stdout on every exception; errors reach the
+# caller as ModelError and are logged, so the banner is only noise.
+litellm.suppress_debug_info = True
+
+# Status codes worth another try: request timeout, conflict/too-early (transient by definition),
+# rate limit, and every server-side failure.
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+
+# Client errors: the same request would fail again. Checked before the transient classes because
+# litellm maps a few oddities onto broad classes.
+_PERMANENT_ERRORS: tuple[type[BaseException], ...] = (
+    litellm.BadRequestError,  # includes context-window and content-policy errors
+    litellm.AuthenticationError,
+    litellm.PermissionDeniedError,
+    litellm.NotFoundError,
+    litellm.UnprocessableEntityError,
+)
+_TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    litellm.RateLimitError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
+    litellm.Timeout,
+    litellm.APIConnectionError,
+    TimeoutError,
+    ConnectionError,
+)
+
+# The most tokens one request may report (inputs or outputs); more is a broken counter, not a bill.
+MAX_REPORTED_TOKENS = 100_000_000
+
+# Things that look like credentials, removed from any message we raise or log.
+_KEY_PATTERN = re.compile(r"\b(sk|pk|rk|key|sess)-[A-Za-z0-9_\-]{6,}")
+_BEARER_PATTERN = re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-]+")
+
+
+# Messages of the SDKs when no key was given at all: litellm reports them as a 500, yet no retry helps.
+_MISSING_KEY_PATTERN = re.compile(r"(?i)missing credentials|api_key client option must be set")
+
+
+def never_answers(exc: BaseException) -> bool:
+    """Whether the failure says the model cannot be reached at all: no key, a refused key (401/403),
+    or a refused connection (nothing listens at the address). litellm wraps these in broad classes
+    (a missing key and a refused connection arrive as a 500), so the cause chain is searched."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        if isinstance(current, (ConnectionRefusedError, litellm.AuthenticationError, litellm.PermissionDeniedError)):
+            return True
+        if getattr(current, "status_code", None) in (401, 403):
+            return True
+        if _MISSING_KEY_PATTERN.search(str(current)):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether another attempt may succeed: rate limits, 5xx, timeouts, connection failures, but not
+    a missing or refused key nor a refused connection (:func:`never_answers`)."""
+    if isinstance(exc, _PERMANENT_ERRORS) or never_answers(exc):
+        return False
+    if isinstance(exc, _TRANSIENT_ERRORS):
+        return True
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status in _TRANSIENT_STATUS or status >= 500
+    return False
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with the given secrets and anything shaped like an API key or bearer token removed."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = _BEARER_PATTERN.sub("Bearer [redacted]", text)
+    return redact_urls(_KEY_PATTERN.sub("[redacted]", text))
+
+
+def _one_line(exc: BaseException, secrets: Iterable[str | None], limit: int = 300) -> str:
+    """A short, single-line, key-free description of an exception for ModelError and logs."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    detail = lines[0] if lines else ""
+    status = getattr(exc, "status_code", None)
+    head = type(exc).__name__ + (f" {status}" if isinstance(status, int) else "")
+    message = redact(f"{head}: {detail}" if detail else head, secrets)
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+class LiteLLMModel:
+    """A chat model reached through ``litellm.completion`` (or ``acompletion``).
+
+    ``model`` is litellm's name, e.g. ``"openai/gpt-4o-mini"``, ``"anthropic/claude-3-5-haiku-latest"``
+    or ``"openai/<local-name>"`` with ``api_base`` for an OpenAI-compatible local server.
+    ``max_retries`` counts retries after the first attempt. Backoff waits are random in
+    ``[0, min(retry_max_s, retry_base_s * 2**attempt)]`` (full jitter), so tests pass a tiny
+    ``retry_base_s``. ``price_per_mtok=(input_usd, output_usd)`` per million tokens overrides
+    litellm's price table (for local or unlisted models); without it an unpriced model costs 0.0.
+    ``extra`` is merged into every litellm call (e.g. ``{"top_p": 0.9}`` or ``{"seed": 1}``).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        stop: list[str] | None = None,
+        timeout_s: float = 120,
+        max_retries: int = 5,
+        extra: dict[str, Any] | None = None,
+        *,
+        name: str | None = None,
+        price_per_mtok: tuple[float, float] | None = None,
+        retry_base_s: float = 1.0,
+        retry_max_s: float = 60.0,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.model = model
+        self.name = name or model
+        self.api_base = api_base
+        self._api_key = api_key  # private: kept out of repr, logs and raw
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.stop = list(stop) if stop else None
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.extra = dict(extra or {})
+        self.price_per_mtok = price_per_mtok
+        self.retry_base_s = retry_base_s
+        self.retry_max_s = retry_max_s
+        self._unpriced_logged = False
+        self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
+
+    def __repr__(self) -> str:
+        api_base = redact_url(self.api_base) if self.api_base else None
+        return f"LiteLLMModel(model={self.model!r}, api_base={api_base!r})"
+
+    # ----------------------------------------------------------------- public
+    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+        """Answer ``messages`` (OpenAI chat shape, images as data URLs); ``observation`` is unused."""
+        start = time.perf_counter()
+        attempts = 0
+        try:
+            for attempt in Retrying(**self._retry_policy()):
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    response = self._completion_within_deadline(self._request(messages))
+        except Exception as exc:
+            raise self._model_error(exc, attempts) from exc
+        return self._reply(response, time.perf_counter() - start, attempts)
+
+    async def acomplete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+        """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
+        start = time.perf_counter()
+        attempts = 0
+        try:
+            async for attempt in AsyncRetrying(**self._retry_policy()):
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    response = await self._acompletion_within_deadline(self._request(messages))
+        except Exception as exc:
+            raise self._model_error(exc, attempts) from exc
+        return self._reply(response, time.perf_counter() - start, attempts)
+
+    # ----------------------------------------------------------------- internals
+    def _completion_within_deadline(self, request: dict[str, Any]) -> Any:
+        """``litellm.completion`` that gives up after ``timeout_s`` in all (the thread it ran in is left
+        to finish or time out on its own; it is a daemon and holds nothing of the caller's)."""
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+        if usage_guard.wants_checked_client(self.model, self.api_base):
+            if self._checked_client is None:
+                self._checked_client = usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
+            request = {**request, "client": self._checked_client}
+
+        def call() -> None:
+            try:
+                outcome["response"] = litellm.completion(**request)
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=call, name=f"{self.name}-request", daemon=True).start()
+        if not done.wait(self.timeout_s):
+            raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
+    async def _acompletion_within_deadline(self, request: dict[str, Any]) -> Any:
+        client = None
+        if usage_guard.wants_checked_client(self.model, self.api_base):
+            # One per call: an async client belongs to the event loop it was made in.
+            client = usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s)
+            request = {**request, "client": client}
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**request), timeout=self.timeout_s)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s") from None
+        finally:
+            if client is not None:
+                await client.close()
+
+    def _retry_policy(self) -> dict[str, Any]:
+        return {
+            "stop": stop_after_attempt(self.max_retries + 1),
+            "wait": wait_random_exponential(multiplier=self.retry_base_s, max=self.retry_max_s),
+            "retry": retry_if_exception(is_transient),
+            "before_sleep": self._log_retry,
+            "reraise": True,
+        }
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.warning(
+            "%s: attempt %d/%d failed (%s); retrying in %.2fs",
+            self.name,
+            state.attempt_number,
+            self.max_retries + 1,
+            _one_line(exc, [self._api_key]) if exc is not None else "unknown error",
+            wait,
+        )
+
+    def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout_s,
+            "max_retries": 0,  # the SDK's own retries would hide attempts from the policy above
+        }
+        if self.stop:
+            kwargs["stop"] = self.stop
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        kwargs.update(self.extra)
+        return kwargs
+
+    def _model_error(self, exc: BaseException, attempts: int) -> ModelError:
+        reason = _one_line(exc, [self._api_key])
+        plural = "s" if attempts != 1 else ""
+        logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
+        return ModelError(f"{self.name}: {reason} (after {attempts} attempt{plural})", transient=is_transient(exc))
+
+    def _reply(self, response: Any, latency_s: float, attempts: int) -> ModelReply:
+        choice = response.choices[0] if getattr(response, "choices", None) else None
+        message = getattr(choice, "message", None)
+        text = getattr(message, "content", None) or ""
+        usage = getattr(response, "usage", None)
+        input_tokens = _token_count(getattr(usage, "prompt_tokens", 0))
+        output_tokens = _token_count(getattr(usage, "completion_tokens", 0))
+        known = input_tokens is not None and output_tokens is not None
+        if known:
+            cost, priced = self._cost(response, input_tokens or 0, output_tokens or 0)
+        else:
+            logger.warning("%s: the server reported token counts that are not counts (%s); recording them as "
+                           "unknown", self.name, _short(usage))
+            cost, priced = 0.0, False
+        raw = {
+            "id": getattr(response, "id", None),
+            "model": getattr(response, "model", None),
+            "finish_reason": getattr(choice, "finish_reason", None),
+            "attempts": attempts,
+            "priced": priced,
+        }
+        counts = (input_tokens or 0, output_tokens or 0) if known else (0, 0)
+        if not known:
+            raw["usage"] = None  # unknown: the counts recorded are placeholders, not what was billed
+        return ModelReply(
+            text=text,
+            usage=Usage(input_tokens=counts[0], output_tokens=counts[1], cost_usd=cost),
+            latency_s=latency_s,
+            model=self.name,
+            raw=raw,
+        )
+
+    def _cost(self, response: Any, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
+        """USD cost and whether it is known; an unknown price is 0.0, never an exception."""
+        if self.price_per_mtok is not None:
+            in_price, out_price = self.price_per_mtok
+            return (input_tokens * in_price + output_tokens * out_price) / 1_000_000, True
+        # litellm prices every response while logging it; reading that figure spares a second
+        # price-table search (a few ms of CPU per call, which concurrent episodes feel).
+        hidden = getattr(response, "_hidden_params", None) or {}
+        if hidden.get("response_cost") is not None:
+            return float(hidden["response_cost"]), True
+        if self._unpriced_logged:  # already known to be missing from the table
+            return 0.0, False
+        try:
+            return float(litellm.completion_cost(completion_response=response)), True
+        except Exception as exc:  # litellm raises for models missing from its price table
+            if not self._unpriced_logged:
+                logger.info("%s: no price known (%s); counting cost as 0.0", self.name, type(exc).__name__)
+                self._unpriced_logged = True
+            return 0.0, False
+
+
+def _token_count(value: Any) -> int | None:
+    """A reported token count, or None when it is not one (negative, huge, fractional, text, ...)."""
+    if value is None:
+        return 0  # not reported at all: counted as nothing, as before
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPORTED_TOKENS:
+        return None
+    return value
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
