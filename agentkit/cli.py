@@ -141,11 +141,14 @@ def run(
     if as_json:
         _emit_json(summary.to_json())
     else:
+        from agentkit.outcome_words import outcome_word
+
         judged = summary.judged
         left_out = len(summary.episodes) - len(judged)
         note = f"; {left_out} without a verdict" if left_out else ""
-        out.print(f"run {summary.run_id}: success rate {summary.success_rate:.1%} "
-                  f"({sum(e.success for e in judged)}/{len(judged)}; pass rule {config.pass_rule}{note})")
+        word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
+        out.print(f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
+                  f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
 
 
 @app.command()

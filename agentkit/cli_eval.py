@@ -13,6 +13,8 @@ from typing import Any, Optional
 
 import typer
 
+from agentkit.outcome_words import outcome_word
+
 
 def _verdict(episode: dict[str, Any]) -> bool | None:
     """An episode's pass (or, for backends with no pass metric, its success); None: no verdict
@@ -185,8 +187,10 @@ def register(app: typer.Typer) -> None:
             if not as_json:
                 stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
                 unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
+                word = outcome_word(summary.config.env)  # the same name and verdict as `agentkit run`
                 out.print(f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
-                          f"pass rate {data['pass_rate']:.1%} (pass rule {config.pass_rule}{unjudged}){stopped}")
+                          f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
+                          f"pass rule {config.pass_rule}{unjudged}){stopped}", markup=False)
                 for group in data.get("by_level", []):
                     out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
         if as_json:

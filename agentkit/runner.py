@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentkit import __version__
 from agentkit.config import RunConfig
+from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
 from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
@@ -59,7 +60,18 @@ class RunSummary:
         judged = self.judged
         return sum(e.success for e in judged) / len(judged) if judged else 0.0
 
+    @property
+    def passed(self) -> int:
+        """Judged episodes whose verdict is a pass (the pass metric, else success: agentkit.outcome_words)."""
+        return sum(bool(verdict(e.success, e.metrics)) for e in self.judged)
+
+    @property
+    def pass_rate(self) -> float:
+        judged = self.judged
+        return self.passed / len(judged) if judged else 0.0
+
     def to_json(self) -> dict[str, Any]:
+        word = outcome_word(self.config.env)
         return {
             "run_id": self.run_id,
             "env": self.config.env,
@@ -67,6 +79,9 @@ class RunSummary:
             "model": self.config.model,
             "episodes": [e.to_json() for e in self.episodes],
             "success_rate": self.success_rate,
+            "pass_rate": self.pass_rate,
+            "outcome": word.word,
+            "outcome_meaning": word.meaning,
             "pass_rule": self.config.pass_rule,
             "not_judged": len(self.episodes) - len(self.judged),
             "stopped": self.stopped.value if self.stopped else None,
