@@ -223,7 +223,8 @@ def transcripts_list(
         return
     table = Table(title="transcripts")
     for col in ("run", "episode", "task", "seed", "status", "success", "reward", "end", "scripts", "model"):
-        table.add_column(col)
+        # ids are copied into other commands: whole, never cut to "3269…" (long tasks wrap instead)
+        table.add_column(col, overflow="fold", min_width={"run": 12, "episode": 16}.get(col))
     for item in listing:
         r = item["run"]
         for e in item["episodes"]:
@@ -313,9 +314,7 @@ def _export_tables(target: str, out_dir: Path, table_format: str, db: Optional[s
     except KeyError as exc:
         _fail(str(exc.args[0]))
     except MissingDataExtra as exc:
-        from rich.markup import escape
-
-        _fail(escape(str(exc)))  # escaped, or rich takes the extra's "[data]" for markup
+        _fail(str(exc))  # fail() escapes it, or rich would take the extra's "[data]" for markup
     err.print(f"wrote {paths['episodes']} and {paths['turns']}", markup=False)
 
 

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line errors stay one line
@@ -33,8 +34,9 @@ def animal_ai_options(aai_build: str | None, aai_version: str | None) -> dict[st
 
 
 def fail(message: str) -> NoReturn:
-    """Print ``error: message`` on stderr and exit with status 2."""
-    err.print(f"[red]error:[/red] {message}", markup=True)
+    """Print ``error: message`` on stderr and exit with status 2 (``message`` is plain text: an install
+    hint's ``[arena]`` or a file's ``[1, 2]`` is printed as written, never read as rich markup)."""
+    err.print(f"[red]error:[/red] {escape(message)}", markup=True)
     raise typer.Exit(2)
 
 

@@ -33,6 +33,10 @@ def available_backends() -> list[str]:
     return sorted(_BACKENDS)
 
 
+# The package extra that installs a backend's dependencies, where it is not named as the backend.
+_EXTRAS: dict[str, str] = {"aai-arena": "arena"}
+
+
 def get_backend(name: str) -> type[Backend]:
     """The backend class called ``name``; a clear error lists the known ones."""
     try:
@@ -47,6 +51,6 @@ def get_backend(name: str) -> type[Backend]:
             raise  # our own module is broken: a real bug, not a missing extra
         raise ValueError(
             f"env {name!r} needs optional dependencies that are not installed ({exc}); "
-            f"install them with: pip install 'agentkit-embodied[{name}]'"
+            f"install them with: pip install 'agentkit-embodied[{_EXTRAS.get(name, name)}]'"
         ) from exc
     return getattr(module, attr)
