@@ -114,3 +114,10 @@ def test_parquet_without_the_data_extra_says_which_extra_to_install(store_with_r
                    tmp_path, env=cli_env(PYTHONPATH=str(blocker)), check=False)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "agentkit-embodied[data]" in proc.stderr
+
+
+def test_import_agentkit_exposes_load_runs():
+    import agentkit
+    import agentkit.dataframes
+
+    assert agentkit.load_runs is agentkit.dataframes.load_runs and "load_runs" in dir(agentkit)
