@@ -324,6 +324,8 @@ from agentkit.cli_report import register as register_report  # noqa: E402  (repo
 register_report(app)
 from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
 register_eval(app)
+from agentkit.cli_templates import register as register_templates  # noqa: E402  (templates list|show|copy)
+register_templates(app)
 
 
 def main() -> None:

@@ -86,6 +86,9 @@ def resolve_templates(template_set: str, user_dir: str | Path | None = None) -> 
             packaged = _package_set(str(user_dir)) if str(user_dir).replace("-", "").isalnum() else None
             if packaged is None or not packaged.is_dir():
                 raise TemplateError(f"--templates {base}: not a directory (nor a packaged template set)")
+            from agentkit.prompts.template_sets import check_for_backend
+
+            check_for_backend(str(user_dir), template_set)  # a set written for another backend is refused
             sources.update(_read_set(packaged))
         else:
             for folder in (base, base / template_set):  # the more specific folder wins
