@@ -75,6 +75,7 @@ def run(
     no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
     temperature: float = typer.Option(0.0),
     max_tokens: int = typer.Option(1024),
+    max_consecutive_model_errors: int = typer.Option(3, min=0, help="Stop the run after this many episodes in a row end in model errors (0: never)."),
     max_cost: Optional[float] = typer.Option(None, help="Cost budget per episode in US dollars."),
     aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
     aai_version: Optional[str] = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
@@ -110,6 +111,7 @@ def run(
             max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
             templates_dir=str(templates) if templates else None, include_images=not no_images,
             temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost, pass_rule=pass_rule,
+            max_consecutive_model_errors=max_consecutive_model_errors or None,
             backend_options=animal_ai_options(aai_build, aai_version),
         )
     except ValidationError as exc:
@@ -134,6 +136,10 @@ def run(
         summary = execute_run(config, _store(db), api_key=api_key, on_episode=line, show_progress=not as_json)
     except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
+    except KeyboardInterrupt as exc:
+        from agentkit.cli_stops import exit_interrupted
+
+        exit_interrupted(getattr(exc, "run_id", None))
     if summary.error:  # the store could not write: the run stopped (agentkit.records.StorageError)
         err.print(f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
                   f"make room, then `agentkit eval --resume {summary.run_id}`")
@@ -149,6 +155,10 @@ def run(
         word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
         out.print(f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
                   f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
+
+    from agentkit.cli_stops import exit_if_stopped
+
+    exit_if_stopped(summary)  # 3 and one line when the run stopped before playing everything
 
 
 @app.command()

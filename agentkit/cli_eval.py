@@ -140,6 +140,7 @@ def register(app: typer.Typer) -> None:
 
         api_key = os.environ.get(api_key_env) if api_key_env else None
         results = []
+        stopped_runs: list[Any] = []  # summaries of runs that stopped before playing everything
         for config in configs:
             def line(result: Any, _model: str = config.model) -> None:
                 if not as_json:
@@ -162,9 +163,10 @@ def register(app: typer.Typer) -> None:
                 _fail(f"--resume: {exc}")
             except StorageError as exc:  # the run could not even be created or taken over
                 _fail(str(exc))
-            except KeyboardInterrupt:
-                err.print("[yellow]interrupted[/yellow]: resume with `agentkit eval --resume RUN_ID`")
-                raise typer.Exit(130)
+            except KeyboardInterrupt as exc:
+                from agentkit.cli_stops import exit_interrupted
+
+                exit_interrupted(getattr(exc, "run_id", None))
             if summary.stopped is EndReason.STORAGE_ERROR or summary.error:
                 err.print(f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
                           f"{summary.run_id} stopped, what was written is kept: make room, then "
@@ -184,6 +186,8 @@ def register(app: typer.Typer) -> None:
                     for category, row in board["categories"].items():
                         out.print(f"  {category}: ONS {row['ons'] if row['ons'] is None else round(row['ons'], 3)}")
             results.append(data)
+            if summary.stopped is not None:
+                stopped_runs.append(summary)
             if not as_json:
                 stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
                 unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
@@ -198,3 +202,7 @@ def register(app: typer.Typer) -> None:
             if len(results) == 1:
                 document = {**results[0], **document}
             _emit_json(document)
+        if stopped_runs:
+            from agentkit.cli_stops import exit_if_stopped
+
+            exit_if_stopped(stopped_runs[0])  # 3 and one line: a run stopped before playing everything

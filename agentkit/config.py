@@ -56,6 +56,9 @@ class RunConfig(BaseModel):
     # Reliability and throughput.
     max_concurrency: int = Field(1, ge=1, le=256)
     max_attempts: int = Field(2, ge=1)  # an episode ending in model_error/env_error is relaunched
+    # The run stops once this many episodes in a row end in model_error (a model that cannot answer
+    # would otherwise fail every episode left); None: never.
+    max_consecutive_model_errors: int | None = Field(3, ge=1)
     rate_limit_rpm: float | None = Field(None, gt=0)  # requests per minute per provider
     cache: bool = False  # answer identical requests from the store's response cache
     cache_max_age_s: float | None = Field(None, gt=0)

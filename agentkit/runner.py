@@ -41,6 +41,14 @@ log = logging.getLogger(__name__)
 CPU_BOUND_MODELS = ("reference",)
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, with the id of the run it left (unfinished, resumable)."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self.run_id = run_id
+
+
 @dataclass
 class RunSummary:
     run_id: str
@@ -48,6 +56,8 @@ class RunSummary:
     episodes: list[EpisodeResult] = field(default_factory=list)
     stopped: EndReason | None = None  # set when a run-wide limit, Ctrl-C or a storage error ended the run early
     error: str | None = None  # the storage error that stopped the run, if one did
+    # Why the run stopped early, in one line (a model failing episode after episode), if it did.
+    stop_message: str | None = None
 
     @property
     def judged(self) -> list[EpisodeResult]:
@@ -190,8 +200,16 @@ def execute_run(
             bar = progress.add_task(f"{config.env} ({config.model}, {config.max_concurrency} at once)",
                                     total=len(plan) + len(done), completed=len(done))
 
+            streak = [0]  # episodes in a row that ended in model_error
+
             def finished(result: EpisodeResult) -> None:
                 summary.episodes.append(result)
+                streak[0] = streak[0] + 1 if result.end_reason is EndReason.MODEL_ERROR else 0
+                limit = config.max_consecutive_model_errors
+                if limit is not None and streak[0] >= limit and budget.stop_reason() is None:
+                    summary.stop_message = (f"{streak[0]} episodes in a row ended in model errors (last: "
+                                            f"{result.error or 'no detail'})")
+                    budget.stop(EndReason.MODEL_ERROR)
                 if result.end_reason is EndReason.STORAGE_ERROR:  # nothing more can be kept: stop the run
                     summary.error = summary.error or result.error
                     budget.stop(EndReason.STORAGE_ERROR)
@@ -204,6 +222,8 @@ def execute_run(
             _play_all(plan, ctx, store, budget, kind, stop_cell, finished)
         summary.stopped = budget.flag.get()
         status = "finished" if summary.stopped is None else "stopped"
+    except KeyboardInterrupt as exc:
+        raise RunInterrupted(run_id) from exc
     finally:
         try:
             if not keeper.lost:  # a run taken over by another writer is that writer's to close

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -18,6 +16,7 @@ from agentkit.models.base import ModelError
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.observers import Observation
 from agentkit.testing.cli_runner import cli_env, run_cli
+from agentkit.testing.error_server import CONTEXT_TOO_LONG, ErrorServer
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
 
@@ -97,45 +96,6 @@ def test_client_still_retries_a_server_error():
         model.complete(MESSAGES, Observation(step=0))
         assert server.request_count == 2
 
-
-
-CONTEXT_TOO_LONG = {"error": {"message": "This model's maximum context length is 8192 tokens. However, your messages "
-                                         "resulted in 9001 tokens.", "type": "invalid_request_error",
-                              "param": "messages", "code": "context_length_exceeded"}}
-
-
-class ErrorServer:
-    """An OpenAI-compatible endpoint on 127.0.0.1 answering every chat request with one fixed error."""
-
-    def __init__(self, status: int, body: dict) -> None:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - stdlib naming
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                server.count += 1
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.count = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "ErrorServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
 
 def test_context_window_error_ends_the_episode_once_with_its_text(tmp_path):
