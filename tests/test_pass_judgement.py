@@ -243,9 +243,12 @@ def test_agentkit_eval_takes_the_rule_and_stores_it_with_the_run(tmp_path: Path)
     experiment.write_text(f"env: aai-arena\ntasks: [{NEGATIVE}]\nmodel: openai/fake-model\nmax_retries: 0\n"
                           "max_attempts: 1\ninclude_images: false\n", encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'eval.db'}"
-    unreachable = f"http://127.0.0.1:{_free_port()}/v1"
-    data = run_json(["eval", str(experiment), "--api-base", unreachable, "--pass-rule", "llm-aai", "--db", db],
-                    tmp_path)
+    from agentkit.testing.error_server import ErrorServer
+
+    # a server that only fails (one nobody listens on is refused before the run: issue 16)
+    with ErrorServer(500, {"error": {"message": "down", "type": "server_error"}}) as broken:
+        data = run_json(["eval", str(experiment), "--api-base", broken.base_url, "--pass-rule", "llm-aai",
+                         "--db", db], tmp_path)
     assert data["pass_rule"] == "llm-aai" and data["not_judged"] == 1 and data["pass_rate"] == 0.0
     assert data["episodes"][0]["end_reason"] == "model_error" and data["episodes"][0]["pass"] is None
     assert TranscriptStore(db).get_run(data["run_id"]).config["pass_rule"] == "llm-aai"
