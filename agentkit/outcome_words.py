@@ -4,7 +4,7 @@ Why: the same Animal-AI run was a "success rate" in `agentkit run`, a "pass rate
 "pass" in the report, with different figures (success = a goal was reached; pass = the final reward
 reached the task's pass mark, which is what Animal-AI and the report count). Every command now
 counts ``verdict`` (the backend's pass metric where it reports one, else its success) and names it
-with ``outcome_word``, saying what it means.
+with ``outcome_word``, saying what it means; each backend declares its own word (``envs/base.py``).
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ class OutcomeWord:
     meaning: str  # one clause, shown next to the rate
 
 
-_AAI = OutcomeWord("pass", "final reward >= the task's pass mark")
-_WORDS: dict[str, OutcomeWord] = {
-    "aai-arena": _AAI,
-    "animalai": _AAI,
-    "gridworld": OutcomeWord("success", "the mission was completed before the step limit"),
-    "trifinger": OutcomeWord("success", "the cube overlapped its goal by more than 90%"),
-}
 _DEFAULT = OutcomeWord("success", "the backend's success flag")
 
 
 def outcome_word(env: str) -> OutcomeWord:
-    return _WORDS.get(env, _DEFAULT)
+    """What the backend ``env`` calls its verdict (``Backend.outcome_word`` / ``outcome_meaning``)."""
+    from agentkit.envs import get_backend
+
+    try:
+        backend = get_backend(env)
+    except ValueError:  # an unknown env, or one whose extra is missing
+        return _DEFAULT
+    return OutcomeWord(backend.outcome_word, backend.outcome_meaning)
 
 
 def verdict(success: bool | None, metrics: Mapping[str, Any] | None) -> bool | None:

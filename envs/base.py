@@ -65,6 +65,10 @@ class Backend(ABC):
     # Constructor options that switch rendering off, for runs where nothing looks at frames (the
     # reference agent plans from privileged state); the run set-up applies them, naming no backend.
     frameless_options: ClassVar[dict[str, Any]] = {}
+    # The word the episode verdict goes by in every command (``agentkit.outcome_words``) and what it
+    # means for this backend: "pass" where the backend reports a pass metric, else "success".
+    outcome_word: ClassVar[str] = "success"
+    outcome_meaning: ClassVar[str] = "the backend's success flag"
 
     @classmethod
     @abstractmethod

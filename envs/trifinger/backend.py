@@ -49,6 +49,8 @@ class TriFingerBackend(Backend):
     """
 
     name: ClassVar[str] = "trifinger"
+    outcome_word: ClassVar[str] = "success"
+    outcome_meaning: ClassVar[str] = "the cube overlapped its goal by more than 90%"
     template_set: ClassVar[str] = "trifinger"
 
     def __init__(self, cameras: bool = True, render_size: int = 270, goal_images: bool = False,
