@@ -149,8 +149,10 @@ SIGN_SIZE: Vec = (0.1, 2.0, 3.0)  # SignPosterboard.prefab: BoxCollider m_Size (
 # it: x -0.375..0.4, y 0..1.6, z -0.162..0.570 around the item's position (see geometry.button_parts).
 BUTTON_SIZE: Vec = (0.775, 1.598, 0.732)
 
-# Masses of dynamic items (the agent has mass 1; see world.py for how it pushes).
-MASS = {"goal": 1.0, "light": 1.0, "heavy": 4.0, "hollow": 2.0, "wall": 100.0}
+# Rigidbody masses of v3.1.3's prefabs (m_Mass): Rewards/*Goal*.prefab 1, Moveable/Cardbox1.prefab 1,
+# Cardbox2.prefab 2, UObject/LObject/LObject2.prefab 1.5, Immoveable/Wall(Transparent).prefab 10000.
+# v4.1.0's differ for the blocks (``materials.V4_MASSES``); the agent's is ``motion.AGENT_MASS``.
+MASS = {"goal": 1.0, "light": 1.0, "heavy": 2.0, "hollow": 1.5, "wall": 10000.0}
 _FIXED = (0.0, 0.0)  # rotationRange (0, 0): a -1 rotation is 0
 
 

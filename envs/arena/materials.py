@@ -24,6 +24,7 @@ HollowBox 500. Walls and ramps (mass 1000) are fixed in place here (see ``world.
 from __future__ import annotations
 
 from agentkit.envs.arena.bullet import p
+from agentkit.envs.arena.items import ITEM_TYPES, MASS
 from agentkit.envs.arena.motion import AGENT_MASS, DEFAULT_FRICTION, LOW_FRICTION, PHYSICS_DT, combined_friction
 
 AAI_VERSIONS = ("3.1.3", "4.1.0")
@@ -32,14 +33,12 @@ STATIC_FRICTION_BULLET = 1.0  # see the module docstring: Bullet multiplies, so 
 ANGULAR_DRAG = 0.05  # goals' and blocks' prefabs: Rigidbody m_AngularDrag
 MAX_ANGULAR_VELOCITY = 7.0  # Unity's default Rigidbody.maxAngularVelocity (rad/s)
 
-# Rigidbody masses by Animal-AI version and our item name (aliases are resolved to these names).
-_MASSES = {
-    "3.1.3": {"Cardbox1": 1.0, "Cardbox2": 2.0, "UObject": 1.5, "LObject": 1.5, "LObject2": 1.5},
-    "4.1.0": {"Cardbox1": 220.0, "Cardbox2": 420.0, "UObject": 180.0, "LObject": 180.0, "LObject2": 180.0,
-              "HollowBox": 500.0},
-}
-GOAL_MASS = 1.0  # Rewards/*Goal*.prefab: m_Mass
-WALL_MASS = 10000.0  # Immoveable/Wall.prefab, WallTransparent.prefab: m_Mass (both versions)
+# v4.1.0's block masses (Moveable/LightBlock, HeavyBlock, UBlock, LBlock, JBlock, HollowBox.prefab:
+# m_Mass), by our item name (aliases are resolved to these names). Everything else weighs in v4.1.0
+# what v3.1.3's prefab says, which the catalogue holds (``items.MASS``).
+V4_MASSES = {"Cardbox1": 220.0, "Cardbox2": 420.0, "UObject": 180.0, "LObject": 180.0, "LObject2": 180.0,
+             "HollowBox": 500.0}
+WALL_MASS = MASS["wall"]  # Immoveable/Wall.prefab, WallTransparent.prefab: m_Mass (both versions)
 _LOW_FRICTION_ITEMS = frozenset({"Cardbox1", "Cardbox2"})
 
 
@@ -55,11 +54,11 @@ def bullet_damping(unity_drag: float, dt: float = PHYSICS_DT) -> float:
     return 1.0 - kept ** (1.0 / dt)
 
 
-def item_mass(name: str, kind: str, version: str) -> float | None:
-    """The mass of a dynamic item, or None for items this arena keeps static."""
-    if kind == "goal":
-        return GOAL_MASS
-    return _MASSES[version].get(name)
+def item_mass(name: str, version: str) -> float:
+    """The mass of a dynamic item in ``version`` (the catalogue's v3.1.3 mass unless v4.1.0 changed it)."""
+    if version == "4.1.0" and name in V4_MASSES:
+        return V4_MASSES[name]
+    return ITEM_TYPES[name].mass
 
 
 def item_friction(name: str) -> float:

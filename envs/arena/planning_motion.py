@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentkit.envs.arena import motion
 
@@ -45,7 +46,7 @@ class MotionModel:
     @property
     def cruise(self) -> float:
         """The speed (units per step) Go approaches after many steps."""
-        return motion.flat_ground_run(200).top_speed * motion.STEP_SECONDS
+        return _cruise(self.friction)
 
     def _steps(self, state: AgentState, steps: int, b0: int, turn: int,
                trace: list[tuple[float, float]] | None) -> AgentState:
@@ -79,6 +80,12 @@ class MotionModel:
         """How far the agent slides from ``speed`` (units per step) under idle steps until it stops."""
         end = self._steps(AgentState(0.0, 0.0, 0.0, 0.0, speed), 60, 0, 0, None)
         return end.z
+
+
+@lru_cache(maxsize=8)
+def _cruise(friction: float) -> float:
+    """Top speed on flat ground, worked out once per friction (the planner asks for it often)."""
+    return motion.flat_ground_run(200, friction=friction).top_speed * motion.STEP_SECONDS
 
 
 DEFAULT_MODEL = MotionModel()

@@ -167,7 +167,7 @@ class ArenaWorld:
             materials.set_dynamic(self.client, b.body, t.name, materials.WALL_MASS)
             self._friction[b.body] = motion.DEFAULT_FRICTION
             return
-        mass = materials.item_mass(t.name, t.kind, self.version) or t.mass
+        mass = materials.item_mass(t.name, self.version)
         materials.set_dynamic(self.client, b.body, t.name, mass)
         self._friction[b.body] = materials.item_friction(t.name)
 
