@@ -44,8 +44,8 @@ import yaml
 
 from agentkit.envs.arena.config import RGB, ArenaConfig, ArenaSpec, ItemSpec, Vector3
 from agentkit.envs.arena.items import canonical_name, known_names
-from agentkit.envs.arena.yaml_limits import (MAX_FILE_CHARS, check_shape, construct_bounded_int,
-                                             construct_checked_mapping, show)
+from agentkit.envs.arena.yaml_limits import (LIBYAML_NESTING_PROBLEM, MAX_FILE_CHARS, NESTING_PROBLEM, check_shape,
+                                             construct_bounded_int, construct_checked_mapping, show)
 
 logger = logging.getLogger(__name__)
 
@@ -446,6 +446,8 @@ def _syntax_error(text: str, source: str, exc: yaml.MarkedYAMLError) -> ArenaCon
     where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown place"
     problem = exc.problem or exc.context or "malformed YAML"
     kind = "YAML error" if isinstance(exc, yaml.constructor.ConstructorError) else "YAML syntax error"
+    if LIBYAML_NESTING_PROBLEM in problem:
+        problem, kind = NESTING_PROBLEM, "YAML error"
     return ctx.error(f"{kind} at {where}: {_one_line(problem)[:200]}")
 
 

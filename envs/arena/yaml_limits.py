@@ -28,6 +28,10 @@ MAX_DEPTH = 64  # nested lists and mappings; the Testbed needs 7
 MAX_NODES = 250_000  # scalars and collections, aliases counted as what they repeat; the Testbed needs 3,460
 MAX_NUMBER_CHARS = 40  # an integer's written length (digits, sign, base prefix, underscores)
 SHOW_LIMIT = 60  # characters of a value quoted in an error message
+NESTING_PROBLEM = f"lists and mappings nested too deep (at most {MAX_DEPTH} levels)"
+# libyaml 0.2.6 (PyYAML 6.0.4 wheels) refuses 1,000 levels itself while scanning ahead, before our walk
+# sees the 65th; its message is reported as ours so the line reads the same with either version.
+LIBYAML_NESTING_PROBLEM = "exceeded maximum nesting depth"
 
 _STANDARD_TAG = "tag:yaml.org,2002:"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -43,7 +47,7 @@ def check_shape(text: str, loader: type) -> None:
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise ConstructorError(None, None, f"lists and mappings nested deeper than {MAX_DEPTH} levels",
+                raise ConstructorError(None, None, NESTING_PROBLEM,
                                        event.start_mark)
             frames.append([event.anchor, 1])
             added = 1
