@@ -104,6 +104,6 @@ def test_gym_env_offers_the_same_tasks_in_three_action_modes(mode):
         for _ in range(3):
             obs, reward, terminated, truncated, info = env.step(action)
         assert env.observation_space.contains(obs) and not terminated and not truncated
-        assert env.backend.world.steps == 30
+        assert env.backend.world.steps == 120  # 3 control steps of 10 x 4 ms (CausalWorld's timing)
     finally:
         env.close()

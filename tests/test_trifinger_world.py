@@ -1,4 +1,4 @@
-"""The simulated TriFingerPro: every task generator builds and steps, 1 ms physics, IK, bounded memory."""
+"""The simulated TriFingerPro: every task generator builds and steps, 4 ms physics, IK, bounded memory."""
 
 from __future__ import annotations
 
@@ -22,12 +22,16 @@ def backend():
     b.close()
 
 
-def test_physics_runs_at_one_millisecond(backend):
+def test_physics_runs_at_causalworlds_four_milliseconds(backend):
     backend.reset("pushing", 0)
-    assert TIME_STEP_S == 0.001
+    assert TIME_STEP_S == pytest.approx(0.004)  # causal_world/envs/causalworld.py: 1. / 250
     from agentkit.envs.trifinger.sim_import import p
 
-    assert p.getPhysicsEngineParameters(physicsClientId=backend.world.client)["fixedTimeStep"] == pytest.approx(0.001)
+    assert p.getPhysicsEngineParameters(physicsClientId=backend.world.client)["fixedTimeStep"] == pytest.approx(0.004)
+    q = backend.world.target.tolist()
+    backend.step({"q": q, "ms": 50})  # 12 physics steps and 2 ms carried over ...
+    backend.step({"q": q, "ms": 50})  # ... so two 50 ms actions run exactly 25 steps
+    assert backend.world.steps == 100 and backend.world.physics_steps == 25
 
 
 @pytest.mark.parametrize("task", sorted(FAMILIES))

@@ -3,7 +3,8 @@
 A task is a family name (``pushing``, ``stacking2``, ... see ``tasks``) or ``family@Pn`` for one of
 CausalWorld's evaluation protocols P0-P11 (the default configuration with that protocol's
 interventions, sampled from the seed). Scripts are API calls (``grasp(block=0)``, ``lift(0.08)``,
-...) compiled into ``{"q": [...9 joint targets...], "ms": n}`` actions; the physics runs at 1 ms.
+...) compiled into ``{"q": [...9 joint targets...], "ms": n}`` actions (n milliseconds); the physics
+runs at CausalWorld's 4 ms (``world.TIME_STEP_S``).
 
 Reward: the change of the fractional volumetric overlap of blocks with the goal shape, so the
 total reward is the current overlap; success is overlap > 0.9 (reaching: mean tip distance score).
@@ -147,7 +148,7 @@ class TriFingerBackend(Backend):
             frames.update(self._camera.render())
             if self.goal_images:
                 frames.update(self._camera.render_goal())
-        time_left = max(0.0, (self.time_limit_steps - world.steps) * TIME_STEP_S)
+        time_left = max(0.0, (self.time_limit_steps - world.steps) / 1000.0)
         observation = RawObservation(
             step=world.steps,
             frames=frames,
@@ -176,7 +177,7 @@ class TriFingerBackend(Backend):
             "overlap": round(self.current_overlap(), 4),
             "overlap_aabb": round(self.current_overlap("causalworld_aabb"), 4),
             "protocol": self._protocol,
-            "sim_time_s": round(self._world.steps * TIME_STEP_S, 3),
+            "sim_time_s": round(self._world.elapsed_s, 3),
             "interventions": self._interventions,
         }
 
@@ -186,7 +187,7 @@ class TriFingerBackend(Backend):
             "time_limit_s": world.scene.time_limit_s if world and world.scene else None,
             "success_threshold": SUCCESS_THRESHOLD,
             "arena_radius_m": 0.19,
-            "physics_step_ms": 1,
+            "physics_step_ms": round(TIME_STEP_S * 1000),
             "camera_names": ["camera60", "camera180", "camera300"] if self.cameras else [],
             "goal_images": self.goal_images and self.cameras,
         }
@@ -218,8 +219,9 @@ class TriFingerBackend(Backend):
 
     @property
     def time_limit_steps(self) -> int:
+        """The episode's length in milliseconds (the unit of ``world.steps``)."""
         world = self._require()
-        return int(round((world.scene.time_limit_s if world.scene else 20.0) / TIME_STEP_S))
+        return int(round((world.scene.time_limit_s if world.scene else 20.0) * 1000))
 
     def current_overlap(self, mode: str | None = None) -> float:
         """The task's score now: block/goal overlap, or for reaching the fingertips' closeness."""

@@ -1,7 +1,7 @@
 """A gymnasium interface to the same TriFinger tasks, so RL agents train on exactly what LLMs face.
 
 ``TriFingerGymEnv(task="pushing", action_mode=...)`` with three action modes, each applied for
-``frame_skip`` 1-ms physics steps (default 10, a 100 Hz policy):
+``frame_skip`` 4-ms physics steps (default 10, CausalWorld's 25 Hz policy):
 
 * ``joint_positions``: 9 joint targets (rad) for the PD controller with gravity compensation;
 * ``joint_torques``: 9 torques (N m), clipped by the robot to +-0.396;
@@ -33,7 +33,7 @@ _PER_CUBOID = 10  # position 3, quaternion 4, size 3
 
 
 class TriFingerGymEnv(gymnasium.Env):
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 100}  # the default 10-step, 100 Hz policy
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 25}  # the default 10-step, 25 Hz policy
 
     def __init__(self, task: str = "pushing", action_mode: str = "joint_positions", frame_skip: int = 10,
                  render_mode: str | None = None, overlap_mode: str = "volumetric") -> None:
@@ -72,12 +72,12 @@ class TriFingerGymEnv(gymnasium.Env):
         world = self.backend.world
         action = np.asarray(action, dtype=float).reshape(9)
         if self.action_mode == "joint_positions":
-            world.hold(np.clip(action, JOINT_LOW, JOINT_HIGH), self.frame_skip)
+            world.hold_steps(np.clip(action, JOINT_LOW, JOINT_HIGH), self.frame_skip)
         elif self.action_mode == "joint_torques":
             world.apply_torques(np.clip(action, -MAX_TORQUE, MAX_TORQUE), self.frame_skip)
         else:
             solution = world.kinematics.solve(action.reshape(3, 3), world.target)
-            world.hold(solution.joints, self.frame_skip)
+            world.hold_steps(solution.joints, self.frame_skip)
         now = self.backend.current_overlap()
         reward, self._overlap = now - self._overlap, now
         truncated = world.steps >= self.backend.time_limit_steps

@@ -1,12 +1,15 @@
 """The simulated TriFingerPro and its stage: robot, table, blocks, obstacles and goal markers.
 
 Physics: trifinger-simulation's ``SimFinger`` (TriFingerPro URDF, headless DIRECT server) stepped
-at 1 ms (CausalWorld used 4 ms), position control through its PD gains with a feed-forward
-gravity torque from pinocchio. ``TriFingerPlatform`` is not used: its action log grows with every
+at 4 ms as CausalWorld does (``causal_world/envs/causalworld.py``: ``self._simulation_time = 1. / 250``,
+one control step = ``skip_frame=10`` physics steps = 40 ms), position control through SimFinger's
+PD gains with a feed-forward gravity torque from pinocchio. ``TriFingerPlatform`` is not used: its action log grows with every
 step; SimFinger keeps only the last action and observation, so memory stays flat over long runs.
 
-A low-level action holds a joint target for ``ms`` steps, moving the PD set-point linearly from the
-previous target so the fingers follow smooth joint trajectories.
+A low-level action holds a joint target for ``ms`` milliseconds of simulated time, moving the PD
+set-point linearly from the previous target so the fingers follow smooth joint trajectories. Time is
+counted in milliseconds (``steps``, the unit of actions and observations); the physics catches up in
+whole 4-ms steps (``physics_steps``), so a 50 ms action runs 12 or 13 steps and no time is lost.
 """
 
 from __future__ import annotations
@@ -24,7 +27,17 @@ from agentkit.envs.trifinger.sim_import import SimFinger, p, trifinger_simulatio
 
 logger = logging.getLogger(__name__)
 
-TIME_STEP_S = 0.001
+#: causal_world/envs/causalworld.py ``self._simulation_time = 1. / 250`` (the physics step, 4 ms).
+TIME_STEP_S = 1.0 / 250
+TIME_STEP_MS = 4
+#: causal_world/envs/causalworld.py ``skip_frame=10``: physics steps per control step (40 ms).
+SKIP_FRAME = 10
+CONTROL_STEP_S = TIME_STEP_S * SKIP_FRAME
+#: causal_world/envs/robot/trifinger.py ``self._position_gains`` / ``self._velocity_gains``: the PD
+#: gains CausalWorld runs at 250 Hz. trifinger-simulation's own (kp 15/15/9, kd 0.5/1/0.5) are tuned
+#: for 1 kHz and oscillate at 4 ms (joints off by 0.05 rad at rest, tips 7 mm off after a reach).
+POSITION_GAINS = np.array([10.0, 10.0, 10.0] * 3)
+VELOCITY_GAINS = np.array([0.1, 0.3, 0.001] * 3)
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 DEFAULT_FRICTION = 0.5  # pybullet's default lateral friction of the table and the arena wall
 GOAL_ALPHA = 0.35
@@ -36,6 +49,8 @@ class TriFingerWorld:
 
     def __init__(self) -> None:
         self.finger = SimFinger("trifingerpro", time_step=TIME_STEP_S, enable_visualization=False)
+        self.finger.position_gains = POSITION_GAINS.copy()
+        self.finger.velocity_gains = VELOCITY_GAINS.copy()
         self.client: int = self.finger._pybullet_client_id
         self.robot_id: int = self.finger.finger_id
         self.table_id: int = self.finger._table_id._object_id
@@ -49,7 +64,8 @@ class TriFingerWorld:
         self.block_specs: list[BlockSpec] = []
         self.goal_specs: list[GoalSpec] = []
         self.target = np.zeros(9)
-        self.steps = 0
+        self.steps = 0  # simulated milliseconds since the scene was built
+        self.physics_steps = 0  # 4-ms physics steps since the scene was built
         self.gravity = DEFAULT_GRAVITY
 
     def _limit_self_collision(self) -> None:
@@ -86,6 +102,7 @@ class TriFingerWorld:
             p.changeDynamics(body, -1, lateralFriction=DEFAULT_FRICTION, physicsClientId=self.client)
         self.reset_joints(np.asarray(scene.joint_positions, dtype=float))
         self.steps = 0
+        self.physics_steps = 0
 
     def replace_block(self, index: int, spec: BlockSpec) -> None:
         """Rebuild block ``index`` (a new size needs a new collision shape); it keeps its number."""
@@ -130,24 +147,44 @@ class TriFingerWorld:
         self.finger.reset_finger_positions_and_velocities(joints)
         self.target = joints.copy()
 
+    def _advance(self, ms: int) -> int:
+        """Count ``ms`` more milliseconds; the number of whole physics steps now due."""
+        self.steps += int(ms)
+        due = self.steps // TIME_STEP_MS - self.physics_steps
+        self.physics_steps += due
+        return due
+
     def hold(self, joints: Sequence[float], ms: int) -> None:
-        """Move the PD set-point linearly from the current target to ``joints`` over ``ms`` 1-ms steps."""
+        """Move the PD set-point linearly from the current target to ``joints`` over ``ms`` milliseconds."""
         goal = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
         start = self.target
         torque = self.kinematics.gravity(goal)
-        for k in range(1, ms + 1):
-            setpoint = start + (goal - start) * (k / ms)
+        count = self._advance(ms)
+        for k in range(1, count + 1):
+            setpoint = start + (goal - start) * (k / count)
             self.finger.append_desired_action(trifinger_simulation.Action(torque=torque, position=setpoint))
         self.target = goal
-        self.steps += ms
 
-    def apply_torques(self, torques: Sequence[float], ms: int = 1) -> None:
-        """Raw torque control (the gym env's torque mode); the PD set-point is left alone."""
-        action = self.finger.Action(torque=np.asarray(torques, dtype=float))
-        for _ in range(ms):
+    def hold_steps(self, joints: Sequence[float], count: int) -> None:
+        """Hold the set-point ``joints`` (no ramp) for ``count`` physics steps: CausalWorld's
+        joint-position control step (``envs/robot/trifinger.py`` ``apply_action``)."""
+        goal = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
+        action = trifinger_simulation.Action(torque=self.kinematics.gravity(goal), position=goal)
+        for _ in range(self._advance(count * TIME_STEP_MS)):
             self.finger.append_desired_action(action)
-        self.steps += ms
+        self.target = goal
+
+    def apply_torques(self, torques: Sequence[float], count: int = 1) -> None:
+        """Raw torque control for ``count`` physics steps (the gym env's torque mode); the PD
+        set-point follows the measured joints."""
+        action = self.finger.Action(torque=np.asarray(torques, dtype=float))
+        for _ in range(self._advance(count * TIME_STEP_MS)):
+            self.finger.append_desired_action(action)
         self.target = self.joint_positions()
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.steps / 1000.0
 
     # -- state ----------------------------------------------------------------------------------
 
