@@ -18,6 +18,7 @@ from agentkit.envs.trifinger.grasping import APPROACH, SQUEEZE, TIP_RADIUS, plan
 from agentkit.envs.trifinger.motion import TrajectoryBuilder, UnreachableError
 from agentkit.envs.trifinger.scene import REST_JOINTS
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
+from agentkit.envs.trifinger.workspace import WORKSPACE
 from agentkit.envs.trifinger.world import TriFingerWorld
 
 SAFE_CLEARANCE = 0.035  # tips travel this far above the highest block top when repositioning
@@ -50,13 +51,45 @@ class ScriptCompiler:
             return []
         self._check_held()
         build = TrajectoryBuilder(self.world.kinematics, self.world.target)
+        asked = self._asked_point(name, command.args)
         try:
             getattr(self, f"_{name}")(build, *command.args)
         except UnreachableError as exc:
-            raise CompileError(f"{name}(): {exc}", command) from None
+            raise CompileError(self._unreachable_message(name, command.args, asked, str(exc)), command) from None
         except ValueError as exc:
             raise CompileError(f"{name}(): {exc}", command) from None
         return build.actions
+
+    def _asked_point(self, name: str, args: tuple) -> tuple[float, float, float] | None:
+        """The point a command asks the fingers (or the grasped block's centre) to go to, when it names one."""
+        try:
+            if name in ("move_to", "move_tip"):
+                return tuple(float(v) for v in args[-3:])
+            if name == "grasp" or name == "rotate" or name == "push":
+                x, y, z = self._block(int(args[0])).position
+                if name == "push":
+                    return (x + float(args[1]), y + float(args[2]), z)
+                return (x, y, z)
+            if name in ("lift", "place") and self.held is not None:
+                held = self._block(self.held)
+                if name == "lift":
+                    return (held.position[0], held.position[1], float(args[0]) if args else 0.08)
+                return (float(args[0]), float(args[1]), self._top_below(args[0], args[1], self.held) + held.size[2] / 2)
+        except (ValueError, IndexError, TypeError):
+            return None
+        return None
+
+    @staticmethod
+    def _unreachable_message(name: str, args: tuple, asked: tuple[float, float, float] | None, detail: str) -> str:
+        """Names the call, the point it asked for, how far it is from the centre axis, and the reachable region."""
+        call = f"{name}({', '.join(f'{a:g}' if isinstance(a, float) else str(a) for a in args)})"
+        if asked is None:
+            where = f"it is out of reach ({detail})"
+        else:
+            x, y, z = asked
+            where = (f"the point it asks for, ({x:.3f}, {y:.3f}, {z:.3f}), {math.hypot(x, y):.3f} m from the centre axis, "
+                     f"is out of reach ({detail})")
+        return f"{call}: {where}; reachable region: {WORKSPACE.describe()}"
 
     # -- commands ---------------------------------------------------------------------------------
 
@@ -66,7 +99,9 @@ class ScriptCompiler:
             self._open(build)
         grasp = plan_grasp(self.world.kinematics, cuboid, build.q)
         if grasp is None:
-            raise ValueError(f"block {block} cannot be grasped where it lies (push it closer to the centre)")
+            x, y, z = cuboid.position
+            raise UnreachableError(f"block {block} at ({x:.3f}, {y:.3f}, {z:.3f}) cannot be grasped where it lies: "
+                                   "push it closer to the centre")
         safe = self._safe_height()
         self._reposition(build, grasp.approach, safe)
         build.move(grasp.contacts, speed=0.15)

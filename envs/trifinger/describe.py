@@ -1,7 +1,8 @@
 """The TriFinger state in words (for text-only models) and as a JSON-able structure (for tools).
 
 Positions are metres in the arena frame: origin at the centre of the floor, z up; yaw in degrees
-counter-clockwise seen from above. The words go into the observation's status lines, which every
+counter-clockwise seen from above; a block's roll and pitch (degrees about its own x and y axes, after
+the yaw: Z-Y-X Euler angles) show when it tips over or hangs tilted in the grip. The words go into the observation's status lines, which every
 prompt shows; the structure is the privileged state the reference agent and analyses read.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agentkit.envs.trifinger.geometry import Cuboid, yaw_of
+from agentkit.envs.trifinger.geometry import Cuboid, quaternion_matrix, yaw_of
 from agentkit.envs.trifinger.tasks import colour_name
 from agentkit.envs.trifinger.world import TriFingerWorld
 
@@ -34,6 +35,19 @@ def _yaw(c: Cuboid) -> float:
     return math.degrees(yaw_of(c.orientation))
 
 
+def roll_pitch(c: Cuboid) -> tuple[float, float]:
+    """Roll and pitch in degrees (Z-Y-X Euler angles: yaw, then pitch about y, then roll about x)."""
+    m = quaternion_matrix(c.orientation)
+    pitch = math.degrees(math.asin(max(-1.0, min(1.0, -float(m[2, 0])))))
+    roll = math.degrees(math.atan2(float(m[2, 1]), float(m[2, 2])))
+    return roll, pitch
+
+
+def _attitude(c: Cuboid) -> str:
+    roll, pitch = roll_pitch(c)
+    return f"yaw {round(_yaw(c))} deg, roll {round(roll)} deg, pitch {round(pitch)} deg"
+
+
 def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_left_s: float) -> dict[str, str]:
     """Ordered ``label -> text`` facts for the prompt's status block."""
     lines: dict[str, str] = {
@@ -42,8 +56,7 @@ def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_l
         "holding": "nothing" if held is None else f"block {held}",
     }
     for i, (spec, c) in enumerate(zip(world.block_specs, world.block_cuboids())):
-        lines[f"block_{i}"] = (f"{colour_name(spec.color)} {_shape(spec.size)}, centre {_xyz(c.position)}, "
-                               f"yaw {_yaw(c):.0f} deg")
+        lines[f"block_{i}"] = f"{colour_name(spec.color)} {_shape(spec.size)}, centre {_xyz(c.position)}, {_attitude(c)}"
     for i, c in enumerate(world.goal_cuboids()):
         lines[f"goal_{i}"] = f"{_shape(c.size)}, centre {_xyz(c.position)}, yaw {_yaw(c):.0f} deg"
     for i, c in enumerate(world.obstacle_cuboids()):

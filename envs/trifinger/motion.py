@@ -53,7 +53,8 @@ class TrajectoryBuilder:
             if result.worst > REACH_TOLERANCE:
                 finger = int(np.argmax(result.errors))
                 x, y, z = (round(float(v), 3) for v in targets[finger])
-                raise UnreachableError(f"finger {finger} cannot reach ({x}, {y}, {z}) (off by {result.worst * 100:.1f} cm)")
+                raise UnreachableError(f"finger {finger} would have to pass ({x}, {y}, {z}) and stops "
+                                       f"{result.worst * 100:.1f} cm short")
             self.q = result.joints
             self.actions.append(joint_action(self.q, WAYPOINT_MS))
         self.tips = np.asarray(at(1.0), dtype=float)

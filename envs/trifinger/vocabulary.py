@@ -1,12 +1,14 @@
 """The TriFinger script vocabulary: high-level API calls on blocks and fingertips (metres, degrees).
 
 Each call is parsed (never executed) and compiled by ``compiler.ScriptCompiler`` into joint
-trajectories. Blocks are numbered as in the observation (block 0, 1, ...); fingers 0, 1, 2.
+trajectories. ``move_to`` states the reachable workspace (``workspace.WORKSPACE``, measured from the
+robot's kinematics), so every prompt listing the commands carries it. Blocks are numbered as in the observation (block 0, 1, ...); fingers 0, 1, 2.
 """
 
 from __future__ import annotations
 
 from agentkit.actions import CommandSpec, ParamSpec, ParamType, Vocabulary
+from agentkit.envs.trifinger.workspace import WORKSPACE
 
 XY = 0.2  # |x|, |y| limit of targets (the arena wall is about 0.19 m from the centre)
 Z_MAX = 0.3
@@ -25,7 +27,8 @@ VOCABULARY = Vocabulary(
             "Raise the grasped block until its centre is `height` metres above the floor.",
         ),
         CommandSpec("move_to", (_x, _y, _z), "Carry the grasped block so its centre is at (x, y, z); "
-                    "with nothing grasped, move the centre of the three fingertips there."),
+                    "with nothing grasped, move the centre of the three fingertips there. Reachable workspace: "
+                    f"{WORKSPACE.describe()}."),
         CommandSpec("place", (_x, _y), "Carry the grasped block above (x, y), lower it onto the floor or the block "
                     "below, release it and lift the fingers clear."),
         CommandSpec("release", (), "Open the fingertips away from the grasped block and lift them clear."),
