@@ -15,8 +15,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options, emit_json,
-                                 err, fail, out)
+from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, HUMAN_FRAMES_HELP, PASS_RULE_HELP, PASS_RULES,
+                                 animal_ai_options, emit_json, err, fail, out, with_human_frames)
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
@@ -80,6 +80,7 @@ def run(
     aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
     aai_version: Optional[str] = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
     pass_rule: str = typer.Option("aai", "--pass-rule", help=PASS_RULE_HELP),
+    human_frames: str = typer.Option("auto", "--human-frames", help=HUMAN_FRAMES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
@@ -116,6 +117,7 @@ def run(
         )
     except ValidationError as exc:
         _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
+    config = with_human_frames(config, human_frames)
     from agentkit.run_preflight import PreflightError, check_model_access
 
     try:  # a key that is missing or a server nobody listens on fails now, not after every episode's retries
@@ -144,8 +146,11 @@ def run(
         err.print(f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
                   f"make room, then `agentkit eval --resume {summary.run_id}`")
         raise typer.Exit(1)
+    from agentkit.model_call_summary import model_call_line, model_call_totals
+
+    calls = model_call_totals(summary.episodes)  # retries, turns cut by --max-tokens, model errors
     if as_json:
-        _emit_json(summary.to_json())
+        _emit_json({**summary.to_json(), "model_calls": calls})
     else:
         from agentkit.outcome_words import outcome_word
 
@@ -155,6 +160,8 @@ def run(
         word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
         out.print(f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
                   f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
+        if model_call_line(calls):
+            out.print(model_call_line(calls), markup=False)
 
     from agentkit.cli_stops import exit_if_stopped
 
@@ -279,8 +286,20 @@ def transcripts_show(
             out.print(f"[red]parse error:[/red] {t.parse_error['message']}")
         if t.compile_error:
             out.print(f"[red]could not run:[/red] {t.compile_error}")
+        _show_model_call(t.model_call)
         out.print(f"actions: {t.actions}  reward: {t.reward:+.3f}  total: {t.total_reward:.3f}  "
                   f"tokens: {t.input_tokens}/{t.output_tokens}  done: {t.done}")
+
+
+def _show_model_call(call) -> None:
+    """The turn's finish reason, retries and token counts (API models), and a dropped-prompt warning."""
+    from agentkit.model_call_summary import describe_call
+
+    text = describe_call(call)
+    if text is not None:
+        out.print(f"model call: {text}", markup=False, style="red" if call.finish_reason == "length" else None)
+    if call is not None and call.warning:
+        err.print(f"warning: {call.warning}", markup=False)
 
 
 @transcripts_app.command("export")

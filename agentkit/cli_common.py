@@ -28,6 +28,26 @@ AAI_VERSION_HELP = ("Animal-AI version the aai-arena reproduces: 3.1.3 (default,
                     "(its item names and block masses); see docs/arena-fidelity.md. Stored with the run.")
 
 
+HUMAN_FRAMES_HELP = ("Where --model human shows the frames: window (a browser window, where a display exists), "
+                     "page (a page on 127.0.0.1 that reloads itself), files (PNG files named on the terminal) or "
+                     "auto (the first that works). Stored with the run.")
+
+
+def with_human_frames(config: Any, mode: str) -> Any:
+    """``config`` with its ``human_frames`` mode; a mode that is unknown or cannot work here (a window
+    without a display) ends the command in one line, before any episode."""
+    from agentkit.models.human_frames import FrameDisplayError, check_frame_mode
+
+    if config.model == "human":
+        try:
+            check_frame_mode(mode)
+        except FrameDisplayError as exc:
+            fail(str(exc))
+    elif mode != "auto":
+        fail(f"--human-frames: only --model human shows frames to a person (the model is {config.model!r})")
+    return config.model_copy(update={"human_frames": mode})
+
+
 def animal_ai_options(aai_build: str | None, aai_version: str | None) -> dict[str, str]:
     """The backend options the Animal-AI flags give (only those set, so other backends are not offered them)."""
     return {key: value for key, value in (("aai_build", aai_build), ("aai_version", aai_version)) if value}

@@ -75,6 +75,8 @@ class RunConfig(BaseModel):
     # kept so a resumed or re-scored run is scored the same way.
     evaluation: dict[str, Any] | None = None
     memory: str = "full"
+    # Where ``--model human`` shows the frames: auto, window, page or files (agentkit.models.human_frames).
+    human_frames: Literal["auto", "window", "page", "files"] = "auto"
     templates_dir: str | None = None
     include_images: bool = True
     observer: ObserverSettings = Field(default_factory=ObserverSettings)

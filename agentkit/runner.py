@@ -22,7 +22,7 @@ from typing import Any, Callable
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentkit import __version__
+from agentkit import __version__, terminal_hold
 from agentkit.config import RunConfig
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
@@ -196,7 +196,7 @@ def execute_run(
     status = "unfinished"
     keeper = LeaseKeeper(lambda: store.renew_run(run_id, lease), on_lost=budget.cancel)
     try:
-        with keeper, progress:
+        with keeper, progress, terminal_hold.showing(progress):  # a person typing holds the bar still
             bar = progress.add_task(f"{config.env} ({config.model}, {config.max_concurrency} at once)",
                                     total=len(plan) + len(done), completed=len(done))
 

@@ -50,9 +50,11 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
 
         return ReferenceModel(backend.reference_policy())
     if config.model == "human":
+        from agentkit import terminal_hold
+        from agentkit.models.human_frames import shared_frame_display
         from agentkit.models.human_model import HumanModel
 
-        return HumanModel()
+        return HumanModel(frames=shared_frame_display(config.human_frames), hold=terminal_hold.held)
     from agentkit.models.litellm_model import LiteLLMModel
 
     if api_key is None and config.api_base and not os.environ.get("OPENAI_API_KEY"):

@@ -7,14 +7,21 @@ Input protocol (kept simple on purpose): type the script over one or more lines 
 an empty line. Empty lines before the first script line are ignored. End of input (Ctrl-D) after
 some lines submits them; end of input with nothing typed raises ``ModelError("human ended input")``
 so the loop ends the episode. Ctrl-C is not caught: the loop treats it as a cancellation.
+
+The frames attached to a turn go to a :class:`~agentkit.models.human_frames.FrameDisplay` (a
+window, a page on 127.0.0.1 or files, see that module). While the person reads and types, every
+live display of the run (the progress bar) is held still through ``hold``, so nothing redraws over
+the prompt or the typed text.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +29,9 @@ from rich.console import Console
 from rich.text import Text
 
 from agentkit.models.base import ModelError
+from agentkit.models.human_frames import FrameDisplay
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
-
-_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/jpg": "jpg", "image/webp": "webp", "image/gif": "gif"}
-
 
 def _content_text(content: Any) -> str:
     """The text of a message's content, whether a string or a list of parts."""
@@ -53,8 +58,9 @@ class HumanModel:
     """Shows the prompt of each turn at a console and reads the person's script from ``input_fn``.
 
     ``input_fn`` has the signature of :func:`input` (tests pass a fake). ``output`` is where the
-    prompt is shown (a rich Console). With ``image_dir``, attached images are written there as
-    files (``turn003_1.png``) and their paths shown, so the person can open them.
+    prompt is shown (a rich Console). ``frames`` shows the attached images (default: PNG files
+    in ``image_dir``, or in a new temporary folder, named on the console). ``hold`` is entered
+    while the prompt is shown and the script typed (the runner's progress display steps aside).
     """
 
     def __init__(
@@ -63,23 +69,39 @@ class HumanModel:
         output: Console | None = None,
         name: str = "human",
         image_dir: str | Path | None = None,
+        frames: FrameDisplay | None = None,
+        hold: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
         self.name = name
         self.input_fn = input_fn
         self.console = output if output is not None else Console()
         self.image_dir = Path(image_dir) if image_dir is not None else None
+        self._frames = frames
+        self.hold = hold or contextlib.nullcontext
         self._turn = 0
         self._instructions_shown = False
 
     def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
         """Show the latest user message (and, once, the system instructions); return the typed script."""
-        self._show(messages)
-        start = time.perf_counter()
-        text = self._read_script()
+        with self.hold():
+            self._show(messages)
+            start = time.perf_counter()
+            text = self._read_script()
         self._turn += 1
-        return ModelReply(
-            text=text, usage=Usage(), latency_s=time.perf_counter() - start, model=self.name, raw={"human": True}
-        )
+        raw = {"human": True, "frames": self._frames.mode if self._frames is not None else None}
+        return ModelReply(text=text, usage=Usage(), latency_s=time.perf_counter() - start, model=self.name, raw=raw)
+
+    @property
+    def frames(self) -> FrameDisplay:
+        """The frame display, made on first use when none was given."""
+        if self._frames is None:
+            self._frames = FrameDisplay(self.image_dir)
+        return self._frames
+
+    def close(self) -> None:
+        """Stop the frame display (its page server, if any); the saved frames stay."""
+        if self._frames is not None:
+            self._frames.close()
 
     # ----------------------------------------------------------------- display
     def _show(self, messages: list[dict[str, Any]]) -> None:
@@ -98,28 +120,22 @@ class HumanModel:
             urls = _image_urls(user.get("content"))
             if urls:
                 self.console.print(Text(f"[{len(urls)} image(s) attached]", style="bold"))
-                for path in self._save_images(urls):
-                    self.console.print(Text(f"  image: {path}"))
+                for line in self.frames.show(self._turn, self._decode_images(urls)):
+                    self.console.print(Text(f"  {line}"))
         self.console.print(Text("Type your script; finish with an empty line (Ctrl-D to stop).", style="dim"))
 
-    def _save_images(self, urls: list[str]) -> list[Path]:
-        """Write data-URL images to ``image_dir``; other URLs are shown only as a count."""
-        if self.image_dir is None:
-            return []
-        self.image_dir.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for i, url in enumerate(urls, start=1):
+    @staticmethod
+    def _decode_images(urls: list[str]) -> list[bytes]:
+        """The bytes of data-URL images; other URLs are shown only as a count."""
+        images = []
+        for url in urls:
             if not url.startswith("data:") or ";base64," not in url:
                 continue
-            header, payload = url[5:].split(";base64,", 1)
             try:
-                data = base64.b64decode(payload, validate=True)
+                images.append(base64.b64decode(url.split(";base64,", 1)[1], validate=True))
             except (binascii.Error, ValueError):
                 continue
-            path = self.image_dir / f"turn{self._turn:03d}_{i}.{_EXTENSIONS.get(header, 'bin')}"
-            path.write_bytes(data)
-            paths.append(path)
-        return paths
+        return images
 
     # ----------------------------------------------------------------- input
     def _read_script(self) -> str:
