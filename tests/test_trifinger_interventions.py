@@ -8,7 +8,7 @@ import pytest
 
 from agentkit.envs.trifinger.backend import TriFingerBackend
 from agentkit.envs.trifinger.interventions import apply_intervention
-from agentkit.envs.trifinger.protocols import PROTOCOLS, protocol_suites
+from agentkit.envs.trifinger.protocols import BENCHMARKS, protocol_suites
 from agentkit.envs.trifinger.variables import WorldVariables
 from agentkit.loop import EpisodeLimits, EpisodeSetup, run_episode
 from agentkit.observers.observer import Observer, ObserverConfig
@@ -88,7 +88,7 @@ def test_resizing_a_block_rebuilds_it_in_place(backend):
     assert backend.world.block_cuboids()[0].size == pytest.approx((0.07, 0.07, 0.07))
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS, key=lambda name: int(name[1:])))
+@pytest.mark.parametrize("protocol", list(BENCHMARKS["pushing"]))
 def test_each_protocol_builds_and_runs_one_episode(backend, protocol):
     setup = EpisodeSetup(
         backend=backend,
@@ -108,9 +108,13 @@ def test_each_protocol_builds_and_runs_one_episode(backend, protocol):
 
 def test_protocol_suites_and_bad_names():
     suites = protocol_suites()
-    assert suites["pushing-protocols"][0] == "pushing@P0" and len(suites["stacking2-protocols"]) == 12
+    # benchmarks.py: stacking2 has no P3, reaching has P0, P5 and P12 only
+    assert suites["pushing-protocols"][0] == "pushing@P0" and len(suites["stacking2-protocols"]) == 11
+    assert suites["reaching-protocols"] == ["reaching@P0", "reaching@P5", "reaching@P12"]
     with pytest.raises(ValueError, match="unknown protocol 'P12'"):
         TriFingerBackend(cameras=False).reset("pushing@P12", 0)
+    with pytest.raises(ValueError, match="unknown protocol 'P3'.*stacking2 has P0, P1, P2, P4"):
+        TriFingerBackend(cameras=False).reset("stacking2@P3", 0)
 
 
 def test_a_curriculum_intervenes_on_its_schedule():
@@ -131,5 +135,5 @@ def test_a_curriculum_intervenes_on_its_schedule():
 def test_space_b_moves_blocks_farther_out_than_space_a(backend):
     backend.reset("pushing@P6", 11)
     (record,) = backend._interventions
-    radius = record["changed"]["block0"]["cylindrical_position"][0]
+    radius = record["changed"]["tool_block"]["cylindrical_position"][0]  # CausalWorld's name for block0
     assert 0.11 <= radius <= 0.15 and not math.isnan(radius)

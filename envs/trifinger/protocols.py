@@ -1,14 +1,18 @@
-"""CausalWorld's evaluation protocols P0-P11 as named presets, and the sampler they share with actors.
+"""CausalWorld's evaluation protocols, task by task, as ``causal_world/benchmark/benchmarks.py`` lists them.
 
-A protocol picks variables by two regular expressions (object or global name, then property name)
-and a space, and at the start of an episode samples every picked variable uniformly from that
-space. P0 changes nothing (CausalWorld's default configuration); P10 and P11 sample every variable
-in space A and space B. Object names here are ``block<i>`` / ``goal<i>`` where CausalWorld says
-``tool_block`` / ``goal_block``. Run one as task ``pushing@P4``; suites ``<task>-protocols`` list
-P0-P11 for the four benchmark tasks.
+Why: a researcher comparing with CausalWorld's published results must get the same protocol: the
+same variables (CausalWorld's names: ``tool_block``, ``goal_block``, ``goal_tower``...), the same
+space and, for P10/P11, its ``FullyRandomProtocol`` (never joints, never gravity; a coin flip between
+sizes and positions). Each benchmark task has its own list: pushing, picking and pick_and_place have
+P0-P11, stacking2 has no P3 (it has no size variable) and reaching has P0, P5 and P12. Run one as
+task ``pushing@P4``; suites ``<task>-protocols`` list a task's protocols.
 
-Samples that turn out infeasible (a block inside another, off the arena) are drawn again, up to
-``ATTEMPTS`` times; the episode's metrics record what was applied or why nothing was.
+A protocol draw is made on plain scene data (``sampling.draw_protocol``): the scene the backend
+builds already holds the intervened blocks and goals; ``ProtocolPlan.apply`` then sets the
+world-level variables (frictions, colours, link masses) and records what was applied. A draw that
+stays infeasible after ``sampling.ATTEMPTS`` tries raises ``ProtocolDrawError`` (never a silent P0).
+
+``Selection``/``apply_selection`` are the curriculum actors' machinery (live worlds, see curriculum).
 """
 
 from __future__ import annotations
@@ -22,22 +26,131 @@ import numpy as np
 from agentkit.envs.trifinger.interventions import apply_intervention, rounded
 from agentkit.envs.trifinger.scene import Scene
 from agentkit.envs.trifinger.spaces import SpaceName, intervention_space, sample
-from agentkit.envs.trifinger.tasks import default_scene, generate
+from agentkit.envs.trifinger.tasks import generate
 from agentkit.envs.trifinger.variables import WorldVariables
 
 if TYPE_CHECKING:
     from agentkit.envs.trifinger.backend import TriFingerBackend
+    from agentkit.envs.trifinger.sampling import ProtocolDraw
 
-ATTEMPTS = 30
-BENCHMARK_TASKS = ("pushing", "picking", "pick_and_place", "stacking2")
-_ANY = r".*"
-_OBJ = r"block\d+"
-_GOAL = r"goal\d+"
+ATTEMPTS = 30  # curriculum actors' resampling bound on a live world
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One of benchmarks.py's protocols: ``ProtocolGenerator`` (two full-match regexes over
+    CausalWorld's variable names) or ``FullyRandomProtocol`` (``first`` is None)."""
+
+    name: str
+    first: str | None
+    second: str | None
+    space: str  # "A", "B" or "A_B" (CausalWorld: space_a, space_b, space_a_b)
+
+    @property
+    def fully_random(self) -> bool:
+        return self.first is None
+
+
+def _generators(tool: str, goal: str, p9_goal: str, with_p3: bool) -> dict[str, Protocol]:
+    """benchmarks.py's P0-P11 for one of the block tasks (its regexes spelled as there)."""
+    listing = [
+        Protocol("P0", "", "", "A_B"),
+        Protocol("P1", tool, "mass", "A"),
+        Protocol("P2", tool, "mass", "B"),
+        Protocol("P3", tool, "size", "A"),
+        Protocol("P4", tool, "cylindrical_position", "A"),
+        Protocol("P5", goal, "cylindrical_position", "A"),
+        Protocol("P6", f"{goal}|{tool}", "cylindrical_position", "B"),
+        Protocol("P7", f"{goal}|{tool}", "cylindrical_position|mass", "A"),
+        Protocol("P8", f"{goal}|{tool}", "cylindrical_position|mass", "B"),
+        Protocol("P9", f"{p9_goal}|{tool}|floor_friction", "cylindrical_position|mass", "B"),
+        Protocol("P10", None, None, "A"),
+        Protocol("P11", None, None, "B"),
+    ]
+    return {p.name: p for p in listing if with_p3 or p.name != "P3"}
+
+
+#: benchmarks.py: REACHING_, PUSHING_, PICKING_, PICK_AND_PLACE_ and STACKING2_BENCHMARK.
+BENCHMARKS: dict[str, dict[str, Protocol]] = {
+    "pushing": _generators("tool_block", "goal_block", "goal_block", with_p3=True),
+    "picking": _generators("tool_block", "goal_block", "goal_block", with_p3=True),
+    "pick_and_place": _generators("tool_block", "goal_block", "goal_block", with_p3=True),
+    # STACKING2_BENCHMARK: no P3; goals move as 'goal_tower'; its P9 names 'goal_block' (which
+    # matches no stacking2 variable, so P9 moves only the tool blocks and the floor friction).
+    "stacking2": _generators("tool_block.*", "goal_tower", "goal_block", with_p3=False),
+    "reaching": {"P0": Protocol("P0", "", "", "A_B"),
+                 "P5": Protocol("P5", "goal_.*", "cylindrical_position", "A"),
+                 "P12": Protocol("P12", "goal_.*", "cylindrical_position", "B")},
+}
+BENCHMARK_TASKS = tuple(BENCHMARKS)
+#: Every protocol name some benchmark task defines (P0-P12).
+PROTOCOL_NAMES = tuple(sorted({n for table in BENCHMARKS.values() for n in table}, key=lambda n: int(n[1:])))
+
+
+def protocol_for(task: str, name: str) -> Protocol:
+    """The protocol ``name`` of benchmark task ``task``; a clear error otherwise."""
+    table = BENCHMARKS.get(task)
+    if table is None:
+        raise ValueError(f"trifinger task {task!r} has no CausalWorld protocols; "
+                         f"benchmarks.py defines them for {', '.join(BENCHMARK_TASKS)}")
+    if name not in table:
+        raise ValueError(f"unknown protocol {name!r} in task '{task}@{name}'; {task} has {', '.join(table)}")
+    return table[name]
+
+
+@dataclass(frozen=True)
+class ProtocolPlan:
+    """A protocol draw to finish right after the scene is built (world-level variables, record)."""
+
+    draw: ProtocolDraw
+
+    @property
+    def name(self) -> str:
+        return self.draw.protocol
+
+    def apply(self, backend: TriFingerBackend) -> dict[str, Any]:
+        draw = self.draw
+        if draw.world_values:
+            variables = WorldVariables(backend.world)
+            for name, value in draw.world_values.items():
+                if isinstance(value, dict):
+                    for prop, v in value.items():
+                        variables.write(name, v, prop)
+                else:
+                    variables.write(name, value)
+        if draw.intervention:
+            record = {"by": draw.protocol, "applied": True, "attempts": draw.attempts, "space": draw.space,
+                      "changed": rounded(draw.intervention)}
+        else:
+            record = {"by": draw.protocol, "applied": False, "reason": "nothing to change"}
+        backend.record_intervention(record)
+        return record
+
+
+def scene_for(task: str, seed: int) -> tuple[Scene, str | None, ProtocolPlan | None]:
+    """The scene of ``task`` (``family`` or ``family@Pn``), its protocol name and plan.
+
+    Raises ``ValueError`` for an unknown protocol and ``sampling.ProtocolDrawError`` when no
+    feasible draw was found."""
+    from agentkit.envs.trifinger.sampling import draw_protocol
+
+    family, _, protocol = task.partition("@")
+    if not protocol:
+        return generate(family, seed), None, None
+    draw = draw_protocol(family, protocol, seed)
+    return draw.scene, protocol, ProtocolPlan(draw)
+
+
+def protocol_suites() -> dict[str, list[str]]:
+    return {f"{task}-protocols": [f"{task}@{name}" for name in table] for task, table in BENCHMARKS.items()}
+
+
+# ------------------------------------------------------------------ curriculum actors (live world)
 
 
 @dataclass(frozen=True)
 class Selection:
-    """Which variables to sample: first-level and property regexes (full match), and the space."""
+    """Which variables an actor samples: first-level and property regexes (full match), and the space."""
 
     first: str
     second: str
@@ -58,22 +171,6 @@ class Selection:
         return out
 
 
-PROTOCOLS: dict[str, Selection] = {
-    "P0": Selection("", "", "A_B"),
-    "P1": Selection(_OBJ, "mass", "A"),
-    "P2": Selection(_OBJ, "mass", "B"),
-    "P3": Selection(_OBJ, "size", "A"),
-    "P4": Selection(_OBJ, "cylindrical_position", "A"),
-    "P5": Selection(_GOAL, "cylindrical_position", "A"),
-    "P6": Selection(f"{_GOAL}|{_OBJ}", "cylindrical_position", "B"),
-    "P7": Selection(f"{_GOAL}|{_OBJ}", "cylindrical_position|mass", "A"),
-    "P8": Selection(f"{_GOAL}|{_OBJ}", "cylindrical_position|mass", "B"),
-    "P9": Selection(f"{_GOAL}|{_OBJ}|floor_friction", "cylindrical_position|mass", "B"),
-    "P10": Selection(_ANY, _ANY, "A"),
-    "P11": Selection(_ANY, _ANY, "B"),
-}
-
-
 def sample_intervention(selection: Selection, variables: WorldVariables, generator: np.random.Generator) -> dict[str, Any]:
     """One draw of every variable ``selection`` covers, kept consistent: a resized single block drags
     its goal's size along and both keep resting on the floor (as CausalWorld's tasks do)."""
@@ -85,7 +182,7 @@ def sample_intervention(selection: Selection, variables: WorldVariables, generat
         else:
             draw[name] = sample(value, generator)
     world = variables.world
-    for i, spec in enumerate(world.block_specs):
+    for spec in world.block_specs:
         size = draw.get(spec.name, {}).get("size")
         if size is None:
             continue
@@ -122,28 +219,3 @@ def apply_selection(backend: TriFingerBackend, selection: Selection, generator: 
         record = {"by": label, "applied": False, "reason": f"no feasible sample in {ATTEMPTS} draws: {reason}"}
     backend.record_intervention(record)
     return record
-
-
-@dataclass(frozen=True)
-class ProtocolPlan:
-    """A protocol to apply right after the scene is built."""
-
-    name: str
-    seed: int
-
-    def apply(self, backend: TriFingerBackend) -> dict[str, Any]:
-        return apply_selection(backend, PROTOCOLS[self.name], np.random.default_rng(self.seed), self.name)
-
-
-def scene_for(task: str, seed: int) -> tuple[Scene, str | None, ProtocolPlan | None]:
-    """The scene of ``task`` (``family`` or ``family@Pn``), its protocol name and plan."""
-    family, _, protocol = task.partition("@")
-    if not protocol:
-        return generate(family, seed), None, None
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r} in task {task!r}; known: {', '.join(PROTOCOLS)}")
-    return default_scene(family), protocol, ProtocolPlan(protocol, seed)
-
-
-def protocol_suites() -> dict[str, list[str]]:
-    return {f"{task}-protocols": [f"{task}@{name}" for name in PROTOCOLS] for task in BENCHMARK_TASKS}

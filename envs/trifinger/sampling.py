@@ -1,0 +1,327 @@
+"""One protocol draw on plain scene data: sample, reconcile as the task does, check, resample or fail.
+
+Why: a protocol episode must start from a well-posed scene (floor goals on the floor, goals clear
+of the wall, blocks inside neither the robot nor each other) or fail with one clear error; it must
+never run the default scene silently. Drawing on data instead of a live world also lets
+``agentkit tasks trifinger --protocol P8 --sample 20`` and the tests show what a protocol draws
+without running physics.
+
+Steps, as CausalWorld does them: sample every variable the protocol covers uniformly from the
+task's space (``task_spaces``; ``evaluation/protocols/protocol_generator.py`` and
+``fully_random_protocol.py``); reconcile contradictory values as the task generator's
+``_handle_contradictory_interventions`` does; apply to the scene; check feasibility
+(``envs/scene/stage.py check_feasiblity_of_stage`` and ``envs/robot/trifinger.py
+check_feasibility_of_robot_state``, see ``scene_problems``). CausalWorld retries 5 times
+(``wrappers/protocol_wrapper.py``) and then keeps the unintervened scene; here an infeasible draw
+is retried up to ``ATTEMPTS`` times and then raises ``ProtocolDrawError``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.protocols import Protocol, protocol_for
+from agentkit.envs.trifinger.scene import Scene
+from agentkit.envs.trifinger.task_spaces import ALIASES, task_space
+from agentkit.envs.trifinger.tasks import default_scene
+
+logger = logging.getLogger(__name__)
+
+ATTEMPTS = 50
+#: configs/world_constants.py ARENA_BB: the box goals must mostly lie in (x, y, z low / high).
+ARENA_BB = ((-0.15, -0.15, 0.0), (0.15, 0.15, 0.3))
+#: stage.py check_feasiblity_of_stage: a goal is feasible when at least this fraction of its
+#: bounding box lies in ARENA_BB and its bottom is above GOAL_LOWEST_Z.
+GOAL_INSIDE_FRACTION = 0.5
+GOAL_LOWEST_Z = -0.01
+#: Allowed interpenetration of rigid bodies (blocks, wall, robot, floor, arena wall). CausalWorld
+#: tolerates 3 cm between objects (stage.py, contact distance < -0.03) and 9.5 mm with the robot
+#: (trifinger.py, < -0.0095); so deep an overlap makes pybullet throw blocks, so 2 mm is used here.
+PENETRATION_TOLERANCE = 0.002
+
+
+class ProtocolDrawError(ValueError):
+    """No feasible draw of a protocol for a task and seed (the message says which and why)."""
+
+
+@dataclass
+class ProtocolDraw:
+    """What a protocol drew for one seed: the scene to build and the values it set."""
+
+    task: str
+    protocol: str
+    seed: int
+    space: str
+    scene: Scene
+    intervention: dict[str, Any] = field(default_factory=dict)  # CausalWorld names, after reconciling
+    world_values: dict[str, Any] = field(default_factory=dict)  # frictions, colours, links (set on the world)
+    attempts: int = 0
+    rejected: list[str] = field(default_factory=list)  # why earlier attempts were refused
+
+    def to_json(self) -> dict[str, Any]:
+        from agentkit.envs.trifinger.interventions import rounded
+
+        def pose(spec) -> dict[str, Any]:
+            return {"name": spec.name, "position": rounded(list(spec.position)),
+                    "yaw": round(_yaw(spec.orientation), 4), "size": rounded(list(spec.size))}
+
+        scene = self.scene
+        return {
+            "task": self.task, "protocol": self.protocol, "seed": self.seed, "space": self.space,
+            "attempts": self.attempts, "rejected": self.rejected,
+            "blocks": [{**pose(b), "mass": round(b.mass, 5)} for b in scene.blocks],
+            "goals": [pose(g) for g in scene.goals],
+            "obstacles": [pose(o) for o in scene.obstacles],
+            "tip_goals": [rounded(list(t)) for t in scene.tip_goals],
+            "intervention": rounded(self.intervention),
+        }
+
+
+def _yaw(q) -> float:
+    x, y, z, w = q
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+
+def _quaternion(euler) -> tuple[float, float, float, float]:
+    """pybullet's getQuaternionFromEuler (roll about x, then pitch about y, then yaw about z)."""
+    roll, pitch, yaw = (float(v) / 2 for v in euler)
+    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+
+
+def _cartesian(cyl) -> tuple[float, float, float]:
+    r, theta, z = (float(v) for v in cyl)
+    return (r * math.cos(theta), r * math.sin(theta), z)
+
+
+def _cylindrical(position) -> list[float]:
+    x, y, z = (float(v) for v in position)
+    return [math.hypot(x, y), math.atan2(y, x), z]
+
+
+def _uniform(rng: tuple[Any, Any], generator: np.random.Generator) -> Any:
+    value = generator.uniform(np.asarray(rng[0], dtype=float), np.asarray(rng[1], dtype=float))
+    return value.tolist() if np.ndim(value) else float(value)
+
+
+# ------------------------------------------------------------------------------------ sampling
+
+
+def sample(protocol: Protocol, space: dict[str, Any], generator: np.random.Generator) -> dict[str, Any]:
+    """One raw draw of ``protocol`` over ``space`` (CausalWorld names), before reconciling."""
+    draw: dict[str, Any] = {}
+    if protocol.fully_random:
+        # fully_random_protocol.py: a fair coin between sizes and positions (a size changes where a
+        # block can rest); joint_positions never (its probability is 0); gravity is in no space.
+        on_size = bool(generator.integers(0, 2))
+        for name, value in space.items():
+            if isinstance(value, dict):
+                picked = {prop: _uniform(rng, generator) for prop, rng in value.items()
+                          if not (prop == "cylindrical_position" and on_size) and not (prop == "size" and not on_size)}
+                if picked:
+                    draw[name] = picked
+            elif name != "joint_positions":
+                draw[name] = _uniform(value, generator)
+        return draw
+    for name, value in space.items():
+        if not re.fullmatch(protocol.first, name):
+            continue
+        if isinstance(value, dict):
+            picked = {prop: _uniform(rng, generator) for prop, rng in value.items() if re.fullmatch(protocol.second, prop)}
+            if picked:
+                draw[name] = picked
+        else:
+            draw[name] = _uniform(value, generator)
+    return draw
+
+
+def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
+    """The task generator's ``_handle_contradictory_interventions`` (and its resting heights)."""
+    task = scene.task
+    draw = copy.deepcopy(draw)
+    if task in ("pushing", "pick_and_place", "picking"):
+        tool, goal = draw.get("tool_block", {}), draw.get("goal_block", {})
+        size = goal.get("size", tool.get("size"))  # the goal's size wins when both are drawn (its `if` comes first)
+        if size is not None:
+            cube = [float(size[0])] * 3 if task != "picking" else [float(v) for v in size]
+            draw.setdefault("tool_block", {})["size"] = cube
+            draw.setdefault("goal_block", {})["size"] = cube
+        if task in ("pushing", "pick_and_place"):
+            # pushing.py / pick_and_place.py: both rest on the floor at half the block's height.
+            height = (draw["tool_block"]["size"][2] if size is not None else scene.blocks[0].size[2])
+            for name, index, specs in (("tool_block", 0, scene.blocks), ("goal_block", 0, scene.goals)):
+                entry = draw.get(name)
+                if entry is None or not ({"size", "cylindrical_position"} & set(entry)):
+                    continue
+                cyl = entry.get("cylindrical_position") or _cylindrical(specs[index].position)
+                entry["cylindrical_position"] = [cyl[0], cyl[1], height / 2]
+        if task == "picking":
+            if "cylindrical_position" in draw.get("goal_block", {}):
+                # picking.py: the goal moves only in height (radius and angle forced to 0).
+                z = draw["goal_block"]["cylindrical_position"][2]
+                draw["goal_block"]["cylindrical_position"] = [0.0, 0.0, z]
+            if size is not None and "cylindrical_position" not in draw["tool_block"]:
+                # CausalWorld leaves the resized block's centre where it was (it settles in the first
+                # physics steps); here it starts resting at its new half height.
+                cyl = _cylindrical(scene.blocks[0].position)
+                draw["tool_block"]["cylindrical_position"] = [cyl[0], cyl[1], draw["tool_block"]["size"][2] / 2]
+    return draw
+
+
+def apply(scene: Scene, draw: dict[str, Any]) -> tuple[Scene, dict[str, Any]]:
+    """A copy of ``scene`` with the draw's object variables set, and the world-level rest."""
+    scene = copy.deepcopy(scene)
+    aliases = ALIASES.get(scene.task, {})
+    world: dict[str, Any] = {}
+    for name, value in draw.items():
+        if name == "goal_tower":
+            _apply_tower(scene, value)
+            continue
+        target = aliases.get(name)
+        if target is None:
+            world[name] = value
+            continue
+        kind, index = target
+        if kind == "tip_goal":
+            if "cylindrical_position" in value:
+                scene.tip_goals[index] = _cartesian(value["cylindrical_position"])
+            continue  # a sphere's colour and orientation are not modelled
+        spec = {"block": scene.blocks, "goal": scene.goals, "obstacle": scene.obstacles}[kind][index]
+        if "size" in value:
+            spec.size = tuple(float(v) for v in value["size"])
+            if kind == "obstacle":  # a fixed wall stays standing on the floor
+                spec.position = (spec.position[0], spec.position[1], spec.size[2] / 2)
+        if "cylindrical_position" in value:
+            spec.position = _cartesian(value["cylindrical_position"])
+        if "euler_orientation" in value:
+            spec.orientation = _quaternion(value["euler_orientation"])
+        if "color" in value:
+            spec.color = tuple(float(v) for v in value["color"])
+        if "mass" in value:
+            spec.mass = float(value["mass"])
+    return scene, world
+
+
+def _apply_tower(scene: Scene, value: dict[str, Any]) -> None:
+    """stacking2.py apply_task_generator_interventions: goal_tower's z is the tower's height; the
+    lower goal block goes to z/2 and the upper one to 3z/2. Its orientation is applied only when
+    no position is given (CausalWorld's `elif`)."""
+    if "cylindrical_position" in value:
+        r, theta, z = value["cylindrical_position"]
+        for goal, level in zip(scene.goals[:2], (0.5, 1.5)):
+            goal.position = _cartesian([r, theta, z * level])
+    elif "euler_orientation" in value:
+        for goal in scene.goals[:2]:
+            goal.orientation = _quaternion(value["euler_orientation"])
+
+
+# --------------------------------------------------------------------------------- feasibility
+
+_PROBE = None
+
+
+def _probe():
+    """A headless world used only for collision checks (no stepping), made once per process."""
+    global _PROBE
+    if _PROBE is None:
+        from agentkit.envs.trifinger.world import TriFingerWorld
+
+        _PROBE = TriFingerWorld()
+    return _PROBE
+
+
+def goal_problems(scene: Scene) -> list[str]:
+    """stage.py's rule for goals (mostly inside ARENA_BB, not below the floor), and goals clear of
+    fixed obstacles (a goal inside pick_and_place's wall cannot be filled)."""
+    problems = []
+    low, high = np.asarray(ARENA_BB[0]), np.asarray(ARENA_BB[1])
+    shapes = [(g.name, g.cuboid()) for g in scene.goals]
+    shapes += [(f"tip_goal{i}", Cuboid(tuple(t), (0.03, 0.03, 0.03))) for i, t in enumerate(scene.tip_goals)]
+    for name, cuboid in shapes:
+        box_low, box_high = cuboid.aabb()
+        inside = np.clip(np.minimum(box_high, high) - np.maximum(box_low, low), 0.0, None).prod()
+        volume = float(np.prod(box_high - box_low))
+        if volume > 0 and inside / volume < GOAL_INSIDE_FRACTION:
+            problems.append(f"{name} lies {1 - inside / volume:.0%} outside the arena box")
+        if box_low[2] < GOAL_LOWEST_Z:
+            problems.append(f"{name} reaches below the floor ({box_low[2]:.3f} m)")
+        for obstacle in scene.obstacles:
+            if _cuboids_intersect(cuboid, obstacle.cuboid()):
+                problems.append(f"{name} overlaps the {obstacle.name}")
+    return problems
+
+
+def block_problems(scene: Scene) -> list[str]:
+    """Blocks overlapping each other or a fixed obstacle at all (faces may touch): exact boxes."""
+    problems = []
+    rigid = [*scene.blocks, *scene.obstacles]
+    for i, a in enumerate(scene.blocks):
+        for b in rigid[i + 1:]:
+            if _cuboids_intersect(a.cuboid(), b.cuboid()):
+                problems.append(f"{a.name} overlaps {'the ' if b.static else ''}{b.name}")
+    return problems
+
+
+def _cuboids_intersect(a: Cuboid, b: Cuboid, margin: float = 1e-4) -> bool:
+    """Separating-axis test of two oriented boxes (shrunk by ``margin``: touching faces do not count)."""
+    ra, rb = a.rotation, b.rotation
+    half_a = np.asarray(a.size) / 2 - margin
+    half_b = np.asarray(b.size) / 2 - margin
+    t = np.asarray(b.position) - np.asarray(a.position)
+    axes = [ra[:, i] for i in range(3)] + [rb[:, i] for i in range(3)]
+    axes += [np.cross(ra[:, i], rb[:, j]) for i in range(3) for j in range(3)]
+    for axis in axes:
+        norm = np.linalg.norm(axis)
+        if norm < 1e-9:
+            continue
+        axis = axis / norm
+        reach_a = np.sum(half_a * np.abs(ra.T @ axis))
+        reach_b = np.sum(half_b * np.abs(rb.T @ axis))
+        if abs(t @ axis) > reach_a + reach_b:
+            return False
+    return True
+
+
+def scene_problems(scene: Scene) -> list[str]:
+    """Everything that makes ``scene`` ill-posed (empty when it is fine): goal rules, blocks
+    overlapping each other or the wall, and rigid bodies (blocks, wall) interpenetrating each other, the robot at its start pose, the floor or
+    the arena wall by more than PENETRATION_TOLERANCE (checked with pybullet's collision pass)."""
+    problems = goal_problems(scene) + block_problems(scene)
+    world = _probe()
+    world.build(scene)
+    problems += [f"{pair} interpenetrate" for pair in world.penetrations(PENETRATION_TOLERANCE)]
+    return problems
+
+
+# --------------------------------------------------------------------------------------- draws
+
+
+def draw_protocol(task: str, protocol: str, seed: int) -> ProtocolDraw:
+    """The scene and values ``task@protocol`` draws for ``seed``; ``ProtocolDrawError`` when none of
+    ATTEMPTS draws is feasible (the error names task, protocol, seed and the last reason)."""
+    spec = protocol_for(task, protocol)
+    base = default_scene(task)
+    if spec.name == "P0":  # benchmarks.py P0: empty regexes, nothing is intervened on
+        return ProtocolDraw(task, protocol, seed, spec.space, base)
+    space = task_space(base, spec.space)
+    generator = np.random.default_rng(seed)
+    rejected: list[str] = []
+    for attempt in range(1, ATTEMPTS + 1):
+        raw = sample(spec, space, generator)
+        draw = reconcile(base, raw)
+        scene, world = apply(base, draw)
+        problems = scene_problems(scene)
+        if not problems:
+            logger.debug("%s@%s seed %d: feasible draw after %d attempt(s)", task, protocol, seed, attempt)
+            return ProtocolDraw(task, protocol, seed, spec.space, scene, draw, world, attempt, rejected)
+        rejected.append("; ".join(problems))
+    raise ProtocolDrawError(f"trifinger {task}@{protocol} seed {seed}: no feasible draw in {ATTEMPTS} attempts "
+                            f"(space {spec.space}); the last was refused because {rejected[-1]}")

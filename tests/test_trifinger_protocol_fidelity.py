@@ -1,0 +1,122 @@
+"""CausalWorld's protocols, per benchmark task, over 50 seeds: every draw well-posed or a clear error.
+
+Sampling only (collision checks, no physics stepping). Facts checked come from CausalWorld's
+benchmark/benchmarks.py, task_generators/*.py and evaluation/protocols/*.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agentkit.envs.trifinger import sampling
+from agentkit.envs.trifinger.protocols import BENCHMARKS, protocol_for
+from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_protocol, scene_problems
+from agentkit.envs.trifinger.tasks import default_scene
+
+SEEDS = range(50)
+CASES = [(task, name) for task, table in BENCHMARKS.items() for name in table]
+
+
+@pytest.mark.parametrize("task,protocol", CASES, ids=[f"{t}@{p}" for t, p in CASES])
+def test_every_draw_is_well_posed_over_50_seeds(task, protocol):
+    for seed in SEEDS:
+        draw = draw_protocol(task, protocol, seed)
+        scene = draw.scene
+        assert scene_problems(scene) == [], (seed, draw.intervention)
+        if task in ("pushing", "pick_and_place"):  # floor goals rest on the floor
+            goal = scene.goals[0]
+            assert goal.position[2] == pytest.approx(goal.size[2] / 2, abs=1e-9), seed
+            assert scene.blocks[0].position[2] == pytest.approx(scene.blocks[0].size[2] / 2, abs=1e-9), seed
+            assert scene.goals[0].size == scene.blocks[0].size  # resizing a block resizes its goal
+        if task == "pick_and_place":  # opposite sides of the wall, both clear of it
+            wall = scene.obstacles[0]
+            block, goal = scene.blocks[0], scene.goals[0]
+            assert block.position[1] * goal.position[1] < 0, seed
+            for spec in (block, goal):
+                assert not sampling._cuboids_intersect(spec.cuboid(), wall.cuboid()), seed
+            assert wall.position[2] == pytest.approx(wall.size[2] / 2)
+        if task == "picking":  # the goal moves in height only, straight above the arena centre
+            goal = scene.goals[0]
+            assert math.hypot(goal.position[0], goal.position[1]) < 1e-9, seed
+            assert goal.size == scene.blocks[0].size
+        if task == "stacking2":  # the two goals always form a tower
+            lower, upper = scene.goals
+            assert lower.position[:2] == pytest.approx(upper.position[:2], abs=1e-12), seed
+            assert lower.position[2] == pytest.approx(lower.size[2] / 2), seed
+            assert upper.position[2] == pytest.approx(lower.position[2] + lower.size[2]), seed
+            assert lower.orientation == upper.orientation
+        if protocol != "P0":
+            assert draw.intervention and 1 <= draw.attempts <= sampling.ATTEMPTS
+
+
+def test_protocols_cover_the_variables_benchmarks_py_names():
+    spans = {name: set(draw_protocol("pushing", name, 3).intervention) for name in ("P1", "P4", "P5", "P9")}
+    assert spans["P1"] == {"tool_block"} and set(draw_protocol("pushing", "P1", 3).intervention["tool_block"]) == {"mass"}
+    assert spans["P4"] == {"tool_block"} and spans["P5"] == {"goal_block"}
+    assert spans["P9"] == {"tool_block", "goal_block", "floor_friction"}
+    # stacking2's goals move only together, as goal_tower; its P9 regex names goal_block, which no
+    # stacking2 variable is, so only the tool blocks and the floor friction change
+    assert set(draw_protocol("stacking2", "P5", 3).intervention) == {"goal_tower"}
+    assert set(draw_protocol("stacking2", "P9", 3).intervention) == {"tool_block_1", "tool_block_2", "floor_friction"}
+    assert protocol_for("reaching", "P12").space == "B"
+    assert draw_protocol("pushing", "P0", 3).scene == default_scene("pushing")
+
+
+@pytest.mark.parametrize("protocol", ["P10", "P11"])
+def test_the_random_protocol_never_touches_joints_or_gravity_and_picks_size_or_position(protocol):
+    modes = set()
+    for seed in range(30):
+        change = draw_protocol("pushing", protocol, seed).intervention
+        assert "joint_positions" not in change and "gravity" not in change
+        tool = change["tool_block"]
+        modes.add("size" if "size" in tool else "position")
+        if "size" in tool:  # the coin chose sizes: the block keeps its place, resting at its new height
+            assert change["goal_block"]["size"] == tool["size"]
+            assert tool["cylindrical_position"][:2] == pytest.approx([0.08, -math.pi / 2])
+            assert tool["cylindrical_position"][2] == pytest.approx(tool["size"][2] / 2)
+        assert "floor_friction" in change and "finger_lower_link_0" in change
+    if protocol == "P10":
+        assert modes == {"size", "position"}
+    # P11: space B's 7.5-9.5 cm cubes at the default block's place reach TriFingerPro's resting
+    # fingertips (7.9 cm up), so its size draws are refused and redrawn: only positions remain
+
+
+def test_space_b_draws_lie_in_space_b():
+    for seed in range(20):
+        change = draw_protocol("pushing", "P6", seed).intervention
+        for name in ("tool_block", "goal_block"):
+            r = change[name]["cylindrical_position"][0]
+            assert 0.11 <= r <= 0.15
+        goal_z = draw_protocol("picking", "P5", seed).scene.goals[0].position[2]
+        assert 0.08 <= goal_z <= 0.20  # picking.py space A goal height
+        assert 0.20 <= draw_protocol("picking", "P6", seed).scene.goals[0].position[2] <= 0.25
+
+
+def test_an_infeasible_protocol_fails_with_one_clear_error(monkeypatch):
+    monkeypatch.setattr(sampling, "scene_problems", lambda scene: ["block0 and robot interpenetrate"])
+    with pytest.raises(ProtocolDrawError) as caught:
+        draw_protocol("pushing", "P8", 4)
+    message = str(caught.value)
+    assert "pushing@P8" in message and "seed 4" in message and "block0 and robot interpenetrate" in message
+    assert "\n" not in message
+
+
+def test_unknown_protocols_and_tasks_without_protocols_are_refused():
+    with pytest.raises(ValueError, match="unknown protocol 'P3'"):
+        draw_protocol("stacking2", "P3", 0)
+    with pytest.raises(ValueError, match="towers.*no CausalWorld protocols"):
+        draw_protocol("towers", "P4", 0)
+
+
+def test_an_infeasible_scene_is_detected():
+    scene = default_scene("pushing")
+    scene.goals[0].position = (0.0, 0.0, 0.0325)
+    scene.blocks[0].position = (0.0, 0.0, 0.0325)
+    assert scene_problems(scene) == []  # a block inside its goal is fine
+    scene.blocks.append(scene.blocks[0].__class__("block1", (0.065,) * 3, (0.03, 0.0, 0.0325)))
+    assert any("interpenetrate" in p for p in scene_problems(scene))
+    wall_scene = default_scene("pick_and_place")
+    wall_scene.goals[0].position = (0.0, 0.02, 0.0325)
+    assert "goal0 overlaps the wall" in scene_problems(wall_scene)
