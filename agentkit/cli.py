@@ -196,10 +196,16 @@ def replay(
 def tasks(
     env: str = typer.Argument(..., help="Backend name."),
     as_json: bool = typer.Option(False, "--json"),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help="trifinger: show what this CausalWorld protocol (P0-P12) draws."),
+    sample: int = typer.Option(5, "--sample", help="With --protocol: how many seeds (0, 1, ...) to draw."),
+    task: Optional[str] = typer.Option(None, "--task", help="With --protocol: only this task (default: every task that has it)."),
 ) -> None:
-    """List the tasks a backend offers."""
+    """List the tasks a backend offers (trifinger --protocol Pn: what the protocol draws per seed)."""
     from agentkit.envs import available_backends, get_backend
 
+    if protocol is not None:
+        _protocol_preview(env, protocol, sample, task, as_json)
+        return
     try:
         infos = get_backend(env).tasks()
     except ValueError as exc:
@@ -216,6 +222,27 @@ def tasks(
     table.add_column("description")
     for t in infos:
         table.add_row(t.name, t.category, t.description)
+    out.print(table)
+
+
+def _protocol_preview(env: str, protocol: str, sample: int, task: Optional[str], as_json: bool) -> None:
+    """``tasks trifinger --protocol Pn``: block and goal poses, sizes, masses and intervened variables."""
+    if env != "trifinger":
+        _fail(f"--protocol is for the trifinger backend (CausalWorld's protocols), not {env!r}")
+    from agentkit.envs.trifinger.protocol_preview import preview, table_rows
+
+    try:
+        entries = preview(protocol, sample, task)
+    except ValueError as exc:
+        _fail(str(exc))
+    if as_json:
+        _emit_json(entries)
+        return
+    table = Table(title=f"trifinger {protocol}: {sample} seed(s) per task")
+    for col in ("task", "seed", "blocks", "goals", "intervened"):
+        table.add_column(col, overflow="fold")
+    for row in table_rows(entries):
+        table.add_row(*row)
     out.print(table)
 
 
