@@ -23,7 +23,7 @@ from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule, apply, runs_out_clock
 from agentkit.prompts import PromptRenderer
-from agentkit.records import EndReason, EpisodeResult, StorageError, TurnRecord, Usage
+from agentkit.records import EndReason, EpisodeResult, ModelCallTotals, StorageError, TurnRecord, Usage
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +180,7 @@ def run_episode(
     scripts = 0
     storage_error: str | None = None
     model_error: ModelError | None = None
+    calls = ModelCallTotals()  # retries, answers cut by max tokens, dropped-prompt warnings
 
     while end_reason is None:
         stop = should_stop() if should_stop else None
@@ -205,6 +206,7 @@ def run_episode(
         timings["model"] = time.perf_counter() - start
         scripts += 1
         budget.add(reply.usage)
+        calls.add(reply.call)
 
         start = time.perf_counter()
         parsed = parse_script(reply.text, backend.vocabulary)
@@ -255,6 +257,7 @@ def run_episode(
                     prompt_context=context if scripts == 1 else None,  # the store's JSON encoder takes numpy values
                     world_map=world_map if scripts == 1 else None,
                     task_source=task_source if scripts == 1 else None,
+                    model_call=reply.call,
                 ))
             except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here
                 log.info("episode %s: turn %d not stored: %s", episode_id, scripts - 1, exc)
@@ -299,6 +302,7 @@ def run_episode(
         metrics=metrics,
         error=storage_error or (str(model_error) if model_error is not None else None),
         relaunchable=model_error is None or model_error.transient,
+        model_calls=calls,
     )
 
 

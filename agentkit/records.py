@@ -40,6 +40,42 @@ class Usage:
 
 
 @dataclass
+class ModelCall:
+    """How one model call went, as the provider told it: why the answer ended (``finish_reason``,
+    "length" when ``max_tokens`` cut it), how many retries the client made, the provider's own token
+    counts beside ours (``our_input_tokens``, agentkit.token_count), and a warning when they disagree
+    so much that the server must have dropped part of the prompt. Stored per turn (``model_calls``)."""
+
+    finish_reason: str | None = None
+    retries: int = 0
+    provider_input_tokens: int | None = None
+    provider_output_tokens: int | None = None
+    provider_cached_tokens: int | None = None
+    our_input_tokens: int | None = None
+    warning: str | None = None
+
+    @property
+    def cut_by_max_tokens(self) -> bool:
+        return self.finish_reason == "length"
+
+
+@dataclass
+class ModelCallTotals:
+    """An episode's model calls summed: retries, answers cut by max tokens, dropped-prompt warnings."""
+
+    retries: int = 0
+    cut_by_max_tokens: int = 0
+    dropped_prompt: int = 0
+
+    def add(self, call: ModelCall | None) -> None:
+        if call is None:
+            return
+        self.retries += call.retries
+        self.cut_by_max_tokens += call.cut_by_max_tokens
+        self.dropped_prompt += call.warning is not None
+
+
+@dataclass
 class ModelReply:
     """One answer of a model, with what it cost."""
 
@@ -49,6 +85,7 @@ class ModelReply:
     model: str = ""
     cached: bool = False
     raw: dict[str, Any] | None = None  # provider response metadata (no auth data)
+    call: ModelCall | None = None  # what the provider said about the call (API models only)
 
 
 @dataclass
@@ -83,6 +120,8 @@ class TurnRecord:
     # Also on the first turn only: the text of the file the task was read from (Backend.task_source),
     # ``{"name", "text", "sha256"}``, for tasks named by a path; replay plays it instead of the file.
     task_source: dict[str, str] | None = None
+    # How the model call went (finish reason, retries, the provider's token counts): API models only.
+    model_call: ModelCall | None = None
 
 
 @dataclass
@@ -102,6 +141,7 @@ class EpisodeResult:
     metrics: dict[str, Any] = field(default_factory=dict)
     error: str | None = None  # what broke: a storage error (not stored) or the model's error (stored)
     relaunchable: bool = True  # False when the model's error would recur (context window, bad request, key)
+    model_calls: ModelCallTotals = field(default_factory=ModelCallTotals)  # retries, answers cut, ...
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from agentkit.records import TurnRecord, Usage
+from agentkit.records import ModelCall, TurnRecord, Usage
 
 
 class TurnExistsError(ValueError):
@@ -91,6 +91,7 @@ class TurnInfo:
     cached: bool
     created_at: float
     messages: list[dict[str, Any]] | None = None  # None when read with with_messages=False
+    model_call: ModelCall | None = None  # finish reason, retries, provider's token counts (API models)
 
     def to_record(self) -> TurnRecord:
         """The turn as the loop produced it (messages empty if they were not read)."""
@@ -111,6 +112,7 @@ class TurnInfo:
             health=self.health,
             done=self.done,
             timings=self.timings,
+            model_call=self.model_call,
         )
 
     def to_json(self) -> dict[str, Any]:

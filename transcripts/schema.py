@@ -164,6 +164,26 @@ class Turn(Base):
     __table_args__ = (UniqueConstraint("episode_id", "index", name="uq_turns_episode_index"),)
 
 
+class TurnModelCall(Base):
+    """How a turn's model call went, as the provider told it (``agentkit.records.ModelCall``): the
+    finish reason ("length": cut by max tokens), the client's retries, the provider's token counts
+    beside our own count of the prompt, and the warning when the server dropped part of it. Only
+    turns answered by an API model have one. A table of its own, so a database made before it
+    existed only gains a table when opened for writing (no migration), and readers of such a
+    database find no row rather than a missing column."""
+
+    __tablename__ = "model_calls"
+
+    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
+    finish_reason: Mapped[str | None] = mapped_column(String(40))
+    retries: Mapped[int] = mapped_column(Integer, default=0)
+    provider_input_tokens: Mapped[int | None] = mapped_column(Integer)
+    provider_output_tokens: Mapped[int | None] = mapped_column(Integer)
+    provider_cached_tokens: Mapped[int | None] = mapped_column(Integer)
+    our_input_tokens: Mapped[int | None] = mapped_column(Integer)
+    warning: Mapped[str | None] = mapped_column(Text)
+
+
 class Message(Base):
     """The ``position``-th chat message sent on a turn; its content is a JSON blob."""
 

@@ -68,7 +68,8 @@ class _SQLiteTurnWriter:
 
     def add_turn(
         self, conn: Connection, row: dict[str, Any], blobs: list[dict[str, Any]], messages: list[dict[str, Any]]
-    ) -> None:
+    ) -> int:
+        """Insert the turn, its new blobs and its messages; returns the turn's id."""
         driver = conn.connection.driver_connection
         if blobs:
             driver.executemany(self.blobs.sql, [self.blobs.params(b) for b in blobs])
@@ -77,3 +78,4 @@ class _SQLiteTurnWriter:
             for m in messages:
                 m["turn_id"] = turn_id
             driver.executemany(self.messages.sql, [self.messages.params(m) for m in messages])
+        return turn_id

@@ -35,6 +35,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
@@ -43,14 +44,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 
 from agentkit import __version__ as AGENTKIT_VERSION
-from agentkit.records import EpisodeResult, StorageError, TurnRecord
+from agentkit.records import EpisodeResult, ModelCall, StorageError, TurnRecord
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
 from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeSource, Message, Run,
-                                         Turn)
+                                         Turn, TurnModelCall)
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -75,6 +76,7 @@ BLOBS = Blob.__table__
 CONTEXTS = EpisodeContext.__table__
 SOURCES = EpisodeSource.__table__
 CACHE = CachedResponse.__table__
+CALLS = TurnModelCall.__table__
 
 JSON_MEDIA_TYPE = "application/json"
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
@@ -344,7 +346,7 @@ class TranscriptStore:
             # The first INSERT opens the transaction (BEGIN IMMEDIATE on SQLite, see db.py).
             with self._writing() as conn, conn.begin():
                 if fast is not None:
-                    fast.add_turn(conn, row, list(new_blobs.values()), messages)
+                    turn_id = fast.add_turn(conn, row, list(new_blobs.values()), messages)
                 else:
                     if new_blobs:
                         self._insert_blobs(conn, list(new_blobs.values()))
@@ -358,6 +360,8 @@ class TranscriptStore:
                                                     "world_map": turn.world_map})
                 if turn.task_source is not None:  # the task's file, for a task named by a path
                     conn.execute(insert(SOURCES), {"episode_id": episode_id, **turn.task_source})
+                if turn.model_call is not None:  # an API model's call: finish reason, retries, its counts
+                    conn.execute(insert(CALLS), {"turn_id": turn_id, **asdict(turn.model_call)})
         except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
@@ -560,12 +564,26 @@ class TranscriptStore:
             if not rows and conn.execute(select(EPISODES.c.id).where(EPISODES.c.id == episode_id)).first() is None:
                 raise KeyError(f"no episode {episode_id!r}")
             by_turn = self._read_messages(conn, episode_id, images) if with_messages and rows else {}
+            calls = self._model_calls(conn, episode_id) if rows else {}
         turns = []
         for row in rows:
             values = dict(row._mapping)  # not row.index: Row is a tuple, .index is tuple.index
             turn_id = values.pop("id")
-            turns.append(TurnInfo(**values, messages=by_turn.get(turn_id, []) if with_messages else None))
+            turns.append(TurnInfo(**values, messages=by_turn.get(turn_id, []) if with_messages else None,
+                                  model_call=calls.get(turn_id)))
         return turns
+
+    @staticmethod
+    def _model_calls(conn: Connection, episode_id: str) -> dict[int, ModelCall]:
+        """The episode's model calls by turn id; none in a database written before they were stored."""
+        turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
+        try:
+            rows = conn.execute(select(CALLS).where(CALLS.c.turn_id.in_(turn_ids))).all()
+        except OperationalError as exc:  # an older database opened read-only: the table was never added
+            if "no such table" in str(exc):
+                return {}
+            raise
+        return {r.turn_id: ModelCall(**{k: v for k, v in r._mapping.items() if k != "turn_id"}) for r in rows}
 
     def get_prompt_context(self, episode_id: str) -> dict[str, Any] | None:
         """The variables the episode's prompt templates were rendered with (stored with its first

@@ -41,8 +41,9 @@ from tenacity import (
 
 from agentkit.models import usage_guard
 from agentkit.models.base import ModelError
+from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
 from agentkit.observers import Observation
-from agentkit.records import ModelReply, Usage
+from agentkit.records import ModelCall, ModelReply, Usage
 from agentkit.log_streams import import_litellm
 from agentkit.url_redaction import redact_url, redact_urls
 
@@ -202,7 +203,7 @@ class LiteLLMModel:
                     response = self._completion_within_deadline(self._request(messages))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
-        return self._reply(response, time.perf_counter() - start, attempts)
+        return self._reply(response, time.perf_counter() - start, attempts, messages)
 
     async def acomplete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
         """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
@@ -215,7 +216,7 @@ class LiteLLMModel:
                     response = await self._acompletion_within_deadline(self._request(messages))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
-        return self._reply(response, time.perf_counter() - start, attempts)
+        return self._reply(response, time.perf_counter() - start, attempts, messages)
 
     # ----------------------------------------------------------------- internals
     def _completion_within_deadline(self, request: dict[str, Any]) -> Any:
@@ -302,7 +303,8 @@ class LiteLLMModel:
         logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
         return ModelError(f"{self.name}: {reason} (after {attempts} attempt{plural})", transient=is_transient(exc))
 
-    def _reply(self, response: Any, latency_s: float, attempts: int) -> ModelReply:
+    def _reply(self, response: Any, latency_s: float, attempts: int,
+               messages: list[dict[str, Any]] | None = None) -> ModelReply:
         choice = response.choices[0] if getattr(response, "choices", None) else None
         message = getattr(choice, "message", None)
         text = getattr(message, "content", None) or ""
@@ -332,7 +334,27 @@ class LiteLLMModel:
             latency_s=latency_s,
             model=self.name,
             raw=raw,
+            call=self._call(choice, usage, attempts, messages, input_tokens if known else None,
+                            output_tokens if known else None),
         )
+
+    def _call(self, choice: Any, usage: Any, attempts: int, messages: list[dict[str, Any]] | None,
+              input_tokens: int | None, output_tokens: int | None) -> ModelCall:
+        """The turn's record of the call; logs one warning when the server dropped part of the prompt."""
+        reported = usage is not None and getattr(usage, "prompt_tokens", None) is not None
+        ours = count_input_tokens(messages, counter_for(self.model)) if messages else None
+        call = ModelCall(
+            finish_reason=_text_or_none(getattr(choice, "finish_reason", None)),
+            retries=max(0, attempts - 1),
+            provider_input_tokens=input_tokens if reported else None,
+            provider_output_tokens=output_tokens if reported else None,
+            provider_cached_tokens=_cached_tokens(usage),
+            our_input_tokens=ours,
+        )
+        call.warning = dropped_prompt_warning(call.provider_input_tokens, ours)
+        if call.warning:
+            logger.warning("%s: %s", self.name, call.warning)
+        return call
 
     def _cost(self, response: Any, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
         """USD cost and whether it is known; an unknown price is 0.0, never an exception."""
@@ -362,6 +384,21 @@ def _token_count(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPORTED_TOKENS:
         return None
     return value
+
+
+def _cached_tokens(usage: Any) -> int | None:
+    """Prompt tokens the provider served from its cache, if it says: OpenAI's
+    ``prompt_tokens_details.cached_tokens`` or Anthropic's ``cache_read_input_tokens`` (via litellm)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    value = details.get("cached_tokens") if isinstance(details, dict) else getattr(details, "cached_tokens", None)
+    if value is None:
+        value = getattr(usage, "cache_read_input_tokens", None)
+    count = _token_count(value) if value is not None else None
+    return count
+
+
+def _text_or_none(value: Any, limit: int = 40) -> str | None:
+    return None if value is None else str(value)[:limit]
 
 
 def _short(value: Any, limit: int = 120) -> str:
