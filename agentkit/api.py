@@ -116,7 +116,8 @@ def evaluate(
     on_episode: Callable[[EpisodeResult], None] | None = None,
     **overrides: Any,
 ) -> EvaluationResult:
-    """Run an experiment (a YAML file's path, or the same fields as a dict) into the store: one run per
+    """Run an experiment (a YAML file's path, a packaged preset's name such as ``"llm-aai-exp1"``, or the
+    same fields as a dict) into the store: one run per
     model. ``model`` replaces the experiment's model(s); ``overrides`` set any run field (``env``,
     ``max_concurrency``, ...). ``resume=RUN_ID`` continues a stopped or killed run instead."""
     from agentkit.experiment import expand_experiment, load_experiment
@@ -140,7 +141,9 @@ def evaluate(
         if isinstance(experiment, Mapping):
             spec, configs = expand_experiment(dict(experiment), "experiment", None, given)
         else:
-            spec, configs = load_experiment(experiment, given)
+            from agentkit.preset_files import experiment_path
+
+            spec, configs = load_experiment(experiment_path(experiment), given)  # a file, or a preset's name
         result = EvaluationResult(name=spec.name)
         for config in configs:
             result.runs.append(_execute(config, store, api_key_env, progress, on_episode,

@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("eval")
     def eval_command(
-        config_file: Optional[Path] = typer.Argument(None, help="Experiment YAML (see presets/)."),
+        config_file: Optional[Path] = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
         model: Optional[str] = typer.Option(None, help="Model id replacing the file's model(s)."),
         resume: Optional[str] = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
         max_concurrency: Optional[int] = typer.Option(None, min=1, help="Episodes in flight at once."),
@@ -73,8 +73,17 @@ def register(app: typer.Typer) -> None:
         harness: Optional[str] = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
         figure: Optional[Path] = typer.Option(None, help="Write the per-category figure (PNG) here."),
         pass_rule: Optional[str] = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
+        tasks: Optional[str] = typer.Option(None, "--tasks", help="Task or suite names, comma-separated, replacing the file's (stored with the run)."),
+        trials: Optional[int] = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
+        limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
+        list_presets: bool = typer.Option(False, "--list-presets", help="List the packaged experiment presets and exit."),
     ) -> None:
         """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
+        if list_presets:
+            from agentkit.eval_presets_cli import print_presets
+
+            print_presets(as_json)
+            return
         from agentkit.config import RunConfig
         from agentkit.experiment import ExperimentError, load_experiment
         from agentkit.prompts import TemplateError
@@ -84,6 +93,11 @@ def register(app: typer.Typer) -> None:
 
         overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
                                      "api_base": api_base, "pass_rule": pass_rule}
+        from agentkit.eval_presets_cli import plan_overrides, resolve_experiment
+
+        narrowing = plan_overrides(tasks, trials, limit, resume)  # --tasks, --trials, --limit
+        overrides.update(narrowing)
+        config_file = resolve_experiment(config_file)
         if pass_rule is not None and pass_rule not in PASS_RULES:
             _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
         if resume and pass_rule is not None:
@@ -98,7 +112,7 @@ def register(app: typer.Typer) -> None:
             base = RunConfig.model_validate({k: v for k, v in stored.config.items() if k in RunConfig.model_fields})
             configs = [base.model_copy(update={k: v for k, v in overrides.items() if v is not None and k != "model"})]
         elif config_file is None and env is None:
-            _fail("name an experiment file (e.g. presets/llm-aai-exp1.yaml), --env ENV, or --resume RUN")
+            _fail("name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN")
         elif config_file is None:
             from agentkit.experiment import Experiment
 

@@ -79,12 +79,25 @@ class Experiment(BaseModel):
         return tasks
 
     def run_configs(self, base_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> list[RunConfig]:
-        """One RunConfig per model; ``overrides`` (from the command line) win over the file."""
+        """One RunConfig per model; ``overrides`` (from the command line) win over the file.
+
+        Besides RunConfig fields, ``overrides`` may hold ``tasks`` (task or suite names replacing the
+        file's tasks and suite) and ``limit`` (only the first N tasks, or the first N episodes of a
+        catalogue's plan); the run config then records the tasks and episodes actually played."""
         from agentkit.envs import get_backend
 
         get_backend(self.env)  # an unknown env is reported before anything else
         extra = dict(self.model_extra or {})
         overrides = dict(overrides or {})
+        limit = overrides.pop("limit", None)
+        if self.catalogue is not None and overrides.get("episodes") is not None:
+            raise ExperimentError("--trials: a catalogue experiment plays seeds_per_pair episodes per (task, "
+                                  "difficulty) (give --seeds-per-pair)")
+        if overrides.get("tasks"):
+            if self.catalogue is not None:
+                raise ExperimentError("--tasks: a catalogue experiment plays its catalogue's tasks (narrow it with "
+                                      "--categories or --limit)")
+            overrides["tasks"] = expand_task_names(self.env, overrides["tasks"])
         models = [overrides.pop("model")] if overrides.get("model") else self.models
         common: dict[str, Any] = {"env": self.env, "tasks": self.task_list(), "episodes": self.trials, **extra}
         if self.templates:
@@ -111,7 +124,29 @@ class Experiment(BaseModel):
 
             evaluation = get_evaluation(self.env)
             configs = [evaluation.configure(c, options) for c in configs]
-        return configs
+        return [limited(c, limit) for c in configs] if limit is not None else configs
+
+
+def expand_task_names(env: str, names: list[str]) -> list[str]:
+    """Task names as given, each name of one of ``env``'s suites replaced by the suite's tasks (in order,
+    a task named twice played once)."""
+    from agentkit.envs import get_backend
+
+    suites = get_backend(env).suites()
+    tasks: list[str] = []
+    for name in names:
+        tasks.extend(suites.get(name, [name]))
+    return list(dict.fromkeys(tasks))
+
+
+def limited(config: RunConfig, limit: int) -> RunConfig:
+    """``config`` playing only its first ``limit`` tasks (with a plan: its first ``limit`` episodes)."""
+    if limit < 1:
+        raise ExperimentError(f"--limit: must be at least 1, got {limit}")
+    if config.plan is not None:
+        plan = config.plan[:limit]
+        return config.model_copy(update={"plan": plan, "tasks": list(dict.fromkeys(task for task, _ in plan))})
+    return config.model_copy(update={"tasks": config.tasks[:limit]})
 
 
 def backend_accepts(env: str, parameter: str) -> bool:

@@ -1,6 +1,6 @@
 """The reliability acceptance run: an eval killed midway and resumed ends with exactly 120 episodes.
 
-Runs ``agentkit eval presets/llm-aai-exp1.yaml`` (the 40 children tasks x 3 trials) with the
+Runs ``agentkit eval llm-aai-exp1`` (agentkit/presets/) (the 40 children tasks x 3 trials) with the
 reference agent and ``--max-concurrency 2``, SIGKILLs the whole process group once about half
 the episodes are stored, then runs ``agentkit eval --resume RUN``. Prints wall times, the
 episodes finished before the kill, the final count of (task, trial) results, superseded
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PRESET = REPO / "presets" / "llm-aai-exp1.yaml"
+PRESET = REPO / "agentkit" / "presets" / "llm-aai-exp1.yaml"
 CLI = [sys.executable, "-m", "agentkit.cli"]
 
 

@@ -25,11 +25,11 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def test_paper_presets_validate_to_the_papers_settings():
-    _, (exp1,) = load_experiment(REPO / "presets" / "llm-aai-exp1.yaml", {"model": "openai/gpt-4o"})
+    _, (exp1,) = load_experiment(REPO / "agentkit" / "presets" / "llm-aai-exp1.yaml", {"model": "openai/gpt-4o"})
     assert exp1.model == "openai/gpt-4o" and len(exp1.tasks) == 40 and exp1.episodes == 3
     assert (exp1.max_scripts, exp1.temperature, exp1.memory) == (30, 0.0, "full")
     assert exp1.observer.max_side == 512 and exp1.backend_options["render_size"] == 512
-    _, (exp2,) = load_experiment(REPO / "presets" / "llm-aai-exp2.yaml")
+    _, (exp2,) = load_experiment(REPO / "agentkit" / "presets" / "llm-aai-exp2.yaml")
     assert len(exp2.tasks) == 12 and {t[:2] for t in exp2.tasks} == {"01", "02", "03"}
     assert exp2.templates_dir == "aai-arena-incontext"
 
