@@ -37,7 +37,10 @@ def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any
 
 
 def run_json(summary: Any) -> dict[str, Any]:
+    from agentkit.model_call_summary import model_call_totals
+
     data = summary.to_json()
+    data["model_calls"] = model_call_totals(summary.episodes)  # retries, turns cut by --max-tokens, errors
     episodes = data["episodes"]
     verdicts = [v for v in map(_verdict, episodes) if v is not None]
     data["pass_rate"] = sum(verdicts) / len(verdicts) if verdicts else 0.0
@@ -211,6 +214,10 @@ def register(app: typer.Typer) -> None:
                           f"pass rule {config.pass_rule}{unjudged}){stopped}", markup=False)
                 for group in data.get("by_level", []):
                     out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
+                from agentkit.model_call_summary import model_call_line
+
+                if model_call_line(data["model_calls"]):
+                    out.print(f"  {model_call_line(data['model_calls'])}", markup=False)
         if as_json:
             document: dict[str, Any] = {"experiment": name, "runs": results}
             if len(results) == 1:
