@@ -142,3 +142,30 @@ def test_a_database_made_before_model_calls_reads_and_gains_the_table_on_write(t
                      warning="dropped")
     writer.add_turn(episode, _turn(1, call))
     assert [t.model_call for t in writer.get_turns(episode)] == [None, call]
+
+
+def test_the_viewer_shows_a_turn_cut_by_max_tokens_and_a_dropped_prompt(tmp_path):
+    from agentkit.viewer import ViewerApp, open_readonly
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    dropped = {"prompt_tokens": 7, "completion_tokens": 8, "total_tokens": 15}
+    with FakeOpenAIServer(lambda _body: LONG_ANSWER, usage=dropped) as server:
+        config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
+                           api_base=server.base_url, max_tokens=8, max_scripts=1)
+        summary = execute_run(config, TranscriptStore(db), api_key="sk-some-key-000000", show_progress=False)
+    episode_id = summary.episodes[0].episode_id
+    app = ViewerApp(open_readonly(db))
+    html = app.handle("GET", f"/episodes/{episode_id}?turn=0").body.decode()
+    assert 'id="model-call">finish reason: length (cut by --max-tokens) · 0 retries · provider tokens 7 in' in html
+    assert 'class="meta model-call err"' in html  # shown as an error, not as a plain number
+    assert 'id="dropped-prompt">warning: the provider counted 7 input tokens' in html
+
+
+def test_the_viewer_shows_no_model_call_for_the_reference_agent(tmp_path):
+    from agentkit.viewer import ViewerApp, open_readonly
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], max_scripts=1)
+    summary = execute_run(config, TranscriptStore(db), show_progress=False)
+    html = ViewerApp(open_readonly(db)).handle("GET", f"/episodes/{summary.episodes[0].episode_id}?turn=0").body.decode()
+    assert 'id="answer"' in html and 'id="model-call"' not in html

@@ -573,6 +573,19 @@ class TranscriptStore:
                                   model_call=calls.get(turn_id)))
         return turns
 
+    def get_model_call(self, episode_id: str, index: int) -> ModelCall | None:
+        """How turn ``index``'s model call went (finish reason, retries, token counts), or None: not
+        an API model's turn, no such turn, or a database written before calls were stored."""
+        turn_id = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
+        try:
+            with self.engine.connect() as conn:
+                row = conn.execute(select(CALLS).where(CALLS.c.turn_id == turn_id.scalar_subquery())).first()
+        except OperationalError as exc:  # an older database opened read-only: the table was never added
+            if "no such table" in str(exc):
+                return None
+            raise
+        return None if row is None else ModelCall(**{k: v for k, v in row._mapping.items() if k != "turn_id"})
+
     @staticmethod
     def _model_calls(conn: Connection, episode_id: str) -> dict[int, ModelCall]:
         """The episode's model calls by turn id; none in a database written before they were stored."""

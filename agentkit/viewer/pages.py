@@ -19,6 +19,7 @@ from agentkit.actions import Command, Vocabulary
 from agentkit.actions.formatter import format_command
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
+from agentkit.viewer.model_call_view import model_call_html
 from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData, episode_outcome
 from agentkit.viewer.trajectory import grid_of, grid_size_of
 
@@ -187,6 +188,7 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
         strip=_strip(points, current), turn_class=turn_class, charts=charts, the_map=the_map,
         system=system, history=history, hidden=hidden, now=now, frames=frames,
         script=script_lines(turn.script) if turn else [],
+        model_call=model_call_html(data.store, episode_id, turn),  # finish reason, retries, token counts
         outcome=episode_outcome(episode.status, episode.success, episode.metrics),
         title=f"{episode.task} seed {episode.seed} · turn {current}",
     )

@@ -1,0 +1,31 @@
+"""The episode page's line on how a turn's model call went: finish reason, retries, token counts.
+
+Why a block of its own: an answer cut by ``--max-tokens`` reads like a bad answer unless the page
+says so ("finish reason: length (cut by --max-tokens)", shown as an error), and a server that
+dropped part of the prompt is only visible as a gap between its token count and ours. Kept apart
+from the page layout (``pages.py``), which changes for other reasons.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from agentkit.model_call_summary import describe_call
+
+
+def model_call_html(store: Any, episode_id: str, turn: Any) -> Markup:
+    """The block for ``turn`` (a TurnDetail, or None), read from the store; empty when the turn has
+    no record of its call (the reference agent, a person, a replay, an older database)."""
+    if turn is None:
+        return Markup("")
+    call = getattr(turn, "model_call", None) or store.get_model_call(episode_id, turn.index)
+    text = describe_call(call)
+    if text is None:
+        return Markup("")
+    cut = call.finish_reason == "length"
+    html = Markup('<p class="meta model-call{}" id="model-call">{}</p>').format(" err" if cut else "", escape(text))
+    if call.warning:
+        html += Markup('<p class="err" id="dropped-prompt">warning: {}</p>').format(escape(call.warning))
+    return html
