@@ -26,6 +26,33 @@ CARRY_CLEARANCE = 0.025  # a carried block's bottom clears everything below by t
 DROP_DISTANCE = 0.06  # a held block this far from the tips' centre has slipped out
 PUSH_HEIGHT = 0.02
 SETTLE_S = 0.15
+LEVELLING_GAIN = 0.8  # the fingers turn the grip by this share of the measured tilt: a full turn overshoots by a
+#                       third (the block lags in the grip, then swings past), the next measurement corrects the rest
+
+
+def tilt_degrees(cuboid: Cuboid) -> float:
+    """How far (degrees) the block's most vertical face normal leans from upright."""
+    column = np.abs(cuboid.rotation[2, :]).max()
+    return math.degrees(math.acos(min(1.0, float(column))))
+
+
+def levelling_rotation(cuboid: Cuboid) -> np.ndarray:
+    """The world rotation (3x3) about a horizontal axis that turns the block's most vertical face normal
+    upright (``LEVELLING_GAIN`` of the way)."""
+    rot = cuboid.rotation
+    k = int(np.argmax(np.abs(rot[2, :])))
+    up = rot[:, k] * math.copysign(1.0, rot[2, k])
+    axis = np.cross(up, [0.0, 0.0, 1.0])
+    sine = float(np.linalg.norm(axis))
+    if sine < 1e-6:
+        return np.eye(3)
+    return axis_rotation(axis / sine, LEVELLING_GAIN * math.atan2(sine, float(up[2])))
+
+
+def axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rodrigues' rotation by ``angle`` radians about the unit ``axis``."""
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
 
 
 class ScriptCompiler:
@@ -97,7 +124,7 @@ class ScriptCompiler:
         cuboid = self._block(block)
         if self.held is not None and self.held != block:
             self._open(build)
-        grasp = plan_grasp(self.world.kinematics, cuboid, build.q)
+        grasp = plan_grasp(self.world.kinematics, cuboid, build.q, others=self._others(block))
         if grasp is None:
             x, y, z = cuboid.position
             raise UnreachableError(f"block {block} at ({x:.3f}, {y:.3f}, {z:.3f}) cannot be grasped where it lies: "
@@ -145,17 +172,20 @@ class ScriptCompiler:
         self._open(build)
 
     def _rotate(self, build: TrajectoryBuilder, block: int, yaw: float) -> None:
+        """Turn the grip about the block's centre: first undo the tilt the grip gave the block (the
+        smallest turn bringing its most vertical face normal upright), then ``yaw`` about the vertical."""
         cuboid = self._held_block(block)
         angle = math.radians(yaw)
-        build.rotate(np.asarray(cuboid.position), angle)
+        turn = np.array([[math.cos(angle), -math.sin(angle), 0.0], [math.sin(angle), math.cos(angle), 0.0], [0, 0, 1.0]])
+        rot = turn @ levelling_rotation(cuboid)
+        build.turn(np.asarray(cuboid.position), rot)
         if self.normals is not None:
-            rot = np.array([[math.cos(angle), -math.sin(angle), 0.0], [math.sin(angle), math.cos(angle), 0.0], [0, 0, 1.0]])
             self.normals = self.normals @ rot.T
         build.hold(0.1)
 
     def _push(self, build: TrajectoryBuilder, block: int, dx: float, dy: float) -> None:
         """Fingertips abreast behind the block, then forward: all three if they reach, else the two
-        that do (the third waits above the arena)."""
+        that do, else one alone (the others wait above the arena)."""
         cuboid = self._block(block)
         if self.held is not None:
             self._open(build)
@@ -170,7 +200,7 @@ class ScriptCompiler:
         behind[2] = PUSH_HEIGHT
         safe = self._safe_height()
         error: UnreachableError | None = None
-        for pushers in ((0, 1, 2), (0, 1), (1, 2), (0, 2)):
+        for pushers in ((0, 1, 2), (0, 1), (1, 2), (0, 2), (0,), (1,), (2,)):
             trial = TrajectoryBuilder(build.kin, build.q)
             order = sorted(pushers, key=lambda f: float(np.dot(trial.tips[f] - behind, side)))
             start = trial.tips.copy()
@@ -283,6 +313,10 @@ class ScriptCompiler:
                 break
             out[bad, 2] = np.maximum(out[bad, 2] - 0.01, floor[bad, 2])
         return out
+
+    def _others(self, block: int) -> list[Cuboid]:
+        """Every block but ``block``, and the fixed obstacles."""
+        return [c for i, c in enumerate(self.world.block_cuboids()) if i != block] + self.world.obstacle_cuboids()
 
     def _highest_top(self, exclude: int | None = None) -> float:
         tops = [c.aabb()[1][2] for i, c in enumerate(self.world.block_cuboids()) if i != exclude]

@@ -3,7 +3,8 @@
 Why this shape: two opposing contacts plus a third beside one of them is a force-closure grip
 on a box that the TriFinger can reach from most sides. Candidates (both face pairs, either side
 single, any finger single) are ranked by IK: unreachable ones are dropped and among the rest the
-one closest to the robot's rest posture wins, which keeps the fingers from crossing.
+one closest to the robot's rest posture wins, which keeps the fingers from crossing. Candidates
+whose fingertips would come down on a neighbouring block or obstacle are dropped too.
 """
 
 from __future__ import annotations
@@ -96,12 +97,28 @@ def unreachable_carries(kin: TipKinematics, contacts: np.ndarray, centre: np.nda
     return missed
 
 
-def plan_grasp(kin: TipKinematics, block: Cuboid, q_now: np.ndarray, height: float | None = None) -> Grasp | None:
-    """The best reachable grasp of ``block`` (None when no candidate is reachable)."""
+def blocked(points: np.ndarray, others: list[Cuboid], clearance: float = TIP_RADIUS + 0.003) -> bool:
+    """Whether a fingertip coming straight down onto any of ``points`` (then across to the block)
+    would touch one of ``others`` (neighbouring blocks, fixed obstacles) on its way."""
+    for other in others:
+        top = float(other.aabb()[1][2])
+        for point in points:
+            heights = np.arange(float(point[2]), top + clearance + 0.01, 0.01)
+            column = np.column_stack([np.full(len(heights), point[0]), np.full(len(heights), point[1]), heights])
+            if len(column) and bool(other.contains(column, margin=clearance).any()):
+                return True
+    return False
+
+
+def plan_grasp(kin: TipKinematics, block: Cuboid, q_now: np.ndarray, height: float | None = None,
+               others: list[Cuboid] | None = None) -> Grasp | None:
+    """The best reachable grasp of ``block`` whose fingertips clear ``others`` (None when there is none)."""
     rest = np.asarray(REST_JOINTS)
     best: Grasp | None = None
     for contacts, normals in candidates(block, height):
         approach = contacts + normals * (SQUEEZE + APPROACH)
+        if others and blocked(np.vstack([approach, (approach + contacts) / 2]), others):
+            continue
         touching = kin.solve(contacts, q_now)
         if touching.worst > 0.004:
             continue

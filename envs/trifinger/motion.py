@@ -79,6 +79,29 @@ class TrajectoryBuilder:
 
         self.path(at, max(MIN_SEGMENT_S, 1.875 * abs(angle) / angular_speed))
 
+    def turn(self, centre: np.ndarray, rotation: np.ndarray, angular_speed: float = 1.5) -> None:
+        """Turn the tips rigidly about ``centre`` by the 3x3 ``rotation`` (any axis), at a steady rate."""
+        start = self.tips.copy()
+        c = np.asarray(centre, dtype=float)
+        angle = math.acos(max(-1.0, min(1.0, (float(np.trace(rotation)) - 1) / 2)))
+        if angle < 1e-6:
+            return
+        axis = np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0], rotation[1, 0] - rotation[0, 1]])
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-9:  # a half turn: the axis is any column of (R + I) that is not zero
+            columns = rotation + np.eye(3)
+            axis = columns[:, int(np.argmax(np.linalg.norm(columns, axis=0)))]
+            norm = float(np.linalg.norm(axis))
+        axis = axis / norm
+        k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+
+        def at(s: float) -> np.ndarray:
+            a = angle * s
+            rot = np.eye(3) + math.sin(a) * k + (1 - math.cos(a)) * k @ k
+            return c + (start - c) @ rot.T
+
+        self.path(at, max(MIN_SEGMENT_S, 1.875 * angle / angular_speed))
+
     def joints(self, q_goal: np.ndarray, duration_s: float) -> None:
         """Interpolate straight in joint space (used to go home)."""
         start, goal = self.q.copy(), np.asarray(q_goal, dtype=float)

@@ -10,6 +10,12 @@ fingers keep holding it in place: releasing nudges a block by 3-6 mm, which cost
 than any other step). Blocks that ended off their goal are redone from fresh measurements, up to
 a few tries each; a block stuck in an unreachable pose is set down and grasped afresh. Reaching
 moves each fingertip onto its target.
+
+Tilt: a grip often leaves the block hanging 5-15 degrees tilted; while holding it the agent calls
+``rotate`` (which levels the block as well as turning it) before setting it in its goal. Failed
+grasps: a block the grasp planner cannot reach where it lies, or one the last grasp script left
+where it was, is pushed towards the centre (clear of fixed obstacles) instead of being grasped
+again; the next turn grasps it from there.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agentkit.actions import Command
+from agentkit.envs.trifinger.compiler import tilt_degrees
 from agentkit.envs.trifinger.geometry import Cuboid, yaw_of
+from agentkit.envs.trifinger.grasping import plan_grasp
 from agentkit.envs.trifinger.overlap import volumetric_overlap
 from agentkit.observers import Observation
 
@@ -36,6 +44,11 @@ CLEARANCE = 0.01
 MAX_TRIES = 6
 MAX_TURNS = 3
 YAW_TOLERANCE_DEG = 4.0
+TILT_TOLERANCE_DEG = 4.0  # a held block leaning more than this is levelled with rotate() before it is set down
+MAX_LEVELS = 2  # levelling turns per goal
+STUCK_DISTANCE = 0.01  # metres: a block a grasp script moved less than this was not picked up
+PUSH_RADIUS = 0.06  # pushes aim to bring a block this close to the arena centre
+MAX_PUSHES = 3  # per block per episode
 
 
 def symmetric_yaw_error(block: Cuboid, goal: Cuboid) -> float:
@@ -65,6 +78,10 @@ class TriFingerReference:
         self._episode: int | None = None
         self._attempts: dict[int, int] = {}  # goal index -> scripts spent on it this episode
         self._turns: dict[int, int] = {}  # goal index -> rotations made for it
+        self._levels: dict[int, int] = {}  # goal index -> levelling turns made for it
+        self._grasped_from: dict[int, tuple[float, float, float]] = {}  # block -> where the last grasp script found it
+        self._failed: set[int] = set()  # blocks whose last grasp did not pick them up
+        self._pushes: dict[int, int] = {}  # block -> pushes spent on it
 
     def next_answer(self, observation: Observation) -> str:
         return "; ".join(format_command(c) for c in self.next_commands()) + ";"
@@ -75,7 +92,9 @@ class TriFingerReference:
             return self._reach(world.scene.tip_goals)
         if self._episode != self.backend.episode:
             self._episode, self._attempts, self._turns = self.backend.episode, {}, {}
+            self._levels, self._grasped_from, self._failed, self._pushes = {}, {}, set(), {}
         blocks = world.block_cuboids()
+        self._note_failed_grasps(blocks)
         goals = world.goal_cuboids()
         pairs = self._match(blocks, goals)
         choice = None
@@ -83,7 +102,8 @@ class TriFingerReference:
             tries = self._attempts.get(g, 0)
             score = volumetric_overlap([blocks[b]], [goals[g]])
             loose = self.backend.held_block != b
-            good_enough = (self._placed(blocks[b], goals[g]) or (loose and score >= 0.88) or (tries >= 2 and score >= 0.7)
+            tilted = not loose and tilt_degrees(blocks[b]) > TILT_TOLERANCE_DEG and self._levels.get(g, 0) < MAX_LEVELS
+            good_enough = not tilted and (self._placed(blocks[b], goals[g]) or (loose and score >= 0.88) or (tries >= 2 and score >= 0.7)
                            or (tries >= 4 and score >= 0.5) or tries >= MAX_TRIES)
             if not good_enough:
                 choice = (g, b)
@@ -95,10 +115,69 @@ class TriFingerReference:
                 return [Command("Think", ("every block is where it belongs",)), Command("wait", (1.0,))]
             choice = retry[0]
         g, b = choice
+        if self.backend.held_block != b and self._pushes.get(b, 0) < MAX_PUSHES and (
+                b in self._failed or plan_grasp(world.kinematics, blocks[b], world.target, others=self._others(blocks, b)) is None):
+            push = self._push_inwards(blocks, b, goals[g])
+            if push is not None:
+                return push
         tries = self._attempts.get(g, 0)
         self._attempts[g] = tries + 1
         last = all(other_g == g or self._attempts.get(other_g, 0) > 0 for other_g, _ in pairs) and pairs[-1][0] == g
-        return self._pick_and_place(blocks, goals, b, g, keep_holding=last, tries=tries)
+        commands = self._pick_and_place(blocks, goals, b, g, keep_holding=last, tries=tries)
+        if any(c.name == "grasp" for c in commands):
+            self._grasped_from[b] = tuple(float(v) for v in blocks[b].position)
+        return commands
+
+    # -- recovery --------------------------------------------------------------------------------
+
+    def _note_failed_grasps(self, blocks: list[Cuboid]) -> None:
+        """A block the last grasp script left (almost) where it was, and is not holding, failed to be picked up."""
+        for b, start in list(self._grasped_from.items()):
+            if b < len(blocks) and self.backend.held_block != b and math.dist(blocks[b].position, start) < STUCK_DISTANCE:
+                self._failed.add(b)
+                logger.debug("grasp of block %d failed; it will be pushed", b)
+        self._grasped_from.clear()
+
+    def _push_inwards(self, blocks: list[Cuboid], b: int, goal: Cuboid) -> list[Command] | None:
+        """A push of block ``b`` along the floor towards the arena centre, stopping short of fixed
+        obstacles and other blocks, or towards its goal when that lies on the floor nearer; None when
+        no push of at least 2 cm is free."""
+        block = blocks[b]
+        start = np.asarray(block.position[:2], dtype=float)
+        half = math.hypot(block.size[0], block.size[1]) / 2
+        others = [c for i, c in enumerate(blocks) if i != b] + self.backend.world.obstacle_cuboids()
+        targets = []
+        radius = float(np.linalg.norm(start))
+        if radius > PUSH_RADIUS + 0.02:
+            targets.append(start * (PUSH_RADIUS / radius))
+        on_floor = goal.position[2] < block.size[2]
+        if on_floor:
+            targets.insert(0 if self._pushes.get(b, 0) % 2 else len(targets), np.asarray(goal.position[:2], dtype=float))
+        for target in targets:
+            step = target - start
+            length = float(np.linalg.norm(step))
+            free = length
+            for k in range(1, 21):  # walk the path in 5% steps; stop before the first one that touches something
+                point = start + step * k / 20
+                if any(self._too_close(point, half, c) for c in others):
+                    free = length * (k - 1) / 20
+                    break
+            if free >= 0.02:
+                dx, dy = (float(v) for v in step / length * min(free, 0.1))
+                self._pushes[b] = self._pushes.get(b, 0) + 1
+                self._failed.discard(b)
+                return [Command("Think", (f"block {b} cannot be picked up where it lies: push it {free:.2f} m inwards",)),
+                        Command("push", (b, round(dx, 4), round(dy, 4)))]
+        return None
+
+    def _others(self, blocks: list[Cuboid], b: int) -> list[Cuboid]:
+        return [c for i, c in enumerate(blocks) if i != b] + self.backend.world.obstacle_cuboids()
+
+    @staticmethod
+    def _too_close(point: np.ndarray, half: float, other: Cuboid) -> bool:
+        low, high = other.aabb()
+        nearest = np.clip(point, low[:2], high[:2])
+        return float(np.linalg.norm(point - nearest)) < half + 0.005
 
     # -- planning ------------------------------------------------------------------------------
 
@@ -143,6 +222,13 @@ class TriFingerReference:
             commands += [Command("move_to", (float(bx), float(by), float(self._support(b) + half + 0.002))),
                          Command("release", ())]
             held = None
+        levels = self._levels.get(g, 0)
+        if held == b and tilt_degrees(block) > TILT_TOLERANCE_DEG and levels < MAX_LEVELS:
+            self._levels[g] = levels + 1  # level the block in the grip (and turn it when its yaw is off too)
+            turn = round(yaw, 1) if abs(yaw) > YAW_TOLERANCE_DEG else 0.0
+            if near:
+                return [*commands, Command("rotate", (b, turn)), Command("move_to", (gx, gy, gz))]
+            return [*commands, Command("lift", (travel,)), Command("rotate", (b, turn))]
         if held == b and near:
             if abs(yaw) < 8:
                 return [*commands, Command("move_to", (gx, gy, gz))]  # a small correction in place

@@ -36,7 +36,8 @@ VOCABULARY = Vocabulary(
             "rotate",
             (_block, ParamSpec("yaw", ParamType.FLOAT, "degrees, positive is counter-clockwise seen from above",
                                minimum=-90.0, maximum=90.0)),
-            "Turn the grasped block about the vertical axis by `yaw` degrees (grasp it first).",
+            "Turn the grasped block about the vertical axis by `yaw` degrees (grasp it first); it also sets "
+            "upright a block the grip has tilted (undoes its roll and pitch), so rotate(block, 0) only levels it.",
         ),
         CommandSpec(
             "push",
