@@ -221,7 +221,7 @@ def test_run_eval_viewer_and_report_read_the_same_verdicts(tmp_path: Path):
         rows = {row.task: row.outcome for row in data.episodes(run_id=summary.run_id).items}
         for task, verdict in want.items():
             assert stored[task].success is bool(verdict)
-            assert rows[task] == {True: "success", False: "failure", None: "no-verdict"}[verdict]
+            assert rows[task] == {True: "pass", False: "fail", None: "no-verdict"}[verdict]
         # agentkit report aai: passes over pairs; an episode without a verdict is not counted
         results = read_run(store, summary.run_id)
         assert {t: (p.passed, p.n) for t, p in results.by_task.items()} == {

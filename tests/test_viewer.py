@@ -86,7 +86,7 @@ def test_index_lists_runs_and_filters_episodes(app, sample):
     assert ids["reference"] in page and ids["scripted"] in page
     assert "scripted/wanderer" in page and "BabyAI-PickupLoc-v0" in page
     only_ok = app.handle("GET", "/?outcome=success").body.decode()
-    assert ids["reference"] in only_ok and "badge b-failure" not in only_ok
+    assert ids["reference"] in only_ok and "badge b-fail" not in only_ok
     by_model = app.handle("GET", "/?model=scripted%2Fwanderer&task=BabyAI-GoToLocal-v0").body.decode()
     assert re.search(r"(\d+) match", by_model).group(1) == "2"
 

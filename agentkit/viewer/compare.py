@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentkit.pass_rule import has_verdict
+from agentkit.outcome_words import FAILED, INCOMPLETE, PASSED, stored_outcome
 from agentkit.transcripts.store import EpisodeInfo
 from agentkit.viewer.queries import TurnDetail, ViewerData
 
@@ -28,16 +28,22 @@ class Cell:
     seed: int
     a: EpisodeInfo | None
     b: EpisodeInfo | None
+    a_outcome: str = INCOMPLETE  # PASSED, FAILED, INCOMPLETE or NO_VERDICT (agentkit.outcome_words)
+    b_outcome: str = INCOMPLETE
 
     @property
     def change(self) -> str:
-        """"same", "gained" (b passes where a fails), "lost", or "missing"."""
+        """"same", "gained" (b passes where a does not), "lost", or "missing"."""
         if self.a is None or self.b is None:
             return "missing"
-        pa, pb = _passed(self.a), _passed(self.b)
+        pa, pb = self.a_outcome == PASSED, self.b_outcome == PASSED
         if pa == pb:
             return "same"
         return "gained" if pb else "lost"
+
+    def marks(self) -> list[tuple[EpisodeInfo | None, str]]:
+        """(episode, outcome) of A then B, for the matrix."""
+        return [(self.a, self.a_outcome), (self.b, self.b_outcome)]
 
 
 @dataclass(frozen=True)
@@ -87,13 +93,11 @@ class Divergence:
     b_turn: TurnDetail | None = None
 
 
-def _passed(e: EpisodeInfo) -> bool:
-    return e.status == "finished" and bool(e.success)
-
-
-def _judged(e: EpisodeInfo) -> bool:
-    """Finished with a verdict: the episodes a pass rate counts (agentkit.pass_rule)."""
-    return e.status == "finished" and has_verdict(e.metrics)
+def _outcome(e: EpisodeInfo | None, rule: str | None) -> str:
+    """The verdict the report and eval give ``e`` under its run's pass rule (INCOMPLETE if absent)."""
+    if e is None:
+        return INCOMPLETE
+    return stored_outcome(e.status, e.success, e.end_reason, e.metrics, rule)
 
 
 def _latest(episodes: list[EpisodeInfo]) -> dict[tuple[str, int], EpisodeInfo]:
@@ -109,20 +113,25 @@ def _latest(episodes: list[EpisodeInfo]) -> dict[tuple[str, int], EpisodeInfo]:
 
 def compare_runs(data: ViewerData, run_a: str, run_b: str) -> Comparison:
     """The pass/fail matrix and tallies of two runs (KeyError if either does not exist)."""
-    data.run(run_a)
-    data.run(run_b)
+    rule_a = data.run(run_a).config.get("pass_rule")
+    rule_b = data.run(run_b).config.get("pass_rule")
     a = _latest(data.all_episodes(run_a))
     b = _latest(data.all_episodes(run_b))
     keys = set(a) | set(b)
     tasks = sorted({t for t, _ in keys})
     seeds = sorted({s for _, s in keys})
-    rows = [(t, [Cell(t, s, a.get((t, s)), b.get((t, s))) if (t, s) in keys else None for s in seeds])
-            for t in tasks]
+
+    def cell(t: str, s: int) -> Cell:
+        ea, eb = a.get((t, s)), b.get((t, s))
+        return Cell(t, s, ea, eb, _outcome(ea, rule_a), _outcome(eb, rule_b))
+
+    rows = [(t, [cell(t, s) if (t, s) in keys else None for s in seeds]) for t in tasks]
 
     def tally(name: str, cells: list[Cell]) -> Tally:
-        fa = [c.a for c in cells if c.a is not None and _judged(c.a)]
-        fb = [c.b for c in cells if c.b is not None and _judged(c.b)]
-        return Tally(name, sum(map(_passed, fa)), len(fa), sum(map(_passed, fb)), len(fb))
+        judged = (PASSED, FAILED)
+        va = [c.a_outcome for c in cells if c.a is not None and c.a_outcome in judged]
+        vb = [c.b_outcome for c in cells if c.b is not None and c.b_outcome in judged]
+        return Tally(name, va.count(PASSED), len(va), vb.count(PASSED), len(vb))
 
     all_cells = [c for _, cells in rows for c in cells if c is not None]
     per_task = [tally(t, [c for c in cells if c is not None]) for t, cells in rows]

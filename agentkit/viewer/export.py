@@ -24,7 +24,7 @@ from agentkit.transcripts.blob_files import checked_image_file, image_file_name
 from agentkit.transcripts.store import EpisodeInfo, RunInfo
 from agentkit.viewer import pages
 from agentkit.viewer.links import ExportLinks, turn_file
-from agentkit.viewer.queries import EpisodeRow, ViewerData
+from agentkit.viewer.queries import EpisodeRow, ViewerData, episode_outcome
 from agentkit.viewer.server import static_assets
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,8 @@ def _episodes(data: ViewerData, run_ids: Iterable[str], episode_ids: Iterable[st
 def _row(e: EpisodeInfo, run: RunInfo) -> EpisodeRow:
     return EpisodeRow(id=e.id, run_id=e.run_id, env=run.env, model=run.model, task=e.task, seed=e.seed, trial=e.trial,
                       status=e.status, success=e.success, reward=e.reward, end_reason=e.end_reason, turns=e.turns,
-                      cost_usd=e.cost_usd, started_at=e.started_at, metrics=e.metrics)
+                      cost_usd=e.cost_usd, started_at=e.started_at, metrics=e.metrics,
+                      outcome=episode_outcome(e.status, e.success, e.metrics, e.end_reason, run.config.get("pass_rule")))
 
 
 def export_bundle(store: TranscriptStore, out_dir: str | os.PathLike[str], run_ids: Iterable[str] = (),

@@ -20,7 +20,8 @@ from agentkit.actions.formatter import format_command
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
 from agentkit.viewer.model_call_view import model_call_html
-from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData, episode_outcome
+from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
+from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData, episode_outcome, outcome_label
 from agentkit.viewer.trajectory import grid_of, grid_size_of
 
 HISTORY_SHOWN = 6  # earlier messages shown in full on a turn page; older ones are on their own turns
@@ -182,6 +183,8 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
             media[image["sha256"]] = mt
             frames.append({"src": links.blob(image["sha256"], mt), "label": image.get("label", ""),
                            "width": image.get("width"), "height": image.get("height"), "sha": image["sha256"]})
+    outcome = episode_outcome(episode.status, episode.success, episode.metrics, episode.end_reason,
+                              run.config.get("pass_rule"))
     html = render(
         "episode.html",
         links=links, run=run, episode=episode, points=points, n=n, current=current, turn=turn,
@@ -189,22 +192,37 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
         system=system, history=history, hidden=hidden, now=now, frames=frames,
         script=script_lines(turn.script) if turn else [],
         model_call=model_call_html(data.store, episode_id, turn),  # finish reason, retries, token counts
-        outcome=episode_outcome(episode.status, episode.success, episode.metrics),
+        outcome=outcome, outcome_word=outcome_label(outcome, run.env),
         title=f"{episode.task} seed {episode.seed} · turn {current}",
     )
     return 200, html
 
 
+def outcome_choices(envs: list[str]) -> list[tuple[str, str]]:
+    """(value, label) of the outcome filter: the backends' own words ("pass"/"fail" on Animal-AI),
+    both words when the listing mixes backends that name their verdict differently."""
+    labels: dict[str, list[str]] = {PASSED: [], FAILED: []}
+    for env in envs or ["?"]:
+        for outcome, words in labels.items():
+            word = outcome_label(outcome, env)
+            if word not in words:
+                words.append(word)
+    return [(PASSED, " / ".join(labels[PASSED])), (FAILED, " / ".join(labels[FAILED])),
+            (INCOMPLETE, INCOMPLETE), (NO_VERDICT, NO_VERDICT)]
+
+
 def index_page(data: ViewerData, links: Any, filters: dict[str, Any], runs: Page, episodes: Page) -> str:
-    return render("index.html", links=links, facets=data.facets(), filters=filters, runs=runs, episodes=episodes,
-                  outcomes=("success", "failure", "incomplete"), title="agentkit transcripts")
+    facets = data.facets()
+    envs = [filters["env"]] if filters.get("env") else facets.envs
+    return render("index.html", links=links, facets=facets, filters=filters, runs=runs, episodes=episodes,
+                  outcomes=outcome_choices(envs), title="agentkit transcripts")
 
 
 def run_page(data: ViewerData, links: Any, run_id: str, filters: dict[str, Any], episodes: Page,
              other_runs: list[Any]) -> str:
     run = data.run(run_id)
     return render("run.html", links=links, run=run, filters=filters, episodes=episodes, other_runs=other_runs,
-                  outcomes=("success", "failure", "incomplete"), title=f"run {run.id}")
+                  outcomes=outcome_choices([run.env]), title=f"run {run.id}")
 
 
 def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> str:
@@ -213,7 +231,19 @@ def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> 
 
     rates = svg.rate_bars([(t.name, t.a_rate, t.b_rate, text(t.a_pass, t.a_total, t.a_rate),
                             text(t.b_pass, t.b_total, t.b_rate)) for t in comparison.per_task + comparison.per_level])
+    # The runs' own word for their verdict; two backends that name it differently share "outcome".
+    words = {outcome_label(PASSED, run_a.env), outcome_label(PASSED, run_b.env)}
+    word = words.pop() if len(words) == 1 else "outcome"
+    fails = {outcome_label(FAILED, run_a.env), outcome_label(FAILED, run_b.env)}
+    fail = fails.pop() if len(fails) == 1 else "no " + word
+    labels = {PASSED: word, FAILED: fail, INCOMPLETE: INCOMPLETE, NO_VERDICT: "no verdict"}
+    symbols = {PASSED: "✓", FAILED: "✗", INCOMPLETE: "…", NO_VERDICT: "–"}
+
+    def delta(t: Any) -> float | None:
+        return None if t.a_rate is None or t.b_rate is None else t.b_rate - t.a_rate
+
     return render("compare.html", links=links, c=comparison, run_a=run_a, run_b=run_b, rates=rates,
+                  word=word, fail=fail, labels=labels, symbols=symbols, delta=delta,
                   title=f"{run_a.id} vs {run_b.id}")
 
 

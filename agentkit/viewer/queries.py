@@ -16,13 +16,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import case, func, select
 
-from agentkit.pass_rule import has_verdict
+from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED, fail_word, outcome_word, stored_outcome
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
+from agentkit.viewer.verdicts import latest_attempt_sql, outcome_sql
 
 RUNS = Run.__table__
 EPISODES = Episode.__table__
@@ -30,7 +31,9 @@ TURNS = Turn.__table__
 MESSAGES = Message.__table__
 BLOBS = Blob.__table__
 
-OUTCOMES = ("success", "failure", "incomplete")
+OUTCOMES = (PASSED, FAILED, INCOMPLETE, NO_VERDICT)
+# Older links and habits: a filter on "success" or "failure" means the verdict, whatever its word.
+OUTCOME_ALIASES = {"success": PASSED, "failure": FAILED}
 _SERIES_CACHE_SIZE = 64
 
 
@@ -61,19 +64,27 @@ class RunRow:
     tasks: list[Any]
     status: str
     episodes: int
-    successes: int
-    finished: int
+    passed: int  # latest attempts whose verdict is a pass (as the report and eval count)
+    judged: int  # latest attempts with a verdict
     templates_hash: str
 
+    @property
+    def word(self) -> str:
+        """The backend's word for its verdict ("pass" on Animal-AI, "success" elsewhere)."""
+        return outcome_word(self.env).word
 
-def episode_outcome(status: str, success: bool | None, metrics: dict[str, Any] | None) -> str:
-    """The badge of an episode: incomplete, success, failure, or no-verdict (an episode its run's
-    pass rule leaves unjudged and uncounted, agentkit.pass_rule)."""
-    if status != "finished":
-        return "incomplete"
-    if not has_verdict(metrics):
-        return "no-verdict"
-    return "success" if success else "failure"
+
+def episode_outcome(status: str, success: bool | None, metrics: dict[str, Any] | None,
+                    end_reason: str | None = None, rule: str | None = None) -> str:
+    """The badge of an episode: pass, fail, incomplete, or no-verdict (an episode its run's pass rule
+    leaves unjudged and uncounted, agentkit.pass_rule); ``outcome_label`` gives its backend's word."""
+    return stored_outcome(status, success, end_reason, metrics, rule)
+
+
+def outcome_label(outcome: str, env: str) -> str:
+    """The word shown for an outcome: the backend's own ("pass"/"fail", "success"/"failure")."""
+    word = outcome_word(env)
+    return {PASSED: word.word, FAILED: fail_word(word)}.get(outcome, outcome)
 
 
 @dataclass(frozen=True)
@@ -93,10 +104,11 @@ class EpisodeRow:
     cost_usd: float | None
     started_at: Any
     metrics: dict[str, Any] | None = None
+    outcome: str = INCOMPLETE  # PASSED, FAILED, INCOMPLETE or NO_VERDICT (agentkit.viewer.verdicts)
 
     @property
-    def outcome(self) -> str:
-        return episode_outcome(self.status, self.success, self.metrics)
+    def outcome_label(self) -> str:
+        return outcome_label(self.outcome, self.env)
 
 
 @dataclass(frozen=True)
@@ -152,14 +164,17 @@ class ViewerData:
         return Facets(envs, models, tasks)
 
     def runs(self, env: str | None = None, model: str | None = None, offset: int = 0, limit: int = 50) -> Page:
-        """Runs newest first, with episode, success and finished counts."""
+        """Runs newest first, with their episodes, passes and judged episodes (latest attempts)."""
+        verdict = outcome_sql()
         counts = (
             select(
                 EPISODES.c.run_id,
                 func.count().label("n"),
-                func.sum(case((EPISODES.c.success.is_(True), 1), else_=0)).label("ok"),
-                func.sum(case((EPISODES.c.status == "finished", 1), else_=0)).label("done"),
+                func.sum(case((verdict == PASSED, 1), else_=0)).label("ok"),
+                func.sum(case((verdict.in_([PASSED, FAILED]), 1), else_=0)).label("done"),
             )
+            .select_from(EPISODES.join(RUNS, RUNS.c.id == EPISODES.c.run_id))
+            .where(latest_attempt_sql())
             .group_by(EPISODES.c.run_id)
             .subquery()
         )
@@ -183,7 +198,7 @@ class ViewerData:
             rows = conn.execute(stmt).all()
         items = [
             RunRow(id=r[0], created_at=r[1], env=r[2], model=r[3], tasks=r[4] or [], status=r[5],
-                   templates_hash=r[6], episodes=int(r[7]), successes=int(r[8]), finished=int(r[9]))
+                   templates_hash=r[6], episodes=int(r[7]), passed=int(r[8]), judged=int(r[9]))
             for r in rows
         ]
         return Page(self._live_runs(items), total, offset, limit)
@@ -208,19 +223,16 @@ class ViewerData:
             where.append(RUNS.c.model == model)
         if task:
             where.append(EPISODES.c.task == task)
-        if outcome == "success":
-            where.append(and_(EPISODES.c.status == "finished", EPISODES.c.success.is_(True)))
-        elif outcome == "failure":
-            where.append(and_(EPISODES.c.status == "finished", or_(EPISODES.c.success.is_(False),
-                                                                   EPISODES.c.success.is_(None))))
-        elif outcome == "incomplete":
-            where.append(EPISODES.c.status != "finished")
+        verdict = outcome_sql()
+        outcome = OUTCOME_ALIASES.get(outcome or "", outcome)
+        if outcome:
+            where.append(verdict == outcome)
         joined = EPISODES.join(RUNS, RUNS.c.id == EPISODES.c.run_id)
         stmt = (
             select(EPISODES.c.id, EPISODES.c.run_id, RUNS.c.env, RUNS.c.model, EPISODES.c.task, EPISODES.c.seed,
                    EPISODES.c.trial, EPISODES.c.status, EPISODES.c.success, EPISODES.c.reward,
                    EPISODES.c.end_reason, EPISODES.c.turns, EPISODES.c.cost_usd, EPISODES.c.started_at,
-                   EPISODES.c.metrics)
+                   EPISODES.c.metrics, verdict)
             .select_from(joined)
             .where(*where)
             .order_by(EPISODES.c.started_at, EPISODES.c.id)

@@ -28,7 +28,7 @@ from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import pages
 from agentkit.viewer.compare import compare_runs, first_divergence
 from agentkit.viewer.links import LiveLinks
-from agentkit.viewer.queries import OUTCOMES, ViewerData
+from agentkit.viewer.queries import OUTCOME_ALIASES, OUTCOMES, ViewerData
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ class ViewerApp:
 
     def _index(self, params: dict[str, str], headers: dict[str, str]) -> Response:
         filters = {k: _filter(params, k) for k in ("env", "model", "task", "outcome")}
-        if filters["outcome"] not in (None, *OUTCOMES):
+        if filters["outcome"] not in (None, *OUTCOMES, *OUTCOME_ALIASES):
             raise BadRequest(400, f"outcome must be one of {', '.join(OUTCOMES)}")
         runs_page = _int(params, "runs_page", 1, lo=1)
         page = _int(params, "page", 1, lo=1)
@@ -199,7 +199,7 @@ class ViewerApp:
 
     def _run(self, run_id: str, params: dict[str, str], headers: dict[str, str]) -> Response:
         filters = {k: _filter(params, k) for k in ("task", "outcome")}
-        if filters["outcome"] not in (None, *OUTCOMES):
+        if filters["outcome"] not in (None, *OUTCOMES, *OUTCOME_ALIASES):
             raise BadRequest(400, f"outcome must be one of {', '.join(OUTCOMES)}")
         page = _int(params, "page", 1, lo=1)
         run = self.data.run(run_id)
