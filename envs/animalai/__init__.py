@@ -4,7 +4,7 @@
 plays the arena's tasks with the arena's vocabulary and prompts. ``connector`` speaks ML-Agents
 (ports, handshake, side channels, timeouts), ``observations`` decodes the camera (HWC for 3.x
 builds, CHW for 4.x) and the vector observation, ``protocol`` holds what both ends agree on, and
-``arena_server`` is the ``agentkit-arena`` executable: the pybullet arena as a Unity build.
+``arena_grpc`` is the ``agentkit-arena`` executable (entry point ``arena_server``): the pybullet arena as a Unity build.
 Imports are lazy, so listing backends does not load gRPC or pybullet.
 """
 

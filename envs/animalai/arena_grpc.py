@@ -1,4 +1,4 @@
-"""``agentkit-arena``: the pybullet arena behind ML-Agents' gRPC protocol, as a Unity Animal-AI build speaks it.
+"""The server of ``agentkit-arena`` (entry: ``arena_server``): the pybullet arena behind ML-Agents' gRPC protocol, as a Unity Animal-AI build speaks it.
 
 Why: so ``--env animalai --aai-build builtin`` runs the Testbed through the very connector code
 that drives the official builds, and any ML-Agents client (``UnityEnvironment(file_name=...)``)
