@@ -6,9 +6,16 @@ interventions, sampled from the seed). Scripts are API calls (``grasp(block=0)``
 ...) compiled into ``{"q": [...9 joint targets...], "ms": n}`` actions (n milliseconds); the physics
 runs at CausalWorld's 4 ms (``world.TIME_STEP_S``).
 
-Reward: the change of the fractional volumetric overlap of blocks with the goal shape, so the
-total reward is the current overlap; success is overlap > 0.9 (reaching: mean tip distance score).
-The episode ends on success (``end_on_success``) or when the task's simulated time runs out.
+Profiles (``profile`` option, ``causalworld_profile``): ``causalworld`` (the default) runs each task
+for CausalWorld's episode length and judges success as CausalWorld does (axis-aligned overlap > 0.9;
+reaching: mean tip error < 1 cm); ``agentkit`` keeps the task's own time limit and the run's
+``overlap_mode`` > 0.9. Either way every episode reports ``overlap`` (exact oriented),
+``overlap_causalworld``, ``success`` with ``success_measure``, and ``dense_reward``, CausalWorld's
+dense reward summed over the episode's 40 ms control steps (``dense_reward``).
+
+Reward per step: the change of the fractional overlap (the run's ``overlap_mode``), so the total
+reward is the current overlap. The episode ends on success (``end_on_success``) or when the
+simulated time runs out.
 """
 
 from __future__ import annotations
@@ -21,9 +28,12 @@ import numpy as np
 
 from agentkit.actions import Command
 from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE, Verdict, check_profile, episode_length_s, judge
 from agentkit.envs.trifinger.compiler import ScriptCompiler
+from agentkit.envs.trifinger.dense_reward import DenseReward
 from agentkit.envs.trifinger.describe import status_lines, structured_state
-from agentkit.envs.trifinger.overlap import OVERLAP_MODES, overlap
+from agentkit.envs.trifinger.overlap import OVERLAP_MODES, aabb_overlap, overlap
+from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.curriculum import parse_curriculum
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
 from agentkit.envs.trifinger.tasks import task_infos
@@ -45,8 +55,9 @@ class TriFingerBackend(Backend):
     ``cameras``: render the three platform cameras into each observation (off for text-only runs).
     ``render_size``: their side in pixels. ``goal_images``: also render the goal shape alone.
     ``overlap_mode``: "volumetric" (exact, on oriented cuboids) or "causalworld_aabb".
-    ``end_on_success``: end the episode as soon as overlap exceeds 0.9.
+    ``end_on_success``: end the episode as soon as the profile counts it solved.
     ``curriculum``: intervention actors and when they act (see ``curriculum.Curriculum``).
+    ``profile``: "causalworld" (default) or "agentkit" (see the module docstring).
     """
 
     name: ClassVar[str] = "trifinger"
@@ -56,7 +67,8 @@ class TriFingerBackend(Backend):
 
     def __init__(self, cameras: bool = True, render_size: int = 270, goal_images: bool = False,
                  overlap_mode: str = "volumetric", end_on_success: bool = True,
-                 curriculum: dict[str, Any] | None = None) -> None:
+                 curriculum: dict[str, Any] | None = None, profile: str = DEFAULT_PROFILE) -> None:
+        check_profile(profile)
         if overlap_mode not in OVERLAP_MODES:
             raise ValueError(f"overlap_mode must be one of {', '.join(OVERLAP_MODES)}, got {overlap_mode!r}")
         if render_size < 16:
@@ -68,6 +80,9 @@ class TriFingerBackend(Backend):
         self.overlap_mode = overlap_mode
         self.end_on_success = end_on_success
         self.curriculum = parse_curriculum(curriculum)
+        self.profile = profile
+        self._dense: DenseReward | None = None
+        self._time_limit_s = 20.0
         self._world: TriFingerWorld | None = None
         self._compiler: ScriptCompiler | None = None
         self._camera = None
@@ -108,6 +123,15 @@ class TriFingerBackend(Backend):
 
             self._camera = PlatformCameras(self._world, self.render_size)
         self._task, self._protocol = task, protocol
+        family = task.partition("@")[0]
+        world = self._world
+        if self.profile == "causalworld":
+            self._time_limit_s = episode_length_s(family, len(world.block_specs) + len(world.scene.obstacles))
+        else:
+            self._time_limit_s = world.scene.time_limit_s
+        self._dense = DenseReward(family)
+        self._dense.reset(read_state(world))
+        world.control_hook = self._control_step
         self._overlap = self.current_overlap()
         self._reward_since_observe = 0.0
         self._done, self._success = False, None
@@ -132,10 +156,11 @@ class TriFingerBackend(Backend):
         self._overlap = now
         self._reward_since_observe += reward
         result = StepResult(reward=reward, done=False)
-        if now > SUCCESS_THRESHOLD and self.end_on_success:
+        solved = self.verdict().success
+        if solved and self.end_on_success:
             result.done, result.success, result.end_reason = True, True, EndReason.GOAL
         elif world.steps >= self.time_limit_steps:
-            result.done, result.success = True, now > SUCCESS_THRESHOLD
+            result.done, result.success = True, solved
             result.end_reason = EndReason.TIME_LIMIT
         if result.done:
             self._done, self._success = True, result.success
@@ -169,13 +194,21 @@ class TriFingerBackend(Backend):
         return TriFingerReference(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        """``overlap``: the final fractional overlap (the run's overlap mode); ``overlap_aabb``: the same
-        by CausalWorld's AABB measure; ``protocol``; ``sim_time_s``; applied ``interventions``."""
+        """``overlap``: the final fractional overlap (the run's overlap mode, exact oriented by default);
+        ``overlap_causalworld``: CausalWorld's axis-aligned measure; ``success`` by the profile's
+        ``success_measure``; ``dense_reward``: CausalWorld's dense reward summed over the episode;
+        ``profile``; ``protocol``; ``sim_time_s``; applied ``interventions``."""
         if self._world is None:
             return {"overlap": None}
+        world = self._world
+        verdict = self.verdict()
         return {
             "overlap": round(self.current_overlap(), 4),
-            "overlap_aabb": round(self.current_overlap("causalworld_aabb"), 4),
+            "overlap_causalworld": round(aabb_overlap(world.block_cuboids(), world.goal_cuboids()), 4),
+            "success": verdict.success,
+            "success_measure": verdict.measure,
+            "dense_reward": round(self._dense.total, 4) if self._dense is not None else None,
+            "profile": self.profile,
             "protocol": self._protocol,
             "sim_time_s": round(self._world.elapsed_s, 3),
             "interventions": self._interventions,
@@ -184,7 +217,7 @@ class TriFingerBackend(Backend):
     def prompt_context(self) -> dict[str, Any]:
         world = self._world
         return {
-            "time_limit_s": world.scene.time_limit_s if world and world.scene else None,
+            "time_limit_s": self._time_limit_s if world and world.scene else None,
             "success_threshold": SUCCESS_THRESHOLD,
             "arena_radius_m": 0.19,
             "physics_step_ms": round(TIME_STEP_S * 1000),
@@ -221,7 +254,7 @@ class TriFingerBackend(Backend):
     def time_limit_steps(self) -> int:
         """The episode's length in milliseconds (the unit of ``world.steps``)."""
         world = self._require()
-        return int(round((world.scene.time_limit_s if world.scene else 20.0) * 1000))
+        return int(round((self._time_limit_s if world.scene else 20.0) * 1000))
 
     def current_overlap(self, mode: str | None = None) -> float:
         """The task's score now: block/goal overlap, or for reaching the fingertips' closeness."""
@@ -230,6 +263,18 @@ class TriFingerBackend(Backend):
             distances = np.linalg.norm(world.tips() - np.asarray(world.scene.tip_goals), axis=1)
             return float(np.clip(1.0 - distances / REACH_SCALE, 0.0, 1.0).mean())
         return overlap(world.block_cuboids(), world.goal_cuboids(), mode or self.overlap_mode)
+
+    def verdict(self) -> Verdict:
+        """Whether the current state counts as solved under the run's profile, and by which measure."""
+        world = self._require()
+        tip_goals = np.asarray(world.scene.tip_goals, dtype=float).reshape(-1, 3)
+        return judge(self.profile, world.block_cuboids(), world.goal_cuboids(), world.tips(), tip_goals,
+                     self.overlap_mode)
+
+    def _control_step(self) -> None:
+        """The end of a 40-ms control step: add CausalWorld's dense reward of that step."""
+        if self._dense is not None and self._world is not None:
+            self._dense.step(read_state(self._world))
 
     def _curriculum_step(self, episode: int, before_ms: int, after_ms: int) -> None:
         """Let the curriculum's actors intervene if this window of ``episode`` is theirs."""

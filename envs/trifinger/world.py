@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -66,6 +66,9 @@ class TriFingerWorld:
         self.target = np.zeros(9)
         self.steps = 0  # simulated milliseconds since the scene was built
         self.physics_steps = 0  # 4-ms physics steps since the scene was built
+        self._since_control = 0
+        #: Called at the end of every 40-ms control step (the dense reward is summed there).
+        self.control_hook: Callable[[], None] | None = None
         self.gravity = DEFAULT_GRAVITY
 
     def _limit_self_collision(self) -> None:
@@ -103,6 +106,7 @@ class TriFingerWorld:
         self.reset_joints(np.asarray(scene.joint_positions, dtype=float))
         self.steps = 0
         self.physics_steps = 0
+        self._since_control = 0
 
     def replace_block(self, index: int, spec: BlockSpec) -> None:
         """Rebuild block ``index`` (a new size needs a new collision shape); it keeps its number."""
@@ -163,6 +167,7 @@ class TriFingerWorld:
         for k in range(1, count + 1):
             setpoint = start + (goal - start) * (k / count)
             self.finger.append_desired_action(trifinger_simulation.Action(torque=torque, position=setpoint))
+            self._tick()
         self.target = goal
 
     def hold_steps(self, joints: Sequence[float], count: int) -> None:
@@ -172,6 +177,7 @@ class TriFingerWorld:
         action = trifinger_simulation.Action(torque=self.kinematics.gravity(goal), position=goal)
         for _ in range(self._advance(count * TIME_STEP_MS)):
             self.finger.append_desired_action(action)
+            self._tick()
         self.target = goal
 
     def apply_torques(self, torques: Sequence[float], count: int = 1) -> None:
@@ -180,7 +186,16 @@ class TriFingerWorld:
         action = self.finger.Action(torque=np.asarray(torques, dtype=float))
         for _ in range(self._advance(count * TIME_STEP_MS)):
             self.finger.append_desired_action(action)
+            self._tick()
         self.target = self.joint_positions()
+
+    def _tick(self) -> None:
+        """After one physics step: every ``SKIP_FRAME`` steps a control step ends; tell the hook."""
+        self._since_control += 1
+        if self._since_control >= SKIP_FRAME:
+            self._since_control = 0
+            if self.control_hook is not None:
+                self.control_hook()
 
     @property
     def elapsed_s(self) -> float:
