@@ -96,3 +96,50 @@ def test_cli_shows_what_a_protocol_draws():
     assert "Traceback" not in bad.stderr
     other = _agentkit("tasks", "gridworld", "--protocol", "P1")
     assert other.returncode != 0 and "--protocol is for the trifinger backend" in other.stderr + other.stdout
+
+
+# ------------------------------------------------------------------------- default scenes
+
+
+def test_stacked_walls_are_causalworlds_default_walls_of_3_5_cm_cubes():
+    stacked = default_scene("stacked_blocks")
+    assert len(stacked.blocks) == len(stacked.goals) == 35  # 5 levels x int(0.25 / 0.035) = 7
+    assert {b.size for b in stacked.blocks} == {(0.035,) * 3} and {b.mass for b in stacked.blocks} == {0.08}
+    assert sorted({round(g.position[2], 4) for g in stacked.goals}) == [0.0175, 0.0525, 0.0875, 0.1225, 0.1575]
+    assert {g.position[1] for g in stacked.goals} == {0.0}
+    creative = default_scene("creative_stacked_blocks")
+    assert len(creative.blocks) == 24  # 8 levels x int(0.12 / 0.035) = 3
+    # only the first and the last level are shown
+    assert sorted({round(g.position[2], 4) for g in creative.goals}) == [0.0175, 0.2625] and len(creative.goals) == 6
+    for scene in (stacked, creative):  # blocks rest on alternating sides, never floating
+        for block in scene.blocks:
+            assert abs(block.position[1]) == pytest.approx(0.1)
+            assert (block.position[2] - 0.0175) / 0.035 == pytest.approx(round((block.position[2] - 0.0175) / 0.035))
+
+
+def test_towers_general_and_reaching_defaults():
+    towers = default_scene("towers")
+    # towers.py: on the diagonal from (-0.12, -0.12), a block (3.5 cm) plus 5 mm apart
+    assert [c for b in towers.blocks for c in b.position[:2]] == pytest.approx(
+        [-0.12, -0.12, -0.08, -0.08, -0.04, -0.04, 0.0, 0.0, 0.04, 0.04])
+    assert {b.mass for b in towers.blocks} == {0.08} and len(towers.goals) == 5
+    general = default_scene("general")
+    assert len(general.blocks) == 5 and {b.size for b in general.blocks} == {(0.05,) * 3}
+    assert {b.mass for b in general.blocks} == {0.08}
+    # the goal is where the dropped cubes came to rest: on the floor or on each other, none in the air
+    for goal in general.goals:
+        assert 0.024 < goal.position[2] < 0.1
+    assert default_scene("general").goals == general.goals  # deterministic
+    reaching = default_scene("reaching")
+    assert reaching.tip_goals == [(0.0, 0.0, 0.10), (0.0, 0.0, 0.13), (0.0, 0.0, 0.16)]
+
+
+@pytest.mark.parametrize("task", ["pushing", "picking", "pick_and_place", "stacking2", "towers", "stacked_blocks",
+                                  "creative_stacked_blocks", "general", "reaching"])
+def test_default_and_sampled_scenes_never_start_a_block_inside_the_robot(task):
+    from agentkit.envs.trifinger.sampling import scene_problems
+    from agentkit.envs.trifinger.tasks import generate
+
+    assert scene_problems(default_scene(task)) == []
+    for seed in range(8 if task == "general" else 50):
+        assert scene_problems(generate(task, seed)) == [], seed

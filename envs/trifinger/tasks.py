@@ -2,10 +2,10 @@
 
 ``generate(task, seed)`` samples a scene from the task's training space (CausalWorld's space A:
 block and goal centres within 0.11 m of the arena centre, any yaw); ``default_scene(task)`` is
-CausalWorld's fixed default configuration (what its protocol P0 evaluates). Blocks are 6.5 cm
-cubes of 20 g unless the family says otherwise; goals are translucent copies of the blocks' shapes.
-Where CausalWorld does not fix a default (stacked_blocks, creative_stacked_blocks, general), the
-middle of its space A is used and the docstring says so.
+CausalWorld's fixed default configuration (what its protocol P0 evaluates), built by its task
+generator's rule (``causalworld_layouts`` for the walls, towers and general's dropped goal). Blocks
+are 6.5 cm cubes of 20 g unless the family says otherwise; goals are translucent copies of the
+blocks' shapes. Every sampled scene is checked (no block inside another, the wall or the robot).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentkit.envs.base import TaskInfo
+from agentkit.envs.trifinger.causalworld_layouts import (GENERAL_DROP_POSITIONS, RAISED_JOINTS, dropped_poses,
+                                                          stacked_wall, tower_start_positions)
 from agentkit.envs.trifinger.geometry import yaw_quaternion
 from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
 
@@ -28,7 +30,8 @@ PALETTE: tuple[tuple[str, Vec3], ...] = (
     ("cyan", (0.1, 0.85, 0.85)), ("white", (0.95, 0.95, 0.95)),
 )
 GOAL_COLOR: Vec3 = (0.2, 0.9, 0.3)
-WALL_SIZE: Vec3 = (0.5, 0.015, 0.065)  # pick_and_place's fixed obstacle across the arena
+WALL_SIZE: Vec3 = (0.5, 0.015, 0.065)  # pick_and_place.py 'obstacle' size, across the arena at y = 0
+WALL_COLOR: Vec3 = (0.0, 0.0, 0.0)  # pick_and_place.py 'obstacle' color
 
 
 def colour_name(color: Vec3) -> str:
@@ -107,7 +110,7 @@ def pick_and_place(rng: np.random.Generator | None) -> Scene:
         block_xy = _polar(rng, (0.07, 0.12), (math.pi / 6, 5 * math.pi / 6))
         goal_xy = _polar(rng, (0.07, 0.12), (-5 * math.pi / 6, -math.pi / 6))
         yaws = (rng.uniform(-math.pi, math.pi), rng.uniform(-math.pi, math.pi))
-    wall = BlockSpec("wall", WALL_SIZE, (0.0, 0.0, WALL_SIZE[2] / 2), color=(0.1, 0.1, 0.1), mass=0.0, static=True)
+    wall = BlockSpec("wall", WALL_SIZE, (0.0, 0.0, WALL_SIZE[2] / 2), color=WALL_COLOR, mass=0.0, static=True)
     return Scene("pick_and_place", "Pick up the red cube, carry it over the black wall and place it in the green goal cube.",
                  blocks=[_cube("block0", 0, block_xy, yaws[0])],
                  goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
@@ -140,6 +143,8 @@ def towers(rng: np.random.Generator | None) -> Scene:
         dims = tuple(float(v) for v in rng.uniform(0.08, 0.12, size=3))
         centre = tuple(float(v) for v in rng.uniform(-0.1, 0.05, size=2))
         mass = float(rng.uniform(0.02, 0.06))
+    # towers.py defaults: tool_block_mass 0.08, number_of_blocks_in_tower (1, 1, 5), tower_dims
+    # (0.035, 0.035, 0.175), tower_center (0, 0); space A as task_spaces lists it.
     size = tuple(d / n for d, n in zip(dims, counts))
     goals = []
     for level in range(counts[2]):
@@ -148,9 +153,13 @@ def towers(rng: np.random.Generator | None) -> Scene:
                 position = (centre[0] - dims[0] / 2 + (row + 0.5) * size[0],
                             centre[1] - dims[1] / 2 + (col + 0.5) * size[1], (level + 0.5) * size[2])
                 goals.append(_goal(f"goal{len(goals)}", size, position))
-    blocks = _scatter(rng or np.random.default_rng(0), len(goals), size, mass, goals)
+    if rng is None:  # towers.py _set_up_cuboid: blocks on the diagonal from (-0.12, -0.12)
+        blocks = [BlockSpec(f"block{i}", size, p, yaw_quaternion(0.0), mass, PALETTE[i % len(PALETTE)][1])
+                  for i, p in enumerate(tower_start_positions(len(goals), size))]
+    else:
+        blocks = _scatter(rng, len(goals), size, mass, goals)
     return Scene("towers", f"Build the green tower of {len(goals)} blocks.", blocks=blocks, goals=goals,
-                 time_limit_s=60.0)
+                 joint_positions=RAISED_JOINTS, time_limit_s=60.0)
 
 
 def _scatter(rng: np.random.Generator, count: int, size: Vec3, mass: float, goals: list[GoalSpec]) -> list[BlockSpec]:
@@ -193,68 +202,120 @@ def _pile(rng: np.random.Generator, levels: int, min_size: float, max_width: flo
 
 
 def stacked_blocks(rng: np.random.Generator | None) -> Scene:
-    """Rebuild a pile of differently sized blocks. CausalWorld publishes no single default; used here:
-    2 levels, block sides 0.035-0.065 m, level width up to 0.12 m, 80 g, pile at the centre."""
+    """Rebuild a wall of blocks. Default (stacked_blocks.py): 5 levels of 7 cubes of 3.5 cm, 80 g;
+    sampled: a random pile from its space A (1-5 levels, blocks 3.5-6.5 cm, level width up to 0.12 m)."""
     return _stacked("stacked_blocks", rng, creative=False)
 
 
 def creative_stacked_blocks(rng: np.random.Generator | None) -> Scene:
-    """As stacked_blocks with 3 levels, but only the first and last level of the goal are shown (and
-    scored): the blocks in between are the agent's to choose."""
+    """As stacked_blocks, but only the first and last level of the goal are shown (and scored): the
+    blocks in between are the agent's to choose. Default (creative_stacked_blocks.py): 8 levels of 3
+    cubes of 3.5 cm, 80 g; sampled: 3-5 levels."""
     return _stacked("creative_stacked_blocks", rng, creative=True)
 
 
+#: stacked_blocks.py / creative_stacked_blocks.py defaults: (num_of_levels, max_level_width);
+#: both: blocks_min_size 0.035, tool_block_mass 0.08.
+STACKED_DEFAULTS = {"stacked_blocks": (5, 0.25), "creative_stacked_blocks": (8, 0.12)}
+STACKED_MASS = 0.08
+
+
 def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scene:
-    local = rng or np.random.default_rng(12345)
-    levels = 3 if creative else 2
-    if rng is not None:
-        levels = int(rng.integers(3, 5)) if creative else int(rng.integers(1, 4))
-    centre = (0.0, 0.0) if rng is None else _polar(rng, (0.0, 0.06))
-    pile = _pile(local, levels, 0.035, 0.12, centre)
-    blocks = []
-    taken = [centre]
-    for i, goal in enumerate(pile):
-        (spot,) = _free_spots(local, 1, 0.09, taken, (0.07, 0.14))
-        taken.append(spot)
-        blocks.append(BlockSpec(f"block{i}", goal.size, (spot[0], spot[1], goal.size[2] / 2), yaw_quaternion(0.0),
-                                0.08, PALETTE[i % len(PALETTE)][1]))
-    shown = [pile[0], pile[-1]] if creative and len(pile) > 1 else pile
+    if rng is None:
+        levels, width = STACKED_DEFAULTS[task]
+        wall = stacked_wall(levels, width)
+        side = (wall.side,) * 3
+        blocks = [BlockSpec(f"block{i}", side, p, yaw_quaternion(0.0), STACKED_MASS, PALETTE[i % len(PALETTE)][1])
+                  for i, p in enumerate(wall.block_positions)]
+        shown = [p for p, level in zip(wall.goal_positions, wall.goal_levels)
+                 if not creative or level in (0, levels - 1)]
+        goals = [_goal(f"goal{i}", side, p) for i, p in enumerate(shown)]
+        count = len(wall.block_positions)
+    else:
+        # space A of stacked_blocks.py (creative: stack_levels 3-5): levels, block size, mass
+        levels = int(rng.integers(3, 6)) if creative else int(rng.integers(1, 6))
+        min_size = float(rng.uniform(0.035, 0.065))
+        mass = float(rng.uniform(0.02, 0.06))
+        centre = _polar(rng, (0.0, 0.06))
+        pile = _pile(rng, levels, min_size, 0.12, centre)
+        blocks = []
+        taken = [centre]
+        for i, goal in enumerate(pile):
+            (spot,) = _free_spots(rng, 1, 0.09, taken, (0.07, 0.14))
+            taken.append(spot)
+            blocks.append(BlockSpec(f"block{i}", goal.size, (spot[0], spot[1], goal.size[2] / 2), yaw_quaternion(0.0),
+                                    mass, PALETTE[i % len(PALETTE)][1]))
+        goals = [pile[0], pile[-1]] if creative and len(pile) > 1 else pile
+        count = len(pile)
     what = "whose first and last levels are shown in green; fill the levels between" if creative else "shown in green"
-    return Scene(task, f"Rebuild the pile of {len(pile)} blocks {what}.", blocks=blocks, goals=shown, time_limit_s=45.0)
+    return Scene(task, f"Rebuild the pile of {count} blocks {what}.", blocks=blocks, goals=goals,
+                 joint_positions=RAISED_JOINTS, time_limit_s=45.0)
+
+
+#: general.py defaults: nums_objects 5, tool_block_size 0.05, tool_block_mass 0.08.
+GENERAL_DEFAULT = (5, 0.05, 0.08)
 
 
 def general(rng: np.random.Generator | None) -> Scene:
-    """Arrange several cubes into a goal configuration of the same cubes. CausalWorld's default is 5
-    cubes of 5 cm; the goal configuration here places them on the floor, some on top of others."""
-    local = rng or np.random.default_rng(2024)
-    count = 5 if rng is None else int(rng.integers(1, 6))
-    size = 0.05 if rng is None else float(rng.uniform(0.05, 0.065))
-    spots = _free_spots(local, count, size * 1.42, [], (0.0, 0.12))
-    goals: list[GoalSpec] = []
-    for i, spot in enumerate(spots):
-        if goals and local.uniform() < 0.3 and goals[-1].position[2] < size:
-            below = goals[-1]
-            goals.append(_goal(f"goal{i}", (size,) * 3, (below.position[0], below.position[1], 1.5 * size)))
-        else:
-            goals.append(_goal(f"goal{i}", (size,) * 3, (spot[0], spot[1], size / 2), float(local.uniform(-math.pi, math.pi))))
-    blocks = _scatter(local, count, (size,) * 3, 0.02, goals)
+    """Rebuild a goal configuration made by dropping the same cubes. Default (general.py): 5 cubes of
+    5 cm, 80 g, dropped from its fixed drop positions; sampled: 1-4 cubes of 5-7 cm, 20-60 g, dropped
+    from random points of the arena box with random orientations. The blocks start at random
+    places up to 15 cm high (they fall), as general.py puts them."""
+    if rng is None:
+        count, side, mass = GENERAL_DEFAULT
+        drops = tuple((GENERAL_DROP_POSITIONS[i % len(GENERAL_DROP_POSITIONS)], (0.0, 0.0, 0.0, 1.0)) for i in range(count))
+        local = np.random.default_rng(0)
+    else:
+        # general.py sample_new_goal over space A: randint(1, 5) objects, size and mass uniform
+        count, side, mass = int(rng.integers(1, 5)), float(rng.uniform(0.05, 0.07)), float(rng.uniform(0.02, 0.06))
+        # general.py: drop points uniform in the arena box shrunk by 4 cm at the sides and 8 cm on top
+        low, high = np.array([-0.11, -0.11, 0.0]), np.array([0.11, 0.11, 0.22])
+        drops = tuple((tuple(float(v) for v in rng.uniform(low, high)), _euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
+                      for _ in range(count))
+        local = rng
+    rested = dropped_poses(drops, side, mass)
+    goals = [GoalSpec(f"goal{i}", (side,) * 3, pos, orn, GOAL_COLOR) for i, (pos, orn) in enumerate(rested)]
+    from agentkit.envs.trifinger.sampling import block_problems
+
+    blocks: list[BlockSpec] = []
+    for i in range(count):
+        # general.py: random_position(height_limits=[size / 2, 0.15]) and a random yaw, drawn again
+        # (up to 10 trials) while the stage is infeasible
+        for _trial in range(10):
+            r, theta = math.sqrt(local.uniform(0.0, 0.15 ** 2)), local.uniform(-math.pi, math.pi)
+            z = float(local.uniform(side / 2, 0.15))
+            block = BlockSpec(f"block{i}", (side,) * 3, (r * math.cos(theta), r * math.sin(theta), z),
+                              yaw_quaternion(float(local.uniform(-math.pi, math.pi))), mass, PALETTE[i % len(PALETTE)][1])
+            if not block_problems(Scene("general", "", blocks=[*blocks, block])):
+                break
+        blocks.append(block)
     return Scene("general", f"Arrange the {count} cubes into the green goal configuration.", blocks=blocks,
-                 goals=goals, time_limit_s=60.0)
+                 goals=goals, joint_positions=RAISED_JOINTS, time_limit_s=60.0)
 
 
+def _euler_quaternion(euler) -> tuple[float, float, float, float]:
+    """Roll, pitch, yaw (radians) as an (x, y, z, w) quaternion, pybullet's convention."""
+    roll, pitch, yaw = (float(v) / 2 for v in euler)
+    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+
+
+#: reaching.py default_goal_60, default_goal_120, default_goal_300 (one per finger, in finger order).
+REACHING_DEFAULT_TARGETS: tuple[Vec3, ...] = ((0.0, 0.0, 0.10), (0.0, 0.0, 0.13), (0.0, 0.0, 0.16))
 #: Finger base directions seen from above (the azimuth of each fingertip at rest).
 FINGER_AZIMUTHS = (math.radians(35.0), math.radians(-85.0), math.radians(155.0))
 
 
 def reaching(rng: np.random.Generator | None) -> Scene:
-    """Put each fingertip on its target point (no blocks). Default: targets 8 cm out in each finger's
-    direction at 10 cm height; space A: 5-10 cm out, 30 degrees either side, 5-15 cm up."""
+    """Put each fingertip on its target point (no blocks). Default (reaching.py default_goal_60/120/300):
+    the three targets on the arena's axis at 10, 13 and 16 cm; sampled: 5-10 cm out in each finger's
+    direction, 30 degrees either side, 5-15 cm up (P5/P12 draw from CausalWorld's spaces instead)."""
+    if rng is None:
+        return Scene("reaching", "Move the three fingertips onto their three target points.",
+                     tip_goals=list(REACHING_DEFAULT_TARGETS), joint_positions=REST_JOINTS, time_limit_s=5.0)
     tips = []
     for azimuth in FINGER_AZIMUTHS:
-        if rng is None:
-            r, a, z = 0.08, azimuth, 0.10
-        else:
-            r, a, z = rng.uniform(0.05, 0.10), azimuth + rng.uniform(-0.5, 0.5), rng.uniform(0.05, 0.15)
+        r, a, z = rng.uniform(0.05, 0.10), azimuth + rng.uniform(-0.5, 0.5), rng.uniform(0.05, 0.15)
         tips.append((r * math.cos(a), r * math.sin(a), z))
     return Scene("reaching", "Move the three fingertips onto their three target points.", tip_goals=tips,
                  joint_positions=REST_JOINTS, time_limit_s=5.0)
@@ -289,9 +350,28 @@ def family(task: str) -> TaskFamily:
         raise ValueError(f"unknown trifinger task {task!r}; known: {', '.join(FAMILIES)}") from None
 
 
+#: How many samples generate() draws before giving up on a seed (each one is checked: no block
+#: inside another, the wall or the robot; goals in the arena).
+GENERATE_ATTEMPTS = 20
+
+
 def generate(task: str, seed: int) -> Scene:
-    """A scene of ``task`` sampled from its training space; the same seed always gives the same scene."""
-    return family(task).make(np.random.default_rng(seed))
+    """A scene of ``task`` sampled from its training space; the same seed always gives the same scene.
+
+    An ill-posed sample (see ``sampling.scene_problems``) is drawn again from the same generator;
+    after GENERATE_ATTEMPTS a ValueError names the task, the seed and the reason."""
+    from agentkit.envs.trifinger.sampling import scene_problems
+
+    make = family(task).make
+    rng = np.random.default_rng(seed)
+    problems: list[str] = []
+    for _ in range(GENERATE_ATTEMPTS):
+        scene = make(rng)
+        problems = scene_problems(scene)
+        if not problems:
+            return scene
+    raise ValueError(f"trifinger {task} seed {seed}: no well-posed scene in {GENERATE_ATTEMPTS} samples; "
+                     f"the last was refused because {'; '.join(problems)}")
 
 
 def default_scene(task: str) -> Scene:
