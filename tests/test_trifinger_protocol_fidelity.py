@@ -120,3 +120,22 @@ def test_an_infeasible_scene_is_detected():
     wall_scene = default_scene("pick_and_place")
     wall_scene.goals[0].position = (0.0, 0.02, 0.0325)
     assert "goal0 overlaps the wall" in scene_problems(wall_scene)
+
+
+def test_the_curriculum_random_actor_is_causalworlds_random_actor():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False, curriculum={"actors": ["random"], "space": "A"})
+    modes = set()
+    try:
+        for _ in range(8):
+            backend.reset("pushing", 0)
+            (record,) = backend._interventions
+            if not record["applied"]:
+                continue
+            changed = record["changed"]
+            assert "gravity" not in changed and "joint_positions" not in changed, changed
+            modes.add("size" if "size" in changed.get("block0", {}) else "position")
+        assert modes == {"size", "position"}
+    finally:
+        backend.close()

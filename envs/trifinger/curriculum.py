@@ -16,14 +16,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agentkit.envs.trifinger.protocols import Selection
 
+#: CausalWorld's intervention_actors/: goal_actor (a new goal), rigid_block_pose_actor (tool blocks'
+#: positions and yaws), physical_proporties_actor (masses and frictions; no gravity), visual_actor
+#: (every colour), joints_actor (joint positions), random_actor (see RANDOM).
 ACTORS: dict[str, tuple[str, str]] = {
     "goal": (r"goal\d+", r"cylindrical_position|euler_orientation"),
     "block_pose": (r"block\d+", r"cylindrical_position|euler_orientation"),
-    "physical": (r"block\d+|floor_friction|stage_friction|gravity|finger_.*", r"mass"),
+    "physical": (r"block\d+|floor_friction|stage_friction|finger_.*", r"mass"),
     "visual": (r".*color|block\d+|goal\d+|finger_.*", r"color"),
     "joints": (r"joint_positions", r""),
     "random": (r".*", r".*"),
 }
+#: Actors drawn as random_actor.py does: never joints or gravity, sizes or positions by a coin.
+RANDOM = frozenset({"random"})
 
 
 class Curriculum(BaseModel):
@@ -68,7 +73,7 @@ class Curriculum(BaseModel):
         return before_ms < self.time_step_ms <= after_ms
 
     def selections(self) -> list[Selection]:
-        return [Selection(*ACTORS[a], self.space) for a in self.actors]  # type: ignore[arg-type]
+        return [Selection(*ACTORS[a], self.space, random=a in RANDOM) for a in self.actors]  # type: ignore[arg-type]
 
     def generator(self, episode: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, episode])

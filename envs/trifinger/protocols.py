@@ -155,13 +155,22 @@ class Selection:
     first: str
     second: str
     space: SpaceName
+    #: intervention_actors/random_actor.py: every variable but joint positions (and gravity, which
+    #: CausalWorld's spaces do not hold), with a fair coin between sizes and positions.
+    random: bool = False
 
-    def pick(self, bounds: dict[str, Any]) -> dict[str, Any]:
+    def pick(self, bounds: dict[str, Any], generator: np.random.Generator | None = None) -> dict[str, Any]:
         """The subset of ``bounds`` this selection covers (same nesting)."""
         out: dict[str, Any] = {}
+        skip = {"joint_positions", "gravity"} if self.random else set()
+        skip_prop = ""
+        if self.random:
+            skip_prop = "cylindrical_position" if generator is not None and generator.integers(0, 2) else "size"
         for name, value in bounds.items():
-            if not re.fullmatch(self.first, name):
+            if not re.fullmatch(self.first, name) or name in skip:
                 continue
+            if isinstance(value, dict) and skip_prop:
+                value = {prop: rng for prop, rng in value.items() if prop != skip_prop}
             if isinstance(value, dict):
                 props = {prop: rng for prop, rng in value.items() if re.fullmatch(self.second, prop)}
                 if props:
@@ -174,7 +183,7 @@ class Selection:
 def sample_intervention(selection: Selection, variables: WorldVariables, generator: np.random.Generator) -> dict[str, Any]:
     """One draw of every variable ``selection`` covers, kept consistent: a resized single block drags
     its goal's size along and both keep resting on the floor (as CausalWorld's tasks do)."""
-    bounds = selection.pick(intervention_space(selection.space, variables))
+    bounds = selection.pick(intervention_space(selection.space, variables), generator)
     draw: dict[str, Any] = {}
     for name, value in bounds.items():
         if isinstance(value, dict):
