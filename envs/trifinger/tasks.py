@@ -153,11 +153,14 @@ def towers(rng: np.random.Generator | None) -> Scene:
                 position = (centre[0] - dims[0] / 2 + (row + 0.5) * size[0],
                             centre[1] - dims[1] / 2 + (col + 0.5) * size[1], (level + 0.5) * size[2])
                 goals.append(_goal(f"goal{len(goals)}", size, position))
-    if rng is None:  # towers.py _set_up_cuboid: blocks on the diagonal from (-0.12, -0.12)
+    # towers.py _set_up_cuboid: blocks on the diagonal from (-0.12, -0.12); when the diagonal would
+    # restart (CausalWorld then overlaps blocks), they are scattered on the floor instead
+    starts = tower_start_positions(len(goals), size)
+    if all(p[2] == size[2] / 2 for p in starts):
         blocks = [BlockSpec(f"block{i}", size, p, yaw_quaternion(0.0), mass, PALETTE[i % len(PALETTE)][1])
-                  for i, p in enumerate(tower_start_positions(len(goals), size))]
+                  for i, p in enumerate(starts)]
     else:
-        blocks = _scatter(rng, len(goals), size, mass, goals)
+        blocks = _scatter(rng or np.random.default_rng(0), len(goals), size, mass, goals)
     return Scene("towers", f"Build the green tower of {len(goals)} blocks.", blocks=blocks, goals=goals,
                  joint_positions=RAISED_JOINTS, time_limit_s=60.0)
 
