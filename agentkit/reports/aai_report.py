@@ -5,8 +5,10 @@ the same figures. They are all rendered from an ``AAIReport``, whose cells are `
 summed over the selected tasks of each level, so nothing is computed twice.
 
 Columns, in order: the 59 children, the top-10 Olympics entrants, the reference agent (when a
-reference run is given), then each run. Every cell is a proportion of (participant x task) pairs;
-a run with several trials of a task counts each trial as a pair.
+reference run is given), then each run, labelled by its name (``--name``) where it has one. Every
+cell is a proportion of (participant x task) pairs; a run with several trials of a task counts each
+trial as a pair. Each cell has two 95% intervals: Wilson's over the pairs, and a cluster-robust one
+(``clustered``) by participant for the children and the entrants, by task for runs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.reports.baselines import TOP_K, Baselines
+from agentkit.reports.clustered import CLUSTER_METHOD, cluster_robust_interval
+from agentkit.reports.levels import level_name, level_title
 from agentkit.reports.proportions import EMPTY, Proportion
 from agentkit.reports.run_results import RunResults
 from agentkit.reports.task_ids import level_of
@@ -43,12 +47,32 @@ class Column:
     label: str
     by_task: Mapping[str, Proportion]
     is_run: bool = False
+    # cluster (a participant, or a task) -> task -> its pairs; None: every task is its own cluster
+    by_participant: Mapping[str, Mapping[str, Proportion]] | None = None
+
+    @property
+    def clustered_by(self) -> str:
+        return "task" if self.by_participant is None else "participant"
 
     def over(self, tasks: Sequence[str]) -> Proportion:
         total = EMPTY
         for task in tasks:
             total = total + self.by_task.get(task, EMPTY)
         return total
+
+    def clustered(self, tasks: Sequence[str]) -> tuple[float, float] | None:
+        """The cluster-robust 95% interval over ``tasks`` (agentkit.reports.clustered); None with
+        fewer than two clusters."""
+        if self.by_participant is None:
+            cells = [self.by_task.get(task, EMPTY) for task in tasks]
+        else:
+            cells = []
+            for played in self.by_participant.values():
+                total = EMPTY
+                for task in tasks:
+                    total = total + played.get(task, EMPTY)
+                cells.append(total)
+        return cluster_robust_interval((c.passed, c.n) for c in cells)
 
 
 @dataclass
@@ -62,6 +86,7 @@ class AAIReport:
     reference_run: str | None = None  # the run id behind the reference column
     pass_rules: dict[str, str | None] = field(default_factory=dict)  # run id -> its pass rule (None: not recorded)
     not_judged: dict[str, int] = field(default_factory=dict)  # run id -> finished episodes without a verdict
+    run_names: dict[str, str | None] = field(default_factory=dict)  # run id -> its --name (None: none given)
 
     @property
     def shown_columns(self) -> list[Column]:
@@ -72,6 +97,11 @@ class AAIReport:
     @property
     def levels(self) -> list[int]:
         return sorted({level_of(t) for t in self.tasks})
+
+    @staticmethod
+    def level_title(level: int) -> str:
+        """``"L1 Food retrieval"``: a level as tables and figures label it."""
+        return level_title(level)
 
     def level_tasks(self, level: int) -> list[str]:
         return [t for t in self.tasks if level_of(t) == level]
@@ -87,30 +117,40 @@ class AAIReport:
         row: dict[str, Any] = {}
         runs: dict[str, Any] = {}
         ci: dict[str, Any] = {"runs": {}}
+        clustered: dict[str, Any] = {"runs": {}}
         n: dict[str, Any] = {"runs": {}}
         passed: dict[str, Any] = {"runs": {}}
         for column in self.columns:
             cell = cells[column.key]
             interval = list(cell.ci95) if cell.ci95 else None
+            cluster_ci = column.clustered(tasks) if cell.n else None
+            cluster_ci = list(cluster_ci) if cluster_ci else None
             if column.is_run:
                 runs[column.key] = cell.p
                 ci["runs"][column.key], n["runs"][column.key] = interval, cell.n
                 passed["runs"][column.key] = cell.passed
+                clustered["runs"][column.key] = cluster_ci
             else:
                 row[column.key] = cell.p
                 ci[column.key], n[column.key], passed[column.key] = interval, cell.n, cell.passed
+                clustered[column.key] = cluster_ci
         row["runs"] = runs
-        row["ci95"], row["n"], row["passed"] = ci, n, passed
+        row["ci95"], row["ci95_clustered"], row["n"], row["passed"] = ci, clustered, n, passed
         row["tasks"] = len(tasks)
         return row
 
     def to_json(self, detail: bool = False) -> dict[str, Any]:
-        levels = [{"level": level, **self._row_json(self.level_tasks(level))} for level in self.levels]
+        levels = [{"level": level, "name": level_name(level), **self._row_json(self.level_tasks(level))}
+                  for level in self.levels]
         data: dict[str, Any] = {
             "levels": levels,
             "overall": self._row_json(self.tasks),
             "task_set": self.task_set,
             "ci_method": CI_METHOD,
+            "ci_clustered_method": CLUSTER_METHOD,
+            "clustered_by": {c.key: c.clustered_by for c in self.columns},
+            "labels": {c.key: c.label for c in self.columns},
+            "run_names": self.run_names,
             "participants": {
                 CHILDREN: len(self.children_ids),
                 OLYMPICS: [{"entrant": name, "proportion_all_900": p} for name, p in self.olympics_top],
@@ -136,18 +176,23 @@ def build_report(
     complete = baselines.complete_children()
     top = baselines.top_entrants(TOP_K)
     columns = [
-        Column(CHILDREN, f"children (n={len(complete)})", baselines.children_by_task()),
-        Column(OLYMPICS, f"Olympics top {len(top)}", baselines.olympics_by_task(e.name for e in top)),
+        Column(CHILDREN, f"children (n={len(complete)})", baselines.children_by_task(),
+               by_participant=baselines.children_by_participant()),
+        Column(OLYMPICS, f"Olympics top {len(top)}", baselines.olympics_by_task(e.name for e in top),
+               by_participant=baselines.olympics_by_participant(e.name for e in top)),
     ]
     if reference is not None:
-        columns.append(Column(REFERENCE, f"reference ({reference.run_id})", reference.by_task))
-    for run in runs:
-        columns.append(Column(run.run_id, run.label, run.by_task, is_run=True))
+        columns.append(Column(REFERENCE, f"reference ({reference.name or reference.run_id})", reference.by_task))
+    labels = [run.label for run in runs]
+    for run in runs:  # two runs given the same name are told apart by their ids
+        label = run.label if labels.count(run.label) == 1 else f"{run.label} [{run.run_id}]"
+        columns.append(Column(run.run_id, label, run.by_task, is_run=True))
     every = [*runs, *([reference] if reference else [])]
     not_counted = {r.run_id: r.not_counted for r in every}
     return AAIReport(
         pass_rules={r.run_id: r.pass_rule.value if r.pass_rule else None for r in every},
         not_judged={r.run_id: r.not_judged for r in every},
+        run_names={r.run_id: r.name for r in every},
         tasks=list(tasks), columns=columns, task_set=task_set, children_ids=complete,
         olympics_top=[(e.name, e.proportion) for e in top], not_counted=not_counted,
         reference_run=reference.run_id if reference is not None else None,

@@ -90,6 +90,15 @@ class Baselines:
             for task in self.children_tasks
         }
 
+    def children_by_participant(self) -> dict[str, dict[str, Proportion]]:
+        """Per complete child, per task: 1/1 or 0/1 (the clusters of the children's clustered interval)."""
+        return {child: {task: Proportion(int(bool(v)), 1) for task, v in self.children[child].items()}
+                for child in self.complete_children()}
+
+    def olympics_by_participant(self, entrants: Iterable[str]) -> dict[str, dict[str, Proportion]]:
+        """Per named entrant, per task: 1/1 or 0/1."""
+        return {name: {task: Proportion(int(v), 1) for task, v in self.olympics[name].items()} for name in entrants}
+
     def olympics_by_task(self, entrants: Iterable[str]) -> dict[str, Proportion]:
         """Per task: passes among the named entrants."""
         names = list(entrants)

@@ -4,34 +4,39 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from agentkit.reports.aai_report import CI_METHOD, PASS_CRITERION, AAIReport
-from agentkit.reports.proportions import Proportion
+from collections.abc import Sequence
+
+from agentkit.reports.aai_report import CI_METHOD, PASS_CRITERION, AAIReport, Column
+from agentkit.reports.clustered import CLUSTER_METHOD
 from agentkit.reports.task_ids import level_of
 
 
-def _cell(cell: Proportion) -> str:
+def _cell(column: Column, tasks: Sequence[str]) -> str:
+    cell = column.over(tasks)
     if cell.p is None:
         return "–"
     lo, hi = cell.ci95 or (0.0, 1.0)
-    return f"{cell.p:.2f} [{lo:.2f}–{hi:.2f}] {cell.passed}/{cell.n}"
+    clustered = column.clustered(tasks)
+    by = f"{{{clustered[0]:.2f}–{clustered[1]:.2f}}}" if clustered else "{–}"
+    return f"{cell.p:.2f} [{lo:.2f}–{hi:.2f}] {by} {cell.passed}/{cell.n}"
 
 
 def level_table(report: AAIReport) -> Table:
-    """Proportion passed per level and overall: p [95% interval] passed/pairs, one column per group."""
+    """Proportion passed per level and overall: p [Wilson] {clustered} passed/pairs, one column per group."""
     table = Table(title=f"Animal-AI pass proportions: {report.task_set} ({len(report.tasks)} tasks)",
-                  caption=f"p [{CI_METHOD}] passed/pairs; each group counts only the tasks it played "
-                          f"(children: 40); – = no pair\n{PASS_CRITERION}")
-    table.add_column("level", justify="right")
+                  caption=f"p [{CI_METHOD}] {{{CLUSTER_METHOD}}} passed/pairs; each group counts only the tasks "
+                          f"it played (children: 40); – = no pair (no clustered interval with one cluster)\n"
+                          f"{PASS_CRITERION}")
+    table.add_column("level")
     table.add_column("tasks", justify="right")
     for column in report.shown_columns:
         table.add_column(column.label, justify="right")
     for level in report.levels:
         tasks = report.level_tasks(level)
-        cells = report.cells(tasks)
-        table.add_row(str(level), str(len(tasks)), *(_cell(cells[c.key]) for c in report.shown_columns))
-    overall = report.cells(report.tasks)
+        table.add_row(report.level_title(level), str(len(tasks)), *(_cell(c, tasks) for c in report.shown_columns))
     table.add_section()
-    table.add_row("all", str(len(report.tasks)), *(_cell(overall[c.key]) for c in report.shown_columns), style="bold")
+    table.add_row("all", str(len(report.tasks)), *(_cell(c, report.tasks) for c in report.shown_columns),
+                  style="bold")
     return table
 
 

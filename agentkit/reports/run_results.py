@@ -40,10 +40,12 @@ class RunResults:
     episodes: list[str] = field(default_factory=list)
     pass_rule: PassRule | None = None  # the rule the run was judged by; None: stored before runs recorded one
     not_judged: int = 0  # finished episodes without a verdict (interrupted; broken, under llm-aai)
+    name: str | None = None  # the run's --name, stored in its config
 
     @property
     def label(self) -> str:
-        return f"{self.run_id} ({self.model})"
+        """The run's name where it was given one (``--name``), else its id and model."""
+        return self.name or f"{self.run_id} ({self.model})"
 
 
 def _latest_attempts(episodes: list[EpisodeInfo]) -> list[EpisodeInfo]:
@@ -91,5 +93,7 @@ def read_run(store: TranscriptStore, run_id: str) -> RunResults:
     if rule is None:
         log.warning("run %s was stored before runs recorded a pass rule: its episodes stopped by a limit were judged "
                     "on the reward so far, not on the reward after their clock ran out", run_id)
+    name = (run.config or {}).get("name")
     return RunResults(run_id=run_id, model=run.model, env=run.env, by_task=dict(sorted(counts.items())),
-                      not_counted=not_counted, episodes=counted, pass_rule=rule, not_judged=not_judged)
+                      not_counted=not_counted, episodes=counted, pass_rule=rule, not_judged=not_judged,
+                      name=name if isinstance(name, str) and name.strip() else None)
