@@ -139,3 +139,28 @@ def test_the_curriculum_random_actor_is_causalworlds_random_actor():
         assert modes == {"size", "position"}
     finally:
         backend.close()
+
+
+@pytest.mark.parametrize("task", ["pushing", "picking", "pick_and_place", "stacking2"])
+def test_the_curriculum_goal_actor_asks_the_task_for_its_goal(task):
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False, curriculum={"actors": ["goal"], "space": "A"})
+    try:
+        for _ in range(4):
+            backend.reset(task, 1)
+            (record,) = backend._interventions
+            assert record["applied"], record
+            goals = backend.world.goal_specs
+            blocks = backend.world.block_cuboids()
+            if task in ("pushing", "pick_and_place"):  # goal_actor.py -> the task's sample_new_goal
+                assert goals[0].position[2] == pytest.approx(goals[0].size[2] / 2)
+            if task == "pick_and_place":
+                assert blocks[0].position[1] * goals[0].position[1] < 0
+            if task == "picking":
+                assert math.hypot(*goals[0].position[:2]) < 1e-9 and 0.08 <= goals[0].position[2] <= 0.20
+            if task == "stacking2":
+                assert goals[0].position[:2] == pytest.approx(goals[1].position[:2])
+                assert goals[1].position[2] == pytest.approx(3 * goals[0].position[2])
+    finally:
+        backend.close()

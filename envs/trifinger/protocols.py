@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from agentkit.envs.trifinger.sampling import ProtocolDraw
 
 ATTEMPTS = 30  # curriculum actors' resampling bound on a live world
+#: Tasks whose goal the curriculum's goal actor draws with the task's own sample_new_goal.
+TASK_GOALS = ("pushing", "picking", "pick_and_place", "stacking2")
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,8 @@ class Selection:
     #: intervention_actors/random_actor.py: every variable but joint positions (and gravity, which
     #: CausalWorld's spaces do not hold), with a fair coin between sizes and positions.
     random: bool = False
+    #: intervention_actors/goal_actor.py: ask the task for a new goal (goal_sampling.new_goal).
+    task_goal: bool = False
 
     def pick(self, bounds: dict[str, Any], generator: np.random.Generator | None = None) -> dict[str, Any]:
         """The subset of ``bounds`` this selection covers (same nesting)."""
@@ -183,6 +187,10 @@ class Selection:
 def sample_intervention(selection: Selection, variables: WorldVariables, generator: np.random.Generator) -> dict[str, Any]:
     """One draw of every variable ``selection`` covers, kept consistent: a resized single block drags
     its goal's size along and both keep resting on the floor (as CausalWorld's tasks do)."""
+    if selection.task_goal and variables.world.scene is not None and variables.world.scene.task in TASK_GOALS:
+        from agentkit.envs.trifinger.goal_sampling import new_goal
+
+        return new_goal(variables.world, selection.space, generator)
     bounds = selection.pick(intervention_space(selection.space, variables), generator)
     draw: dict[str, Any] = {}
     for name, value in bounds.items():
