@@ -164,3 +164,24 @@ def test_the_curriculum_goal_actor_asks_the_task_for_its_goal(task):
                 assert goals[1].position[2] == pytest.approx(3 * goals[0].position[2])
     finally:
         backend.close()
+
+
+def test_the_curriculum_joints_actor_reaches_for_random_points_of_the_stage_box():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False, curriculum={"actors": ["joints"]})
+    try:
+        poses = []
+        for _ in range(3):
+            backend.reset("pushing", 0)
+            (record,) = backend._interventions
+            if record["applied"]:
+                joints = record["changed"]["joint_positions"]
+                assert len(joints) == 9
+                poses.append(tuple(joints))
+                # joints_actor.py: the tips go to points of the stage box (-0.15..0.15 m, 0..0.3 m)
+                tips = backend.world.kinematics.tips(backend.world.joint_positions())
+                assert (abs(tips[:, :2]) <= 0.15 + 0.02).all() and (tips[:, 2] >= -0.01).all()
+        assert len(set(poses)) == len(poses) >= 1
+    finally:
+        backend.close()

@@ -162,6 +162,9 @@ class Selection:
     random: bool = False
     #: intervention_actors/goal_actor.py: ask the task for a new goal (goal_sampling.new_goal).
     task_goal: bool = False
+    #: intervention_actors/joints_actor.py: joint positions by inverse kinematics of three tip
+    #: positions drawn uniformly in the stage box (ARENA_BB), from the all-zero pose.
+    tip_joints: bool = False
 
     def pick(self, bounds: dict[str, Any], generator: np.random.Generator | None = None) -> dict[str, Any]:
         """The subset of ``bounds`` this selection covers (same nesting)."""
@@ -187,6 +190,21 @@ class Selection:
 def sample_intervention(selection: Selection, variables: WorldVariables, generator: np.random.Generator) -> dict[str, Any]:
     """One draw of every variable ``selection`` covers, kept consistent: a resized single block drags
     its goal's size along and both keep resting on the floor (as CausalWorld's tasks do)."""
+    if selection.tip_joints:
+        from agentkit.envs.trifinger.sampling import ARENA_BB
+
+        # CausalWorld keeps whatever its IK returns; a tip target TriFingerPro cannot reach (its IK
+        # then ends anywhere, once with a tip 37 cm out) is drawn again here, up to 60 times (1 in
+        # 10 draws is reachable by all three fingers), keeping the closest solution
+        best = None
+        for _ in range(60):
+            targets = generator.uniform(np.asarray(ARENA_BB[0]), np.asarray(ARENA_BB[1]), size=(3, 3))
+            solved = variables.world.kinematics.solve(targets, np.zeros(9))
+            if best is None or solved.worst < best.worst:
+                best = solved
+            if solved.worst < 0.01:
+                break
+        return {"joint_positions": [float(v) for v in best.joints]}
     if selection.task_goal and variables.world.scene is not None and variables.world.scene.task in TASK_GOALS:
         from agentkit.envs.trifinger.goal_sampling import new_goal
 
