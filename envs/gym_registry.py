@@ -7,8 +7,12 @@ points are strings, as in ``registry.py``), so a missing optional extra fails on
 
 * ``agentkit/AnimalAI-v0``: the pybullet Animal-AI arena (``envs/arena/gym_env.py``): options
   ``task``, ``aai_version``, ``render_size``, ``flatten_actions``;
-* ``agentkit/TriFinger-v0``: CausalWorld's block tasks on TriFinger (``envs/trifinger/gym_env.py``):
-  options ``task``, ``action_mode``, ``frame_skip``, ``overlap_mode``;
+* ``agentkit/trifinger-<task>-v0`` (``pushing``, ``picking``, ``pick_and_place``, ``stacking2``,
+  ``towers``, ``stacked_blocks``, ``creative_stacked_blocks``, ``general``, ``reaching``):
+  CausalWorld's tasks with its RL interface (``envs/trifinger/gym_env.py``): options
+  ``observation_mode`` (structured, pixel), ``action_mode`` (joint_positions, joint_torques,
+  end_effector_positions), ``skip_frame``, ``task`` (e.g. ``pushing@P0`` for the default scene);
+  ``agentkit/TriFinger-v0`` is the same environment with ``task`` chosen by the caller;
 * ``gridworld/<family>-<difficulty>``: the gridworld catalogue's 55 tasks, aliases of their MiniGrid
   and BabyAI levels (``envs/gridworld/catalogue.py``), registered when minigrid is installed.
 """
@@ -27,6 +31,10 @@ _ENTRY_POINTS = {
     ARENA_ID: "agentkit.envs.arena.gym_env:ArenaGymEnv",
     TRIFINGER_ID: "agentkit.envs.trifinger.gym_env:TriFingerGymEnv",
 }
+#: CausalWorld's task generators (causal_world/task_generators/task.py), one id each.
+TRIFINGER_TASKS = ("pushing", "picking", "pick_and_place", "stacking2", "towers", "stacked_blocks",
+                   "creative_stacked_blocks", "general", "reaching")
+TRIFINGER_TASK_IDS = {f"agentkit/trifinger-{task}-v0": task for task in TRIFINGER_TASKS}
 
 
 def register_envs() -> None:
@@ -34,6 +42,9 @@ def register_envs() -> None:
     for env_id, entry_point in _ENTRY_POINTS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point=entry_point)
+    for env_id, task in TRIFINGER_TASK_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=_ENTRY_POINTS[TRIFINGER_ID], kwargs={"task": task})
     if importlib.util.find_spec("minigrid") is not None:
         importlib.import_module("agentkit.envs.gridworld.catalogue").register_catalogue()
 

@@ -1,86 +1,129 @@
-"""A gymnasium interface to the same TriFinger tasks, so RL agents train on exactly what LLMs face.
+"""CausalWorld's tasks as gymnasium environments, so an RL user trains here as on CausalWorld.
 
-``TriFingerGymEnv(task="pushing", action_mode=...)`` with three action modes, each applied for
-``frame_skip`` 4-ms physics steps (default 10, CausalWorld's 25 Hz policy):
+Why: the same simulated tasks an LLM faces, offered with CausalWorld's RL interface
+(``causal_world/envs/causalworld.py``): one control step is ``skip_frame`` = 10 physics steps of
+4 ms, actions and observations are scaled to [-1, 1], the reward is the task's dense reward scaled
+by the control period, and an episode is truncated at CausalWorld's episode length.
 
-* ``joint_positions``: 9 joint targets (rad) for the PD controller with gravity compensation;
-* ``joint_torques``: 9 torques (N m), clipped by the robot to +-0.396;
-* ``end_effector_positions``: 3 fingertip targets (x, y, z per finger, m), solved by IK.
+``TriFingerGymEnv(task="pushing", observation_mode=..., action_mode=...)``; registered as
+``agentkit/trifinger-<task>-v0`` for each task family (``envs/gym_registry.py``).
 
-Observations are one flat float32 vector: joint positions, velocities, fingertips, then for each
-block and goal cuboid its position, orientation quaternion and size, zero-padded to the family's
-maximum count (``MAX_CUBOIDS``), then the fingertip targets (reaching). Reward is the change of the
-fractional overlap (so an episode's return is its final overlap); ``info`` carries ``overlap`` and
-``success``. Episodes are truncated at the task's time limit and never terminated early.
+* ``action_mode`` (``envs/robot/action.py``): ``joint_positions`` (PD set-points, bounds
+  [-1.57, -1.2, -3.0]..[1.0, 1.57, 3.0] per finger), ``joint_torques`` (+-0.36 N m, no gravity
+  compensation, as CausalWorld sends them), ``end_effector_positions`` (fingertip targets in
+  [-0.5, -0.5, 0]..[0.5, 0.5, 0.5] m, solved by IK). Actions are given in [-1, 1] and scaled to
+  those bounds (``normalize_actions=True``, CausalWorld's default).
+* ``observation_mode``: ``structured``, CausalWorld's named vector (``observation_vector``), or
+  ``pixel``: three camera images then three goal images, (6, 128, 128, 3) in [0, 1]
+  (``cameras.CausalWorldCameras``).
+* ``task``: a family (``pushing``) starts each episode from a configuration sampled from the seed;
+  ``pushing@P0`` from CausalWorld's default one (as its ``reset`` does), ``pushing@P4`` from that
+  protocol's draw.
+
+``info``: ``success`` (CausalWorld's measure), ``fractional_success`` (its goal reward: the
+axis-aligned overlap, or for reaching the mean tip error), ``overlap`` (our exact oriented overlap),
+``dense_reward`` (the episode's return so far).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agentkit.envs.trifinger.backend import SUCCESS_THRESHOLD, TriFingerBackend
-from agentkit.envs.trifinger.kinematics import JOINT_HIGH, JOINT_LOW
-from agentkit.envs.trifinger.tasks import family
+from agentkit.envs.trifinger import observation_vector as ov
+from agentkit.envs.trifinger.backend import TriFingerBackend
+from agentkit.envs.trifinger.causalworld_profile import episode_length_s
+from agentkit.envs.trifinger.state_snapshot import read_state
+from agentkit.envs.trifinger.tasks import default_scene, family
+from agentkit.envs.trifinger.world import CONTROL_STEP_S, SKIP_FRAME
 
 ACTION_MODES = ("joint_positions", "joint_torques", "end_effector_positions")
-MAX_TORQUE = 0.396
-MAX_CUBOIDS = {"towers": 27, "general": 5, "stacked_blocks": 3, "creative_stacked_blocks": 4}
-_PER_CUBOID = 10  # position 3, quaternion 4, size 3
+OBSERVATION_MODES = ("structured", "pixel")
+#: envs/robot/action.py ``TriFingerAction``: the unscaled bounds of each action mode.
+ACTION_BOUNDS: dict[str, tuple[np.ndarray, np.ndarray]] = {
+    "joint_positions": (np.array([-1.57, -1.2, -3.0] * 3), np.array([1.0, 1.57, 3.0] * 3)),
+    "joint_torques": (np.full(9, -0.36), np.full(9, 0.36)),  # ``self.max_motor_torque = 0.36``
+    "end_effector_positions": (np.array([-0.5, -0.5, 0.0] * 3), np.array([0.5, 0.5, 0.5] * 3)),
+}
+#: Families whose object count varies between sampled scenes: room for this many in the vector.
+MAX_OBJECTS = {"towers": 27, "general": 5, "stacked_blocks": 35, "creative_stacked_blocks": 24}
+PIXEL_SHAPE = (6, 128, 128, 3)
 
 
 class TriFingerGymEnv(gymnasium.Env):
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 25}  # the default 10-step, 25 Hz policy
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 25}  # 1 / (10 x 4 ms)
 
-    def __init__(self, task: str = "pushing", action_mode: str = "joint_positions", frame_skip: int = 10,
-                 render_mode: str | None = None, overlap_mode: str = "volumetric") -> None:
+    def __init__(self, task: str = "pushing", observation_mode: str = "structured",
+                 action_mode: str = "joint_positions", skip_frame: int = SKIP_FRAME, render_mode: str | None = None,
+                 max_objects: int | None = None) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {', '.join(ACTION_MODES)}, got {action_mode!r}")
-        if frame_skip < 1:
-            raise ValueError(f"frame_skip must be at least 1, got {frame_skip}")
-        family(task.partition("@")[0])  # unknown task: a clear error now
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, got {observation_mode!r}")
+        if skip_frame < 1:
+            raise ValueError(f"skip_frame must be at least 1, got {skip_frame}")
+        self.family = task.partition("@")[0]
+        family(self.family)  # unknown task: a clear error now
         self.task = task
+        self.observation_mode = observation_mode
         self.action_mode = action_mode
-        self.frame_skip = frame_skip
+        self.skip_frame = skip_frame
         self.render_mode = render_mode
-        self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", overlap_mode=overlap_mode,
-                                        end_on_success=False)
-        self.max_cuboids = MAX_CUBOIDS.get(task.partition("@")[0], 2)
-        size = 27 + 2 * self.max_cuboids * _PER_CUBOID + 9
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
-        if action_mode == "joint_positions":
-            self.action_space = spaces.Box(JOINT_LOW.astype(np.float32), JOINT_HIGH.astype(np.float32), dtype=np.float32)
-        elif action_mode == "joint_torques":
-            self.action_space = spaces.Box(-MAX_TORQUE, MAX_TORQUE, shape=(9,), dtype=np.float32)
+        self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", end_on_success=False, profile="causalworld")
+        self._pixels = None
+        scene = default_scene(self.family)
+        blocks = max(len(scene.blocks), max_objects or MAX_OBJECTS.get(self.family, 0))
+        goals = max(len(scene.goals), max_objects or MAX_OBJECTS.get(self.family, 0))
+        self.entries = ov.layout(self.family, blocks, goals, len(scene.obstacles),
+                                 episode_length_s(self.family, blocks + len(scene.obstacles)))
+        self.observation_names = ov.names(self.entries)
+        if observation_mode == "structured":
+            low, high = ov.bounds(self.entries)
+            self.observation_space = spaces.Box(low, high, dtype=np.float32)
         else:
-            low = np.array([-0.2, -0.2, 0.0] * 3, dtype=np.float32)
-            high = np.array([0.2, 0.2, 0.3] * 3, dtype=np.float32)
-            self.action_space = spaces.Box(low, high, dtype=np.float32)
-        self._overlap = 0.0
+            self.observation_space = spaces.Box(0.0, 1.0, shape=PIXEL_SHAPE, dtype=np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(9,), dtype=np.float32)
+        self._low, self._high = ACTION_BOUNDS[action_mode]
+        self._steps = 0
+        self._max_steps = 0
+        self._last_return = 0.0
+
+    # -- gymnasium API ----------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         episode_seed = int(self.np_random.integers(0, 2**31 - 1)) if seed is None else seed
         self.backend.reset(self.task, episode_seed)
-        self._overlap = self.backend.current_overlap()
+        world = self.backend.world
+        self._check_room()
+        self._steps = 0
+        self._max_steps = int(round(self.backend.time_limit_steps / 1000.0 / CONTROL_STEP_S))
+        self._last_return = 0.0
+        if self.observation_mode == "pixel" and (self._pixels is None or self._pixels.world is not world):
+            from agentkit.envs.trifinger.cameras import CausalWorldCameras
+
+            self._pixels = CausalWorldCameras(world)
         return self._observation(), self._info()
 
     def step(self, action):
         world = self.backend.world
-        action = np.asarray(action, dtype=float).reshape(9)
+        action = np.clip(np.asarray(action, dtype=float).reshape(9), -1.0, 1.0)
+        command = self._low + (action + 1.0) / 2.0 * (self._high - self._low)  # action.py ``denormalize_action``
         if self.action_mode == "joint_positions":
-            world.hold_steps(np.clip(action, JOINT_LOW, JOINT_HIGH), self.frame_skip)
+            world.hold_steps(command, self.skip_frame)
         elif self.action_mode == "joint_torques":
-            world.apply_torques(np.clip(action, -MAX_TORQUE, MAX_TORQUE), self.frame_skip)
+            world.apply_torques(command, self.skip_frame)
         else:
-            solution = world.kinematics.solve(action.reshape(3, 3), world.target)
-            world.hold_steps(solution.joints, self.frame_skip)
-        now = self.backend.current_overlap()
-        reward, self._overlap = now - self._overlap, now
-        truncated = world.steps >= self.backend.time_limit_steps
+            solution = world.kinematics.solve(command.reshape(3, 3), world.target)
+            world.hold_steps(solution.joints, self.skip_frame)
+        self._steps += 1
+        dense = self.backend._dense
+        reward, self._last_return = dense.total - self._last_return, dense.total
+        truncated = self._steps >= self._max_steps
         return self._observation(), float(reward), False, truncated, self._info()
 
     def render(self):
@@ -90,20 +133,29 @@ class TriFingerGymEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.backend.close()
+        self._pixels = None
 
-    def _info(self) -> dict[str, Any]:
-        return {"overlap": self._overlap, "success": self._overlap > SUCCESS_THRESHOLD}
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _check_room(self) -> None:
+        world = self.backend.world
+        room_blocks = sum(1 for e in self.entries if e.source[:1] == ("block",) and e.source[-1] == "type")
+        room_goals = sum(1 for e in self.entries if e.source[:1] == ("goal",) and e.source[-1] == "type")
+        if self.family != "reaching" and (len(world.block_specs) > room_blocks or len(world.goal_specs) > room_goals):
+            raise ValueError(f"task {self.task!r} drew {len(world.block_specs)} blocks and {len(world.goal_specs)} goals, "
+                             f"more than the observation's {room_blocks}/{room_goals} slots; pass max_objects=")
+
+    def _time_left(self) -> float:
+        return max(0.0, self.backend.time_limit_steps / 1000.0 - self.backend.world.elapsed_s)
 
     def _observation(self) -> np.ndarray:
-        world = self.backend.world
-        parts = [world.joint_positions(), world.joint_velocities(), world.tips().ravel()]
-        for cuboids in (world.block_cuboids(), world.goal_cuboids()):
-            block = np.zeros((self.max_cuboids, _PER_CUBOID))
-            for i, c in enumerate(cuboids[: self.max_cuboids]):
-                block[i] = [*c.position, *c.orientation, *c.size]
-            parts.append(block.ravel())
-        tips = np.zeros(9)
-        if world.scene is not None and world.scene.tip_goals:
-            tips[:] = np.asarray(world.scene.tip_goals).ravel()
-        parts.append(tips)
-        return np.concatenate(parts).astype(np.float32)
+        if self.observation_mode == "pixel":
+            images = np.concatenate([self._pixels.scene_images(), self._pixels.goal_images()], axis=0)
+            return (images.astype(np.float32) / 255.0)
+        return ov.vector(self.entries, read_state(self.backend.world), self._time_left())
+
+    def _info(self) -> dict[str, Any]:
+        verdict = self.backend.verdict()
+        value = verdict.value if not math.isnan(verdict.value) else 0.0
+        return {"success": verdict.success, "fractional_success": value, "overlap": self.backend.current_overlap("volumetric"),
+                "dense_reward": self._last_return}

@@ -40,7 +40,7 @@ POSITION_GAINS = np.array([10.0, 10.0, 10.0] * 3)
 VELOCITY_GAINS = np.array([0.1, 0.3, 0.001] * 3)
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 DEFAULT_FRICTION = 0.5  # pybullet's default lateral friction of the table and the arena wall
-GOAL_ALPHA = 0.35
+GOAL_ALPHA = 0.3  # envs/scene/silhouette.py ``self._alpha = 0.3`` (the renderer draws it opaque; see cameras.py)
 TIP_GOAL_RADIUS = 0.012
 
 
@@ -56,6 +56,9 @@ class TriFingerWorld:
         self.table_id: int = self.finger._table_id._object_id
         self.stage_id: int = self.finger._containment_id
         self.kinematics = TipKinematics(self.finger.kinematics)
+        # causal_world/envs/causalworld.py ``_reset_world``: ``deterministicOverlappingPairs=1``, so the
+        # contact order (and the result) does not depend on body ids, which change as scenes are rebuilt.
+        p.setPhysicsEngineParameter(deterministicOverlappingPairs=1, physicsClientId=self.client)
         self._limit_self_collision()
         self.scene: Scene | None = None
         self.block_ids: list[int] = []

@@ -1,0 +1,103 @@
+"""CausalWorld's tasks as registered gymnasium environments: ids, modes, reward and episode length."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from agentkit.envs.gym_registry import TRIFINGER_TASK_IDS
+from agentkit.envs.trifinger.gym_env import ACTION_BOUNDS
+
+
+def _make(env_id: str = "agentkit/trifinger-pushing-v0", **kwargs):
+    return gymnasium.make(env_id, **kwargs).unwrapped
+
+
+@pytest.mark.parametrize("env_id", sorted(TRIFINGER_TASK_IDS))
+def test_every_causalworld_task_is_registered_and_passes_check_env(env_id):
+    env = _make(env_id)
+    try:
+        check_env(env, skip_render_check=True)
+        assert env.observation_names[0] == "time_left_for_task" and len(env.observation_names) == env.observation_space.shape[0]
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", ["joint_torques", "end_effector_positions"])
+def test_the_other_action_modes_pass_check_env(mode):
+    env = _make(action_mode=mode)
+    try:
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
+
+
+def test_pixel_mode_gives_three_camera_and_three_goal_images_in_unit_range():
+    env = _make(observation_mode="pixel", task="pushing@P0")
+    try:
+        obs, _ = env.reset(seed=0)
+        again, _ = env.reset(seed=0)
+        assert obs.shape == (6, 128, 128, 3) and obs.dtype == np.float32 and env.observation_space.contains(obs)
+        assert np.array_equal(obs, again)
+        green = (obs[..., 1] > 0.6) & (obs[..., 0] < 0.4)
+        assert green[3:].sum() > 20 and green[:3].sum() == 0  # the goal shows in goal images only
+        obs, *_ = env.step(np.zeros(9, dtype=np.float32))
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()
+
+
+def test_actions_are_scaled_from_minus_one_one_to_causalworlds_bounds():
+    env = _make(task="reaching@P0")
+    try:
+        env.reset(seed=0)
+        world = env.backend.world
+        low, high = ACTION_BOUNDS["joint_positions"]
+        rest = world.target.copy()
+        action = 2.0 * (rest - low) / (high - low) - 1.0  # action.py ``normalize_action``
+        for _ in range(5):
+            env.step(action.astype(np.float32))
+        assert np.abs(world.joint_positions() - rest).max() < 0.01
+        assert world.steps == 5 * 40 and world.physics_steps == 50
+    finally:
+        env.close()
+
+
+def test_rewards_add_up_to_the_episodes_dense_reward_and_truncate_at_causalworlds_length():
+    env = _make(task="reaching@P0", action_mode="joint_torques")
+    try:
+        env.reset(seed=0)
+        total, steps, truncated, info = 0.0, 0, False, {}
+        while not truncated:
+            _, reward, terminated, truncated, info = env.step(np.zeros(9, dtype=np.float32))
+            assert not terminated
+            total += reward
+            steps += 1
+        assert steps == 125  # reaching: 5 s / (10 x 4 ms)
+        assert total == pytest.approx(info["dense_reward"]) and total != 0.0
+        assert env.backend.episode_metrics(None)["dense_reward"] == pytest.approx(total, abs=1e-4)
+        assert info["success"] is False and info["fractional_success"] > 0.01  # fingers fell: far from the targets
+    finally:
+        env.close()
+
+
+def test_pushing_from_the_default_scene_is_the_same_every_reset():
+    env = _make(task="pushing@P0")
+    try:
+        first, _ = env.reset(seed=1)
+        second, _ = env.reset(seed=2)
+        names = env.observation_names
+        block = [i for i, n in enumerate(names) if n.startswith("tool_block_cartesian_position")]
+        assert np.allclose(first[block], second[block])
+        assert env.observation_space.contains(first)
+    finally:
+        env.close()
+
+
+def test_bad_modes_are_one_clear_line():
+    with pytest.raises(ValueError, match="observation_mode must be one of structured, pixel"):
+        _make(observation_mode="depth")
+    with pytest.raises(ValueError, match="action_mode must be one of"):
+        _make(action_mode="velocity")
