@@ -185,3 +185,23 @@ def test_the_curriculum_joints_actor_reaches_for_random_points_of_the_stage_box(
         assert len(set(poses)) == len(poses) >= 1
     finally:
         backend.close()
+
+
+def test_the_curriculum_block_pose_actor_keeps_the_tasks_spaces():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False, curriculum={"actors": ["block_pose"], "space": "A"})
+    try:
+        for task in ("pushing", "pick_and_place"):
+            for _ in range(4):
+                backend.reset(task, 2)
+                (record,) = backend._interventions
+                assert record["applied"], record
+                block = backend.world.block_cuboids()[0]
+                assert block.position[2] == pytest.approx(block.size[2] / 2, abs=1e-6)  # pinned to the floor
+                if task == "pick_and_place":  # rigid_block_pose_actor.py samples the block's own sector
+                    start = backend.world.scene.blocks[0].position
+                    assert block.position[1] * start[1] > 0, (start, block.position)
+                    assert 0.07 - 1e-9 <= math.hypot(*block.position[:2]) <= 0.12 + 1e-9
+    finally:
+        backend.close()

@@ -74,7 +74,7 @@ class Curriculum(BaseModel):
 
     def selections(self) -> list[Selection]:
         return [Selection(*ACTORS[a], self.space, random=a in RANDOM, task_goal=a == "goal",  # type: ignore[arg-type]
-                          tip_joints=a == "joints") for a in self.actors]
+                          tip_joints=a == "joints", task_pose=a == "block_pose") for a in self.actors]
 
     def generator(self, episode: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, episode])

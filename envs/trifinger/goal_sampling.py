@@ -1,4 +1,5 @@
-"""A new goal as each CausalWorld task samples one (its ``sample_new_goal``), for the curriculum's goal actor.
+"""A new goal as each CausalWorld task samples one (its ``sample_new_goal``), and new block poses from
+the task's own space, for the curriculum's goal and block-pose actors.
 
 Why: CausalWorld's goal actor (``intervention_actors/goal_actor.py``) does not draw goal variables
 blindly; it asks the task, which keeps pushing's goal on the floor, picking's goal above the
@@ -101,6 +102,18 @@ def in_world_names(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
         elif not kind:
             out[name] = value
     return out
+
+
+def new_block_poses(world: TriFingerWorld, space: str, generator: np.random.Generator) -> dict[str, Any]:
+    """intervention_actors/rigid_block_pose_actor.py: every ``tool*`` variable's position and yaw,
+    uniform over the task's space (pushing's blocks stay on the floor, pick_and_place's in their
+    sector), in our variable names."""
+    scene = snapshot(world)
+    bounds = task_space(scene, space)
+    draw = {name: {"cylindrical_position": _uniform(value["cylindrical_position"], generator),
+                   "euler_orientation": _uniform(value["euler_orientation"], generator)}
+            for name, value in bounds.items() if name.startswith("tool") and "cylindrical_position" in value}
+    return in_world_names(scene, draw)
 
 
 def new_goal(world: TriFingerWorld, space: str, generator: np.random.Generator) -> dict[str, Any]:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from agentkit.envs.trifinger.sampling import ProtocolDraw
 
 ATTEMPTS = 30  # curriculum actors' resampling bound on a live world
-#: Tasks whose goal the curriculum's goal actor draws with the task's own sample_new_goal.
+#: Tasks whose goal (block poses) the curriculum's goal (block_pose) actor draws with the task's own
+#: sample_new_goal (spaces); other tasks use the base spaces of ``spaces``.
 TASK_GOALS = ("pushing", "picking", "pick_and_place", "stacking2")
 
 
@@ -165,6 +166,8 @@ class Selection:
     #: intervention_actors/joints_actor.py: joint positions by inverse kinematics of three tip
     #: positions drawn uniformly in the stage box (ARENA_BB), from the all-zero pose.
     tip_joints: bool = False
+    #: intervention_actors/rigid_block_pose_actor.py: tool blocks' poses from the task's own space.
+    task_pose: bool = False
 
     def pick(self, bounds: dict[str, Any], generator: np.random.Generator | None = None) -> dict[str, Any]:
         """The subset of ``bounds`` this selection covers (same nesting)."""
@@ -205,10 +208,15 @@ def sample_intervention(selection: Selection, variables: WorldVariables, generat
             if solved.worst < 0.01:
                 break
         return {"joint_positions": [float(v) for v in best.joints]}
-    if selection.task_goal and variables.world.scene is not None and variables.world.scene.task in TASK_GOALS:
+    task = variables.world.scene.task if variables.world.scene is not None else None
+    if selection.task_goal and task in TASK_GOALS:
         from agentkit.envs.trifinger.goal_sampling import new_goal
 
         return new_goal(variables.world, selection.space, generator)
+    if selection.task_pose and task in TASK_GOALS:
+        from agentkit.envs.trifinger.goal_sampling import new_block_poses
+
+        return new_block_poses(variables.world, selection.space, generator)
     bounds = selection.pick(intervention_space(selection.space, variables), generator)
     draw: dict[str, Any] = {}
     for name, value in bounds.items():
