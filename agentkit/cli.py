@@ -18,6 +18,7 @@ from rich.table import Table
 from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, HUMAN_FRAMES_HELP, PASS_RULE_HELP, PASS_RULES,
                                  animal_ai_options, emit_json, err, fail, out, with_human_frames)
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
+from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run_flags
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
@@ -58,6 +59,7 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug log
 
 
 @app.command()
+@with_run_flags(COMMON_FLAGS, RUN_FLAGS)  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
 def run(
     env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
     task: Optional[list[str]] = typer.Option(None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."),
@@ -82,6 +84,7 @@ def run(
     pass_rule: str = typer.Option("aai", "--pass-rule", help=PASS_RULE_HELP),
     human_frames: str = typer.Option("auto", "--human-frames", help=HUMAN_FRAMES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
     from pydantic import ValidationError
@@ -118,6 +121,8 @@ def run(
     except ValidationError as exc:
         _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
     config = with_human_frames(config, human_frames)
+    config = _with_flags(config, run_flags)
+    _warn_unpriced_budget(config)
     from agentkit.run_preflight import PreflightError, check_model_access
 
     try:  # a key that is missing or a server nobody listens on fails now, not after every episode's retries
@@ -316,6 +321,30 @@ def transcripts_show(
         _show_model_call(t.model_call)
         out.print(f"actions: {t.actions}  reward: {t.reward:+.3f}  total: {t.total_reward:.3f}  "
                   f"tokens: {t.input_tokens}/{t.output_tokens}  done: {t.done}")
+
+
+def _with_flags(config, run_flags: RunFlags):
+    """``config`` with the flags of agentkit.cli_run_options given; one line for a bad value."""
+    from pydantic import ValidationError
+
+    from agentkit.experiment import backend_accepts
+
+    try:
+        return run_flags.apply(config, backend_accepts)
+    except ValidationError as exc:
+        _fail(f"invalid option: {'.'.join(str(p) for p in exc.errors()[0]['loc'])}: {exc.errors()[0]['msg']}")
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _warn_unpriced_budget(config) -> None:
+    """One warning line when a cost budget is set on a model litellm has no price for."""
+    from agentkit.models.price_check import unpriced_budget_warning
+
+    warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
+        "--max-cost": config.max_cost_usd, "--run-max-cost": config.run_max_cost_usd})
+    if warning:
+        err.print(f"warning: {warning}", markup=False)  # one line however narrow the terminal (log lines wrap)
 
 
 def _show_model_call(call) -> None:

@@ -55,7 +55,10 @@ def register(app: typer.Typer) -> None:
     from agentkit.cli import DB_HELP, _emit_json, _fail, _store, err, out
     from agentkit.cli_common import AAI_VERSION_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options
 
+    from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
+
     @app.command("eval")
+    @with_run_flags(COMMON_FLAGS, EVAL_FLAGS)  # the file's settings as flags (agentkit.cli_run_options)
     def eval_command(
         config_file: Optional[Path] = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
         model: Optional[str] = typer.Option(None, help="Model id replacing the file's model(s)."),
@@ -80,6 +83,7 @@ def register(app: typer.Typer) -> None:
         trials: Optional[int] = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
         limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
         list_presets: bool = typer.Option(False, "--list-presets", help="List the packaged experiment presets and exit."),
+        run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
     ) -> None:
         """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
         if list_presets:
@@ -105,6 +109,9 @@ def register(app: typer.Typer) -> None:
             _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
         if resume and pass_rule is not None:
             _fail("--pass-rule: a resumed run keeps the rule it was started with")
+        if resume and run_flags.given():
+            flag = run_flags.flags[sorted(run_flags.given())[0]].decl.split("/")[0]
+            _fail(f"{flag}: a resumed run keeps the settings it was started with")
         store = _store(db)
         name = ""
         if resume:
@@ -135,10 +142,18 @@ def register(app: typer.Typer) -> None:
             try:
                 experiment, configs = load_experiment(
                     config_file, {**overrides, "env": env,
-                                  "backend_options": animal_ai_options(aai_build, aai_version) or None})
+                                  "backend_options": animal_ai_options(aai_build, aai_version) or None,
+                                  "catalogue": {"modality": modality, "harness": harness}})
             except ExperimentError as exc:
                 _fail(str(exc))
             name = experiment.name
+        if not resume:
+            from agentkit.cli_run_options import apply_to_all
+
+            try:
+                configs = apply_to_all(run_flags, configs)
+            except ValueError as exc:
+                _fail(str(exc))
         if aai_build and not resume:
             from agentkit.envs.registry import available_backends
             from agentkit.experiment import backend_accepts
@@ -171,6 +186,9 @@ def register(app: typer.Typer) -> None:
                 check_model_access(config.model, config.api_base, api_key_env)
             except PreflightError as exc:
                 _fail(str(exc))
+            from agentkit.cli import _warn_unpriced_budget
+
+            _warn_unpriced_budget(config)  # a cost budget on an unpriced model: one warning line
             try:
                 summary = execute_run(config, store, api_key=api_key, on_episode=line, show_progress=not as_json,
                                       resume_run_id=resume)

@@ -68,6 +68,8 @@ class RunConfig(BaseModel):
     max_retries: int = Field(5, ge=0)
     retry_base_s: float = Field(1.0, ge=0)
     price_per_mtok: tuple[float, float] | None = None  # (input, output) USD per million tokens
+    # Send the system message as the start of the first user message (models without a system role).
+    fold_system: bool = False
     # An explicit list of (task, seed) episodes; when set it replaces tasks x episodes (the
     # gridworld catalogue's hashed seeds, hand-picked seeds). Trials count per task in list order.
     plan: list[tuple[str, int]] | None = None

@@ -78,6 +78,18 @@ class Experiment(BaseModel):
             raise ExperimentError("tasks: name 'tasks' or a 'suite'")
         return tasks
 
+    def _check_harness(self, extra: dict[str, Any]) -> None:
+        """Refuse the settings a catalogue's harness would silently replace: it sets the templates and
+        the memory policy itself (envs/gridworld/harness.py)."""
+        harness = (self.catalogue or {}).get("harness")
+        if not harness:
+            return
+        for key, given in (("templates", self.templates), ("templates_dir", extra.get("templates_dir")),
+                           ("memory", extra.get("memory"))):
+            if given is not None:
+                raise ExperimentError(f"{key}: catalogue.harness {harness!r} sets the templates and the memory "
+                                      f"policy, so {key!r} would be ignored; remove one of them")
+
     def run_configs(self, base_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> list[RunConfig]:
         """One RunConfig per model; ``overrides`` (from the command line) win over the file.
 
@@ -89,6 +101,14 @@ class Experiment(BaseModel):
         get_backend(self.env)  # an unknown env is reported before anything else
         extra = dict(self.model_extra or {})
         overrides = dict(overrides or {})
+        catalogue = {k: v for k, v in (overrides.pop("catalogue", None) or {}).items() if v is not None}
+        if catalogue:  # --modality, --harness: options of the file's catalogue
+            if self.catalogue is None:
+                flag = "--" + sorted(catalogue)[0].replace("_", "-")
+                raise ExperimentError(f"{flag}: applies to a task catalogue, and this experiment has none "
+                                      "(no 'catalogue:' in the file)")
+            return self.model_copy(update={"catalogue": {**self.catalogue, **catalogue}}).run_configs(base_dir, overrides)
+        self._check_harness(extra)
         limit = overrides.pop("limit", None)
         if self.catalogue is not None and overrides.get("episodes") is not None:
             raise ExperimentError("--trials: a catalogue experiment plays seeds_per_pair episodes per (task, "

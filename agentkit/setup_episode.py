@@ -70,6 +70,7 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         max_retries=config.max_retries,
         retry_base_s=config.retry_base_s,
         price_per_mtok=config.price_per_mtok,
+        fold_system=config.fold_system,
     )
 
 
@@ -84,6 +85,8 @@ def wrap_model(model: Model, config: RunConfig, cache: ResponseCache | None) -> 
         wrapped = RateLimitedModel(wrapped, limiter_for(provider_of(config.model), config.rate_limit_rpm))
     if config.cache and cache is not None:
         params = {"temperature": config.temperature, "max_tokens": config.max_tokens, "api_base": config.api_base}
+        if config.fold_system:  # another request than the unfolded one (kept out otherwise: old keys stay valid)
+            params["fold_system"] = True
         wrapped = CachedModel(wrapped, cache, params, config.cache_max_age_s)
     return wrapped
 

@@ -41,6 +41,7 @@ from tenacity import (
 
 from agentkit.models import usage_guard
 from agentkit.models.base import ModelError
+from agentkit.models.fold_system import fold_system_message
 from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
 from agentkit.observers import Observation
 from agentkit.records import ModelCall, ModelReply, Usage
@@ -150,6 +151,8 @@ class LiteLLMModel:
     ``retry_base_s``. ``price_per_mtok=(input_usd, output_usd)`` per million tokens overrides
     litellm's price table (for local or unlisted models); without it an unpriced model costs 0.0.
     ``extra`` is merged into every litellm call (e.g. ``{"top_p": 0.9}`` or ``{"seed": 1}``).
+    ``fold_system`` sends the system message as the start of the first user message, for models
+    without a system role (``agentkit.models.fold_system``).
     """
 
     def __init__(
@@ -168,6 +171,7 @@ class LiteLLMModel:
         price_per_mtok: tuple[float, float] | None = None,
         retry_base_s: float = 1.0,
         retry_max_s: float = 60.0,
+        fold_system: bool = False,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -184,6 +188,7 @@ class LiteLLMModel:
         self.price_per_mtok = price_per_mtok
         self.retry_base_s = retry_base_s
         self.retry_max_s = retry_max_s
+        self.fold_system = fold_system  # send the system message as the start of the first user message
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
 
@@ -282,7 +287,7 @@ class LiteLLMModel:
     def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": messages,
+            "messages": fold_system_message(messages) if self.fold_system else messages,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "timeout": self.timeout_s,

@@ -1,6 +1,6 @@
 """Turn the ``--tasks`` option into a list of Testbed task ids.
 
-A suite name of the arena (``aai-children40``, ``aai-testbed``, ``aai-level-03``) or task ids
+Suite names of the arena (``aai-children40``, ``aai-testbed``, ``aai-level-03``) and task ids,
 separated by commas or spaces (any spelling ``task_ids.canonical_task_id`` accepts). The arena's
 suites are reused so the report and ``agentkit run --suite`` always mean the same tasks.
 """
@@ -25,7 +25,10 @@ def resolve_task_set(spec: str | None) -> list[str]:
     if not parts:
         raise ValueError("--tasks: empty task set")
     ids: set[str] = set()
-    for part in parts:
+    for part in parts:  # each entry a suite or a task id: "aai-level-01,aai-level-02" is two suites
+        if part in named:
+            ids.update(named[part])
+            continue
         try:
             ids.add(canonical_task_id(part))
         except ValueError:
