@@ -135,6 +135,13 @@ def turn_class(p: TurnPoint) -> str:
     return "t-ok"
 
 
+def _before(observation: Any) -> dict[str, Any]:
+    """The world as the model saw it before the turn (its stored observation): step, total reward, health."""
+    if not isinstance(observation, dict):
+        return {}
+    return {k: observation.get(k) for k in ("step", "total_reward", "health")}
+
+
 def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | None,
                  media: dict[str, str] | None = None) -> tuple[int, str]:
     """(status, html) of turn ``index`` (default 0) of an episode. ``media`` collects image hashes."""
@@ -153,18 +160,21 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
 
     charts = []
     if n:
-        charts.append(svg.line_chart("total reward", [p.total_reward for p in points], current, href,
+        charts.append(svg.line_chart("total reward after each turn", [p.total_reward for p in points], current, href,
                                      markers=[p.reward for p in points]))
         if any(p.health is not None for p in points):
-            charts.append(svg.line_chart("health", [p.health for p in points], current, href, color="#2faa4a"))
+            charts.append(svg.line_chart("health after each turn", [p.health for p in points], current, href,
+                                         color="#2faa4a"))
         charts.append(svg.bar_chart("tokens in / out", [("#8fb1ef", [p.input_tokens for p in points]),
                                                          ("#2b4fa8", [p.output_tokens for p in points])], current, href))
         charts.append(svg.bar_chart("latency", [("#e09b2d", [p.latency_s for p in points])], current, href, unit="s"))
         if any(p.cost_usd for p in points):
             charts.append(svg.bar_chart("cost", [("#9a5fc7", [p.cost_usd for p in points])], current, href, unit="USD"))
     observation = turn.observation if turn else {}
-    the_map = svg.map_svg(grid_of(observation), [p.pose for p in points], current, href,
-                          size=grid_size_of(observation), world=data.world_map(episode_id)) if n else ""
+    poses = [p.pose for p in points]
+    path = data.step_path(episode_id) if n and any(poses) else None
+    the_map = svg.map_svg(grid_of(observation), poses, current, href, size=grid_size_of(observation),
+                          world=data.world_map(episode_id), steps=path.points if path else ()) if n else ""
 
     system, history, now = None, [], []
     hidden = 0
@@ -188,7 +198,8 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
     html = render(
         "episode.html",
         links=links, run=run, episode=episode, points=points, n=n, current=current, turn=turn,
-        strip=_strip(points, current), turn_class=turn_class, charts=charts, the_map=the_map,
+        strip=_strip(points, current), turn_class=turn_class, charts=charts, the_map=the_map, path=path,
+        before=_before(observation), steps_this_turn=sum(1 for t, _ in path.points[1:] if t == current) if path else None,
         system=system, history=history, hidden=hidden, now=now, frames=frames,
         script=script_lines(turn.script) if turn else [],
         model_call=model_call_html(data.store, episode_id, turn),  # finish reason, retries, token counts

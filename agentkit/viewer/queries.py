@@ -22,6 +22,7 @@ from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED, fail_
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
+from agentkit.viewer.step_path import StepPath, replay_step_path
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
 from agentkit.viewer.verdicts import latest_attempt_sql, outcome_sql
 
@@ -152,6 +153,7 @@ class ViewerData:
         self.store = store
         self.engine = store.engine
         self._series: OrderedDict[tuple[str, int, float], list[TurnPoint]] = OrderedDict()
+        self._paths: OrderedDict[tuple[str, int, float], StepPath] = OrderedDict()
         self._lock = threading.Lock()
 
     # --- listings ---------------------------------------------------------------------------------
@@ -324,6 +326,26 @@ class ViewerData:
             while len(self._series) > _SERIES_CACHE_SIZE:
                 self._series.popitem(last=False)
         return points
+
+    def step_path(self, episode_id: str) -> StepPath:
+        """The agent's position after every step (agentkit.viewer.step_path: a replay of the stored
+        actions, checked against the record), kept in memory until the episode gets a new turn."""
+        with self.engine.connect() as conn:
+            n, last = conn.execute(
+                select(func.count(), func.max(TURNS.c.created_at)).where(TURNS.c.episode_id == episode_id)
+            ).one()
+        key = (episode_id, int(n), float(last or 0.0))
+        with self._lock:
+            hit = self._paths.get(key)
+            if hit is not None:
+                self._paths.move_to_end(key)
+                return hit
+        path = replay_step_path(self.store, episode_id)
+        with self._lock:
+            self._paths[key] = path
+            while len(self._paths) > _SERIES_CACHE_SIZE:
+                self._paths.popitem(last=False)
+        return path
 
     def turn_keys(self, episode_id: str) -> list[dict[str, Any]]:
         """Per turn, the fields two episodes are compared on (no messages), in index order."""

@@ -260,11 +260,14 @@ def _world_shape(shape: WorldShape, to_px: Callable[[float, float], tuple[float,
 
 
 def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, href: TurnHref | None = None,
-            size: tuple[int, int] | None = None, world: WorldMap | None = None) -> Markup:
+            size: tuple[int, int] | None = None, world: WorldMap | None = None,
+            steps: Sequence[tuple[int, Pose]] = ()) -> Markup:
     """The map (the current turn's ASCII view, or the backend's world map) with the whole trajectory.
 
-    The path up to the current turn is drawn solid, the rest faded; each turn's position is a dot
-    linking to that turn. Without a grid or a world map, positions are drawn in their own bounding box.
+    With ``steps`` ((turn, pose) after every low-level step, from ``step_path``) the line follows
+    every step: solid up to the current turn, the current turn's own steps highlighted, the rest
+    faded; without them the line joins the turns' positions. Each turn's position is a dot linking
+    to that turn. Without a grid or a world map, positions are drawn in their own bounding box.
     """
     known = [(i, p) for i, p in enumerate(poses) if p is not None]
     if grid is None and world is None and not known:
@@ -286,8 +289,8 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
         def to_px(x: float, y: float) -> tuple[float, float]:
             return (x + 0.5) * cell, (y + 0.5) * cell
     else:
-        xs = [p.x for _, p in known]
-        ys = [p.y for _, p in known]
+        xs = [p.x for _, p in known] + [p.x for _, p in steps]
+        ys = [p.y for _, p in known] + [p.y for _, p in steps]
         span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
         cell = 16.0
         width = height = 480.0
@@ -312,13 +315,16 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
                 if symbol in "<>^v" and meanings.get(symbol, "").startswith("you"):
                     continue
                 out.append(_cell_shape(symbol, meanings.get(symbol, symbol), x, y, cell))
-    done = [to_px(p.x, p.y) for i, p in known if i <= current]
-    todo = [to_px(p.x, p.y) for i, p in known if i >= current]
-    if len(todo) > 1:
-        out.append(f'<polyline points="{_points(todo)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
-                   f'stroke-width="2" stroke-dasharray="4 3"/>')
-    if len(done) > 1:
-        out.append(f'<polyline points="{_points(done)}" fill="none" stroke="#d62d20" stroke-width="2.4"/>')
+    if steps:
+        out.extend(_step_lines(steps, current, to_px))
+    else:
+        done = [to_px(p.x, p.y) for i, p in known if i <= current]
+        todo = [to_px(p.x, p.y) for i, p in known if i >= current]
+        if len(todo) > 1:
+            out.append(f'<polyline points="{_points(todo)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
+                       f'stroke-width="2" stroke-dasharray="4 3"/>')
+        if len(done) > 1:
+            out.append(f'<polyline points="{_points(done)}" fill="none" stroke="#d62d20" stroke-width="2.4"/>')
     for i, p in _dot_turns(known, current):
         cx, cy = to_px(p.x, p.y)
         dot = (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{max(2.5, cell * 0.12):.1f}" fill="#d62d20" '
@@ -329,6 +335,28 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
         out.append(_agent(here, to_px, max(5.0, cell * 0.38), y_up))
     out.append("</svg>")
     return Markup("".join(out))
+
+
+def _step_lines(steps: Sequence[tuple[int, Pose]], current: int,
+                to_px: Callable[[float, float], tuple[float, float]]) -> list[str]:
+    """The step path as three polylines: before the current turn (solid), the current turn's steps
+    (highlighted, from where the turn began), and after it (faded). Each joins the one before."""
+    before = [to_px(p.x, p.y) for turn, p in steps if turn < current]
+    during = [to_px(p.x, p.y) for turn, p in steps if turn == current]
+    after = [to_px(p.x, p.y) for turn, p in steps if turn > current]
+    out = []
+    if after:
+        joined = (during or before)[-1:] + after
+        out.append(f'<polyline points="{_points(joined)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
+                   f'stroke-width="1.6" stroke-dasharray="3 3" class="step-path later"/>')
+    if len(before) > 1:
+        out.append(f'<polyline points="{_points(before)}" fill="none" stroke="#d62d20" stroke-width="1.8" '
+                   f'class="step-path earlier"/>')
+    current_line = before[-1:] + during  # from where the turn began (the reset pose is in turn 0's own)
+    if len(current_line) > 1:
+        out.append(f'<polyline points="{_points(current_line)}" fill="none" stroke="#f08c00" stroke-width="3.2" '
+                   f'stroke-linejoin="round" class="step-path this-turn"/>')
+    return out
 
 
 def rate_bars(rows: Sequence[tuple[str, float | None, float | None, str, str]]) -> Markup:

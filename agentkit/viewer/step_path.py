@@ -1,0 +1,111 @@
+"""Where the agent was after every low-level step of an episode, by replaying its stored actions.
+
+Why a replay: the store keeps one observation per turn (what the model saw before its script), so
+a map drawn from it has one dot per turn and straight lines between them, through walls, across
+a detour of 40 steps. Per-step positions are not stored (no backend reports them, and the turn
+record has no place for them), and parsing them out of status text would be a guess. But every
+low-level action of every turn is stored, and a backend is deterministic for its (task, seed,
+options, task file): stepping the stored actions through a fresh backend, as ``agentkit replay``
+does with the stored answers, gives every step's position exactly.
+
+The replay is checked against the record before it is believed: the pose the replay reaches at the
+start of each turn must be the pose stored with that turn's observation (to their stored rounding).
+On any difference (a multi-arena file whose arena depends on earlier resets, a changed simulator),
+on a backend whose observations carry no pose, or when the backend cannot be built here, there is no
+step path and the map keeps its one dot per turn; the reason is given on the page. Frames are not
+rendered (the backend's ``frameless_options``), and replays run one at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentkit.transcripts import TranscriptStore
+from agentkit.viewer.trajectory import Pose, pose_of
+
+log = logging.getLogger(__name__)
+
+MAX_STEPS = 20_000  # longer episodes are not replayed for a page (a few seconds of physics at most)
+TOLERANCE = 0.011  # stored poses are rounded to 2 decimals
+_REPLAYS = threading.Lock()
+
+
+@dataclass(frozen=True)
+class StepPath:
+    """``points[i]``: (turn, pose) after each step, starting with the pose at reset (turn 0);
+    empty with ``reason`` saying why there is no step path."""
+
+    points: list[tuple[int, Pose]] = field(default_factory=list)
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.points)
+
+
+def _close(a: Pose | None, b: Pose | None) -> bool:
+    return a is not None and b is not None and abs(a.x - b.x) <= TOLERANCE and abs(a.y - b.y) <= TOLERANCE
+
+
+def _pose(raw: Any) -> Pose | None:
+    pose = getattr(raw, "pose", None)
+    return pose_of({"pose": pose}) if isinstance(pose, dict) else None
+
+
+def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
+    """The step path of a stored episode (see the module's docstring), or an empty one with a reason."""
+    from agentkit.replay import config_from_stored
+    from agentkit.setup_episode import make_backend
+
+    episode = store.get_episode(episode_id)
+    turns = store.get_turns(episode_id, with_messages=False)
+    if not turns:
+        return StepPath(reason="the episode has no turns")
+    if sum(len(t.actions or []) for t in turns) > MAX_STEPS:
+        return StepPath(reason=f"more than {MAX_STEPS} steps: not replayed for a page")
+    recorded = [pose_of(t.observation) for t in turns]
+    if recorded[0] is None:
+        return StepPath(reason="no positions are stored with this backend's observations")
+    try:
+        config = config_from_stored(store.get_run(episode.run_id).config)
+        config = config.model_copy(update={"include_images": False})  # no frames: nothing looks at them
+    except Exception as exc:  # noqa: BLE001 - a stored config this version cannot read
+        return StepPath(reason=f"the run's stored configuration cannot be read here ({exc})")
+    with _REPLAYS:
+        try:
+            backend = make_backend(config)
+        except Exception as exc:  # noqa: BLE001 - a backend whose extra or build is missing here
+            return StepPath(reason=f"backend {config.env!r} cannot be started here ({exc})")
+        try:
+            return _walk(store, episode_id, episode.task, episode.seed, backend, turns, recorded)
+        except Exception as exc:  # noqa: BLE001 - the simulator raised: no path, the page still works
+            log.warning("episode %s: replaying its actions for the map failed: %s", episode_id, exc)
+            return StepPath(reason=f"replaying the stored actions failed ({type(exc).__name__})")
+        finally:
+            backend.close()
+
+
+def _walk(store: TranscriptStore, episode_id: str, task: str, seed: int, backend: Any, turns: list[Any],
+          recorded: list[Pose | None]) -> StepPath:
+    from agentkit.replay import use_stored_source
+
+    use_stored_source(store, episode_id, task, backend)
+    here = _pose(backend.reset(task, seed))
+    if here is None:
+        return StepPath(reason="this backend's observations carry no pose")
+    points = [(0, here)]
+    for turn, want in zip(turns, recorded):
+        if not _close(here, want):
+            return StepPath(reason=f"the replay left the record at turn {turn.index} (a pose differs), so it "
+                                   "is not drawn")
+        for action in turn.actions or []:
+            result = backend.step(action)
+            here = _pose(backend.observe())
+            if here is None:
+                return StepPath(reason="this backend's observations carry no pose")
+            points.append((turn.index, here))
+            if result.done:
+                break
+    return StepPath(points)
