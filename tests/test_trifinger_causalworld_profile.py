@@ -242,3 +242,21 @@ def test_pick_and_place_observes_the_fixed_wall(backend):
                            "obstacle_orientation[2]", "obstacle_orientation[3]"]
     vector = ov.vector(entries, read_state(backend.world), 20.0)
     assert vector[names.index("obstacle_type")] == 10.0
+
+
+@pytest.mark.parametrize("profile, measure", [("agentkit", "agentkit_reach_score>0.9"),
+                                              ("causalworld", "causalworld_reaching_mean_abs_error<0.01")])
+def test_the_run_configs_profile_option_is_recorded_in_the_episodes_metrics(profile, measure):
+    from agentkit.config import RunConfig
+    from agentkit.loop import run_episode
+    from agentkit.setup_episode import make_setup
+
+    config = RunConfig(env="trifinger", tasks=["reaching"], backend_options={"cameras": False, "profile": profile},
+                       observer={"views": ["language"]}, include_images=False)
+    setup = make_setup(config)
+    try:
+        result = run_episode(setup, "reaching", 0)
+    finally:
+        setup.backend.close()
+    assert result.metrics["profile"] == profile and result.metrics["success_measure"] == measure
+    assert result.success and result.metrics["success"] is True and result.metrics["dense_reward"] > 0
