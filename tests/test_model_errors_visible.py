@@ -169,3 +169,17 @@ def test_the_viewer_shows_no_model_call_for_the_reference_agent(tmp_path):
     summary = execute_run(config, TranscriptStore(db), show_progress=False)
     html = ViewerApp(open_readonly(db)).handle("GET", f"/episodes/{summary.episodes[0].episode_id}?turn=0").body.decode()
     assert 'id="answer"' in html and 'id="model-call"' not in html
+
+
+def test_the_turn_table_export_carries_the_model_call(tmp_path):
+    from agentkit.transcripts.tables import run_tables
+
+    store = TranscriptStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    with FakeOpenAIServer(lambda _body: LONG_ANSWER) as server:
+        config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
+                           api_base=server.base_url, max_tokens=8, max_scripts=1)
+        summary = execute_run(config, store, api_key="sk-some-key-000000", show_progress=False)
+    _, turns = run_tables(store, summary.run_id)
+    assert turns[0]["finish_reason"] == "length" and turns[0]["retries"] == 0
+    assert turns[0]["provider_output_tokens"] == 8 and turns[0]["our_input_tokens"] > 100
+    assert turns[0]["model_warning"] is None

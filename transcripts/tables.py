@@ -103,7 +103,13 @@ def turn_row(episode: EpisodeInfo, turn: TurnInfo) -> dict[str, Any]:
         "latency_s": turn.latency_s,
         "cached": turn.cached,
         "messages_sent": len(messages),
+        **_call_columns(turn.model_call),
     }
+
+
+def _call_columns(call: Any) -> dict[str, Any]:
+    """How the turn's model call went (None for turns no API model answered)."""
+    return {name: getattr(call, attr, None) if call is not None else None for name, attr in _CALL_COLUMNS}
 
 
 def run_tables(store: TranscriptStore, run_ids: str | Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -190,8 +196,15 @@ EPISODE_COLUMNS = [
 TURN_COLUMNS = [
     "run_id", "episode_id", "turn", "prompt", "image_sha256", "answer", "script", "parse_error", "compile_error",
     "actions", "reward", "total_reward", "health", "done", "input_tokens", "output_tokens", "cost_usd",
-    "latency_s", "cached", "messages_sent",
+    "latency_s", "cached", "messages_sent", "finish_reason", "retries", "provider_input_tokens",
+    "provider_output_tokens", "provider_cached_tokens", "our_input_tokens", "model_warning",
 ]
+#: (column, ModelCall attribute): the finish reason ("length": cut by max tokens), retries, the
+#: provider's counts beside ours, the dropped-prompt warning.
+_CALL_COLUMNS = (("finish_reason", "finish_reason"), ("retries", "retries"),
+                 ("provider_input_tokens", "provider_input_tokens"), ("provider_output_tokens", "provider_output_tokens"),
+                 ("provider_cached_tokens", "provider_cached_tokens"), ("our_input_tokens", "our_input_tokens"),
+                 ("model_warning", "warning"))
 
 
 def _write_jsonl(rows: list[dict[str, Any]], columns: list[str], path: Path) -> None:
