@@ -101,6 +101,14 @@ def test_an_infeasible_protocol_fails_with_one_clear_error(monkeypatch):
     message = str(caught.value)
     assert "pushing@P8" in message and "seed 4" in message and "block0 and robot interpenetrate" in message
     assert "\n" not in message
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False)
+    try:  # the episode does not start on the default scene: its reset fails with the same line
+        with pytest.raises(ProtocolDrawError, match=r"pushing@P8 seed 4: no feasible draw in 50 attempts"):
+            backend.reset("pushing@P8", 4)
+    finally:
+        backend.close()
 
 
 def test_unknown_protocols_and_tasks_without_protocols_are_refused():
