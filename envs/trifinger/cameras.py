@@ -77,13 +77,24 @@ class _Visibility:
         self._saved.clear()
 
 
-def _render(client: int, size: int, view: Sequence[float], projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """RGB (size, size, 3) uint8 and the body id under each pixel (-1: background)."""
-    _, _, rgba, _, seg = p.getCameraImage(width=size, height=size, viewMatrix=view, projectionMatrix=projection,
-                                          renderer=p.ER_TINY_RENDERER, physicsClientId=client)
+def _render_with_depth(client: int, size: int, view: Sequence[float],
+                       projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RGB (size, size, 3) uint8, the depth buffer, and the body id under each pixel (-1: background)."""
+    _, _, rgba, depth, seg = p.getCameraImage(width=size, height=size, viewMatrix=view, projectionMatrix=projection,
+                                              renderer=p.ER_TINY_RENDERER, physicsClientId=client)
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(size, size, 4)[:, :, :3]
     seg = np.asarray(seg, dtype=np.int64).reshape(size, size)
-    return rgb, np.where(seg >= 0, seg & _BODY_MASK, -1)
+    return rgb, np.asarray(depth, dtype=np.float64).reshape(size, size), np.where(seg >= 0, seg & _BODY_MASK, -1)
+
+
+def _render(client: int, size: int, view: Sequence[float], projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """RGB (size, size, 3) uint8 and the body id under each pixel (-1: background)."""
+    rgb, _, seg = _render_with_depth(client, size, view, projection)
+    return rgb, seg
+
+
+def _all_bodies(client: int) -> list[int]:
+    return [p.getBodyUniqueId(i, physicsClientId=client) for i in range(p.getNumBodies(physicsClientId=client))]
 
 
 def blend_goals(scene: np.ndarray, drawn: np.ndarray, goal_mask: np.ndarray) -> np.ndarray:
@@ -111,18 +122,22 @@ class _Views:
         self.matrices = matrices
 
     def scene_with_goals(self) -> list[np.ndarray]:
-        """Each view with the goals see-through (see the module docstring)."""
+        """Each view with the goals see-through (see the module docstring). The second render holds
+        the goals alone (cheap: a few boxes); a goal pixel counts where it is nearer than the scene."""
         world, vis = self.world, _Visibility(self.world.client)
-        goals = set(world.goal_ids)
+        goals = list(world.goal_ids)
+        if not goals:
+            return [_render(world.client, self.size, v, m)[0] for v, m in self.matrices]
         out = []
         try:
-            vis.hide(world.goal_ids)
-            plain = [_render(world.client, self.size, v, m)[0] for v, m in self.matrices]
+            vis.hide(goals)
+            plain = [_render_with_depth(world.client, self.size, v, m) for v, m in self.matrices]
             vis.restore()
-            vis.show_opaque(world.goal_ids)
-            for (view, projection), scene in zip(self.matrices, plain):
-                drawn, seg = _render(world.client, self.size, view, projection)
-                out.append(blend_goals(scene, drawn, np.isin(seg, list(goals))))
+            vis.hide([b for b in _all_bodies(world.client) if b not in set(goals)])
+            vis.show_opaque(goals)
+            for (view, projection), (scene, scene_depth, _) in zip(self.matrices, plain):
+                drawn, depth, seg = _render_with_depth(world.client, self.size, view, projection)
+                out.append(blend_goals(scene, drawn, np.isin(seg, goals) & (depth < scene_depth)))
         finally:
             vis.restore()
         return out
