@@ -4,8 +4,8 @@ Why: a model (or an RL policy) must see the blocks, and must tell a block from t
 fill, even when both are green. pybullet's CPU renderer (the only one without a display) draws
 every visual opaque and ignores alpha, so a goal marker used to hide the block inside it. Each
 scene view is therefore composed from two renders of the same camera: one with the goals hidden
-(what is really there) and one with the goals drawn, whose segmentation mask says where a goal is
-the nearest thing; there the goal is blended over the first render at CausalWorld's silhouette
+(what is really there) and one of the goals alone; where a goal is nearer than the scene (depth
+buffers compared) it is blended over the first render at CausalWorld's silhouette
 alpha (``envs/scene/silhouette.py`` ``self._alpha = 0.3``), hatched, and outlined in white, so a
 goal reads as a see-through wire box and never as a solid block. A block in front of a goal hides
 it, a block inside it shows through.
