@@ -141,5 +141,5 @@ def test_default_and_sampled_scenes_never_start_a_block_inside_the_robot(task):
     from agentkit.envs.trifinger.tasks import generate
 
     assert scene_problems(default_scene(task)) == []
-    for seed in range(8 if task == "general" else 50):
+    for seed in range({"general": 8, "towers": 20}.get(task, 50)):  # general drops its goal with physics
         assert scene_problems(generate(task, seed)) == [], seed
