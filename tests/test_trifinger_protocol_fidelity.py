@@ -213,3 +213,14 @@ def test_the_curriculum_block_pose_actor_keeps_the_tasks_spaces():
                     assert 0.07 - 1e-9 <= math.hypot(*block.position[:2]) <= 0.12 + 1e-9
     finally:
         backend.close()
+
+
+def test_the_box_overlap_test_is_exact_for_turned_boxes():
+    from agentkit.envs.trifinger.geometry import Cuboid, yaw_quaternion
+
+    unit = Cuboid((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
+    assert sampling._cuboids_intersect(unit, Cuboid((0.9, 0.0, 0.0), (1.0, 1.0, 1.0)))
+    assert not sampling._cuboids_intersect(unit, Cuboid((1.0, 0.0, 0.0), (1.0, 1.0, 1.0)))  # faces touch
+    turned = yaw_quaternion(math.pi / 4)  # reaches 0.707 along x
+    assert sampling._cuboids_intersect(unit, Cuboid((1.2, 0.0, 0.0), (1.0, 1.0, 1.0), turned))
+    assert not sampling._cuboids_intersect(unit, Cuboid((1.25, 0.0, 0.0), (1.0, 1.0, 1.0), turned))

@@ -22,8 +22,8 @@ from agentkit.envs.trifinger.causalworld_layouts import (GENERAL_DROP_POSITIONS,
 from agentkit.envs.trifinger.geometry import yaw_quaternion
 from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
 
-CUBE = 0.065
-BLOCK_MASS = 0.02
+CUBE = 0.065  # envs/scene/objects.py Cuboid size default [0.065] * 3 (silhouette.py SCuboid: the same)
+BLOCK_MASS = 0.02  # pushing.py / picking.py / pick_and_place.py / stacking2.py tool_block_mass
 PALETTE: tuple[tuple[str, Vec3], ...] = (
     ("red", (0.9, 0.1, 0.1)), ("green", (0.1, 0.8, 0.2)), ("blue", (0.15, 0.3, 0.95)),
     ("yellow", (0.95, 0.85, 0.1)), ("orange", (1.0, 0.5, 0.0)), ("purple", (0.6, 0.2, 0.8)),
@@ -74,7 +74,7 @@ def _free_spots(rng: np.random.Generator, count: int, clearance: float, taken: l
 
 def pushing(rng: np.random.Generator | None) -> Scene:
     """Push one cube onto a goal cube on the floor. Default: block at (0, -0.08), goal at (0, 0.08)."""
-    if rng is None:
+    if rng is None:  # pushing.py tool_block_position (0, -0.08, 0.0325), goal_block_position (0, 0.08, 0.0325)
         block_xy, goal_xy, yaws = (0.0, -0.08), (0.0, 0.08), (0.0, 0.0)
     else:
         block_xy, goal_xy = _free_spots(rng, 2, 0.08, [])
@@ -87,7 +87,7 @@ def pushing(rng: np.random.Generator | None) -> Scene:
 
 def picking(rng: np.random.Generator | None) -> Scene:
     """Lift a cube to a goal straight above its start. Default: block at the centre, goal at 0.15 m."""
-    if rng is None:
+    if rng is None:  # picking.py tool_block_position (0, 0, 0.0325), goal_height 0.15
         xy, yaw, height = (0.0, 0.0), 0.0, 0.15
     else:
         (xy,) = _free_spots(rng, 1, 0.0, [], (0.0, 0.09))
@@ -104,7 +104,7 @@ def pick_and_place(rng: np.random.Generator | None) -> Scene:
     Default: block at (0, -0.09), goal at (0, 0.09). Space A puts the block at radius 0.07-0.12 on
     one side (angle 30-150 degrees) and the goal on the other (-150 to -30 degrees).
     """
-    if rng is None:
+    if rng is None:  # pick_and_place.py tool_block_position (0, -0.09, 0.0325), goal_block_position (0, 0.09, 0.0325)
         block_xy, goal_xy, yaws = (0.0, -0.09), (0.0, 0.09), (0.0, 0.0)
     else:
         block_xy = _polar(rng, (0.07, 0.12), (math.pi / 6, 5 * math.pi / 6))
@@ -119,7 +119,7 @@ def pick_and_place(rng: np.random.Generator | None) -> Scene:
 
 def stacking2(rng: np.random.Generator | None) -> Scene:
     """Build a tower of two cubes. Default: blocks at (0, 0) and (0.01, 0.08), tower at (-0.06, -0.06)."""
-    if rng is None:
+    if rng is None:  # stacking2.py tool_block_1/2_position (0, 0) and (0.01, 0.08), goal_position (-0.06, -0.06)
         b1, b2, goal_xy, yaws = (0.0, 0.0), (0.01, 0.08), (-0.06, -0.06), (0.0, 0.0, 0.0)
     else:
         goal_xy, b1, b2 = _free_spots(rng, 3, 0.095, [])
