@@ -1,4 +1,9 @@
-"""CausalWorld's intervention spaces A (training) and B (evaluation) for a TriFinger world.
+"""CausalWorld's base intervention spaces A (training) and B (evaluation) for a live TriFinger world.
+
+Used to check explicit interventions (``apply_intervention(space=...)``) and by the curriculum's
+visual, physical and random actors, in our names (``block0``, ``goal0``). Protocol draws and the
+goal and block-pose actors use each task's own spaces instead (``task_spaces``: pinned floor
+heights, sectors, ``goal_tower``, in CausalWorld's names).
 
 Ranges are CausalWorld's (base task): block and goal centres within 0.11 m of the arena centre in
 A and 0.11-0.15 m in B, any yaw; cube sides 5.5-7.5 cm (A) / 7.5-9.5 cm (B); block masses
