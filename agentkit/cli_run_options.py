@@ -12,6 +12,7 @@ Every ``RunConfig`` field and where it is set:
 ============================ ======================= =============================================
 field                        agentkit run            agentkit eval
 ============================ ======================= =============================================
+name                         --name                  --name
 env, model, api_base         --env --model --api-base --env --model --api-base (file: env, models)
 tasks                        --task --suite          --tasks (file: tasks, suite)
 episodes, seed               --episodes --seed       --trials --seed (file: trials, seed)
@@ -33,7 +34,7 @@ memory, templates_dir        --memory --templates    --memory --templates (file:
 include_images               --no-images             --no-images
 observer.max_side            --image-size            --image-size (file: image_size)
 backend_options.commands     --commands              --commands
-catalogue modality, harness  (a catalogue's)         --modality --harness (file: catalogue.*)
+modality (observer, images)  --modality              --modality --harness (file: catalogue.*)
 pass_rule, human_frames      --pass-rule ...         --pass-rule
 ============================ ======================= =============================================
 """
@@ -66,6 +67,8 @@ class Flag:
 
 # Flags both commands lack today (each was only reachable from an experiment file).
 COMMON_FLAGS: tuple[Flag, ...] = (
+    Flag("name", "--name", str, "A label for the run, stored with it: `agentkit report aai` and the viewer "
+         "show it instead of the bare run id."),
     Flag("timeout_s", "--timeout-s", float, "Seconds one whole model request may take before it fails as a "
          "timeout and is retried (default 120).", min=0.001),
     Flag("max_retries", "--max-retries", int, "Retries of a failed model request (rate limit, 5xx, timeout), "
@@ -116,6 +119,9 @@ EVAL_FLAGS: tuple[Flag, ...] = (
 
 # Flags `agentkit eval` has that `agentkit run` lacked.
 RUN_FLAGS: tuple[Flag, ...] = (
+    Flag("modality", "--modality", str, "What the model is shown, where the env names its modalities "
+         "(gridworld: mission, ascii, language, structured, ..., see `agentkit tasks gridworld`).",
+         field="(modality)"),
     Flag("max_concurrency", "--max-concurrency", int, "Episodes in flight at once (default 1).", min=1),
     Flag("workers", "--workers", str, "auto, threads or processes."),
 )
@@ -158,6 +164,9 @@ class RunFlags:
         """A copy of RunConfig ``config`` with the flags given; ``accepts(env, option)`` says whether the
         backend takes an option (``--commands``, the render size): one it does not is refused."""
         overrides = self.overrides()
+        modality = overrides.pop("(modality)", None)
+        if modality is not None:
+            config = with_modality(config, modality)
         if not overrides:
             return config
         data = config.model_dump()
@@ -174,6 +183,20 @@ class RunFlags:
             data["backend_options"] = {**data["backend_options"], **options}
         data.update(overrides)
         return type(config).model_validate(data)
+
+
+def with_modality(config: Any, name: str) -> Any:
+    """``config`` showing the env's modality ``name`` (its evaluation protocol names them, agentkit.envs.registry)."""
+    from agentkit.envs.registry import get_evaluation
+
+    evaluation = get_evaluation(config.env)
+    apply = getattr(evaluation, "apply_modality", None)
+    if apply is None:
+        raise ValueError(f"--modality: env {config.env!r} has no named modalities (gridworld has)")
+    try:
+        return apply(config, name)
+    except ValueError as exc:  # an unknown name: the message lists the known ones
+        raise ValueError(f"--modality: {exc}") from None
 
 
 def _price(text: str) -> tuple[float, float]:

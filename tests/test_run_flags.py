@@ -18,6 +18,7 @@ from agentkit.transcripts import TranscriptStore
 
 # flag -> (value on the command line, or None for a switch; the RunConfig field; its expected value)
 COMMON: dict[str, tuple[str | None, str, Any]] = {
+    "--name": ("flags run", "name", "flags run"),
     "--timeout-s": ("33", "timeout_s", 33.0),
     "--max-retries": ("2", "max_retries", 2),
     "--retry-base-s": ("0.5", "retry_base_s", 0.5),
@@ -39,6 +40,7 @@ COMMON: dict[str, tuple[str | None, str, Any]] = {
 RUN_ONLY = {
     "--max-concurrency": ("2", "max_concurrency", 2),
     "--workers": ("threads", "workers", "threads"),
+    "--modality": ("ascii", "observer.views", ["ascii"]),
 }
 EVAL_ONLY = {
     "--temperature": ("0.5", "temperature", 0.5),
@@ -121,6 +123,12 @@ def test_bad_flag_values_are_refused_in_one_line(tmp_path):
         proc = run_cli(args, tmp_path, cli_env(), check=False)
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         assert proc.returncode == 2 and len(lines) == 1 and expected in lines[0], proc.stderr
+
+
+def test_modality_is_refused_where_the_env_names_none(tmp_path):
+    proc = run_cli(["run", "--env", "aai-arena", "--task", "01-04-03", "--modality", "ascii", "--db",
+                    f"sqlite:///{tmp_path / 'runs.db'}"], tmp_path, cli_env(), check=False)
+    assert proc.returncode == 2 and "--modality: env 'aai-arena' has no named modalities" in proc.stderr
 
 
 def test_a_resumed_run_refuses_new_settings(tmp_path):

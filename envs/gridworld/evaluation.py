@@ -38,6 +38,11 @@ class GridworldEvaluation:
     options_model = CatalogueOptions
 
     @staticmethod
+    def apply_modality(config: RunConfig, name: str) -> RunConfig:
+        """``config`` showing modality ``name``, for a run of any gridworld task (``agentkit run --modality``)."""
+        return apply_modality(config, name)
+
+    @staticmethod
     def configure(config: RunConfig, options: CatalogueOptions) -> RunConfig:
         """The run's config with the catalogue plan, modality and harness applied."""
         plan = gridworld_eval_plan(options.categories, options.tasks, options.difficulties,
