@@ -260,3 +260,16 @@ def test_the_run_configs_profile_option_is_recorded_in_the_episodes_metrics(prof
         setup.backend.close()
     assert result.metrics["profile"] == profile and result.metrics["success_measure"] == measure
     assert result.success and result.metrics["success"] is True and result.metrics["dense_reward"] > 0
+
+
+def test_the_fast_box_overlap_equals_the_cuboid_one():
+    from agentkit.envs.trifinger.causalworld_profile import box_overlap
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        block = body(rng.uniform(-0.03, 0.03, 3) + [0, 0, 0.05], q, rng.uniform(0.03, 0.08, 3))
+        goal = body((0.0, 0.0, 0.05), _quat((0, 0, 1), float(rng.uniform(0, 90))), CUBE)
+        assert box_overlap([block.aabb()], [goal.aabb()]) == pytest.approx(
+            causalworld_overlap([block.cuboid()], [goal.cuboid()]), abs=1e-12)

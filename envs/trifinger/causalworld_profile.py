@@ -62,6 +62,19 @@ def causalworld_overlap(blocks: Sequence[Cuboid], goals: Sequence[Cuboid]) -> fl
     return aabb_overlap(blocks, goals)
 
 
+def box_overlap(blocks: Sequence[tuple[np.ndarray, np.ndarray]], goals: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
+    """``causalworld_overlap`` on boxes given as (low, high) corners (the dense reward's fast path)."""
+    union = 0.0
+    intersection = 0.0
+    for g_low, g_high in goals:
+        union += float(np.prod(g_high - g_low))
+        for low, high in blocks:
+            extent = np.minimum(high, g_high) - np.maximum(low, g_low)
+            if np.all(extent > 0):
+                intersection += float(np.prod(extent))
+    return intersection / union if union > 0 else 1.0
+
+
 def reaching_error(tips: np.ndarray, tip_goals: np.ndarray) -> float:
     """reaching.py ``_goal_reward``: ``mean(abs(desired_goal - end_effector_positions))`` over all 9 coordinates."""
     return float(np.mean(np.abs(np.asarray(tip_goals, dtype=float).ravel() - np.asarray(tips, dtype=float).ravel())))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentkit.envs.trifinger.causalworld_profile import causalworld_overlap, reaching_error
+from agentkit.envs.trifinger.causalworld_profile import box_overlap, reaching_error
 from agentkit.envs.trifinger.state_snapshot import WorldState
 from agentkit.envs.trifinger.world import CONTROL_STEP_S
 
@@ -103,7 +103,7 @@ class DenseReward:
         """base_task.py ``_goal_reward`` (reaching.py's for reaching)."""
         if self.family == "reaching":
             return reaching_error(state.tips, state.tip_goals)
-        return causalworld_overlap([b.cuboid() for b in state.blocks], [g.cuboid() for g in state.goals])
+        return box_overlap([b.aabb() for b in state.blocks], [g.aabb() for g in state.goals])
 
     def terms(self, before: WorldState, now: WorldState) -> list[float]:
         method = getattr(self, f"_{self.family}", None)

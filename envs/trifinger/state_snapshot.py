@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.geometry import Cuboid, quaternion_matrix
 from agentkit.envs.trifinger.sim_import import p
 
 
@@ -25,6 +25,11 @@ class BodyState:
     size: np.ndarray
     linear_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+    def aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        """Axis-aligned bounding box (low, high): the centre -+ |R| times the half size, exact for a box."""
+        half = np.abs(quaternion_matrix(self.orientation)) @ (np.asarray(self.size, dtype=float) / 2.0)
+        return self.position - half, self.position + half
 
     def cuboid(self) -> Cuboid:
         return Cuboid(tuple(float(v) for v in self.position), tuple(float(v) for v in self.size),
