@@ -16,7 +16,8 @@ import typer
 from rich.table import Table
 
 from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, HUMAN_FRAMES_HELP, PASS_RULE_HELP, PASS_RULES,
-                                 animal_ai_options, emit_json, err, fail, out, with_human_frames)
+                                 animal_ai_options, emit_json, err, fail, open_reading_store, open_store, out,
+                                 with_human_frames)
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run_flags
 
@@ -37,19 +38,12 @@ def _setup_logging(verbose: bool, log_level: Optional[str] = None) -> None:
 
 
 def _store(db: Optional[str]):
-    from agentkit.transcripts import TranscriptStore
-
-    return TranscriptStore(db)
+    return open_store(db)  # a bad --db is one line
 
 
 def _reading_store(db: Optional[str]):
     """The store of a command that only reads: never writes, and opens copies on read-only media."""
-    from agentkit.viewer.readonly import DatabaseNotFound, open_readonly
-
-    try:
-        return open_readonly(db)
-    except (DatabaseNotFound, ValueError) as exc:
-        _fail(str(exc))
+    return open_reading_store(db)
 
 
 @app.callback()

@@ -64,3 +64,35 @@ def emit_json(data: Any) -> None:
     """One JSON document, one line, on stdout (non-JSON values as their text)."""
     sys.stdout.write(json.dumps(data, default=str) + "\n")
     sys.stdout.flush()
+
+
+def open_store(db: str | None) -> Any:
+    """The transcript store a command writes to; a bad ``--db`` (not a URL, an unknown kind of
+    database, a folder, a file that is not a SQLite database, a place that cannot be written) ends
+    the command in one line (agentkit.db_argument)."""
+    from agentkit.db_argument import DatabaseArgumentError, check_db, opening
+    from agentkit.transcripts import TranscriptStore
+
+    try:
+        url = check_db(db, writing=True)
+        with opening(url):
+            return TranscriptStore(url)
+    except DatabaseArgumentError as exc:
+        fail(str(exc))
+
+
+def open_reading_store(db: str | None) -> Any:
+    """The store of a command that only reads: never created, never written (agentkit.viewer.readonly);
+    a bad or missing ``--db`` ends the command in one line."""
+    from agentkit.db_argument import DatabaseArgumentError, check_db, opening
+    from agentkit.viewer.readonly import DatabaseNotFound, open_readonly
+
+    try:
+        url = check_db(db, writing=False)
+        with opening(url):
+            try:
+                return open_readonly(url)
+            except DatabaseNotFound as exc:  # its own words: "no transcript database at PATH"
+                fail(str(exc))
+    except (DatabaseArgumentError, ValueError) as exc:
+        fail(str(exc))

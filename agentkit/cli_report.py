@@ -57,7 +57,7 @@ def aai(
     from agentkit.reports.baselines import BaselineDataError, shipped_baselines
     from agentkit.reports.run_results import RunResultsError, read_run
     from agentkit.reports.task_sets import DEFAULT_TASK_SET, resolve_task_set
-    from agentkit.viewer import DatabaseNotFound, open_readonly
+    from agentkit.viewer import DatabaseNotFound
 
     run_ids = _split_ids(runs)
     if not run_ids and reference is None:
@@ -65,7 +65,9 @@ def aai(
     try:
         task_ids = resolve_task_set(tasks)
         baselines = shipped_baselines()
-        store = open_readonly(db)
+        from agentkit.cli_common import open_reading_store
+
+        store = open_reading_store(db)  # a bad or missing --db is one line
         results = [read_run(store, run_id) for run_id in run_ids]
         reference_results = read_run(store, reference) if reference else None
     except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:

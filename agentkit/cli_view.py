@@ -29,12 +29,11 @@ def view(
     episode_ids: Optional[list[str]] = typer.Option(None, "--episode", help="With --export: this episode (repeatable)."),
 ) -> None:
     """Browse runs and step through episodes in a local, read-only web app (or --export a static bundle)."""
-    from agentkit.viewer import DatabaseNotFound, ViewerServer, export_bundle, open_readonly
+    from agentkit.viewer import ViewerServer, export_bundle
 
-    try:
-        store = open_readonly(db)
-    except (DatabaseNotFound, ValueError) as exc:
-        _fail(str(exc))
+    from agentkit.cli_common import open_reading_store
+
+    store = open_reading_store(db)  # a bad or missing --db is one line
     if export is not None:
         try:
             counts = export_bundle(store, export, run_ids=run_ids or (), episode_ids=episode_ids or ())
@@ -74,12 +73,14 @@ def rerender(
     """Show what new templates (or a history policy) would have sent on every recorded turn: diffs and token counts. No model is called."""
     from agentkit.prompts import TemplateError
     from agentkit.rerender import rerender_run
-    from agentkit.viewer import DatabaseNotFound, open_readonly
+    from agentkit.viewer import DatabaseNotFound
 
     if templates is None and memory is None:
         _fail("give --templates DIR and/or --memory POLICY to compare against the recording")
+    from agentkit.cli_common import open_reading_store
+
+    store = open_reading_store(db)
     try:
-        store = open_readonly(db)
         report = rerender_run(store, run_id, templates_dir=templates, memory=memory, episode_ids=episode,
                               full_prompt=full_prompt, context_lines=context)
     except KeyError as exc:
@@ -132,11 +133,12 @@ def _replay_command(original: Any) -> Any:
                 _fail("--model, --api-base and --api-key-env go with --live-from")
             return original(episode_id=episode_id, db=db, as_json=as_json)
         from agentkit.replay import continue_live
-        from agentkit.transcripts import TranscriptStore
 
         api_key = os.environ.get(api_key_env) if api_key_env else None
         try:
-            report = continue_live(TranscriptStore(db), episode_id, live_from, model=model, api_base=api_base,
+            from agentkit.cli_common import open_store
+
+            report = continue_live(open_store(db), episode_id, live_from, model=model, api_base=api_base,
                                    api_key=api_key)
         except KeyError as exc:
             _fail(str(exc.args[0]) if exc.args else str(exc))
