@@ -34,6 +34,8 @@ class RunConfig(BaseModel):
 
     env: str
     tasks: list[str] = Field(min_length=1)
+    # A label for the run (``--name``): reports and the viewer show it instead of the bare run id.
+    name: str | None = Field(None, min_length=1, max_length=200)
     model: str = "reference"
     api_base: str | None = None
     temperature: float = 0.0

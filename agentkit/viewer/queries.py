@@ -68,6 +68,7 @@ class RunRow:
     passed: int  # latest attempts whose verdict is a pass (as the report and eval count)
     judged: int  # latest attempts with a verdict
     templates_hash: str
+    name: str | None = None  # the run's --name, if it was given one
 
     @property
     def word(self) -> str:
@@ -188,7 +189,7 @@ class ViewerData:
         stmt = (
             select(RUNS.c.id, RUNS.c.created_at, RUNS.c.env, RUNS.c.model, RUNS.c.tasks, RUNS.c.status,
                    RUNS.c.templates_hash, func.coalesce(counts.c.n, 0), func.coalesce(counts.c.ok, 0),
-                   func.coalesce(counts.c.done, 0))
+                   func.coalesce(counts.c.done, 0), RUNS.c.config["name"].as_string())
             .outerjoin(counts, counts.c.run_id == RUNS.c.id)
             .where(*where)
             .order_by(RUNS.c.created_at.desc(), RUNS.c.id)
@@ -200,7 +201,7 @@ class ViewerData:
             rows = conn.execute(stmt).all()
         items = [
             RunRow(id=r[0], created_at=r[1], env=r[2], model=r[3], tasks=r[4] or [], status=r[5],
-                   templates_hash=r[6], episodes=int(r[7]), passed=int(r[8]), judged=int(r[9]))
+                   templates_hash=r[6], episodes=int(r[7]), passed=int(r[8]), judged=int(r[9]), name=r[10])
             for r in rows
         ]
         return Page(self._live_runs(items), total, offset, limit)
