@@ -93,7 +93,7 @@ def test_bad_actions_and_commands_are_clear_errors(backend):
         backend.compile(Command("grasp", (3,)))
     with pytest.raises(CompileError, match="no block is grasped"):
         backend.compile(Command("lift", (0.1,)))
-    with pytest.raises(CompileError, match="cannot reach"):
+    with pytest.raises(CompileError, match="is out of reach"):
         backend.compile(Command("move_tip", (0, 0.19, 0.19, 0.01)))
     with pytest.raises(ValueError, match="unknown trifinger task"):
         backend.reset("juggling", 0)

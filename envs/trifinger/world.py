@@ -167,9 +167,10 @@ class TriFingerWorld:
         start = self.target
         torque = self.kinematics.gravity(goal)
         count = self._advance(ms)
+        action = trifinger_simulation.Action(torque=torque, position=goal)  # SimFinger copies what it is given
         for k in range(1, count + 1):
-            setpoint = start + (goal - start) * (k / count)
-            self.finger.append_desired_action(trifinger_simulation.Action(torque=torque, position=setpoint))
+            action.position = start + (goal - start) * (k / count)
+            self.finger.append_desired_action(action)
             self._tick()
         self.target = goal
 
