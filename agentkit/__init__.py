@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 
 # The Python API (agentkit/api.py), loaded on first use so `import agentkit` stays light: it pulls in
 # the runner, SQLAlchemy and pydantic only when a notebook calls agentkit.run(...) or friends.
-_API = ("run", "evaluate", "open_store", "EvaluationResult", "RunSummary")
+_API = ("run", "evaluate", "open_store", "EvaluationResult", "RunSetupError", "RunSummary")
 # Runs as pandas DataFrames (agentkit/dataframes.py; needs the `data` extra), loaded on first use too.
 _DATA = ("load_runs", "RunFrames")
 __all__ = ["__version__", *_API, *_DATA]

@@ -5,8 +5,9 @@ get back typed results rather than parse ``--json`` output. These functions do w
 and ``agentkit eval`` do (the same run configuration, runner and store, so a run started here is the
 same run the CLI, the viewer and the reports read) but fit a notebook: no progress bar unless asked
 (``progress=True``), no logging set-up (the caller's logging configuration rules), errors raised as
-exceptions with the same one-line messages (``ValueError`` for bad input, ``StorageError`` when the
-store could not write), and a ``RunSummary`` returned (``agentkit.runner.RunSummary``: ``run_id``,
+exceptions with the same one-line messages (``RunSetupError``, a ``ValueError``, for anything that
+stops a run before its first episode: the CLI's checks, ``agentkit.run_preflight`` for the model and
+``agentkit.db_argument`` for ``db``; ``StorageError`` when the store could not write), and a ``RunSummary`` returned (``agentkit.runner.RunSummary``: ``run_id``,
 ``episodes`` as ``EpisodeResult`` with ``metrics["pass"]`` where the backend judges a pass,
 ``success_rate``, ``to_json()``).
 
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +35,41 @@ from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EvaluationResult", "RunSummary", "evaluate", "open_store", "run"]
+__all__ = ["EvaluationResult", "RunSetupError", "RunSummary", "evaluate", "open_store", "run"]
+
+
+class RunSetupError(ValueError):
+    """A run that cannot start as asked; nothing was played. The message is one line naming what to fix:
+    an option, a task or an experiment field, an API key variable that is unset, an ``api_base``
+    nobody listens on, a ``db`` that cannot be used (the checks ``agentkit run`` and ``agentkit eval``
+    make before their first episode)."""
+
+
+@contextmanager
+def _setup_errors() -> Iterator[None]:
+    """Bad input found while a run is set up, as RunSetupError (one line, no chained traceback)."""
+    from agentkit.prompts import TemplateError
+
+    try:
+        yield
+    except RunSetupError:
+        raise
+    except (ValueError, TemplateError) as exc:  # PreflightError, DatabaseArgumentError, ExperimentError, ...
+        raise RunSetupError(str(exc)) from None
+
+
+def _preflight(config: RunConfig, api_key_env: str | None) -> None:
+    """What the CLI checks before a run: the model's key variable and server, a human's frame display."""
+    from agentkit.run_preflight import check_model_access
+
+    with _setup_errors():
+        if api_key_env and not os.environ.get(api_key_env):
+            raise RunSetupError(f"api_key_env: the environment variable {api_key_env} is not set")
+        check_model_access(config.model, config.api_base, api_key_env)
+        if config.model == "human":
+            from agentkit.models.human_frames import check_frame_mode
+
+            check_frame_mode(config.human_frames)
 
 
 @dataclass
@@ -61,11 +97,16 @@ def open_store(db: str | os.PathLike[str] | None = None, *, read_only: bool = Fa
     """The transcript store at ``db`` (created if missing), or with ``read_only=True`` a store whose
     writes the database refuses (an error if it does not exist). ``list_runs()``, ``list_episodes(run_id=)``,
     ``get_turns(episode_id)`` read it; use it in a ``with`` block, or ``close()`` it."""
-    if read_only:
-        from agentkit.viewer.readonly import open_readonly
+    from agentkit.db_argument import check_db, opening
 
-        return open_readonly(db_url(db))
-    return TranscriptStore(db_url(db))
+    with _setup_errors():
+        url = check_db(db_url(db), writing=not read_only)  # a folder, a text file, an unknown scheme: one line
+        with opening(url):
+            if read_only:
+                from agentkit.viewer.readonly import open_readonly
+
+                return open_readonly(url)
+            return TranscriptStore(url)
 
 
 def run(
@@ -90,17 +131,19 @@ def run(
     """
     from agentkit.envs import get_backend
 
-    task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
-    if suite:
-        suites = get_backend(env).suites()
-        if suite not in suites:
-            raise ValueError(f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}")
-        task_list.extend(suites[suite])
-    if not task_list:
-        raise ValueError("name tasks or a suite")
-    settings, backend_options = _split_options(env, options)
-    config = _config({"env": env, "tasks": task_list, "model": model, **settings,
-                      "backend_options": {**settings.pop("backend_options", {}), **backend_options}})
+    with _setup_errors():
+        task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
+        if suite:
+            suites = get_backend(env).suites()
+            if suite not in suites:
+                raise ValueError(f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}")
+            task_list.extend(suites[suite])
+        if not task_list:
+            raise ValueError("name tasks or a suite")
+        settings, backend_options = _split_options(env, options)
+        config = _config({"env": env, "tasks": task_list, "model": model, **settings,
+                          "backend_options": {**settings.pop("backend_options", {}), **backend_options}})
+    _preflight(config, api_key_env)  # before the store: a run that cannot start leaves no database behind
     with open_store(db) as store:
         return _execute(config, store, api_key_env, progress, on_episode, explicit_workers="workers" in options)
 
@@ -122,28 +165,33 @@ def evaluate(
     ``max_concurrency``, ...). ``resume=RUN_ID`` continues a stopped or killed run instead."""
     from agentkit.experiment import expand_experiment, load_experiment
 
+    configs: list[RunConfig] = []
+    if resume is None:
+        with _setup_errors():
+            if experiment is None:
+                raise ValueError("give an experiment (a YAML path or a dict) or resume=RUN_ID")
+            given = {**overrides, "model": model}
+            if isinstance(experiment, Mapping):
+                spec, configs = expand_experiment(dict(experiment), "experiment", None, given)
+            else:
+                from agentkit.preset_files import experiment_path
+
+                spec, configs = load_experiment(experiment_path(experiment), given)  # a file, or a preset's name
+        for config in configs:
+            _preflight(config, api_key_env)
     with open_store(db) as store:
         if resume is not None:
             if experiment is not None:
-                raise ValueError("give an experiment or resume=RUN_ID, not both")
+                raise RunSetupError("give an experiment or resume=RUN_ID, not both")
             try:
                 stored = store.get_run(resume)
             except KeyError:
-                raise ValueError(f"resume: no run {resume!r} in the store") from None
+                raise RunSetupError(f"resume: no run {resume!r} in the store") from None
             base = RunConfig.model_validate({k: v for k, v in stored.config.items() if k in RunConfig.model_fields})
             kept = {k: v for k, v in overrides.items() if k in ("max_concurrency", "workers", "api_base")}
             summary = _execute(base.model_copy(update=kept), store, api_key_env, progress, on_episode,
                                explicit_workers="workers" in overrides, resume=resume)
             return EvaluationResult(name=str(stored.config.get("name", "")), runs=[summary])
-        if experiment is None:
-            raise ValueError("give an experiment (a YAML path or a dict) or resume=RUN_ID")
-        given = {**overrides, "model": model}
-        if isinstance(experiment, Mapping):
-            spec, configs = expand_experiment(dict(experiment), "experiment", None, given)
-        else:
-            from agentkit.preset_files import experiment_path
-
-            spec, configs = load_experiment(experiment_path(experiment), given)  # a file, or a preset's name
         result = EvaluationResult(name=spec.name)
         for config in configs:
             result.runs.append(_execute(config, store, api_key_env, progress, on_episode,
@@ -181,11 +229,11 @@ def _execute(config: RunConfig, store: TranscriptStore, api_key_env: str | None,
              resume: str | None = None) -> RunSummary:
     if not explicit_workers and config.max_concurrency == 1:
         config = config.model_copy(update={"workers": "threads"})  # no worker process re-imports the caller
-    if api_key_env and not os.environ.get(api_key_env):
-        raise ValueError(f"api_key_env: the environment variable {api_key_env} is not set")
+    _preflight(config, api_key_env)
     api_key = os.environ.get(api_key_env) if api_key_env else None
-    summary = execute_run(config, store, api_key=api_key, on_episode=on_episode, show_progress=progress,
-                          resume_run_id=resume)
+    with _setup_errors():  # an unknown task or a template that does not resolve: before the run is created
+        summary = execute_run(config, store, api_key=api_key, on_episode=on_episode, show_progress=progress,
+                              resume_run_id=resume)
     if summary.error or summary.stopped is EndReason.STORAGE_ERROR:
         raise StorageError(f"{summary.error or 'the transcript store cannot write'}; run {summary.run_id} stopped, "
                            f"what was written is kept: make room, then agentkit.evaluate(resume={summary.run_id!r})")
