@@ -204,3 +204,18 @@ def test_the_static_export_says_the_same(stored, tmp_path):
     export_bundle(open_readonly(f"sqlite:///{db}"), tmp_path / "bundle", run_ids=[a["run_id"]])
     words = [w for _, w in _badges((tmp_path / "bundle" / "index.html").read_text(encoding="utf-8"))]
     assert sorted(words) == sorted("pass" if e["pass"] else "fail" for e in a["episodes"])
+
+
+def test_other_backends_keep_their_own_word(tmp_path):
+    db = f"sqlite:///{tmp_path / 'grid.db'}"
+    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "2", "--db", db],
+                    tmp_path)
+    assert data["outcome"] == "success"
+    passed = sum(bool(e["success"]) for e in data["episodes"])
+    with ViewerServer(open_readonly(db), port=0) as server:
+        run_page = _get(server, f"/runs/{data['run_id']}")
+        index = _get(server, "/")
+    words = [w for _, w in _badges(run_page)]
+    assert len(words) == 2 and set(words) <= {"success", "failure"} and words.count("success") == passed
+    assert f"{passed}/2 success" in _visible(index)
+    assert '<option value="pass">success</option>' in run_page  # the filter in the backend's word
