@@ -143,3 +143,27 @@ def test_default_and_sampled_scenes_never_start_a_block_inside_the_robot(task):
     assert scene_problems(default_scene(task)) == []
     for seed in range({"general": 8, "towers": 20}.get(task, 50)):  # general drops its goal with physics
         assert scene_problems(generate(task, seed)) == [], seed
+
+
+def test_sampled_stacked_piles_follow_causalworlds_random_target():
+    from agentkit.envs.trifinger.tasks import generate
+
+    for seed in range(30):
+        scene = generate("stacked_blocks", seed)
+        side = scene.goals[0].size[2]
+        assert 0.035 <= side <= 0.065 and {g.size[1] for g in scene.goals} == {side}
+        assert len({g.position[1] for g in scene.goals}) == 1  # the whole pile stands at one y
+        levels: dict[int, list] = {}
+        for goal in scene.goals:
+            level = round((goal.position[2] - side / 2) / side)
+            assert goal.position[2] == pytest.approx((level + 0.5) * side)
+            levels.setdefault(level, []).append(goal)
+        assert sorted(levels) == list(range(len(levels))) and 1 <= len(levels) <= 4
+        for level in range(1, len(levels)):  # _is_stable_structure: centres over the level below
+            below = levels[level - 1]
+            low = min(g.position[0] - g.size[0] / 2 for g in below)
+            high = max(g.position[0] + g.size[0] / 2 for g in below)
+            assert all(low - 1e-9 <= g.position[0] <= high + 1e-9 for g in levels[level])
+        assert sorted(b.size for b in scene.blocks) == sorted(g.size for g in scene.goals)
+    creative = generate("creative_stacked_blocks", 3)
+    assert len(creative.blocks) > len(creative.goals)  # only the first and last levels are shown

@@ -102,3 +102,68 @@ def dropped_poses(drops: tuple[tuple[Vec3, Quat], ...], side: float, mass: float
         return tuple(rested)
     finally:
         world.close()
+
+
+@dataclass(frozen=True)
+class Pile:
+    """stacked_blocks.py ``_create_new_challenge``: per level, (width, x centre) of its blocks; all
+    blocks are ``side`` deep and high, and the whole pile stands at y = ``y``."""
+
+    levels: list[list[tuple[float, float]]]
+    side: float
+    y: float
+
+
+#: configs/world_constants.py ARENA_BB, x and y (the random pile's first block stays inside it).
+_ARENA_XY = ((-0.15, -0.15), (0.15, 0.15))
+
+
+def random_pile(rng: np.random.Generator, levels: int, side: float, max_level_width: float) -> Pile:
+    """stacked_blocks.py ``_generate_random_target``: level by level one block of random width
+    (side .. max_level_width, and no wider than twice its distance to the arena's x edge) centred
+    at a random point inside the arena (shrunk by ``side``) and inside the block below; then three
+    passes split every block wider than two sides in halves wherever the pile stays stable."""
+    low = np.array(_ARENA_XY[0]) + side
+    high = np.array(_ARENA_XY[1]) - side
+    chosen: list[tuple[float, float]] = []
+    y = 0.0
+    for _ in range(levels):
+        x, y = (float(v) for v in rng.uniform(low, high))
+        widest = min(min(_ARENA_XY[1][0] - x, x - _ARENA_XY[0][0]) * 2, max_level_width)
+        width = float(rng.uniform(side, max(side, widest)))
+        chosen.append((width, x))
+        # the next block's centre must lie over this one (its footprint: width along x, side along y)
+        low = np.maximum(low, [x - width / 2, y - side / 2])
+        high = np.minimum(high, [x + width / 2, y + side / 2])
+    pile = [[block] for block in chosen]
+    for _ in range(3):
+        pile = _split_pass(pile, side)
+    return Pile(pile, side, y)
+
+
+def _split_pass(pile: list[list[tuple[float, float]]], side: float) -> list[list[tuple[float, float]]]:
+    """stacked_blocks.py ``_generate_blocks_to_use``: halve each block wider than two sides when the
+    levels up to it stay stable."""
+    out = [list(level) for level in pile]
+    for i, level in enumerate(pile):
+        for j, (width, centre) in enumerate(level):
+            if width <= 2 * side:
+                continue
+            half = width / 2
+            trial = [list(lv) for lv in out[:i + 1]]
+            trial[i][j] = (half, centre + width / 4)
+            trial[i].append((width - half, centre - width / 4))
+            if _stable(trial):
+                out[:i + 1] = trial
+    return out
+
+
+def _stable(levels: list[list[tuple[float, float]]]) -> bool:
+    """stacked_blocks.py ``_is_stable_structure``: every block's centre lies within the x extent of
+    the level below (the first level: within -0.5 .. 0.5 m)."""
+    below = (-0.5, 0.5)
+    for level in levels:
+        if any(not below[0] <= centre <= below[1] for _, centre in level):
+            return False
+        below = (min(c - w / 2 for w, c in level), max(c + w / 2 for w, c in level))
+    return True

@@ -18,7 +18,7 @@ import numpy as np
 
 from agentkit.envs.base import TaskInfo
 from agentkit.envs.trifinger.causalworld_layouts import (GENERAL_DROP_POSITIONS, RAISED_JOINTS, dropped_poses,
-                                                          stacked_wall, tower_start_positions)
+                                                          random_pile, stacked_wall, tower_start_positions)
 from agentkit.envs.trifinger.geometry import yaw_quaternion
 from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
 
@@ -188,32 +188,16 @@ def _scatter(rng: np.random.Generator, count: int, size: Vec3, mass: float, goal
     return blocks
 
 
-def _pile(rng: np.random.Generator, levels: int, min_size: float, max_width: float, centre: tuple[float, float]) -> list[GoalSpec]:
-    """A stable pile: each level one or two blocks resting on the one below, offsets under a quarter width."""
-    goals: list[GoalSpec] = []
-    z = 0.0
-    below_width = max_width
-    for level in range(levels):
-        width = float(rng.uniform(min_size, max(min_size, min(below_width, max_width))))
-        height = float(rng.uniform(min_size, 0.065))
-        depth = float(rng.uniform(min_size, 0.065))
-        shift = float(rng.uniform(-0.25, 0.25)) * width if level else 0.0
-        goals.append(_goal(f"goal{len(goals)}", (width, depth, height), (centre[0] + shift, centre[1], z + height / 2)))
-        z += height
-        below_width = width
-    return goals
-
-
 def stacked_blocks(rng: np.random.Generator | None) -> Scene:
     """Rebuild a wall of blocks. Default (stacked_blocks.py): 5 levels of 7 cubes of 3.5 cm, 80 g;
-    sampled: a random pile from its space A (1-5 levels, blocks 3.5-6.5 cm, level width up to 0.12 m)."""
+    sampled: its random pile from space A (1-4 levels, blocks 3.5-6.5 cm high, levels up to 0.12 m wide)."""
     return _stacked("stacked_blocks", rng, creative=False)
 
 
 def creative_stacked_blocks(rng: np.random.Generator | None) -> Scene:
     """As stacked_blocks, but only the first and last level of the goal are shown (and scored): the
     blocks in between are the agent's to choose. Default (creative_stacked_blocks.py): 8 levels of 3
-    cubes of 3.5 cm, 80 g; sampled: 3-5 levels."""
+    cubes of 3.5 cm, 80 g; sampled: 3-4 levels."""
     return _stacked("creative_stacked_blocks", rng, creative=True)
 
 
@@ -235,24 +219,42 @@ def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scen
         goals = [_goal(f"goal{i}", side, p) for i, p in enumerate(shown)]
         count = len(wall.block_positions)
     else:
-        # space A of stacked_blocks.py (creative: stack_levels 3-5): levels, block size, mass
-        levels = int(rng.integers(3, 6)) if creative else int(rng.integers(1, 6))
-        min_size = float(rng.uniform(0.035, 0.065))
+        # space A of stacked_blocks.py (creative: stack_levels 3-5), drawn as its sample_new_goal
+        # does (uniform; the level count is cut to an integer), then _create_new_challenge
+        levels = int(rng.uniform(3, 5)) if creative else int(rng.uniform(1, 5))
+        side = float(rng.uniform(0.035, 0.065))
+        width = float(rng.uniform(0.035, 0.12))
         mass = float(rng.uniform(0.02, 0.06))
-        centre = _polar(rng, (0.0, 0.06))
-        pile = _pile(rng, levels, min_size, 0.12, centre)
-        blocks = []
-        taken = [centre]
-        for i, goal in enumerate(pile):
-            (spot,) = _free_spots(rng, 1, 0.09, taken, (0.07, 0.14))
-            taken.append(spot)
-            blocks.append(BlockSpec(f"block{i}", goal.size, (spot[0], spot[1], goal.size[2] / 2), yaw_quaternion(0.0),
-                                    mass, PALETTE[i % len(PALETTE)][1]))
-        goals = [pile[0], pile[-1]] if creative and len(pile) > 1 else pile
-        count = len(pile)
+        pile = random_pile(rng, levels, side, width)
+        blocks, goals = [], []
+        for level, row in enumerate(pile.levels):
+            for block_width, x in row:
+                size = (block_width, side, side)
+                blocks.append(_placed_block(rng, f"block{len(blocks)}", size, mass, blocks))
+                if not creative or level in (0, len(pile.levels) - 1):
+                    goals.append(_goal(f"goal{len(goals)}", size, (x, pile.y, (level + 1) * side - side / 2)))
+        count = len(blocks)
     what = "whose first and last levels are shown in green; fill the levels between" if creative else "shown in green"
     return Scene(task, f"Rebuild the pile of {count} blocks {what}.", blocks=blocks, goals=goals,
                  joint_positions=RAISED_JOINTS, time_limit_s=45.0)
+
+
+def _placed_block(rng: np.random.Generator, name: str, size: Vec3, mass: float, placed: list[BlockSpec]) -> BlockSpec:
+    """stacked_blocks.py _create_new_challenge: a block at a random place of the arena disc (radius
+    0-0.15 m) resting on the floor with a random yaw; while it overlaps an earlier block, up to 10
+    more tries at random heights up to 0.15 m (it then falls)."""
+    from agentkit.envs.trifinger.sampling import block_problems
+
+    block = None
+    for trial in range(11):
+        r, theta = math.sqrt(rng.uniform(0.0, 0.15 ** 2)), rng.uniform(-math.pi, math.pi)
+        z = size[2] / 2 if trial == 0 else float(rng.uniform(size[2] / 2, 0.15))
+        block = BlockSpec(name, size, (r * math.cos(theta), r * math.sin(theta), z),
+                          yaw_quaternion(float(rng.uniform(-math.pi, math.pi))), mass,
+                          PALETTE[len(placed) % len(PALETTE)][1])
+        if not block_problems(Scene("stacked", "", blocks=[*placed, block])):
+            break
+    return block
 
 
 #: general.py defaults: nums_objects 5, tool_block_size 0.05, tool_block_mass 0.08.
