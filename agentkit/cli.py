@@ -336,7 +336,7 @@ def _warn_unpriced_budget(config) -> None:
     from agentkit.models.price_check import unpriced_budget_warning
 
     warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
-        "--max-cost": config.max_cost_usd, "--run-max-cost": config.run_max_cost_usd})
+        "--max-cost (max_cost_usd)": config.max_cost_usd, "--run-max-cost (run_max_cost_usd)": config.run_max_cost_usd})
     if warning:
         err.print(f"warning: {warning}", markup=False)  # one line however narrow the terminal (log lines wrap)
 

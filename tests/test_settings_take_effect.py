@@ -91,7 +91,7 @@ def test_a_run_budget_on_an_unpriced_model_is_warned_about_by_eval_too(tmp_path)
     with FakeOpenAIServer() as server:
         proc = run_cli(["eval", "exp.yaml", "--model", "openai/fake-model", "--api-base", server.base_url,
                         "--db", f"sqlite:///{tmp_path / 'runs.db'}", "--json"], tmp_path, cli_env())
-    assert "--run-max-cost: litellm has no price for openai/fake-model" in proc.stderr
+    assert "--run-max-cost (run_max_cost_usd): litellm has no price for openai/fake-model" in proc.stderr
 
 
 # --- templates overridden by a catalogue harness ----------------------------------------------
