@@ -281,11 +281,23 @@ class ScriptCompiler:
             outward[:, 2] = 0.0
             norms = np.linalg.norm(outward, axis=1, keepdims=True)
             outward = np.where(norms > 1e-6, outward / np.maximum(norms, 1e-6), 0.0)
-        build.move(build.tips + outward * SQUEEZE, speed=0.05)
-        build.move(build.tips + outward * APPROACH, speed=0.15)
-        build.move(build.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]))
+        build.move(self._as_far_as_reachable(build, build.tips + outward * SQUEEZE), speed=0.05)
+        build.move(self._as_far_as_reachable(build, build.tips + outward * APPROACH), speed=0.15)
+        build.move(self._as_far_as_reachable(build, build.tips + np.array([0.0, 0.0, SAFE_CLEARANCE])))
         self.held = None
         self.normals = None
+
+    @staticmethod
+    def _as_far_as_reachable(build: TrajectoryBuilder, wanted: np.ndarray) -> np.ndarray:
+        """``wanted``, with each tip that cannot get there (near the arena wall) going half way, or staying:
+        letting go must work wherever a block was carried to."""
+        out = wanted.copy()
+        for share in (0.5, 0.0):
+            bad = build.kin.solve(out, build.q).errors > 0.004
+            if not bad.any():
+                break
+            out[bad] = build.tips[bad] + (wanted[bad] - build.tips[bad]) * share
+        return out
 
     def _reposition(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
                     fingers: tuple[int, ...] = (0, 1, 2)) -> None:

@@ -31,6 +31,7 @@ from agentkit.envs.trifinger.compiler import tilt_degrees
 from agentkit.envs.trifinger.geometry import Cuboid, yaw_of
 from agentkit.envs.trifinger.grasping import plan_grasp
 from agentkit.envs.trifinger.overlap import aabb_overlap, volumetric_overlap
+from agentkit.envs.trifinger.workspace import WORKSPACE
 from agentkit.observers import Observation
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ MAX_PUSHES = 3  # per block per episode
 CAUSALWORLD_PLACED = 0.95  # a block whose own goal overlap reaches this is left alone
 CAUSALWORLD_YAW_TOLERANCE_DEG = 15.0  # oblong blocks only: cubes are never turned
 CAUSALWORLD_TILT_TOLERANCE_DEG = 8.0
-SKIP_TURNS = 3  # a block that can be neither grasped nor pushed waits this many turns while others are moved
+SKIP_TURNS = 3
+STALL_MS = 40  # a script after which the world clock moved less than this (ms) failed at its first motion  # a block that can be neither grasped nor pushed waits this many turns while others are moved
 
 
 def symmetric_yaw_error(block: Cuboid, goal: Cuboid) -> float:
@@ -89,6 +91,10 @@ class TriFingerReference:
         self._pushes: dict[int, int] = {}  # block -> pushes spent on it
         self._skip: dict[int, int] = {}  # block -> the turn until which it is left alone (neither graspable nor pushable)
         self._turn = 0
+        self._last_steps: int | None = None  # world time (ms) when the last script was planned
+        self._last_block: int | None = None  # the block it was about
+        self._stalls = 0  # scripts in a row that did not get to move
+        self._waits = 0  # turns in a row spent waiting for a block in the air to land
 
     def next_answer(self, observation: Observation) -> str:
         return "; ".join(format_command(c) for c in self.next_commands()) + ";"
@@ -101,10 +107,29 @@ class TriFingerReference:
             self._episode, self._attempts, self._turns = self.backend.episode, {}, {}
             self._levels, self._grasped_from, self._failed, self._pushes = {}, {}, set(), {}
             self._skip, self._turn = {}, 0
+            self._last_steps, self._last_block, self._stalls, self._waits = None, None, 0, 0
         self._turn += 1
         blocks = world.block_cuboids()
         self._note_failed_grasps(blocks)
         goals = world.goal_cuboids()
+        stalled = self._last_steps is not None and world.steps - self._last_steps < STALL_MS
+        self._last_steps = world.steps
+        if stalled:  # the last script failed at its first motion: repeating it would fail again
+            self._stalls += 1
+            if self.backend.held_block is not None:
+                return [Command("Think", ("that carry is out of reach: let go here",)), Command("release", ())]
+            if self._last_block is not None:
+                self._failed.add(self._last_block)
+            if self._stalls >= 3:
+                self._stalls = 0
+                return [Command("Think", ("nothing worked from this pose: start over from the rest pose",)),
+                        Command("home", ()), Command("wait", (0.3,))]
+        else:
+            self._stalls = 0
+        falling = self._falling(blocks) if self._waits < 2 else None  # a block wedged up for a second is not falling
+        self._waits = self._waits + 1 if falling is not None else 0
+        if falling is not None:
+            return [Command("Think", (f"block {falling} is in the air: let it land first",)), Command("wait", (0.5,))]
         for _ in range(4):  # a block that can be neither grasped nor pushed is skipped for a few turns
             commands = self._plan(blocks, goals)
             if commands is not None:
@@ -133,6 +158,7 @@ class TriFingerReference:
                 return [Command("Think", ("every block is where it belongs",)), Command("wait", (1.0,))]
             choice = retry[0]
         g, b = choice
+        self._last_block = b
         if self.backend.held_block != b and (
                 b in self._failed or plan_grasp(world.kinematics, blocks[b], world.target, others=self._others(blocks, b)) is None):
             push = self._push_inwards(blocks, b, goals[g]) if self._pushes.get(b, 0) < MAX_PUSHES else None
@@ -267,8 +293,10 @@ class TriFingerReference:
         others = [c for i, c in enumerate(blocks) if i != b] + world.obstacle_cuboids()
         top = max((c.aabb()[1][2] for c in others), default=0.0)
         half = block.size[2] / 2
-        travel = min(0.2, max(goal.position[2], top + half + CLEARANCE, 0.08))
         gx, gy, gz = (float(v) for v in goal.position)
+        ceiling = self._highest_carry(block, gx, gy)
+        gz = min(gz, ceiling)  # a goal above the workspace is approached as high as the fingers carry
+        travel = min(ceiling, max(gz, top + half + CLEARANCE, 0.08))
         yaw = math.degrees(symmetric_yaw_error(block, goal))
         held = self.backend.held_block
         commands = [Command("Think", (f"block {b} goes to goal {g} at ({gx:.3f}, {gy:.3f}, {gz:.3f}), turning {yaw:.0f} degrees",))]
@@ -321,6 +349,25 @@ class TriFingerReference:
             if 1e-6 < distance < reach:
                 push = reach - distance + 0.004
                 return (dx / distance * push, dy / distance * push)
+        return None
+
+    @staticmethod
+    def _highest_carry(block: Cuboid, x: float, y: float) -> float:
+        """The highest centre (m) a block held at (x, y) can be carried to: its grip's fingertips, a half
+        width and a tip radius out from the centre, must stay inside the reachable workspace, with a
+        margin for a block hanging low in the grip."""
+        spread = math.hypot(x, y) + max(block.size[0], block.size[1]) / 2 + 0.01
+        z = 0.2
+        while z > 0.05 and WORKSPACE.radius_at(z) < spread:
+            z -= 0.005
+        return z - 0.015  # a block hangs up to 2 cm below its fingertips' centre
+
+    def _falling(self, blocks: list[Cuboid]) -> int | None:
+        """A block not held whose bottom is clear of whatever lies under it (a drawn scene can start
+        one in the air; it lands within a second), or None."""
+        for b, block in enumerate(blocks):
+            if b != self.backend.held_block and float(block.aabb()[0][2]) > self._support(b) + 0.01:
+                return b
         return None
 
     def _support(self, b: int) -> float:
