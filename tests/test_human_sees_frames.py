@@ -219,3 +219,45 @@ def test_held_stops_registered_displays_and_starts_them_again() -> None:
             with terminal_hold.held():  # nested (two human episodes at once): one stop, one start
                 events.append("typing")
     assert events == ["stop", "typing", "start"]
+
+
+@pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"])
+def test_auto_opens_a_window_where_a_display_exists_else_serves_the_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import webbrowser
+
+    from PIL import Image
+
+    from agentkit.models.human_frames import WindowFrameDisplay, open_frame_display
+
+    opened: list[str] = []
+
+    class Recorder(webbrowser.BaseBrowser):  # the system's browser, as webbrowser's registry offers it
+        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+            opened.append(url)
+            return True
+
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), (0, 120, 0)).save(png, format="PNG")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    if sys.platform not in ("darwin", "win32"):
+        page = open_frame_display("auto", tmp_path / "a")
+        try:
+            assert page.mode == "page"
+        finally:
+            page.close()
+    monkeypatch.setenv("DISPLAY", ":99")
+    monkeypatch.setattr(webbrowser, "_tryorder", ["agentkit-test"])
+    monkeypatch.setattr(webbrowser, "_browsers", {"agentkit-test": [None, Recorder("agentkit-test")]})
+    window = open_frame_display("auto", tmp_path / "b")
+    try:
+        assert isinstance(window, WindowFrameDisplay)
+        window.show(0, [png.getvalue()])
+        window.show(1, [png.getvalue()])
+        assert opened == [window.url]  # one window, which reloads itself with each turn
+        kind, body = _get(window.url + "frame/1.png")
+        assert kind == "image/png" and body == png.getvalue()
+    finally:
+        window.close()
