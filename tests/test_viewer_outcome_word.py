@@ -219,3 +219,32 @@ def test_other_backends_keep_their_own_word(tmp_path):
     assert len(words) == 2 and set(words) <= {"success", "failure"} and words.count("success") == passed
     assert f"{passed}/2 success" in _visible(index)
     assert '<option value="pass">success</option>' in run_page  # the filter in the backend's word
+
+
+def test_a_relaunched_trial_counts_once_as_in_the_report(stored, tmp_path):
+    """A trial relaunched after a failed attempt counts by its latest attempt, in the viewer as in the report."""
+    import shutil
+
+    from agentkit.reports.run_results import read_run
+
+    db, a, _ = stored
+    copy = tmp_path / "relaunched.db"
+    shutil.copy(db, copy)
+    failed = next(e for e in a["episodes"] if e["pass"] is False)
+    con = sqlite3.connect(copy)
+    with con:
+        cols = [r[1] for r in con.execute("PRAGMA table_info(episodes)")]
+        row = dict(zip(cols, con.execute("SELECT * FROM episodes WHERE id = ?", (failed["episode_id"],)).fetchone()))
+        row.update(id="relaunched0001", attempt=row["attempt"] + 1, success=1,
+                   metrics=row["metrics"].replace('"pass": false', '"pass": true'))
+        assert '"pass": true' in row["metrics"]
+        con.execute(f"INSERT INTO episodes ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                    [row[c] for c in cols])
+    con.close()
+    passed = sum(e["pass"] is True for e in a["episodes"]) + 1
+    judged = sum(e["pass"] is not None for e in a["episodes"])
+    store = open_readonly(f"sqlite:///{copy}")
+    report = read_run(store, a["run_id"])
+    assert (sum(p.passed for p in report.by_task.values()), sum(p.n for p in report.by_task.values())) == (passed, judged)
+    row = next(r for r in ViewerData(store).runs().items if r.id == a["run_id"])
+    assert (row.passed, row.judged, row.episodes) == (passed, judged, judged)

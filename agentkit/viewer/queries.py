@@ -24,7 +24,7 @@ from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.viewer.step_path import StepPath, replay_step_path
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
-from agentkit.viewer.verdicts import latest_attempt_sql, outcome_sql
+from agentkit.viewer.verdicts import latest_outcomes, outcome_sql
 
 RUNS = Run.__table__
 EPISODES = Episode.__table__
@@ -168,17 +168,15 @@ class ViewerData:
 
     def runs(self, env: str | None = None, model: str | None = None, offset: int = 0, limit: int = 50) -> Page:
         """Runs newest first, with their episodes, passes and judged episodes (latest attempts)."""
-        verdict = outcome_sql()
+        latest = latest_outcomes()
         counts = (
             select(
-                EPISODES.c.run_id,
+                latest.c.run_id,
                 func.count().label("n"),
-                func.sum(case((verdict == PASSED, 1), else_=0)).label("ok"),
-                func.sum(case((verdict.in_([PASSED, FAILED]), 1), else_=0)).label("done"),
+                func.sum(case((latest.c.outcome == PASSED, 1), else_=0)).label("ok"),
+                func.sum(case((latest.c.outcome.in_([PASSED, FAILED]), 1), else_=0)).label("done"),
             )
-            .select_from(EPISODES.join(RUNS, RUNS.c.id == EPISODES.c.run_id))
-            .where(latest_attempt_sql())
-            .group_by(EPISODES.c.run_id)
+            .group_by(latest.c.run_id)
             .subquery()
         )
         where = []

@@ -6,12 +6,14 @@ On runs stored before the two were made to agree they differ (87 "success" again
 one reference run), so the same run showed two different figures. Listings are paged and filtered
 in SQL, so the verdict is written here as one SQL expression mirroring ``stored_outcome`` (a test
 holds the two together), and counts keep only the latest attempt of each (task, trial, seed), as
-the report and ``eval --resume`` do.
+the report and ``eval --resume`` do (``latest_outcomes``).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import and_, case, exists, literal, select
+from typing import Any
+
+from sqlalchemy import and_, case, func, literal, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
@@ -41,9 +43,17 @@ def outcome_sql(episodes=EPISODES, runs=RUNS) -> ColumnElement[str]:
     )
 
 
-def latest_attempt_sql(episodes=EPISODES) -> ColumnElement[bool]:
-    """True for an episode no later attempt of the same (run, task, trial, seed) replaces."""
-    later = EPISODES.alias("later_attempt")
-    return ~exists(select(later.c.id).where(
-        later.c.run_id == episodes.c.run_id, later.c.task == episodes.c.task, later.c.trial == episodes.c.trial,
-        later.c.seed == episodes.c.seed, later.c.attempt > episodes.c.attempt))
+def latest_outcomes() -> Any:
+    """A subquery of (run_id, outcome) for the latest attempt of each (run, task, trial, seed).
+
+    Ranked with a window function (one sort), as ``reports.run_results`` picks the latest attempt
+    (highest attempt, then the latest start); a correlated NOT EXISTS compared every episode with
+    every other of its run (80 s on a run of 11,000 episodes, against 0.2 s).
+    """
+    keys = (EPISODES.c.run_id, EPISODES.c.task, EPISODES.c.trial, EPISODES.c.seed)
+    rank = func.row_number().over(partition_by=keys, order_by=(EPISODES.c.attempt.desc(),
+                                                                EPISODES.c.started_at.desc(), EPISODES.c.id.desc()))
+    ranked = (select(EPISODES.c.run_id, outcome_sql().label("outcome"), rank.label("attempt_rank"))
+              .select_from(EPISODES.join(RUNS, RUNS.c.id == EPISODES.c.run_id))
+              .subquery("ranked_attempts"))
+    return select(ranked.c.run_id, ranked.c.outcome).where(ranked.c.attempt_rank == 1).subquery("latest_outcomes")
