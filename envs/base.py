@@ -65,6 +65,10 @@ class Backend(ABC):
     # Constructor options that switch rendering off, for runs where nothing looks at frames (the
     # reference agent plans from privileged state); the run set-up applies them, naming no backend.
     frameless_options: ClassVar[dict[str, Any]] = {}
+    # Whether the viewer may rebuild this backend in its own process to step an episode's stored
+    # actions again (the agent's whole path on the map, ``agentkit.viewer.step_path``): only for a
+    # backend that then starts no program and reads nothing named by the stored run but its task.
+    replays_in_viewer: ClassVar[bool] = False
     # The word the episode verdict goes by in every command (``agentkit.outcome_words``) and what it
     # means for this backend: "pass" where the backend reports a pass metric, else "success".
     outcome_word: ClassVar[str] = "success"

@@ -131,3 +131,25 @@ def test_the_path_is_drawn_in_chromium(recorded):
             assert browser.problems() == []
         finally:
             browser.close()
+
+
+def test_a_backend_that_would_start_a_program_is_never_replayed_by_a_page(recorded, tmp_path):
+    """A database from elsewhere whose run names a Unity build: the page must not launch it."""
+    db, episode_id = recorded
+    hostile = tmp_path / "hostile.db"
+    shutil.copy(db, hostile)
+    marker = tmp_path / "launched"
+    build = tmp_path / "build.sh"
+    build.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    build.chmod(0o755)
+    con = sqlite3.connect(hostile)
+    with con:
+        (config,) = con.execute("SELECT config FROM runs").fetchone()
+        config = {**json.loads(config), "env": "animalai", "backend_options": {"aai_build": str(build)}}
+        con.execute("UPDATE runs SET env = 'animalai', config = ?", (json.dumps(config),))
+    con.close()
+    path = replay_step_path(open_readonly(f"sqlite:///{hostile}"), episode_id)
+    assert not path and "not replayed by the viewer" in path.reason
+    with ViewerServer(open_readonly(f"sqlite:///{hostile}"), port=0) as server:
+        html = _get(server, f"/episodes/{episode_id}")
+    assert "Whole path not drawn" in html and not marker.exists()

@@ -12,8 +12,11 @@ The replay is checked against the record before it is believed: the pose the rep
 start of each turn must be the pose stored with that turn's observation (to their stored rounding).
 On any difference (a multi-arena file whose arena depends on earlier resets, a changed simulator),
 on a backend whose observations carry no pose, or when the backend cannot be built here, there is no
-step path and the map keeps its one dot per turn; the reason is given on the page. Frames are not
-rendered (the backend's ``frameless_options``), and replays run one at a time.
+step path and the map keeps its one dot per turn; the reason is given on the page. Only a backend
+that declares ``replays_in_viewer`` is rebuilt (pybullet's arena: nothing is started, and a task's
+file text comes from the store), so a database from elsewhere never makes a page launch a program
+its run config names (a Unity build). Frames are not rendered (the backend's ``frameless_options``),
+and replays run one at a time.
 """
 
 from __future__ import annotations
@@ -56,8 +59,8 @@ def _pose(raw: Any) -> Pose | None:
 
 def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
     """The step path of a stored episode (see the module's docstring), or an empty one with a reason."""
+    from agentkit.envs import get_backend
     from agentkit.replay import config_from_stored
-    from agentkit.setup_episode import make_backend
 
     episode = store.get_episode(episode_id)
     turns = store.get_turns(episode_id, with_messages=False)
@@ -70,14 +73,19 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
         return StepPath(reason="no positions are stored with this backend's observations")
     try:
         config = config_from_stored(store.get_run(episode.run_id).config)
-        config = config.model_copy(update={"include_images": False})  # no frames: nothing looks at them
     except Exception as exc:  # noqa: BLE001 - a stored config this version cannot read
         return StepPath(reason=f"the run's stored configuration cannot be read here ({exc})")
+    try:
+        backend_cls = get_backend(config.env)
+    except ValueError as exc:  # a backend whose extra is missing here
+        return StepPath(reason=f"backend {config.env!r} is not available here ({exc})")
+    if not backend_cls.replays_in_viewer:  # it would start a program (a Unity build, a server): never from a page
+        return StepPath(reason=f"backend {config.env!r} is not replayed by the viewer")
     with _REPLAYS:
-        try:
-            backend = make_backend(config)
-        except Exception as exc:  # noqa: BLE001 - a backend whose extra or build is missing here
-            return StepPath(reason=f"backend {config.env!r} cannot be started here ({exc})")
+        try:  # the stored options, frames always off (a stored frames=True would only cost time)
+            backend = backend_cls(**{**config.backend_options, **backend_cls.frameless_options})
+        except Exception as exc:  # noqa: BLE001 - options this version's backend does not take
+            return StepPath(reason=f"backend {config.env!r} cannot be started with the stored options ({exc})")
         try:
             return _walk(store, episode_id, episode.task, episode.seed, backend, turns, recorded)
         except Exception as exc:  # noqa: BLE001 - the simulator raised: no path, the page still works

@@ -78,6 +78,7 @@ class ArenaBackend(Backend):
     outcome_meaning: ClassVar[str] = "final reward >= the task's pass mark"
     template_set: ClassVar[str] = "aai-arena"
     frameless_options: ClassVar[dict[str, Any]] = {"frames": False}
+    replays_in_viewer: ClassVar[bool] = True  # pybullet in-process; a task's file text comes from the store
     #: Units moved per step per unit of reported velocity (velocities are in units per second).
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
