@@ -102,6 +102,6 @@ def test_a_trifinger_episode_rerenders_exactly_with_its_own_time_limit(tmp_path)
     store = open_readonly(f"sqlite:///{db}")
     (episode,) = store.list_episodes(run_id=data["run_id"])
     context = store.get_prompt_context(episode.id)
-    assert context["time_limit_s"] == 15.0 and context["task"] == "pushing"
+    assert context["time_limit_s"] == 10.0 and context["task"] == "pushing"  # CausalWorld: 10 s per block
     report = rerender_run(store, data["run_id"], workers=1)
     assert report.turns and report.changed_turns == 0 and report.episodes_without_context == 0
