@@ -111,7 +111,7 @@ def test_children_cluster_by_child_and_runs_by_task(report):
 
 
 def test_a_named_run_with_none_passed_at_a_level_end_to_end(tmp_path):
-    """`agentkit eval --name` stores the name; `report aai` labels the run by it and shows its 0/4 at
+    """`agentkit eval --name` stores the name; `report aai` labels the run by it and shows its 0/3 at
     level 4 in the table, the --json and the PNG; the viewer lists the run by its name."""
     import json
     import re
@@ -121,28 +121,25 @@ def test_a_named_run_with_none_passed_at_a_level_end_to_end(tmp_path):
     from agentkit.viewer import ViewerServer, open_readonly
 
     spec = tmp_path / "exp.yaml"
-    spec.write_text("name: zero\nenv: aai-arena\ntasks: [04-03-01]\nmodel: reference\ntrials: 4\nmax_scripts: 6\n"
+    spec.write_text("name: zero\nenv: aai-arena\ntasks: [04-03-01]\nmodel: reference\ntrials: 3\nmax_scripts: 6\n"
                     "include_images: false\n", encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     run = run_json(["eval", str(spec), "--name", "reference, six scripts", "--db", db], tmp_path)
-    single = run_json(["run", "--env", "aai-arena", "--task", "04-03-01", "--max-scripts", "1", "--name", "one",
-                       "--db", db], tmp_path)
-    store = open_readonly(db)
-    assert store.get_run(single["run_id"]).config["name"] == "one"
-    assert store.get_run(run["run_id"]).config["name"] == "reference, six scripts"
-    assert run["pass_rate"] == 0.0 and len(run["episodes"]) == 4
+    # (`agentkit run --name` reaches the stored config too: tests/test_run_flags.py)
+    assert open_readonly(db).get_run(run["run_id"]).config["name"] == "reference, six scripts"
+    assert run["pass_rate"] == 0.0 and len(run["episodes"]) == 3
     args = ["report", "aai", "--runs", run["run_id"], "--tasks", "aai-level-04", "--db", db, "--out", str(tmp_path / "out")]
     data = json.loads(run_cli([*args, "--json"], tmp_path).stdout)
     level = data["levels"][0]
     assert (level["level"], level["name"]) == (4, "Avoidance")
-    assert (level["passed"]["runs"][run["run_id"]], level["n"]["runs"][run["run_id"]]) == (0, 4)
+    assert (level["passed"]["runs"][run["run_id"]], level["n"]["runs"][run["run_id"]]) == (0, 3)
     assert data["labels"][run["run_id"]] == "reference, six scripts"
     assert level["ci95_clustered"]["runs"][run["run_id"]] is None  # one task: one cluster, no clustered interval
     from matplotlib.image import imread
 
     assert imread(data["files"]["png"]).shape[0] > 400
     table = run_cli(args + ["--no-figure"], tmp_path).stdout
-    assert "L4 Avoidance" in table and "reference, six scripts" in table and "0/4" in table
+    assert "L4 Avoidance" in table and "reference, six scripts" in table and "0/3" in table
     assert "cluster-robust" in table
     with ViewerServer(open_readonly(db), port=0) as server:
         with urllib.request.urlopen(server.url, timeout=20) as resp:

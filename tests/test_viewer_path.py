@@ -152,4 +152,4 @@ def test_a_backend_that_would_start_a_program_is_never_replayed_by_a_page(record
     assert not path and "not replayed by the viewer" in path.reason
     with ViewerServer(open_readonly(f"sqlite:///{hostile}"), port=0) as server:
         html = _get(server, f"/episodes/{episode_id}")
-    assert "Whole path not drawn" in html and not marker.exists()
+    assert 'class="step-path' not in html and "<circle" in html and not marker.exists()

@@ -43,6 +43,7 @@ class StepPath:
 
     points: list[tuple[int, Pose]] = field(default_factory=list)
     reason: str = ""
+    applies: bool = True  # False: the backend is never replayed here (not a failure worth a word on the page)
 
     def __bool__(self) -> bool:
         return bool(self.points)
@@ -63,14 +64,6 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
     from agentkit.replay import config_from_stored
 
     episode = store.get_episode(episode_id)
-    turns = store.get_turns(episode_id, with_messages=False)
-    if not turns:
-        return StepPath(reason="the episode has no turns")
-    if sum(len(t.actions or []) for t in turns) > MAX_STEPS:
-        return StepPath(reason=f"more than {MAX_STEPS} steps: not replayed for a page")
-    recorded = [pose_of(t.observation) for t in turns]
-    if recorded[0] is None:
-        return StepPath(reason="no positions are stored with this backend's observations")
     try:
         config = config_from_stored(store.get_run(episode.run_id).config)
     except Exception as exc:  # noqa: BLE001 - a stored config this version cannot read
@@ -80,7 +73,15 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
     except ValueError as exc:  # a backend whose extra is missing here
         return StepPath(reason=f"backend {config.env!r} is not available here ({exc})")
     if not backend_cls.replays_in_viewer:  # it would start a program (a Unity build, a server): never from a page
-        return StepPath(reason=f"backend {config.env!r} is not replayed by the viewer")
+        return StepPath(reason=f"backend {config.env!r} is not replayed by the viewer", applies=False)
+    turns = store.get_turns(episode_id, with_messages=False)
+    if not turns:
+        return StepPath(reason="the episode has no turns")
+    if sum(len(t.actions or []) for t in turns) > MAX_STEPS:
+        return StepPath(reason=f"more than {MAX_STEPS} steps: not replayed for a page")
+    recorded = [pose_of(t.observation) for t in turns]
+    if recorded[0] is None:
+        return StepPath(reason="no positions are stored with this backend's observations", applies=False)
     with _REPLAYS:
         try:  # the stored options, frames always off (a stored frames=True would only cost time)
             backend = backend_cls(**{**config.backend_options, **backend_cls.frameless_options})
