@@ -101,3 +101,23 @@ def test_bad_modes_are_one_clear_line():
         _make(observation_mode="depth")
     with pytest.raises(ValueError, match="action_mode must be one of"):
         _make(action_mode="velocity")
+
+
+@pytest.mark.filterwarnings("ignore:.*symmetric and normalized space:UserWarning")  # the checker's advice, wanted here
+def test_unnormalised_actions_and_observations_are_in_causalworlds_units():
+    env = _make(task="pushing@P0", normalize_actions=False, normalize_observations=False)
+    try:
+        check_env(env, skip_render_check=True)
+        obs, _ = env.reset(seed=0)
+        by_name = dict(zip(env.observation_names, obs))
+        block = env.backend.world.block_cuboids()[0].position
+        assert by_name["tool_block_cartesian_position[1]"] == pytest.approx(block[1], abs=1e-6)
+        assert by_name["time_left_for_task"] == pytest.approx(10.0)
+        low, high = ACTION_BOUNDS["joint_positions"]
+        assert np.allclose(env.action_space.low, low) and np.allclose(env.action_space.high, high)
+        rest = env.backend.world.target.copy()
+        for _ in range(5):
+            env.step(rest.astype(np.float32))
+        assert np.abs(env.backend.world.joint_positions() - rest).max() < 0.01
+    finally:
+        env.close()

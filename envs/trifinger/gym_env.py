@@ -12,10 +12,11 @@ by the control period, and an episode is truncated at CausalWorld's episode leng
   [-1.57, -1.2, -3.0]..[1.0, 1.57, 3.0] per finger), ``joint_torques`` (+-0.36 N m, no gravity
   compensation, as CausalWorld sends them), ``end_effector_positions`` (fingertip targets in
   [-0.5, -0.5, 0]..[0.5, 0.5, 0.5] m, solved by IK). Actions are given in [-1, 1] and scaled to
-  those bounds (``normalize_actions=True``, CausalWorld's default).
+  those bounds (``normalize_actions=True``, CausalWorld's default), or in those units (False).
 * ``observation_mode``: ``structured``, CausalWorld's named vector (``observation_vector``), or
   ``pixel``: three camera images then three goal images, (6, 128, 128, 3) in [0, 1]
-  (``cameras.CausalWorldCameras``).
+  (``cameras.CausalWorldCameras``); ``normalize_observations=False``: the vector in its units,
+  the images as uint8.
 * ``task``: a family (``pushing``) starts each episode from a configuration sampled from the seed;
   ``pushing@P0`` from CausalWorld's default one (as its ``reset`` does), ``pushing@P4`` from that
   protocol's draw.
@@ -59,7 +60,8 @@ class TriFingerGymEnv(gymnasium.Env):
 
     def __init__(self, task: str = "pushing", observation_mode: str = "structured",
                  action_mode: str = "joint_positions", skip_frame: int = SKIP_FRAME, render_mode: str | None = None,
-                 max_objects: int | None = None) -> None:
+                 max_objects: int | None = None, normalize_actions: bool = True,
+                 normalize_observations: bool = True) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {', '.join(ACTION_MODES)}, got {action_mode!r}")
         if observation_mode not in OBSERVATION_MODES:
@@ -73,6 +75,8 @@ class TriFingerGymEnv(gymnasium.Env):
         self.action_mode = action_mode
         self.skip_frame = skip_frame
         self.render_mode = render_mode
+        self.normalize_actions = normalize_actions
+        self.normalize_observations = normalize_observations
         self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", end_on_success=False, profile="causalworld")
         self._pixels = None
         scene = default_scene(self.family)
@@ -82,12 +86,17 @@ class TriFingerGymEnv(gymnasium.Env):
                                  episode_length_s(self.family, blocks + len(scene.obstacles)))
         self.observation_names = ov.names(self.entries)
         if observation_mode == "structured":
-            low, high = ov.bounds(self.entries)
+            low, high = ov.bounds(self.entries, scaled=normalize_observations)
             self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        else:
+        elif normalize_observations:
             self.observation_space = spaces.Box(0.0, 1.0, shape=PIXEL_SHAPE, dtype=np.float32)
-        self.action_space = spaces.Box(-1.0, 1.0, shape=(9,), dtype=np.float32)
+        else:
+            self.observation_space = spaces.Box(0, 255, shape=PIXEL_SHAPE, dtype=np.uint8)
         self._low, self._high = ACTION_BOUNDS[action_mode]
+        if normalize_actions:
+            self.action_space = spaces.Box(-1.0, 1.0, shape=(9,), dtype=np.float32)
+        else:
+            self.action_space = spaces.Box(self._low.astype(np.float32), self._high.astype(np.float32), dtype=np.float32)
         self._steps = 0
         self._max_steps = 0
         self._last_return = 0.0
@@ -111,8 +120,12 @@ class TriFingerGymEnv(gymnasium.Env):
 
     def step(self, action):
         world = self.backend.world
-        action = np.clip(np.asarray(action, dtype=float).reshape(9), -1.0, 1.0)
-        command = self._low + (action + 1.0) / 2.0 * (self._high - self._low)  # action.py ``denormalize_action``
+        action = np.asarray(action, dtype=float).reshape(9)
+        if self.normalize_actions:
+            action = np.clip(action, -1.0, 1.0)
+            command = self._low + (action + 1.0) / 2.0 * (self._high - self._low)  # action.py ``denormalize_action``
+        else:
+            command = np.clip(action, self._low, self._high)  # action.py ``clip_action``
         if self.action_mode == "joint_positions":
             world.hold_steps(command, self.skip_frame)
         elif self.action_mode == "joint_torques":
@@ -151,8 +164,8 @@ class TriFingerGymEnv(gymnasium.Env):
     def _observation(self) -> np.ndarray:
         if self.observation_mode == "pixel":
             images = np.concatenate([self._pixels.scene_images(), self._pixels.goal_images()], axis=0)
-            return (images.astype(np.float32) / 255.0)
-        return ov.vector(self.entries, read_state(self.backend.world), self._time_left())
+            return images.astype(np.float32) / 255.0 if self.normalize_observations else images
+        return ov.vector(self.entries, read_state(self.backend.world), self._time_left(), self.normalize_observations)
 
     def _info(self) -> dict[str, Any]:
         verdict = self.backend.verdict()

@@ -127,11 +127,11 @@ def names(entries: list[Entry]) -> list[str]:
     return out
 
 
-def bounds(entries: list[Entry]) -> tuple[np.ndarray, np.ndarray]:
-    """The gymnasium Box of the scaled vector: [-1, 1], type slots [0, type id]."""
+def bounds(entries: list[Entry], scaled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The gymnasium Box of the vector: scaled, [-1, 1]; unscaled, CausalWorld's bounds; type slots [0, type id]."""
     low, high = [], []
     for e in entries:
-        if e.scaled and e.source[-1] != "type":
+        if scaled and e.source[-1] != "type":
             low += [-1.0] * e.width
             high += [1.0] * e.width
         else:
@@ -161,8 +161,9 @@ def _raw(entry: Entry, state: WorldState, time_left: float) -> np.ndarray | None
             "angular_velocity": group[index].angular_velocity}[key]
 
 
-def vector(entries: list[Entry], state: WorldState, time_left: float) -> np.ndarray:
-    """The scaled observation of ``state`` (float32), as CausalWorld's ``filter_structured_observations``."""
+def vector(entries: list[Entry], state: WorldState, time_left: float, scaled: bool = True) -> np.ndarray:
+    """The observation of ``state`` (float32), as CausalWorld's ``filter_structured_observations``:
+    scaled to [-1, 1] (``normalize_observations=True``) or as measured, kept within the bounds."""
     parts = []
     for e in entries:
         raw = _raw(e, state, time_left)
@@ -172,6 +173,6 @@ def vector(entries: list[Entry], state: WorldState, time_left: float) -> np.ndar
             parts.append(np.asarray(raw, dtype=float))
         else:
             low, high = np.asarray(e.low), np.asarray(e.high)
-            scaled = 2.0 * (np.asarray(raw, dtype=float) - low) / (high - low) - 1.0
-            parts.append(np.clip(scaled, -1.0, 1.0))
+            value = np.clip(np.asarray(raw, dtype=float), low, high)
+            parts.append(2.0 * (value - low) / (high - low) - 1.0 if scaled else value)
     return np.concatenate(parts).astype(np.float32)
