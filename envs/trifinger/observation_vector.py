@@ -9,7 +9,8 @@ whose bounds are equal and which CausalWorld leaves unscaled (1 block, 10 fixed 
 cuboid). ``layout(...)`` lists the names, so the docs and tests can show exactly what each slot is.
 
 Differences, on purpose: values outside CausalWorld's bounds (a block thrown faster than 0.5 m/s)
-are clipped to [-1, 1] so the vector always lies in its gymnasium Box (CausalWorld does not clip);
+are clipped to the bounds (scaled: to [-1, 1]) so the vector always lies in its gymnasium Box
+(CausalWorld does not clip);
 families whose object count varies between seeds pad to a fixed count, an absent object's slots
 all 0 (type 0).
 """
