@@ -270,6 +270,8 @@ def apply_to_all(run_flags: RunFlags, configs: list[Any]) -> list[Any]:
             flag = "--templates" if clash == "templates_dir" else "--memory"
             raise ValueError(f"{flag}: the catalogue's harness {harness!r} sets the templates and the memory "
                              f"policy, so {flag} would be ignored; give one of them")
+        if config.plan is not None and "seed" in given:  # the catalogue's hashed seeds are the plan
+            raise ValueError("--seed: a catalogue experiment plays its catalogue's own seeds (give --seeds-per-pair)")
         try:
             out.append(run_flags.apply(config, backend_accepts))
         except ValidationError as exc:

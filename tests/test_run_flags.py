@@ -131,6 +131,12 @@ def test_modality_is_refused_where_the_env_names_none(tmp_path):
     assert proc.returncode == 2 and "--modality: env 'aai-arena' has no named modalities" in proc.stderr
 
 
+def test_seed_is_refused_where_a_catalogue_sets_the_seeds(tmp_path):
+    proc = run_cli(["eval", "--env", "gridworld", "--difficulties", "easy", "--seed", "3", "--db",
+                    f"sqlite:///{tmp_path / 'runs.db'}"], tmp_path, cli_env(), check=False)
+    assert proc.returncode == 2 and "--seed: a catalogue experiment plays its catalogue's own seeds" in proc.stderr
+
+
 def test_a_resumed_run_refuses_new_settings(tmp_path):
     proc = run_cli(["eval", "--resume", "abc", "--timeout-s", "5", "--db", f"sqlite:///{tmp_path / 'runs.db'}"],
                    tmp_path, cli_env(), check=False)
