@@ -14,6 +14,7 @@ from agentkit.config import RunConfig
 from agentkit.envs.arena.suites import suites
 from agentkit.experiment import ExperimentError, expand_experiment
 from agentkit.models.fold_system import fold_system_message
+from agentkit.models.price_check import unpriced_budget_warning
 from agentkit.reports.task_sets import resolve_task_set
 from agentkit.runner import execute_run
 from agentkit.testing.cli_runner import cli_env, run_cli
@@ -78,11 +79,12 @@ def test_a_cost_budget_on_an_unpriced_model_is_warned_about_at_start(tmp_path):
                 "--max-scripts", "1", "--db", db, "--json"]
         warned = run_cli([*base, "--max-cost", "0.5"], tmp_path, cli_env())
         priced = run_cli([*base, "--max-cost", "0.5", "--price-per-mtok", "1,2"], tmp_path, cli_env())
-        unbudgeted = run_cli(base, tmp_path, cli_env())
     lines = [line for line in warned.stderr.splitlines() if "cannot stop" in line]
     assert len(lines) == 1
     assert "--max-cost" in lines[0] and "openai/fake-model" in lines[0] and "the budget cannot stop this run" in lines[0]
-    assert "cannot stop" not in priced.stderr and "cannot stop" not in unbudgeted.stderr
+    assert "cannot stop" not in priced.stderr
+    assert unpriced_budget_warning("openai/fake-model", None, {"--max-cost": None}) is None  # no budget, no warning
+    assert unpriced_budget_warning("openai/gpt-4o", None, {"--max-cost": 1.0}) is None  # litellm prices it
 
 
 def test_a_run_budget_on_an_unpriced_model_is_warned_about_by_eval_too(tmp_path):
