@@ -48,7 +48,7 @@ class Cell:
 
 @dataclass(frozen=True)
 class Tally:
-    """Successes out of finished episodes, for a task or a level, for both runs."""
+    """Passes (the verdict, agentkit.outcome_words) out of judged episodes, for a task or a level, for both runs."""
 
     name: str
     a_pass: int

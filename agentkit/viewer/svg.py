@@ -366,7 +366,7 @@ def rate_bars(rows: Sequence[tuple[str, float | None, float | None, str, str]]) 
     label_w, bar_w, row_h = 260, 300, 34
     height = row_h * len(rows) + 24
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rates" viewBox="0 0 {label_w + bar_w + 110} {height}" '
-           f'role="img" aria-label="success rate per task, run A against run B">',
+           f'role="img" aria-label="rate per task and level, run A against run B">',
            f'<rect x="{label_w}" y="4" width="10" height="10" fill="#8fb1ef"/><text x="{label_w + 14}" y="13" class="tick">A</text>',
            f'<rect x="{label_w + 40}" y="4" width="10" height="10" fill="#2b4fa8"/><text x="{label_w + 54}" y="13" class="tick">B</text>']
     for i, (label, ra, rb, ta, tb) in enumerate(rows):
