@@ -15,7 +15,7 @@ import numpy as np
 from agentkit.actions import Command, CompileError
 from agentkit.envs.trifinger.geometry import Cuboid
 from agentkit.envs.trifinger.grasping import APPROACH, SQUEEZE, TIP_RADIUS, plan_grasp
-from agentkit.envs.trifinger.motion import TrajectoryBuilder, UnreachableError
+from agentkit.envs.trifinger.motion import CARRY_TOLERANCE, TrajectoryBuilder, UnreachableError
 from agentkit.envs.trifinger.scene import REST_JOINTS
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.envs.trifinger.workspace import WORKSPACE
@@ -270,7 +270,7 @@ class ScriptCompiler:
         """Move the tips by the offset taking the block (at ``reference``, default its measured centre)
         to ``target``; the grip's commanded squeeze is kept."""
         start = np.asarray(cuboid.position) if reference is None else reference
-        build.move(build.tips + (target - start), speed=speed)
+        build.move(build.tips + (target - start), speed=speed, tolerance=CARRY_TOLERANCE)
 
     def _open(self, build: TrajectoryBuilder) -> None:
         """Ease off the squeeze, back away along the grasped faces' normals, then rise."""

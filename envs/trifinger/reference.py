@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 PLACED_TOLERANCE = 0.003  # metres: a block this close to its goal (and aligned) is left alone
 YAW_TOLERANCE = math.radians(4.0)
-CLEARANCE = 0.01
+CLEARANCE = 0.025  # a carried block clears what it passes over by this much (it swings when the carry starts and stops)
 MAX_TRIES = 6
 MAX_TURNS = 3
 YAW_TOLERANCE_DEG = 4.0
@@ -55,6 +55,7 @@ CAUSALWORLD_PLACED = 0.95  # a block whose own goal overlap reaches this is left
 CAUSALWORLD_YAW_TOLERANCE_DEG = 15.0  # oblong blocks only: cubes are never turned
 CAUSALWORLD_TILT_TOLERANCE_DEG = 8.0
 SKIP_TURNS = 3
+HIGH_GOAL = 0.12  # metres: goals above this may lie beyond the workspace (picking's space B reaches 0.25)
 STALL_MS = 40  # a script after which the world clock moved less than this (ms) failed at its first motion  # a block that can be neither grasped nor pushed waits this many turns while others are moved
 
 
@@ -211,9 +212,12 @@ class TriFingerReference:
             if length < 1e-6:
                 continue
             free = length
-            for k in range(1, 21):  # walk the path in 5% steps; stop before the first one that touches something
+            # walk the path in 5% steps; stop before the first one that comes too close to something (or,
+            # for a block starting closer than that, closer than it starts)
+            limits = [min(half + 0.005, self._gap(start, c) - 0.001) for c in others]
+            for k in range(1, 21):
                 point = start + step * k / 20
-                if any(self._gap(point, c) < half + 0.005 for c in others):
+                if any(self._gap(point, c) < limit for c, limit in zip(others, limits)):
                     free = length * (k - 1) / 20
                     break
             if free >= 0.02:
@@ -294,9 +298,9 @@ class TriFingerReference:
         top = max((c.aabb()[1][2] for c in others), default=0.0)
         half = block.size[2] / 2
         gx, gy, gz = (float(v) for v in goal.position)
-        ceiling = self._highest_carry(block, gx, gy)
-        gz = min(gz, ceiling)  # a goal above the workspace is approached as high as the fingers carry
-        travel = min(ceiling, max(gz, top + half + CLEARANCE, 0.08))
+        if gz > HIGH_GOAL:  # a goal above the workspace is approached as high as the fingers carry
+            gz = max(HIGH_GOAL, min(gz, self._highest_carry(block, gx, gy)))
+        travel = min(0.2, max(gz, top + half + CLEARANCE, 0.08))
         yaw = math.degrees(symmetric_yaw_error(block, goal))
         held = self.backend.held_block
         commands = [Command("Think", (f"block {b} goes to goal {g} at ({gx:.3f}, {gy:.3f}, {gz:.3f}), turning {yaw:.0f} degrees",))]
