@@ -261,3 +261,14 @@ def test_auto_opens_a_window_where_a_display_exists_else_serves_the_page(
         assert kind == "image/png" and body == png.getvalue()
     finally:
         window.close()
+
+
+def test_with_stdout_redirected_the_prompts_go_to_stderr_and_json_stays_pure(tmp_path: Path) -> None:
+    import json
+
+    done = subprocess.run([*_run_args(tmp_path, "files", 1), "--json"], input="Go(1);\n\n", capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)  # one JSON document, nothing of the prompt
+    assert document["model"] == "human" and len(document["episodes"]) == 1
+    assert "script> " in done.stderr and "frame saved: " in done.stderr

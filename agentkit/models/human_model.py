@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import sys
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -54,18 +55,36 @@ def _image_urls(content: Any) -> list[str]:
     return urls
 
 
+def _read_line_prompting_on_stderr(prompt: str) -> str:
+    """:func:`input` with its prompt on stderr, for when stdout is not the terminal (``--json > run.json``)."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class HumanModel:
     """Shows the prompt of each turn at a console and reads the person's script from ``input_fn``.
 
     ``input_fn`` has the signature of :func:`input` (tests pass a fake). ``output`` is where the
-    prompt is shown (a rich Console). ``frames`` shows the attached images (default: PNG files
+    prompt is shown (a rich Console). By default both use the terminal's stdout, or stderr when
+    stdout is redirected, so ``--json`` output stays one JSON document. ``frames`` shows the attached images (default: PNG files
     in ``image_dir``, or in a new temporary folder, named on the console). ``hold`` is entered
     while the prompt is shown and the script typed (the runner's progress display steps aside).
     """
 
     def __init__(
         self,
-        input_fn: Callable[[str], str] = input,
+        input_fn: Callable[[str], str] | None = None,
         output: Console | None = None,
         name: str = "human",
         image_dir: str | Path | None = None,
@@ -73,8 +92,9 @@ class HumanModel:
         hold: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
         self.name = name
-        self.input_fn = input_fn
-        self.console = output if output is not None else Console()
+        on_terminal = _stdout_is_terminal()
+        self.input_fn = input_fn or (input if on_terminal else _read_line_prompting_on_stderr)
+        self.console = output if output is not None else Console(stderr=not on_terminal)
         self.image_dir = Path(image_dir) if image_dir is not None else None
         self._frames = frames
         self.hold = hold or contextlib.nullcontext
