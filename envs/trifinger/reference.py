@@ -295,9 +295,9 @@ class TriFingerReference:
         world = self.backend.world
         block, goal = blocks[b], goals[g]
         others = [c for i, c in enumerate(blocks) if i != b] + world.obstacle_cuboids()
-        top = max((c.aabb()[1][2] for c in others), default=0.0)
         half = block.size[2] / 2
         gx, gy, gz = (float(v) for v in goal.position)
+        top = self._top_along(others, block, (gx, gy))
         if gz > HIGH_GOAL:  # a goal above the workspace is approached as high as the fingers carry
             gz = max(HIGH_GOAL, min(gz, self._highest_carry(block, gx, gy)))
         travel = min(0.2, max(gz, top + half + CLEARANCE, 0.08))
@@ -354,6 +354,26 @@ class TriFingerReference:
                 push = reach - distance + 0.004
                 return (dx / distance * push, dy / distance * push)
         return None
+
+    @staticmethod
+    def _top_along(others: list[Cuboid], block: Cuboid, goal_xy: tuple[float, float]) -> float:
+        """The highest top among ``others`` that a block carried from where it lies to ``goal_xy``, straight
+        or by way of the arena centre (where it is turned), could pass over."""
+        start = np.asarray(block.position[:2], dtype=float)
+        goal = np.asarray(goal_xy, dtype=float)
+        reach = math.hypot(block.size[0], block.size[1]) / 2 + 0.01
+        top = 0.0
+        for other in others:
+            low, high = other.aabb()
+            centre = (low[:2] + high[:2]) / 2
+            radius = float(np.linalg.norm(high[:2] - low[:2])) / 2 + reach
+            for a, b in ((start, goal), (start, np.zeros(2)), (np.zeros(2), goal)):
+                ab = b - a
+                t = float(np.clip(np.dot(centre - a, ab) / (float(np.dot(ab, ab)) or 1.0), 0.0, 1.0))
+                if float(np.linalg.norm(a + t * ab - centre)) < radius:
+                    top = max(top, float(high[2]))
+                    break
+        return top
 
     @staticmethod
     def _highest_carry(block: Cuboid, x: float, y: float) -> float:
