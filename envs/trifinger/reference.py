@@ -55,6 +55,8 @@ CAUSALWORLD_PLACED = 0.95  # a block whose own goal overlap reaches this is left
 CAUSALWORLD_YAW_TOLERANCE_DEG = 15.0  # oblong blocks only: cubes are never turned
 CAUSALWORLD_TILT_TOLERANCE_DEG = 8.0
 SKIP_TURNS = 3
+OUTER_RADIUS = 0.1  # metres from the centre: a block grasped farther out is carried inwards low before it is raised
+INNER_RADIUS = 0.06  # ... to about this far from the centre
 HIGH_GOAL = 0.12  # metres: goals above this may lie beyond the workspace (picking's space B reaches 0.25)
 STALL_MS = 40  # a script after which the world clock moved less than this (ms) failed at its first motion  # a block that can be neither grasped nor pushed waits this many turns while others are moved
 
@@ -228,6 +230,33 @@ class TriFingerReference:
                         Command("push", (b, round(dx, 4), round(dy, 4)))]
         return None
 
+    def _free_towards(self, blocks: list[Cuboid], b: int, target: np.ndarray, stop: float) -> np.ndarray | None:
+        """The farthest point on the way from block ``b`` towards ``target`` (on the floor, ending ``stop``
+        metres from the arena centre at the nearest) that it can slide or be carried low to without coming
+        closer to anything than it starts; None when that is under 2 cm away."""
+        block = blocks[b]
+        return self._free_path(np.asarray(block.position[:2], dtype=float), np.asarray(target, dtype=float), stop,
+                               math.hypot(block.size[0], block.size[1]) / 2, self._others(blocks, b))
+
+    def _free_path(self, start: np.ndarray, end: np.ndarray, stop: float, half: float,
+                   others: list[Cuboid]) -> np.ndarray | None:
+        """``_free_towards`` for a footprint of half diagonal ``half`` at ``start`` among ``others``."""
+        if float(np.linalg.norm(end)) < stop:
+            radius = float(np.linalg.norm(start))
+            end = start * (stop / radius) if radius > stop else start
+        step = end - start
+        length = float(np.linalg.norm(step))
+        if length < 0.02:
+            return None
+        limits = [min(half + 0.005, self._gap(start, c) - 0.001) for c in others]
+        free = length
+        for k in range(1, 21):
+            point = start + step * k / 20
+            if any(self._gap(point, c) < limit for c, limit in zip(others, limits)):
+                free = length * (k - 1) / 20
+                break
+        return start + step / length * free if free >= 0.02 else None
+
     @staticmethod
     def _gap(point: np.ndarray, other: Cuboid) -> float:
         """Horizontal distance from ``point`` to ``other``'s footprint (its bounding box)."""
@@ -324,13 +353,29 @@ class TriFingerReference:
                 return [*commands, Command("move_to", (gx, gy, gz))]  # a small correction in place
             commands.append(Command("lift", (travel,)))
         if held != b:
-            commands += [Command("grasp", (b,)), Command("lift", (travel,))]
+            commands.append(Command("grasp", (b,)))
+            inner = self._free_towards(blocks, b, np.zeros(2), stop=INNER_RADIUS) if travel > 0.08 else None
+            if inner is not None and math.hypot(*block.position[:2]) > OUTER_RADIUS:
+                # far out the fingers cannot raise it high: carry it inwards just off the floor first
+                low = round(self._support(b) + half + 0.015, 4)
+                commands += [Command("lift", (low,)), Command("move_to", (round(float(inner[0]), 4), round(float(inner[1]), 4), low))]
+            commands.append(Command("lift", (travel,)))
         turns = self._turns.get(g, 0)
         if abs(yaw) > yaw_tolerance and turns < MAX_TURNS:
             self._turns[g] = turns + 1
             return [*commands, Command("move_to", (0.0, 0.0, travel)), Command("rotate", (b, round(yaw, 1)))]
         away = self._away_from_obstacles(goal, block)
-        if away is not None:  # come down beside the goal, clear of the wall, then slide in along the floor
+        goal_radius = math.hypot(gx, gy)
+        inner = None
+        if gz < block.size[2] and goal_radius > OUTER_RADIUS and travel > 0.08:
+            inner = self._free_path(np.array([gx, gy]), np.zeros(2), INNER_RADIUS, math.hypot(block.size[0], block.size[1]) / 2,
+                                    others)
+        if inner is not None:  # a floor goal far out: come down nearer the centre, then slide out to it just off the floor
+            ix, iy = round(float(inner[0]), 4), round(float(inner[1]), 4)
+            low = round(gz + 0.015, 4)
+            commands += [Command("move_to", (ix, iy, travel)), Command("move_to", (ix, iy, low)),
+                         Command("move_to", (gx, gy, low)), Command("move_to", (gx, gy, gz))]
+        elif away is not None:  # come down beside the goal, clear of the wall, then slide in along the floor
             ax, ay = gx + away[0], gy + away[1]
             commands += [Command("move_to", (round(ax, 4), round(ay, 4), travel)),
                          Command("move_to", (round(ax, 4), round(ay, 4), gz + 0.002)), Command("move_to", (gx, gy, gz))]
