@@ -52,7 +52,9 @@ PUSH_RADIUS = 0.06  # pushes aim to bring a block this close to the arena centre
 MAX_PUSHES = 3  # per block per episode
 #: Under the causalworld profile (its success: axis-aligned overlap > 0.9, task_generators/base_task.py):
 CAUSALWORLD_PLACED = 0.95  # a block whose own goal overlap reaches this is left alone
-CAUSALWORLD_YAW_TOLERANCE_DEG = 15.0  # oblong blocks only: cubes are never turned
+CAUSALWORLD_YAW_TOLERANCE_DEG = 15.0  # oblong blocks
+CAUSALWORLD_CUBE_YAW_TOLERANCE_DEG = 5.0  # a cube sitting less diagonally than its yawed goal (axis-aligned boxes)
+CAUSALWORLD_CUBE_SLACK_DEG = 3.0  # ... by more than this
 CAUSALWORLD_TILT_TOLERANCE_DEG = 8.0
 SKIP_TURNS = 3
 OUTER_RADIUS = 0.1  # metres from the centre: a block grasped farther out is carried inwards low before it is raised
@@ -66,6 +68,12 @@ def symmetric_yaw_error(block: Cuboid, goal: Cuboid) -> float:
     period = math.pi / 2 if abs(block.size[0] - block.size[1]) < 1e-3 else math.pi
     delta = yaw_of(goal.orientation) - yaw_of(block.orientation)
     return (delta + period / 2) % period - period / 2
+
+
+def _diagonality(c: Cuboid) -> float:
+    """How far (degrees, 0-45) a footprint's yaw is from the world axes, modulo its square symmetry."""
+    yaw = math.degrees(yaw_of(c.orientation)) % 90.0
+    return min(yaw, 90.0 - yaw)
 
 
 def _fmt(value: float) -> str:
@@ -306,12 +314,18 @@ class TriFingerReference:
     def _score(self, block: Cuboid, goal: Cuboid) -> float:
         return aabb_overlap([block], [goal]) if self._causalworld() else volumetric_overlap([block], [goal])
 
-    def _yaw_tolerance(self, block: Cuboid) -> float:
-        """Degrees of yaw error worth a rotate(). CausalWorld's axis-aligned measure never loses by a
-        square footprint's yaw (its bounding box only grows), so cubes are not turned for it."""
+    def _yaw_tolerance(self, block: Cuboid, goal: Cuboid) -> float:
+        """Degrees of yaw error worth a rotate(). Under CausalWorld's axis-aligned measure a square
+        footprint loses nothing while its bounding box is at least as wide as the goal's, i.e. while it
+        sits at least as diagonally as the goal: an axis-aligned goal never needs a cube turned, a
+        yawed one needs it turned within a few degrees."""
         if not self._causalworld():
             return YAW_TOLERANCE_DEG
-        return 90.0 if abs(block.size[0] - block.size[1]) < 1e-3 else CAUSALWORLD_YAW_TOLERANCE_DEG
+        if abs(block.size[0] - block.size[1]) >= 1e-3:
+            return CAUSALWORLD_YAW_TOLERANCE_DEG
+        if _diagonality(block) >= _diagonality(goal) - CAUSALWORLD_CUBE_SLACK_DEG:
+            return 90.0
+        return CAUSALWORLD_CUBE_YAW_TOLERANCE_DEG
 
     def _tilt_tolerance(self) -> float:
         return CAUSALWORLD_TILT_TOLERANCE_DEG if self._causalworld() else TILT_TOLERANCE_DEG
@@ -341,7 +355,7 @@ class TriFingerReference:
                          Command("release", ())]
             held = None
         levels = self._levels.get(g, 0)
-        yaw_tolerance = self._yaw_tolerance(block)
+        yaw_tolerance = self._yaw_tolerance(block, goal)
         if held == b and tilt_degrees(block) > self._tilt_tolerance() and levels < MAX_LEVELS:
             self._levels[g] = levels + 1  # level the block in the grip (and turn it when its yaw is off too)
             turn = round(yaw, 1) if abs(yaw) > yaw_tolerance else 0.0
