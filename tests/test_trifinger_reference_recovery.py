@@ -4,6 +4,7 @@ a grasp never lands a fingertip on a neighbouring block."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from agentkit.actions import Command
 from agentkit.envs.trifinger.backend import TriFingerBackend
 from agentkit.envs.trifinger.compiler import axis_rotation, tilt_degrees
-from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.geometry import Cuboid, yaw_quaternion
 from agentkit.envs.trifinger.grasping import plan_grasp
 from agentkit.envs.trifinger.motion import TrajectoryBuilder
 from agentkit.envs.trifinger.reference import CAUSALWORLD_TILT_TOLERANCE_DEG, TILT_TOLERANCE_DEG, TriFingerReference
@@ -103,3 +104,24 @@ def test_a_grasp_keeps_its_fingertips_off_neighbouring_blocks(backend):
     boxed_in = [neighbour, Cuboid((0.0, -0.075, 0.0325), (0.065,) * 3), Cuboid((0.075, 0, 0.0325), (0.065,) * 3),
                 Cuboid((-0.075, 0, 0.0325), (0.065,) * 3)]
     assert plan_grasp(kin, block, backend.world.target, others=boxed_in) is None
+
+
+@pytest.mark.parametrize("profile", ["causalworld", "agentkit"])
+def test_cubes_are_turned_when_the_run_s_measure_needs_it(profile):
+    """CausalWorld scores axis-aligned boxes: a yawed cube over an axis-aligned goal loses nothing, a
+    cube less diagonal than its yawed goal does; the exact measure wants every yaw matched."""
+    b = TriFingerBackend(cameras=False, profile=profile)
+    try:
+        b.reset("pushing@P0", 0)
+        client, body = b.world.client, b.world.block_ids[0]
+        p.resetBasePositionAndOrientation(body, (0.0, -0.05, 0.0325), yaw_quaternion(math.radians(30)),
+                                          physicsClientId=client)
+        yawed_cube = names(TriFingerReference(b).next_commands())
+        b.reset("pushing@P0", 0)
+        goal = b.world.goal_specs[0]
+        b.world.replace_goal(0, dataclasses.replace(goal, orientation=yaw_quaternion(math.radians(30))))
+        yawed_goal = names(TriFingerReference(b).next_commands())
+    finally:
+        b.close()
+    assert "rotate" in yawed_goal
+    assert ("rotate" in yawed_cube) == (profile == "agentkit")
