@@ -1,0 +1,337 @@
+"""The layers of DESIGN.md ("Layers: which part may import which") hold: imports point one way.
+
+Why: the table in DESIGN.md is only a wish unless something fails when a module breaks it. This
+test reads every import of every module of the project with ``ast`` (top-level ones, ones inside
+functions, and ones under ``if TYPE_CHECKING:``), maps both ends to their part of the table, and
+fails naming the file, the line and the forbidden direction.
+
+Imports under ``TYPE_CHECKING`` count like any other. A type-only import is still a dependency of
+the design: the annotated code speaks in the upper layer's terms, and the next engineer can turn
+it into a runtime import without noticing the layer it crosses. Where a lower part needs a type
+of an upper one, the type belongs lower down (``agentkit.records``).
+
+Not counted: ``importlib.import_module("...")`` with a string. That is how the backend registry
+(``envs/registry.py``) reaches the backends by name, the one allowed way for the loop and the CLI to
+reach a backend.
+
+``ALLOWED`` lists the crossings not yet fixed, each with its reason; the goal is an empty list.
+An entry that no longer matches any import fails too, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Import name -> folder of the repository (pyproject.toml's [tool.setuptools.package-dir]).
+SOURCE_FOLDERS = {
+    "agentkit": "agentkit",
+    "agentkit.actions": "actions",
+    "agentkit.prompts": "prompts",
+    "agentkit.observers": "observers",
+    "agentkit.memory": "memory",
+    "agentkit.envs": "envs",
+    "agentkit.transcripts": "transcripts",
+}
+
+# The face of envs/: the Backend interface and the registry that maps names to backends.
+ENVS_FACE = {"agentkit.envs", "agentkit.envs.base", "agentkit.envs.registry", "agentkit.envs.gym_registry"}
+
+# Helper packages shared by a family of backends (DESIGN.md: "a shared helper package of its
+# family"), and the backends of that family.
+FAMILIES: dict[str, frozenset[str]] = {
+    "animalai_common": frozenset({"arena", "animalai"}),
+    "pybullet_support": frozenset({"arena", "trifinger"}),
+}
+
+# The command line: the entry point and the modules of its sub-commands. Only the entry point
+# imports them (to register their commands); they share code through cli_common and the other
+# cli_* helpers (logging, run options, stops), never by importing the entry or each other.
+CLI_ENTRY = "agentkit.cli"
+CLI_COMMANDS = {"agentkit.cli_eval", "agentkit.cli_view", "agentkit.cli_report", "agentkit.cli_templates"}
+
+# Small helpers of agentkit/ that import nothing of ours: they sit with agentkit.records at the
+# bottom of the table, so any part may use them (checked: they must stay leaves).
+LEAF_HELPERS = {"agentkit.log_streams", "agentkit.url_redaction", "agentkit.token_count"}
+
+# (importing module, imported module) -> why it is still allowed. The goal is an empty dict.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("agentkit.cli", "agentkit.envs.trifinger.protocol_preview"):
+        "`agentkit tasks --protocol` previews TriFinger's protocols by name; needs a registry hook",
+    ("agentkit.cli_eval", "agentkit.cli"):
+        "cli_eval borrows cli.py's output helpers; they move to cli_common (cli.py is being edited)",
+    ("agentkit.models.reference_model", "agentkit.envs.base"):
+        "the reference model takes ScriptPolicy from envs.base; issue 18 item 2 removes it",
+    ("agentkit.reports.task_sets", "agentkit.envs.arena.suites"):
+        "the AAI report reads the arena's suite lists; they belong to a shared Animal-AI package",
+    ("agentkit.testing.flaky_backend", "agentkit.envs.gridworld.backend"):
+        "a test fixture in the shipped package; it moves to tests/",
+    ("agentkit.prompts.templates.aai-arena-incontext.record_example", "agentkit.envs.arena.backend"):
+        "a dev script in a data folder; it moves to dev/",
+    ("agentkit.envs.gridworld.evaluation", "agentkit.config"):
+        "gridworld evaluations move to agentkit/evals/",
+    ("agentkit.envs.gridworld.harness", "agentkit.config"):
+        "gridworld evaluations move to agentkit/evals/",
+    ("agentkit.envs.gridworld.modalities", "agentkit.config"):
+        "gridworld evaluations move to agentkit/evals/",
+    ("agentkit.envs.gridworld.leaderboard", "agentkit.scoring_ons"):
+        "gridworld scoring moves to agentkit/evals/",
+    ("agentkit.envs.trifinger.sim_import", "agentkit.envs.arena.bullet"):
+        "pybullet's import and output silencing move to envs/pybullet_support/",
+    ("agentkit.transcripts.store", "agentkit"):
+        "the store stamps agentkit's version; the version moves to agentkit.records",
+    ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.episode_facts"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.motion"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.lights"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.materials"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.suites"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.tasks"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.vocabulary"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.reference"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.layout"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.world_map"):
+        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+}
+
+
+@dataclass(frozen=True)
+class ImportLine:
+    """One import of one module: who imports what, and where."""
+
+    importer: str  # dotted module name
+    imported: str  # dotted module name (or package) imported
+    path: Path
+    line: int
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """An import that points the wrong way."""
+
+    where: ImportLine
+    why: str
+
+    def __str__(self) -> str:
+        w = self.where
+        return f"{w.path}:{w.line}: {w.importer} imports {w.imported}: {self.why}"
+
+
+def module_name(root: Path, folder: str, package: str, path: Path) -> str:
+    """The dotted name of the module at ``path`` inside the folder mapped to ``package``."""
+    parts = list(path.relative_to(root / folder).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join([package, *parts])
+
+
+def project_modules(root: Path, folders: dict[str, str]) -> dict[str, Path]:
+    """Every module of the project: dotted name -> file. Nested mapped folders are not walked twice."""
+    modules: dict[str, Path] = {}
+    for package, folder in folders.items():
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            modules[module_name(root, folder, package, path)] = path
+    return modules
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module of a (possibly relative) ``from ... import``."""
+    if node.level == 0:
+        return node.module or ""
+    parts = importer.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if node.level > 1:
+        parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*parts, node.module] if node.module else parts)
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> list[ImportLine]:
+    """All imports in one file, wherever they sit (functions, TYPE_CHECKING blocks included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    is_package = path.name == "__init__.py"
+    found: list[ImportLine] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [ImportLine(name, alias.name, path, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(name, is_package, node)
+            for alias in node.names:
+                # `from agentkit import loop` imports the module agentkit.loop, not a name of agentkit.
+                sub = f"{base}.{alias.name}"
+                found.append(ImportLine(name, sub if sub in known else base, path, node.lineno))
+    return [i for i in found if i.imported == "agentkit" or i.imported.startswith("agentkit.")]
+
+
+def part_of(module: str) -> str:
+    """The part of DESIGN.md's layer table a module belongs to."""
+    if module == "agentkit.records" or module.startswith("agentkit.records.") or module in LEAF_HELPERS:
+        return "records"
+    for part in ("actions", "observers", "memory", "prompts", "transcripts", "models"):
+        if module == f"agentkit.{part}" or module.startswith(f"agentkit.{part}."):
+            return part
+    if module in ENVS_FACE:
+        return "envs"
+    if module.startswith("agentkit.envs."):
+        family = module.split(".")[2]
+        return f"envs-shared:{family}" if family in FAMILIES else f"backend:{family}"
+    return "app"  # the loop, runner, config, evaluations, reports, viewer, CLI
+
+
+# Which parts each part may import (besides itself), straight from DESIGN.md's table.
+MAY_IMPORT = {
+    "records": set(),
+    "actions": {"records"},
+    "observers": {"records"},
+    "memory": {"observers", "actions", "records"},
+    "prompts": {"observers", "actions", "records"},
+    "envs": {"actions", "observers", "records"},
+    "transcripts": {"records", "observers"},
+    "models": {"records", "prompts", "observers", "actions"},
+    "app": {"records", "actions", "observers", "memory", "prompts", "envs", "transcripts", "models"},
+}
+
+
+def forbidden(importer: str, imported: str) -> str | None:
+    """Why ``importer`` may not import ``imported``, or None when the table allows it."""
+    src, dst = part_of(importer), part_of(imported)
+    if imported in CLI_COMMANDS | {CLI_ENTRY} and importer not in (CLI_ENTRY, imported):
+        return "only agentkit.cli imports the CLI's command modules; they share code through cli_common"
+    if src == dst:
+        return None
+    if src.startswith("backend:"):
+        if dst.startswith("backend:"):
+            return f"{src} reaches into another backend ({dst}); share code through a family package"
+        if dst.startswith("envs-shared:"):
+            members = FAMILIES[dst.split(":", 1)[1]]
+            if src.split(":", 1)[1] in members:
+                return None
+            return f"{src} is not of the family of {dst}"
+        if dst in MAY_IMPORT["envs"] | {"envs"}:
+            return None
+        return f"a backend ({src}) must not import {dst} (the loop, run configuration, evaluations, models, transcripts)"
+    if src.startswith("envs-shared:"):
+        if dst in MAY_IMPORT["envs"] | {"envs"}:
+            return None
+        return f"a family package ({src}) may import only actions, observers, records and envs.base, not {dst}"
+    if dst.startswith("backend:") or dst.startswith("envs-shared:"):
+        if src == "envs" and dst.startswith("backend:"):
+            return "envs' face (base, registry) reaches backends only by name through importlib"
+        return f"{src} reaches a backend ({dst}) other than through envs/base.py and the registry"
+    if dst in MAY_IMPORT[src]:
+        return None
+    return f"{src} must not import {dst} (imports point down DESIGN.md's layer table)"
+
+
+def crossings(root: Path, folders: dict[str, str] = SOURCE_FOLDERS) -> list[Crossing]:
+    """Every import of the project that points the wrong way."""
+    modules = project_modules(root, folders)
+    known = set(modules)
+    found: dict[ImportLine, Crossing] = {}  # one entry per line and module, however many names it takes
+    for name, path in modules.items():
+        for line in imports_of(name, path, known):
+            why = forbidden(line.importer, line.imported)
+            if why is not None:
+                found.setdefault(line, Crossing(line, why))
+    return list(found.values())
+
+
+def test_no_import_points_the_wrong_way():
+    found = [c for c in crossings(ROOT) if (c.where.importer, c.where.imported) not in ALLOWED]
+    report = "\n".join(str(c).replace(str(ROOT) + "/", "") for c in found)
+    assert not found, f"{len(found)} imports cross DESIGN.md's layers:\n{report}"
+
+
+def test_every_allowed_crossing_still_exists():
+    """An allow-list entry whose import is gone is removed, so the list only shrinks."""
+    present = {(c.where.importer, c.where.imported) for c in crossings(ROOT)}
+    stale = [pair for pair in ALLOWED if pair not in present]
+    assert not stale, f"remove these fixed entries from ALLOWED: {stale}"
+
+
+def test_records_and_leaf_helpers_import_nothing_of_ours():
+    modules = project_modules(ROOT, SOURCE_FOLDERS)
+    for name in ["agentkit.records", *sorted(LEAF_HELPERS)]:
+        assert imports_of(name, modules[name], set(modules)) == [], f"{name} must stay a leaf"
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    target = root / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def test_the_check_fails_on_a_forbidden_import(tmp_path):
+    """A synthetic tree with one import of each kind of crossing: each is found, with file and line."""
+    for folder in ("agentkit", "actions", "envs", "envs/gridworld", "envs/arena", "envs/animalai_common",
+                   "transcripts", "memory"):
+        _write(tmp_path, f"{folder}/__init__.py", '"""A package."""\n')
+    _write(tmp_path, "agentkit/records.py", '"""Leaf."""\n')
+    _write(tmp_path, "agentkit/loop.py", '"""The loop."""\nfrom agentkit.envs import base\n')
+    _write(tmp_path, "agentkit/config.py", '"""Config."""\n')
+    _write(tmp_path, "envs/base.py", '"""Face."""\nfrom agentkit.actions import parser\n')
+    _write(tmp_path, "actions/parser.py", '"""Parser."""\nfrom agentkit.records import X\n')
+    _write(tmp_path, "envs/gridworld/harness.py", """\
+        '''Reaches up, inside a function.'''
+        def run():
+            from agentkit.config import RunConfig
+        """)
+    _write(tmp_path, "envs/arena/world.py", """\
+        '''Reaches sideways only for types.'''
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from agentkit.envs.gridworld.harness import run
+        from agentkit.envs.animalai_common import rules
+        """)
+    _write(tmp_path, "envs/gridworld/rules.py", '"""Not of the family."""\nfrom ..animalai_common import x\n')
+    _write(tmp_path, "transcripts/store.py", '"""Store."""\nimport agentkit.envs.arena.world\n')
+    _write(tmp_path, "memory/window.py", '"""Memory."""\nfrom agentkit import loop\n')
+    _write(tmp_path, "agentkit/cli_eval.py", '"""Eval."""\nfrom agentkit.cli import main\n')
+    _write(tmp_path, "agentkit/cli.py", '"""Entry."""\nfrom agentkit.cli_eval import register\n')
+
+    found = {(c.where.path.relative_to(tmp_path).as_posix(), c.where.line, c.where.imported): c.why
+             for c in crossings(tmp_path)}
+    assert set(found) == {
+        ("envs/gridworld/harness.py", 3, "agentkit.config"),
+        ("envs/arena/world.py", 4, "agentkit.envs.gridworld.harness"),
+        ("envs/gridworld/rules.py", 2, "agentkit.envs.animalai_common"),
+        ("transcripts/store.py", 2, "agentkit.envs.arena.world"),
+        ("memory/window.py", 2, "agentkit.loop"),
+        ("agentkit/cli_eval.py", 2, "agentkit.cli"),
+    }
+    assert "another backend" in found[("envs/arena/world.py", 4, "agentkit.envs.gridworld.harness")]
+    assert "must not import app" in found[("envs/gridworld/harness.py", 3, "agentkit.config")]
+
+
+def test_the_real_tree_with_one_added_forbidden_import_fails(tmp_path):
+    """Copy observers/ (a bottom layer) and add one upward import: the check names it."""
+    folders = {"agentkit.observers": "observers"}
+    for path in (ROOT / "observers").rglob("*.py"):
+        if "__pycache__" not in path.parts:
+            _write(tmp_path, f"observers/{path.relative_to(ROOT / 'observers').as_posix()}", path.read_text())
+    assert crossings(tmp_path, folders) == []
+    _write(tmp_path, "observers/leak.py", '"""Leak."""\nfrom agentkit.transcripts.store import TranscriptStore\n')
+    (found,) = crossings(tmp_path, folders)
+    assert found.where.line == 2 and found.where.path.name == "leak.py"
+    assert "observers must not import transcripts" in str(found)
