@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from agentkit.actions import Command, Vocabulary
 from agentkit.observers import Observation, RawObservation
+from agentkit.observers.script_policy import ScriptPolicy  # re-exported: the backends' face names it
 from agentkit.records import EndReason
 
 
@@ -47,12 +48,6 @@ class ClockRunOut:
     reward: float = 0.0
     ended: bool = False
     end_reason: EndReason | None = None  # why the world ended it (e.g. time_limit), when it did
-
-
-class ScriptPolicy(Protocol):
-    """A privileged planner that answers in the script language (the backend's reference agent)."""
-
-    def next_answer(self, observation: Observation) -> str: ...
 
 
 class Backend(ABC):

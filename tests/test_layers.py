@@ -64,8 +64,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "`agentkit tasks --protocol` previews TriFinger's protocols by name; needs a registry hook",
     ("agentkit.cli_eval", "agentkit.cli"):
         "cli_eval borrows cli.py's output helpers; they move to cli_common (cli.py is being edited)",
-    ("agentkit.models.reference_model", "agentkit.envs.base"):
-        "the reference model takes ScriptPolicy from envs.base; issue 18 item 2 removes it",
     ("agentkit.reports.task_sets", "agentkit.envs.arena.suites"):
         "the AAI report reads the arena's suite lists; they belong to a shared Animal-AI package",
     ("agentkit.testing.flaky_backend", "agentkit.envs.gridworld.backend"):

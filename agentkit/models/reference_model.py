@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agentkit.envs.base import ScriptPolicy
 from agentkit.observers import Observation
+from agentkit.observers.script_policy import ScriptPolicy
 from agentkit.records import ModelReply, Usage
 
 
