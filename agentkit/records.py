@@ -1,10 +1,19 @@
-"""Shared record types of an episode: end reasons, model replies, turns and episode results."""
+"""Shared record types of an episode: end reasons, model replies, turns and episode results.
+
+Why a leaf: every part (the store, the models, the backends, the loop) speaks of these records, so
+this module imports nothing of agentkit's, and nothing it holds drags a layer up with it
+(``tests/test_layers.py`` checks it). agentkit's version lives here for the same reason: the store
+stamps it on every run.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+# agentkit's version (pyproject.toml's [project] version); ``agentkit.__version__`` is this.
+VERSION = "0.1.0"
 
 
 class EndReason(str, Enum):

@@ -80,8 +80,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "gridworld scoring moves to agentkit/evals/",
     ("agentkit.envs.trifinger.sim_import", "agentkit.envs.arena.bullet"):
         "pybullet's import and output silencing move to envs/pybullet_support/",
-    ("agentkit.transcripts.store", "agentkit"):
-        "the store stamps agentkit's version; the version moves to agentkit.records",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
         "Animal-AI rules both backends use; they move to envs/animalai_common/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):

@@ -43,7 +43,7 @@ from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 
-from agentkit import __version__ as AGENTKIT_VERSION
+from agentkit.records import VERSION as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, ModelCall, StorageError, TurnRecord
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts import run_lease
