@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from agentkit.config import ObserverSettings, RunConfig
-from agentkit.envs.arena.suites import format_pass_table, pass_counts, suites
+from agentkit.envs.animalai_common.suites import format_pass_table, pass_counts, suites
 from agentkit.runner import execute_run
 from agentkit.transcripts import TranscriptStore
 

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.suites import CHILDREN_40
+from agentkit.envs.animalai_common.suites import CHILDREN_40
 from agentkit.envs.arena.tasks import packaged_task_ids
 
 

@@ -24,7 +24,7 @@ from typing import Callable
 
 from agentkit.envs.animalai.backend import AnimalAIBackend
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.suites import CHILDREN_40
+from agentkit.envs.animalai_common.suites import CHILDREN_40
 
 TARGET = 300.0
 

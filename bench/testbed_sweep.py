@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from agentkit.config import ObserverSettings, RunConfig
-from agentkit.envs.arena.suites import format_pass_table, level_of, suites
+from agentkit.envs.animalai_common.suites import format_pass_table, level_of, suites
 from agentkit.loop import run_episode
 from agentkit.setup_episode import make_setup
 

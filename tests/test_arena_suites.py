@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from agentkit.envs.arena import suites as s
+from agentkit.envs.animalai_common import suites as s
 from agentkit.records import EndReason, EpisodeResult
 
 

@@ -23,7 +23,7 @@ from agentkit import terminal_hold
 from agentkit.models.human_frames import PNG_MAGIC, FrameDisplay, FrameDisplayError, PageFrameDisplay, check_frame_mode
 
 AGENTKIT = Path(sys.executable).with_name("agentkit")
-TASK = "01-04-03"  # one of the 40 tasks the children played (envs/arena/suites.py CHILDREN_40)
+TASK = "01-04-03"  # one of the 40 tasks the children played (envs/animalai_common/suites.py CHILDREN_40)
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agentkit.config import RunConfig
-from agentkit.envs.arena.suites import suites
+from agentkit.envs.animalai_common.suites import suites
 from agentkit.experiment import ExperimentError, expand_experiment
 from agentkit.models.fold_system import fold_system_message
 from agentkit.models.price_check import unpriced_budget_warning

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agentkit.envs.arena.suites import suites
+from agentkit.envs.animalai_common.suites import suites
 from agentkit.reports.task_ids import canonical_task_id
 
 DEFAULT_TASK_SET = "aai-children40"

@@ -34,7 +34,7 @@ from agentkit.envs.animalai.protocol import Generation
 from agentkit.envs.arena import episode_facts, motion
 from agentkit.envs.arena.lights import lights_on
 from agentkit.envs.arena.materials import DEFAULT_VERSION
-from agentkit.envs.arena.suites import passed, suites
+from agentkit.envs.animalai_common.suites import passed, suites
 from agentkit.envs.arena.tasks import TASK_ID, load_task, task_infos
 from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done

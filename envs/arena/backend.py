@@ -32,7 +32,7 @@ from agentkit.envs.arena.layout import ARENA_SIZE, Layout, build_layout
 from agentkit.envs.arena.lights import lights_on
 from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
 from agentkit.envs.arena.rules import EpisodeRules, GoalTouch, UpdateEvents
-from agentkit.envs.arena.suites import suites
+from agentkit.envs.animalai_common.suites import suites
 from agentkit.envs.arena.config import ArenaSpec
 from agentkit.envs.arena.item_runtime import freeze_seconds
 from agentkit.envs.arena.tasks import arena_file_text, load_task, split_arena, task_infos

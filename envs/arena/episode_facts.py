@@ -7,7 +7,7 @@ from typing import Any
 
 from agentkit.envs.arena.layout import ARENA_SIZE
 from agentkit.envs.arena.rules import episode_steps
-from agentkit.envs.arena.suites import passed
+from agentkit.envs.animalai_common.suites import passed
 from agentkit.envs.arena.tasks import task_level
 
 

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agentkit.envs.arena.motion import DECISION_PERIOD
-from agentkit.envs.arena.suites import passed
+from agentkit.envs.animalai_common.suites import passed
 from agentkit.records import EndReason
 
 MAX_HEALTH = 100.0  # TrainingAgent.cs: _maxHealth
