@@ -7,7 +7,10 @@ ordinary parser and backend, and each turn's picture, prompt text and answer are
 ``example_NN.png`` and ``examples.json``. Re-run it after changing the arena's rendering, the
 ``aai-arena`` turn template or the reference agent:
 
-    .venv/bin/python prompts/templates/aai-arena-incontext/record_example.py
+    .venv/bin/python scripts/record_incontext_example.py
+
+It lives in ``scripts/``, outside the shipped package (DESIGN.md: development scripts stay out of it),
+and writes into the prompt set's folder.
 
 Frames are stored at ``--size`` pixels (default 256) with a reduced palette, to keep the prompt
 and the package small.
@@ -28,7 +31,8 @@ from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.observers import Observer, ObserverConfig
 from agentkit.prompts import PromptRenderer
 
-HERE = Path(__file__).resolve().parent
+# The prompt set's folder in the repository: the arena played and the files written.
+HERE = Path(__file__).resolve().parent.parent / "prompts" / "templates" / "aai-arena-incontext"
 ARENA = HERE / "tutorial_arena.yaml"
 MAX_TURNS = 8
 
@@ -39,7 +43,7 @@ INTRO = (
     "playing carries over."
 )
 
-log = logging.getLogger("record_example")
+log = logging.getLogger("record_incontext_example")
 
 
 def _png(frame, size: int) -> bytes:
@@ -88,7 +92,7 @@ def record(size: int, seed: int = 0) -> dict:
     finally:
         backend.close()
     return {"intro": INTRO, "turns": turns,
-            "source": "recorded by record_example.py: the arena reference agent on tutorial_arena.yaml, seed 0"}
+            "source": "recorded by scripts/record_incontext_example.py: the arena reference agent on tutorial_arena.yaml, seed 0"}
 
 
 def main() -> None:

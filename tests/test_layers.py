@@ -67,8 +67,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "cli_eval borrows cli.py's output helpers; they move to cli_common (cli.py is being edited)",
     ("agentkit.testing.flaky_backend", "agentkit.envs.gridworld.backend"):
         "a test fixture in the shipped package; it moves to tests/",
-    ("agentkit.prompts.templates.aai-arena-incontext.record_example", "agentkit.envs.arena.backend"):
-        "a dev script in a data folder; it moves to dev/",
     ("agentkit.envs.gridworld.evaluation", "agentkit.config"):
         "gridworld evaluations move to agentkit/evals/",
     ("agentkit.envs.gridworld.harness", "agentkit.config"):
@@ -269,6 +267,14 @@ def test_records_and_leaf_helpers_import_nothing_of_ours():
     modules = project_modules(ROOT, SOURCE_FOLDERS)
     for name in ["agentkit.records", *sorted(LEAF_HELPERS)]:
         assert imports_of(name, modules[name], set(modules)) == [], f"{name} must stay a leaf"
+
+
+def test_no_script_in_the_packaged_data_folders():
+    """Development scripts live outside the shipped package (scripts/, tests/support/), not beside its data."""
+    data_folders = [ROOT / "prompts" / "templates", ROOT / "envs" / "arena" / "data", ROOT / "agentkit" / "presets",
+                    ROOT / "agentkit" / "viewer" / "static", ROOT / "agentkit" / "reports" / "data"]
+    scripts = [p.relative_to(ROOT).as_posix() for d in data_folders if d.is_dir() for p in d.rglob("*.py")]
+    assert scripts == [], f"move these scripts out of the package's data folders: {scripts}"
 
 
 def _write(root: Path, rel: str, text: str) -> None:

@@ -25,7 +25,7 @@ from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import open_readonly
 from agentkit.viewer.compare import first_divergence
 from agentkit.viewer.queries import ViewerData
-from agentkit.viewer.sample import ScriptedModel, record_run, sample_database
+from viewer_sample import ScriptedModel, record_run, sample_database
 
 TURN_TEMPLATE = Path(__file__).resolve().parents[1] / "prompts" / "templates" / "gridworld" / "turn.j2"
 

@@ -16,7 +16,7 @@ from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import DatabaseNotFound, ViewerApp, ViewerServer, export_bundle, open_readonly
 from agentkit.viewer.compare import compare_runs, first_divergence
 from agentkit.viewer.queries import ViewerData
-from agentkit.viewer.sample import sample_database
+from viewer_sample import sample_database
 from agentkit.viewer.svg import MAX_COLUMNS
 from agentkit.viewer.trajectory import Pose, grid_of, pose_of
 

@@ -12,7 +12,7 @@ import logging
 import pytest
 
 from agentkit.viewer import ViewerServer, open_readonly
-from agentkit.viewer.sample import sample_database
+from viewer_sample import sample_database
 
 BAD_TARGETS = [
     "/static/%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd",

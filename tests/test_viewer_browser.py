@@ -22,7 +22,7 @@ import pytest
 
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import ViewerServer, open_readonly
-from agentkit.viewer.sample import sample_database
+from viewer_sample import sample_database
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"

@@ -6,6 +6,9 @@ cost and latency), and that needs episodes recorded through the real loop and st
 reference agent gives short successful episodes; ``ScriptedModel`` gives long, partly failing ones,
 like a weak model: it cycles through fixed answers, some of them unusable, and reports the token
 counts and prices a paid model would.
+
+A test fixture, so it lives under ``tests/support/`` outside the shipped package (pytest finds it
+through ``pythonpath`` in pyproject.toml; ``bench/rerender_speed.py`` adds the folder itself).
 """
 
 from __future__ import annotations
