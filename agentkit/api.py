@@ -58,18 +58,37 @@ def _setup_errors() -> Iterator[None]:
         raise RunSetupError(str(exc)) from None
 
 
-def _preflight(config: RunConfig, api_key_env: str | None) -> None:
-    """What the CLI checks before a run: the model's key variable and server, a human's frame display."""
+def _preflight(config: RunConfig, api_key_env: str | None, warn: bool = True) -> None:
+    """What the CLI checks before a run: the model's key variable and server, a human's frame display
+    and terminal (one episode at a time, in this process); and its warning for an unpriced budget."""
     from agentkit.run_preflight import check_model_access
 
     with _setup_errors():
         if api_key_env and not os.environ.get(api_key_env):
             raise RunSetupError(f"api_key_env: the environment variable {api_key_env} is not set")
-        check_model_access(config.model, config.api_base, api_key_env)
-        if config.model == "human":
-            from agentkit.models.human_frames import check_frame_mode
+        from agentkit.models.human_model import human_setup_refusal
 
-            check_frame_mode(config.human_frames)
+        refusal = human_setup_refusal(config)  # worker processes or parallel episodes sharing one person's terminal
+        if refusal is not None:
+            raise RunSetupError(refusal)
+        check_model_access(config.model, config.api_base, api_key_env)
+    if warn:
+        _warn_unpriced_budget(config)
+
+
+def _warn_unpriced_budget(config: RunConfig) -> None:
+    """The CLI's one warning line for a cost budget on a model litellm has no price for: logged at
+    WARNING (the caller's logging shows it) and raised as a ``UserWarning`` (a notebook shows it
+    once even with no logging set up)."""
+    import warnings
+
+    from agentkit.models.price_check import unpriced_budget_warning
+
+    warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
+        "max_cost_usd": config.max_cost_usd, "run_max_cost_usd": config.run_max_cost_usd})
+    if warning:
+        log.warning("%s", warning)
+        warnings.warn(warning, UserWarning, stacklevel=4)
 
 
 @dataclass
@@ -229,7 +248,7 @@ def _execute(config: RunConfig, store: TranscriptStore, api_key_env: str | None,
              resume: str | None = None) -> RunSummary:
     if not explicit_workers and config.max_concurrency == 1:
         config = config.model_copy(update={"workers": "threads"})  # no worker process re-imports the caller
-    _preflight(config, api_key_env)
+    _preflight(config, api_key_env, warn=resume is not None)  # a new run's config was checked (and warned) already
     api_key = os.environ.get(api_key_env) if api_key_env else None
     with _setup_errors():  # an unknown task or a template that does not resolve: before the run is created
         summary = execute_run(config, store, api_key=api_key, on_episode=on_episode, show_progress=progress,

@@ -116,6 +116,7 @@ def run(
         _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
     config = with_human_frames(config, human_frames)
     config = _with_flags(config, run_flags)
+    _refuse_human_setup(config)
     _warn_unpriced_budget(config)
     from agentkit.run_preflight import PreflightError, check_model_access
 
@@ -329,6 +330,16 @@ def _with_flags(config, run_flags: RunFlags):
         _fail(f"invalid option: {'.'.join(str(p) for p in exc.errors()[0]['loc'])}: {exc.errors()[0]['msg']}")
     except ValueError as exc:
         _fail(str(exc))
+
+
+def _refuse_human_setup(config) -> None:
+    """One line and exit 2 when a person cannot play as configured (worker processes, parallel
+    episodes, a frame display that cannot open here): agentkit.models.human_model.human_setup_refusal."""
+    from agentkit.models.human_model import human_setup_refusal
+
+    refusal = human_setup_refusal(config)
+    if refusal is not None:
+        _fail(refusal)
 
 
 def _warn_unpriced_budget(config) -> None:

@@ -112,7 +112,7 @@ def register(app: typer.Typer) -> None:
         if resume and run_flags.given():
             flag = run_flags.flags[sorted(run_flags.given())[0]].decl.split("/")[0]
             _fail(f"{flag}: a resumed run keeps the settings it was started with")
-        store = _store(db)
+        store = _store(db) if resume else None  # a new run's store is opened once its settings are checked
         name = ""
         if resume:
             try:
@@ -170,6 +170,12 @@ def register(app: typer.Typer) -> None:
                 _fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
         from agentkit.run_preflight import PreflightError, check_model_access
 
+        from agentkit.cli import _refuse_human_setup
+
+        for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
+            _refuse_human_setup(config)
+        if store is None:  # a refused command leaves no database behind
+            store = _store(db)
         api_key = os.environ.get(api_key_env) if api_key_env else None
         results = []
         stopped_runs: list[Any] = []  # summaries of runs that stopped before playing everything
@@ -182,11 +188,12 @@ def register(app: typer.Typer) -> None:
                     out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
                               f"reward={result.reward:.3f}  end={result.end_reason.value}  ({_model})")
 
+            from agentkit.cli import _warn_unpriced_budget
+
             try:  # a missing key or a server nobody listens on fails now, not after every episode's retries
                 check_model_access(config.model, config.api_base, api_key_env)
             except PreflightError as exc:
                 _fail(str(exc))
-            from agentkit.cli import _warn_unpriced_budget
 
             _warn_unpriced_budget(config)  # a cost budget on an unpriced model: one warning line
             try:

@@ -35,7 +35,7 @@ include_images               --no-images             --no-images
 observer.max_side            --image-size            --image-size (file: image_size)
 backend_options.commands     --commands              --commands
 modality (observer, images)  --modality              --modality --harness (file: catalogue.*)
-pass_rule, human_frames      --pass-rule ...         --pass-rule
+pass_rule, human_frames      --pass-rule ...         --pass-rule --human-frames
 ============================ ======================= =============================================
 """
 
@@ -115,6 +115,9 @@ EVAL_FLAGS: tuple[Flag, ...] = (
     Flag("templates", "--templates", str, "Folder of Jinja templates, or a packaged set's name.",
          field="templates_dir"),
     Flag("no_images", "--no-images", bool, "Send text only (for text-only models).", field="include_images"),
+    Flag("human_frames", "--human-frames", str, "Where --model human shows the frames: window (a browser window, "
+         "where a display exists), page (a page on 127.0.0.1 that reloads itself), files (PNG files named on the "
+         "terminal) or auto (the first that works). Stored with the run."),
 )
 
 # Flags `agentkit eval` has that `agentkit run` lacked.
@@ -262,8 +265,14 @@ def apply_to_all(run_flags: RunFlags, configs: list[Any]) -> list[Any]:
     from agentkit.experiment import backend_accepts
 
     given = run_flags.overrides()
+    if "human_frames" in given:  # an unknown mode, or a window without a display: one line naming the flag
+        from agentkit.models.human_frames import check_frame_mode
+
+        check_frame_mode(given["human_frames"])
     out = []
     for config in configs:
+        if "human_frames" in given and config.model != "human":
+            raise ValueError(f"--human-frames: only --model human shows frames to a person (the model is {config.model!r})")
         harness = (config.evaluation or {}).get("harness")
         clash = next((k for k in ("templates_dir", "memory") if k in given), None)
         if harness and clash:

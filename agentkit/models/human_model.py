@@ -34,6 +34,43 @@ from agentkit.models.human_frames import FrameDisplay
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
 
+HUMAN = "human"  # the model id of a person at the terminal
+
+
+def human_play_refusal(model: str, workers: str, max_concurrency: int) -> str | None:
+    """One line refusing a human run that cannot share the terminal, or None when it can.
+
+    A person answers at this process's terminal: a worker process has none (its input is not the
+    terminal), and two episodes at once would interleave their prompts and take turns reading what
+    one person types. So ``--model human`` plays one episode at a time, in this process.
+    """
+    if model != HUMAN:
+        return None
+    if workers == "processes":
+        return ("--workers processes: --model human answers at this terminal, which worker processes cannot "
+                "share (give --workers threads or auto)")
+    if max_concurrency > 1:
+        return (f"--max-concurrency {max_concurrency}: --model human plays one episode at a time (parallel "
+                "episodes would share one terminal and one person); give --max-concurrency 1")
+    return None
+
+
+def human_setup_refusal(config: Any) -> str | None:
+    """One line when a run configuration (``agentkit.config.RunConfig``: ``model``, ``workers``,
+    ``max_concurrency``, ``human_frames``) makes a person play in a way that cannot work: worker
+    processes or parallel episodes sharing one terminal, or a frame display that cannot open here
+    (an unknown mode, a window without a display); None otherwise, and for every other model."""
+    from agentkit.models.human_frames import FrameDisplayError, check_frame_mode
+
+    refusal = human_play_refusal(config.model, config.workers, config.max_concurrency)
+    if refusal is None and config.model == HUMAN:
+        try:
+            check_frame_mode(config.human_frames)
+        except FrameDisplayError as exc:
+            refusal = str(exc)
+    return refusal
+
+
 def _content_text(content: Any) -> str:
     """The text of a message's content, whether a string or a list of parts."""
     if isinstance(content, str):
