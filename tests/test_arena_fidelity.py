@@ -448,7 +448,7 @@ def test_the_heavy_block_weighs_what_its_version_says(arena_file, version, mass)
     """Moveable/Cardbox2.prefab m_Mass 2 (v3.1.3), Moveable/HeavyBlock.prefab m_Mass 420 (v4.1.0): the
     agent (mass 100, drive force 100 x 50) shoves the light v3 box along at nearly its own speed and
     moves the v4 one far less in the same 30 forward steps."""
-    from agentkit.envs.arena.bullet import p
+    from agentkit.envs.pybullet_support.bullet import p
 
     backend = ArenaBackend(frames=False, aai_version=version)
     try:

@@ -10,7 +10,7 @@ import pytest
 
 from agentkit.envs.arena import look
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.bullet import p
+from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.item_meshes import tunnel_mesh
 
 N = 512

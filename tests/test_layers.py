@@ -75,8 +75,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "gridworld evaluations move to agentkit/evals/",
     ("agentkit.envs.gridworld.leaderboard", "agentkit.scoring_ons"):
         "gridworld scoring moves to agentkit/evals/",
-    ("agentkit.envs.trifinger.sim_import", "agentkit.envs.arena.bullet"):
-        "pybullet's import and output silencing move to envs/pybullet_support/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
         "Animal-AI rules both backends use; they move to envs/animalai_common/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agentkit.envs.arena.bullet import p
+from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.geometry import local_parts
 from agentkit.envs.arena.item_meshes import tunnel_mesh, wedge_mesh
 from agentkit.envs.arena.items import AGENT_DIAMETER

@@ -29,7 +29,7 @@ import numpy as np
 
 from agentkit.envs.arena import look, shadows
 from agentkit.envs.arena.bodies import ItemBody
-from agentkit.envs.arena.bullet import p
+from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.item_meshes import convex_pieces
 from agentkit.envs.arena.item_shading import GlassLayer, ItemShading
 from agentkit.envs.arena.room import Room

@@ -28,7 +28,7 @@ import random
 from dataclasses import replace
 
 from agentkit.envs.arena.bodies import ItemBody, add_item, to_bullet, yaw_quaternion
-from agentkit.envs.arena.bullet import p
+from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.geometry import BUTTON_FACE, TREE_CROWN_CENTRE, TREE_CROWN_RADIUS, TREE_TRUNK, to_world
 from agentkit.envs.arena.items import RGB, TREE_BROWN, TREE_GREEN
 from agentkit.envs.arena.layout import PlacedItem

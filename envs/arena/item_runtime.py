@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from agentkit.envs.arena import item_bodies
 from agentkit.envs.arena.bodies import ItemBody
-from agentkit.envs.arena.bullet import p
+from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.buttons import SpawnerButton
 from agentkit.envs.arena.data_zones import DataZoneTracker
 from agentkit.envs.arena.geometry import BUTTON_TRIGGER, Box, sphere_box_distance, to_world

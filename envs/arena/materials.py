@@ -23,7 +23,7 @@ HollowBox 500. Walls and ramps (mass 1000) are fixed in place here (see ``world.
 
 from __future__ import annotations
 
-from agentkit.envs.arena.bullet import p
+from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.items import ITEM_TYPES, MASS
 from agentkit.envs.arena.motion import AGENT_MASS, DEFAULT_FRICTION, LOW_FRICTION, PHYSICS_DT, combined_friction
 

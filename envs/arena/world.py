@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 
 from agentkit.envs.arena import item_bodies, materials, motion
 from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet, yaw_quaternion
-from agentkit.envs.arena.bullet import connect, disconnect, p
+from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
 from agentkit.envs.arena.geometry import Box, sphere_box_distance
 from agentkit.envs.arena.items import AGENT_DIAMETER
 from agentkit.envs.arena.item_runtime import ItemRuntime

@@ -1,10 +1,11 @@
 """The one place that imports trifinger-simulation, quietly and with pybullet already loaded.
 
 Why: pybullet prints to C stdout at import (``agentkit run --json`` owns stdout), so it is loaded
-through the arena's silencing helper first; trifinger-simulation 2.0.0 then reads ``np.core.umath``
-at import, a DeprecationWarning under numpy 2 that is filtered here by its exact text and nowhere
-else; and its ``TriFingerPlatform`` module imports the old ``gym``, which prints a notice on
-stderr, routed here to this module's logger at DEBUG.
+through the silencer the pybullet backends share (``envs/pybullet_support``) first;
+trifinger-simulation 2.0.0 then reads ``np.core.umath`` at import, a DeprecationWarning under
+numpy 2 that is filtered here by its exact text and nowhere else; and its ``TriFingerPlatform``
+module imports the old ``gym``, which prints a notice on stderr, routed here to this module's
+logger at DEBUG.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import io
 import logging
 import warnings
 
-from agentkit.envs.arena.bullet import p  # noqa: F401  (imports pybullet with its chatter silenced)
+from agentkit.envs.pybullet_support.bullet import p  # noqa: F401  (imports pybullet with its chatter silenced)
 
 logger = logging.getLogger(__name__)
 
