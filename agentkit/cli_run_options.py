@@ -189,8 +189,8 @@ class RunFlags:
 
 
 def with_modality(config: Any, name: str) -> Any:
-    """``config`` showing the env's modality ``name`` (its evaluation protocol names them, agentkit.envs.registry)."""
-    from agentkit.envs.registry import get_evaluation
+    """``config`` showing the env's modality ``name`` (its evaluation protocol names them, agentkit.evals)."""
+    from agentkit.evals import get_evaluation
 
     evaluation = get_evaluation(config.env)
     apply = getattr(evaluation, "apply_modality", None)

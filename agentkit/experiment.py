@@ -40,7 +40,7 @@ class Experiment(BaseModel):
     catalogue: dict[str, Any] | None = None
 
     def catalogue_options(self) -> Any:
-        from agentkit.envs.registry import get_evaluation
+        from agentkit.evals import get_evaluation
 
         if self.catalogue is None:
             return None
@@ -80,7 +80,7 @@ class Experiment(BaseModel):
 
     def _check_harness(self, extra: dict[str, Any]) -> None:
         """Refuse the settings a catalogue's harness would silently replace: it sets the templates and
-        the memory policy itself (envs/gridworld/harness.py)."""
+        the memory policy itself (agentkit/evals/gridworld/harness.py)."""
         harness = (self.catalogue or {}).get("harness")
         if not harness:
             return
@@ -140,7 +140,7 @@ class Experiment(BaseModel):
         configs = [RunConfig(**{**common, "model": model}) for model in models]
         options = self.catalogue_options()
         if options is not None:
-            from agentkit.envs.registry import get_evaluation
+            from agentkit.evals import get_evaluation
 
             evaluation = get_evaluation(self.env)
             configs = [evaluation.configure(c, options) for c in configs]

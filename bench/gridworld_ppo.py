@@ -28,10 +28,10 @@ from typing import Any
 
 import gymnasium
 
-from agentkit.envs.gridworld.baselines import BaselineCache
+from agentkit.evals.gridworld.baselines import BaselineCache
 from agentkit.envs.gridworld.catalogue import catalogue_entry
 from agentkit.envs.gridworld.gym_env import OneHotView, make_rl_env
-from agentkit.envs.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard
+from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard
 
 logger = logging.getLogger("bench.gridworld_ppo")
 

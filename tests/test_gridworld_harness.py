@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
-from agentkit.envs.gridworld.harness import HARNESSES, apply_harness, harness_names, harness_preset
+from agentkit.evals.gridworld.harness import HARNESSES, apply_harness, harness_names, harness_preset
 from agentkit.loop import run_episode
 from agentkit.setup_episode import make_setup
 

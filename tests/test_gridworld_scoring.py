@@ -9,9 +9,9 @@ import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.envs.gridworld import GridworldBackend
-from agentkit.envs.gridworld.baselines import BaselineCache, random_episode
+from agentkit.evals.gridworld.baselines import BaselineCache, random_episode
 from agentkit.envs.gridworld.catalogue import CATALOGUE
-from agentkit.envs.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
+from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
 from agentkit.envs.gridworld.seeds import episode_seeds
 from agentkit.loop import run_episode
 from agentkit.scoring_ons import PairScores, aggregate, ons

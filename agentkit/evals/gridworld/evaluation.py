@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentkit.config import RunConfig
-from agentkit.envs.gridworld.harness import apply_harness
-from agentkit.envs.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
-from agentkit.envs.gridworld.modalities import apply_modality
+from agentkit.evals.gridworld.harness import apply_harness
+from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
+from agentkit.evals.gridworld.modalities import apply_modality
 
 
 class CatalogueOptions(BaseModel):

@@ -1,0 +1,54 @@
+"""Evaluation protocols: for an env that has one, which episodes a run plays and how they are scored.
+
+Why a package of its own: an evaluation reads the run configuration and scores finished runs (the
+gridworld's catalogue plan and ONS leaderboard), which the backends in envs/ may not know about
+(DESIGN.md's layer table). ``get_evaluation(env)`` is the one place that maps an env name to its
+protocol, so ``agentkit eval`` and experiment files name no backend; each protocol has the typed
+face ``Evaluation``. Protocols are imported lazily, on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from agentkit.config import RunConfig
+
+# Env name -> "module:class" of its evaluation protocol.
+_EVALUATIONS: dict[str, str] = {
+    "gridworld": "agentkit.evals.gridworld.evaluation:GridworldEvaluation",
+}
+
+
+class Evaluation(Protocol):
+    """What ``agentkit eval`` and experiment files ask of an env's evaluation protocol."""
+
+    # The pydantic model of the protocol's options (an experiment file's ``catalogue:`` block).
+    options_model: type[BaseModel]
+
+    @staticmethod
+    def configure(config: RunConfig, options: Any) -> RunConfig:
+        """The run's config with the protocol's plan of (task, seed) episodes and prompt settings."""
+        ...
+
+    @staticmethod
+    def score(episodes: list[dict[str, Any]], config: RunConfig, options: Any,
+              figure: Path | None = None) -> dict[str, Any]:
+        """The finished episodes' scores (a leaderboard), with a figure written to ``figure`` when given."""
+        ...
+
+
+def get_evaluation(name: str) -> type[Evaluation] | None:
+    """The evaluation protocol of env ``name`` (see agentkit/evals/gridworld/), or None when it has none."""
+    target = _EVALUATIONS.get(name)
+    if target is None:
+        return None
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+__all__ = ["Evaluation", "get_evaluation"]
