@@ -45,6 +45,7 @@ from agentkit.replay import config_from_stored
 from agentkit.stored_observation import IMAGE_REF_SCHEME, StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.prompt_reader import layout2_refs
 from agentkit.transcripts.schema import Blob, Message, Turn
 
 log = logging.getLogger(__name__)
@@ -364,7 +365,9 @@ class _EpisodeReader:
         cursor.execute(self._turns_sql, self._turns_params(episode_id))
         rows = cursor.fetchall()
         cursor.execute(self._messages_sql, self._messages_params(episode_id))
-        refs = cursor.fetchall()
+        refs = cursor.fetchall()  # schema 1: every turn's rows; schema 2 below (agentkit.transcripts.prompt_reader)
+        refs.extend((turn_id, *ref) for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
+                    for ref in turn_refs)
         missing = sorted({r[2] for r in refs} - contents.keys())
         for i in range(0, len(missing), 500):
             chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))

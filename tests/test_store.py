@@ -162,9 +162,11 @@ def test_round_trip_stores_each_image_once(tmp_path: Path, fast_path: bool) -> N
 
     assert count(store, "SELECT count(*) FROM blobs WHERE media_type = 'image/png'") == 1
     assert store.get_blob(PNG_SHA).data == PNG
-    # Content-addressed messages: 6 distinct message contents behind 2 + 4 + 6 message rows.
+    # Content-addressed messages: 6 distinct message contents behind 2 + 4 + 6 messages sent, each
+    # message row written once for the episode (schema 2; schema 1 wrote all 12 rows to ``messages``).
     assert count(store, "SELECT count(*) FROM blobs WHERE media_type = 'application/json'") == 6
-    assert count(store, "SELECT count(*) FROM messages") == 12
+    assert count(store, "SELECT count(*) FROM episode_messages") == 6
+    assert count(store, "SELECT count(*) FROM messages") == 0
 
     refs = store.get_turns(episode_id, images="ref")
     part = refs[0].messages[1]["content"][1]

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 from agentkit.transcripts.schema import Base
+from agentkit.transcripts.schema_version import check_readable, stamp, stored_version
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,8 @@ def canonical_json(obj: Any) -> bytes:
 
 
 def make_engine(url: str | None = None, *, create_tables: bool = True, echo: bool = False) -> Engine:
-    """An engine for ``url`` (default: ``agentkit.db`` in the current directory), tables created.
+    """An engine for ``url`` (default: ``agentkit.db`` in the current directory), tables created
+    and the schema version recorded (``schema_version``; a newer agentkit's database is refused).
 
     Any SQLAlchemy URL works as given; SQLite connections get the pragmas and transaction mode
     described in the module docstring.
@@ -91,13 +93,24 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
     if sqlite:
         event.listen(engine, "connect", _on_sqlite_connect)
     if create_tables:
+        _create_tables(engine)
+    log.debug("transcript store engine ready: %s", engine.url.render_as_string(hide_password=True))
+    return engine
+
+
+def _create_tables(engine: Engine) -> None:
+    try:
         with engine.begin() as conn:
             # Write-locked from the start, so two processes opening the same fresh file do not
             # both find the tables missing and collide on CREATE TABLE.
             begin_write(conn)
+            found = stored_version(conn)
+            check_readable(found)  # a newer agentkit's database: refused before anything is added
             Base.metadata.create_all(conn)
-    log.debug("transcript store engine ready: %s", engine.url.render_as_string(hide_password=True))
-    return engine
+            stamp(conn, found)
+    except BaseException:
+        engine.dispose()
+        raise
 
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -3,7 +3,10 @@
 Prompts that carry the full history repeat every earlier message (and its images) on every turn.
 Storing them verbatim would grow a transcript quadratically, so message content lives in
 ``blobs``, addressed by SHA-256: each distinct image and each distinct message content is stored
-once, and a turn's ``messages`` rows only point at them.
+once. Layout 2 (``agentkit.transcripts.schema_version``) also writes each message row once per
+episode (``episode_messages``) and gives every turn the spans of that list it was sent
+(``turn_prompts``), so a turn writes only its new messages; layout 1 wrote all of a turn's
+``messages`` rows, and databases in that layout are still read.
 """
 
 from __future__ import annotations
@@ -196,6 +199,39 @@ class Message(Base):
     # Keys of the message other than role and content (e.g. "name"), kept so it round-trips.
     extra: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     # No index on content_sha256: nothing looks messages up by content, and every index slows add_turn.
+
+
+class EpisodeMessage(Base):
+    """The ``seq``-th distinct message row of an episode (layout 2): written by the first turn that
+    sent it; later turns refer to it by ``seq`` through their ``turn_prompts`` spans."""
+
+    __tablename__ = "episode_messages"
+
+    episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    role: Mapped[str] = mapped_column(String(20))
+    content_sha256: Mapped[str] = mapped_column(ForeignKey("blobs.sha256"))
+    extra: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+
+
+class TurnPrompt(Base):
+    """The prompt a turn sent (layout 2), as ``[[start, stop], ...]`` half-open spans of its
+    episode's ``episode_messages`` seqs: full history is one growing span, a sliding window or a
+    markovian prompt a few."""
+
+    __tablename__ = "turn_prompts"
+
+    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
+    spans: Mapped[list[Any]] = mapped_column(JSON)
+
+
+class SchemaVersion(Base):
+    """The layout version of the database's tables (one row, ``id`` 1); no row or no table: 1."""
+
+    __tablename__ = "agentkit_schema"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
 
 
 class Blob(Base):

@@ -1,4 +1,4 @@
-"""The SQLite fast path of ``TranscriptStore.add_turn``: its three inserts run on the driver connection.
+"""The SQLite fast path of ``TranscriptStore.add_turn``: its four inserts run on the driver connection.
 
 The statements are SQLAlchemy Core inserts compiled once, executed with the sqlite3 driver's
 ``execute``/``executemany`` inside the caller's SQLAlchemy transaction. Separate from the store
@@ -15,10 +15,11 @@ from typing import Any
 from sqlalchemy import Engine, insert
 from sqlalchemy.engine import Connection
 
-from agentkit.transcripts.schema import Blob, Message, Turn
+from agentkit.transcripts.schema import Blob, EpisodeMessage, Turn, TurnPrompt
 
 TURNS = Turn.__table__
-MESSAGES = Message.__table__
+MESSAGES = EpisodeMessage.__table__
+PROMPTS = TurnPrompt.__table__
 BLOBS = Blob.__table__
 
 
@@ -45,13 +46,13 @@ class _Prepared:
 
 
 class _SQLiteTurnWriter:
-    """add_turn's three inserts on SQLite, executed on the driver connection.
+    """add_turn's four inserts on SQLite, executed on the driver connection.
 
     The SQL comes from the same Core insert statements (compiled once by SQLAlchemy, with its own
     bind processors for JSON, booleans and floats), and runs inside the SQLAlchemy transaction of
     the caller. Skipping ``Connection.execute`` (cache lookup, parameter processing, result object)
     saves 25-40 us per statement, a third of add_turn's time for a text turn on a small VM; the
-    price is that SQLAlchemy's execute events and echo do not see these three statements.
+    price is that SQLAlchemy's execute events and echo do not see these four statements.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -59,23 +60,29 @@ class _SQLiteTurnWriter:
 
         blob_keys = ("sha256", "media_type", "data", "size")
         turn_keys = [c.key for c in TURNS.c if c.key != "id"]
-        message_keys = ("turn_id", "position", "role", "content_sha256", "extra")
+        message_keys = ("episode_id", "seq", "role", "content_sha256", "extra")
         self.blobs = _Prepared.compile(
             sqlite_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"]), BLOBS, blob_keys, engine
         )
         self.turn = _Prepared.compile(insert(TURNS), TURNS, turn_keys, engine)
         self.messages = _Prepared.compile(insert(MESSAGES), MESSAGES, message_keys, engine)
+        self.prompt = _Prepared.compile(insert(PROMPTS), PROMPTS, ("turn_id", "spans"), engine)
 
     def add_turn(
-        self, conn: Connection, row: dict[str, Any], blobs: list[dict[str, Any]], messages: list[dict[str, Any]]
+        self,
+        conn: Connection,
+        row: dict[str, Any],
+        blobs: list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        spans: list[list[int]],
     ) -> int:
-        """Insert the turn, its new blobs and its messages; returns the turn's id."""
+        """Insert the turn, its new blobs, the episode's new message rows and the turn's prompt
+        spans (layout 2, ``agentkit.transcripts.prompt_spans``); returns the turn's id."""
         driver = conn.connection.driver_connection
         if blobs:
             driver.executemany(self.blobs.sql, [self.blobs.params(b) for b in blobs])
         turn_id = driver.execute(self.turn.sql, self.turn.params(row)).lastrowid
         if messages:
-            for m in messages:
-                m["turn_id"] = turn_id
             driver.executemany(self.messages.sql, [self.messages.params(m) for m in messages])
+        driver.execute(self.prompt.sql, self.prompt.params({"turn_id": turn_id, "spans": spans}))
         return turn_id

@@ -49,9 +49,11 @@ from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
+from agentkit.transcripts import prompt_reader
+from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
-from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeSource, Message, Run,
-                                         Turn, TurnModelCall)
+from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeMessage,
+                                         EpisodeSource, Run, Turn, TurnModelCall, TurnPrompt)
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -71,7 +73,8 @@ log = logging.getLogger(__name__)
 RUNS = Run.__table__
 EPISODES = Episode.__table__
 TURNS = Turn.__table__
-MESSAGES = Message.__table__
+EPISODE_MESSAGES = EpisodeMessage.__table__
+TURN_PROMPTS = TurnPrompt.__table__
 BLOBS = Blob.__table__
 CONTEXTS = EpisodeContext.__table__
 SOURCES = EpisodeSource.__table__
@@ -81,6 +84,7 @@ CALLS = TurnModelCall.__table__
 JSON_MEDIA_TYPE = "application/json"
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
 _MESSAGE_CACHE_SIZE = 4096  # message objects remembered with their content hash (treated as immutable)
+_EPISODE_LOG_SIZE = 1024  # episodes whose message rows are remembered (others are read back on their next turn)
 _IN_CHUNK = 500  # ids per IN (...) list, below every backend's parameter limit
 
 
@@ -147,7 +151,8 @@ class TranscriptStore:
         self._fast = _SQLiteTurnWriter(self.engine) if fast_path and self.engine.dialect.driver == "pysqlite" else None
         self._blob_insert = _insert_ignore(self.engine)
         self._turn_insert = insert(TURNS)
-        self._message_insert = insert(MESSAGES)
+        self._message_insert = insert(EPISODE_MESSAGES)
+        self._prompt_insert = insert(TURN_PROMPTS)
         # Blob hashes known to be committed (blobs are never deleted while writers run).
         self._known_blobs: set[str] = set()
         # SQLite has one writer at a time anyway, so turns go through one held connection (no pool
@@ -158,7 +163,9 @@ class TranscriptStore:
         self._writer_pid = os.getpid()
         # data URL -> (sha256, media type): resent images are not decoded and hashed again.
         self._image_hashes: dict[str, tuple[str, str]] = {}
-        self._message_hashes: dict[int, tuple[dict[str, Any], str]] = {}
+        self._message_hashes: dict[int, tuple[dict[str, Any], str, MessageKey, dict[str, Any] | None]] = {}
+        # Per episode, the message rows it has committed: a turn writes only the ones it adds.
+        self._episode_logs: dict[str, EpisodeMessages] = {}
 
     @property
     def url(self) -> str:
@@ -319,6 +326,7 @@ class TranscriptStore:
         # (cached) data URL, so the store need not base64-decode and hash them again.
         hints = {id(url): (url, img) for img in getattr(turn, "images", ()) for url in (img.data_url(),)}
         messages, new_blobs = self._encode_messages(turn.messages, hints)
+        extras = {key: extra for key, extra in messages}
         usage = turn.usage
         row = {
             "episode_id": episode_id,
@@ -345,16 +353,19 @@ class TranscriptStore:
         try:
             # The first INSERT opens the transaction (BEGIN IMMEDIATE on SQLite, see db.py).
             with self._writing() as conn, conn.begin():
+                log_of_episode = self._episode_log(conn, episode_id)
+                plan = log_of_episode.plan([key for key, _ in messages])
+                new_rows = [{"episode_id": episode_id, "seq": seq, "role": key[0], "content_sha256": key[1],
+                             "extra": extras[key]} for seq, key in plan.new_rows]
                 if fast is not None:
-                    turn_id = fast.add_turn(conn, row, list(new_blobs.values()), messages)
+                    turn_id = fast.add_turn(conn, row, list(new_blobs.values()), new_rows, plan.spans)
                 else:
                     if new_blobs:
                         self._insert_blobs(conn, list(new_blobs.values()))
                     turn_id = conn.execute(self._turn_insert, row).inserted_primary_key[0]
-                    if messages:
-                        for m in messages:
-                            m["turn_id"] = turn_id
-                        conn.execute(self._message_insert, messages)
+                    if new_rows:
+                        conn.execute(self._message_insert, new_rows)
+                    conn.execute(self._prompt_insert, {"turn_id": turn_id, "spans": plan.spans})
                 if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
                     conn.execute(insert(CONTEXTS), {"episode_id": episode_id, "context": turn.prompt_context,
                                                     "world_map": turn.world_map})
@@ -366,6 +377,24 @@ class TranscriptStore:
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
             self._known_blobs.update(new_blobs)
+        self._commit_plan(episode_id, log_of_episode, plan)
+
+    def _episode_log(self, conn: Connection, episode_id: str) -> EpisodeMessages:
+        """The episode's committed message rows: remembered, or read back (another store wrote them)."""
+        found = self._episode_logs.get(episode_id)
+        if found is None:
+            found = prompt_reader.episode_messages(conn, episode_id)
+        return found
+
+    def _commit_plan(self, episode_id: str, log_of_episode: EpisodeMessages, plan: PromptPlan) -> None:
+        log_of_episode.commit(plan)
+        logs = self._episode_logs
+        if episode_id not in logs and len(logs) >= _EPISODE_LOG_SIZE:
+            try:  # forget the oldest episode; it is read back should it write again
+                logs.pop(next(iter(logs)), None)
+            except (RuntimeError, StopIteration):
+                pass
+        logs[episode_id] = log_of_episode
 
     @contextmanager
     def _transaction(self, reads_first: bool = False) -> Iterator[Connection]:
@@ -434,6 +463,7 @@ class TranscriptStore:
         # Emptying them here costs episodes still running one re-hash of their history.
         self._message_hashes.clear()
         self._image_hashes.clear()
+        self._episode_logs.pop(episode_id, None)
 
     def mark_unfinished(self, episode_id: str, error: str | None = None) -> bool:
         """Close a running episode that will never finish (the loop crashed, the writer died).
@@ -640,18 +670,19 @@ class TranscriptStore:
 
     def _encode_messages(
         self, messages: list[dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
-    ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-        """Message rows (without turn id) and the blobs not yet known to be stored."""
+    ) -> tuple[list[tuple[MessageKey, dict[str, Any] | None]], dict[str, dict[str, Any]]]:
+        """Each message's key (role, content hash, extra keys) with its extra keys, and the blobs not
+        yet known to be stored."""
         known = self._known_blobs
         new_blobs: dict[str, dict[str, Any]] = {}
-        rows: list[dict[str, Any]] = []
+        rows: list[tuple[MessageKey, dict[str, Any] | None]] = []
         cache = self._message_hashes
-        for position, message in enumerate(messages):
+        for message in messages:
             # Full-history prompts resend the same message objects every turn: hash each object once.
             # The cache keeps the object alive, so its id cannot be reused by another message.
             hit = cache.get(id(message))
             if hit is not None and hit[0] is message and hit[1] in known:
-                sha = hit[1]
+                rows.append((hit[2], hit[3]))
             else:
                 content = message.get("content")
                 if isinstance(content, list):
@@ -660,11 +691,12 @@ class TranscriptStore:
                 sha = hashlib.sha256(data).hexdigest()
                 if sha not in known and sha not in new_blobs:
                     new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+                extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
+                key = prompt_reader.message_key(message.get("role", ""), sha, extra)
                 if len(cache) >= _MESSAGE_CACHE_SIZE:
                     cache.pop(next(iter(cache)), None)
-                cache[id(message)] = (message, sha)
-            extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
-            rows.append({"position": position, "role": message.get("role", ""), "content_sha256": sha, "extra": extra})
+                cache[id(message)] = (message, sha, key, extra)
+                rows.append((key, extra))
         return rows, new_blobs
 
     def _encode_parts(
@@ -844,13 +876,9 @@ class TranscriptStore:
 
     def _read_messages(self, conn: Connection, episode_id: str, images: ImageMode) -> dict[int, list[dict[str, Any]]]:
         """Messages of an episode's turns, by turn id; each distinct content is read and parsed once."""
-        turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
-        rows = conn.execute(
-            select(MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, MESSAGES.c.extra)
-            .where(MESSAGES.c.turn_id.in_(turn_ids))
-            .order_by(MESSAGES.c.turn_id, MESSAGES.c.position)
-        ).all()
-        contents = {sha: json.loads(data) for sha, data in self._fetch_blobs(conn, {r.content_sha256 for r in rows})}
+        refs = prompt_reader.episode_refs(conn, episode_id)
+        contents = {sha: json.loads(data)
+                    for sha, data in self._fetch_blobs(conn, {r[1] for rs in refs.values() for r in rs})}
         urls: dict[str, str] = {}
         if images == "data_url":
             image_shas: set[str] = set()
@@ -865,11 +893,13 @@ class TranscriptStore:
                     media[sha] = _data_url(media_type, bytes(data))
             urls = media
         by_turn: dict[int, list[dict[str, Any]]] = {}
-        for r in rows:
-            message: dict[str, Any] = {"role": r.role, "content": _restore(contents[r.content_sha256], urls, images)}
-            if r.extra:
-                message.update(r.extra)
-            by_turn.setdefault(r.turn_id, []).append(message)
+        for turn_id, turn_refs in refs.items():
+            messages = by_turn[turn_id] = []
+            for role, sha, extra in turn_refs:
+                message: dict[str, Any] = {"role": role, "content": _restore(contents[sha], urls, images)}
+                if extra:
+                    message.update(prompt_reader.parse_extra(extra) or {})
+                messages.append(message)
         return by_turn
 
     @staticmethod

@@ -20,7 +20,8 @@ from sqlalchemy import case, func, select
 
 from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED, fail_word, outcome_word, stored_outcome
 from agentkit.transcripts import TranscriptStore
-from agentkit.transcripts.schema import Blob, Episode, Message, Run, Turn
+from agentkit.transcripts.prompt_reader import parse_extra, turn_refs
+from agentkit.transcripts.schema import Blob, Episode, Run, Turn
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.viewer.step_path import StepPath, replay_step_path
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
@@ -29,7 +30,6 @@ from agentkit.viewer.verdicts import latest_outcomes, outcome_sql
 RUNS = Run.__table__
 EPISODES = Episode.__table__
 TURNS = Turn.__table__
-MESSAGES = Message.__table__
 BLOBS = Blob.__table__
 
 OUTCOMES = (PASSED, FAILED, INCOMPLETE, NO_VERDICT)
@@ -276,21 +276,17 @@ class ViewerData:
                 return None
             values = dict(row._mapping)
             turn_id = values.pop("id")
-            msg_rows = conn.execute(
-                select(MESSAGES.c.role, MESSAGES.c.content_sha256, MESSAGES.c.extra)
-                .where(MESSAGES.c.turn_id == turn_id)
-                .order_by(MESSAGES.c.position)
-            ).all()
-            shas = sorted({m.content_sha256 for m in msg_rows})
+            msg_rows = turn_refs(conn, episode_id, turn_id)  # either schema (agentkit.transcripts.prompt_reader)
+            shas = sorted({sha for _, sha, _ in msg_rows})
             contents: dict[str, Any] = {}
             for i in range(0, len(shas), 500):
                 for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(shas[i:i + 500]))):
                     contents[sha] = json.loads(bytes(data))
         messages = []
-        for m in msg_rows:
-            message: dict[str, Any] = {"role": m.role, "content": contents.get(m.content_sha256, "")}
-            if m.extra:
-                message.update(m.extra)
+        for role, sha, extra in msg_rows:
+            message: dict[str, Any] = {"role": role, "content": contents.get(sha, "")}
+            if extra:
+                message.update(parse_extra(extra) or {})
             messages.append(message)
         return TurnDetail(**values, messages=messages)
 
