@@ -135,7 +135,8 @@ def run(
                       f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}")
 
     try:
-        summary = execute_run(config, _store(db), api_key=api_key, on_episode=line, show_progress=not as_json)
+        store = _store(db)
+        summary = execute_run(config, store, api_key=api_key, on_episode=line, show_progress=not as_json)
     except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt as exc:
@@ -146,9 +147,9 @@ def run(
         err.print(f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
                   f"make room, then `agentkit eval --resume {summary.run_id}`")
         raise typer.Exit(1)
-    from agentkit.model_call_summary import model_call_line, model_call_totals
+    from agentkit.model_call_summary import model_call_line, run_model_call_totals
 
-    calls = model_call_totals(summary.episodes)  # retries, turns cut by --max-tokens, model errors
+    calls = run_model_call_totals(store, summary.run_id, summary.episodes)  # retries, turns cut, model errors
     if as_json:
         _emit_json({**summary.to_json(), "model_calls": calls})
     else:

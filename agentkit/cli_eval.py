@@ -36,11 +36,14 @@ def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any
     return [{key: k, "episodes": len(v), "pass": sum(v) / len(v)} for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))]
 
 
-def run_json(summary: Any) -> dict[str, Any]:
-    from agentkit.model_call_summary import model_call_totals
+def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
+    """The run's JSON: its summary, verdict rates by level and category, and its model calls (with
+    ``store``, the whole run's as stored, so a resumed run's cover its earlier episodes too)."""
+    from agentkit.model_call_summary import model_call_totals, run_model_call_totals
 
     data = summary.to_json()
-    data["model_calls"] = model_call_totals(summary.episodes)  # retries, turns cut by --max-tokens, errors
+    data["model_calls"] = (model_call_totals(summary.episodes) if store is None else  # retries, cut turns, errors
+                           run_model_call_totals(store, summary.run_id, summary.episodes))
     episodes = data["episodes"]
     verdicts = [v for v in map(_verdict, episodes) if v is not None]
     data["pass_rate"] = sum(verdicts) / len(verdicts) if verdicts else 0.0
@@ -214,7 +217,7 @@ def register(app: typer.Typer) -> None:
                           f"{summary.run_id} stopped, what was written is kept: make room, then "
                           f"`agentkit eval --resume {summary.run_id}`")
                 raise typer.Exit(1)
-            data = run_json(summary)
+            data = run_json(summary, store)
             if summary.config.evaluation is not None:
                 from agentkit.envs.registry import get_evaluation
 

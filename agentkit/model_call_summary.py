@@ -3,6 +3,9 @@
 Why: a model that is retried on every turn, cut off by ``--max-tokens`` or failing episode after
 episode looks, in a pass rate alone, like a model that is bad at the task. The run's summary
 (``agentkit run``, ``agentkit eval``, their ``--json``) therefore says how its calls went.
+
+A resumed run's summary covers the whole run, not only the episodes of the invocation that
+resumed it: :func:`run_model_call_totals` reads the calls from the store's ``model_calls`` table.
 """
 
 from __future__ import annotations
@@ -29,6 +32,41 @@ def model_call_totals(episodes: Iterable[EpisodeResult]) -> dict[str, Any]:
                 errors.append(e.error)
     totals["errors"] = errors[:5]  # the distinct error texts, the first few
     return totals
+
+
+def run_model_call_totals(store: Any, run_id: str, episodes: Iterable[EpisodeResult]) -> dict[str, Any]:
+    """:func:`model_call_totals` of a whole run, as its store holds it: retries, turns cut by max tokens
+    and dropped-prompt warnings summed over every call the run made (relaunched attempts and the
+    episodes of earlier invocations of a resumed run included), episodes ended by a model error
+    counted among ``episodes`` (one per trial, as the summary's rates count them) with the error
+    texts the store kept. ``store`` is a ``TranscriptStore``; one query per figure, whatever the
+    run's size. Falls back to ``model_call_totals(episodes)`` on a database without the table."""
+    from sqlalchemy import case, func, select
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from agentkit.transcripts.schema import Episode, Turn, TurnModelCall
+
+    episodes = list(episodes)
+    calls = (select(func.coalesce(func.sum(TurnModelCall.retries), 0),
+                    func.count(case((TurnModelCall.finish_reason == "length", 1))),
+                    func.count(TurnModelCall.warning))
+             .select_from(TurnModelCall).join(Turn, Turn.id == TurnModelCall.turn_id)
+             .join(Episode, Episode.id == Turn.episode_id).where(Episode.run_id == run_id))
+    failed = [e.episode_id for e in episodes if e.end_reason is EndReason.MODEL_ERROR]
+    texts = select(Episode.id, Episode.error).where(Episode.run_id == run_id, Episode.id.in_(failed))
+    try:
+        with store.engine.connect() as conn:
+            retries, cut, dropped = conn.execute(calls).one()
+            stored_errors = dict(conn.execute(texts).all()) if failed else {}
+    except SQLAlchemyError:  # a database made before the model_calls table, opened read-only
+        return model_call_totals(episodes)
+    errors: list[str] = []
+    for e in episodes:
+        text = e.error or stored_errors.get(e.episode_id) if e.end_reason is EndReason.MODEL_ERROR else None
+        if text and text not in errors:
+            errors.append(text)
+    return {"retries": int(retries), "cut_by_max_tokens": int(cut), "dropped_prompt_warnings": int(dropped),
+            "model_errors": len(failed), "errors": errors[:5]}
 
 
 def model_call_line(totals: dict[str, Any]) -> str | None:
