@@ -67,8 +67,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "`agentkit tasks --protocol` previews TriFinger's protocols by name; needs a registry hook",
     ("agentkit.cli_eval", "agentkit.cli"):
         "cli_eval borrows cli.py's output helpers; they move to cli_common (cli.py is being edited)",
-    ("agentkit.testing.flaky_backend", "agentkit.envs.gridworld.backend"):
-        "a test fixture in the shipped package; it moves to tests/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
         "Animal-AI rules both backends use; they move to envs/animalai_common/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):

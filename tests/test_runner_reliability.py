@@ -145,9 +145,9 @@ def test_reference_runs_concurrently_in_threads_or_processes(tmp_path, workers):
 
 def test_env_crash_restarts_the_environment_and_relaunches_the_episode(tmp_path, monkeypatch):
     from agentkit.envs import registry
-    from agentkit.testing import flaky_backend
+    import flaky_backend  # tests/support/
 
-    monkeypatch.setitem(registry._BACKENDS, "flaky-gridworld", "agentkit.testing.flaky_backend:FlakyGridworld")
+    monkeypatch.setitem(registry._BACKENDS, "flaky-gridworld", "flaky_backend:FlakyGridworld")
     monkeypatch.setattr(flaky_backend, "crashes_left", 1)
     monkeypatch.setattr(flaky_backend, "instances", 0)
     config = RunConfig(env="flaky-gridworld", tasks=[TASK], episodes=2, max_concurrency=1, max_attempts=2,

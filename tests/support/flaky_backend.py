@@ -4,6 +4,8 @@ A real backend cannot be made to die on cue, so this one raises from ``step`` as
 simulator process would (a broken pipe, a lost pybullet connection). Everything else is the real
 gridworld. Crashes are counted per process, across instances: after a crash the runner must
 build a fresh backend, and the relaunched episode then plays normally.
+
+A test fixture, so it lives in tests/support/, outside the shipped package.
 """
 
 from __future__ import annotations
