@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from agentkit.outcome_words import stored_outcome
+from agentkit.reports.levels import level_title
 from agentkit.testing.cli_runner import run_json
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import ViewerServer, open_readonly
@@ -173,7 +174,7 @@ def test_compare_page_colours_pass_and_fail_and_sums_levels(stored, viewer):
     for level in sorted({e["level"] for e in a["episodes"]}):
         ea = [e for e in a["episodes"] if e["level"] == level]
         eb = [e for e in b["episodes"] if e["level"] == level]
-        row = re.search(rf"<th>level {level}</th>(.*?)</tr>", levels, re.S).group(1)
+        row = re.search(rf"<th>{level_title(level)}</th>(.*?)</tr>", levels, re.S).group(1)  # "L4 Avoidance"
         cells = re.findall(r"(\d+)/(\d+)", row)
         assert cells == [(str(sum(e["pass"] for e in ea)), str(len(ea))), (str(sum(e["pass"] for e in eb)), str(len(eb)))]
     assert re.search(r"<th>all tasks</th>", levels) and 'class="num down"' in levels

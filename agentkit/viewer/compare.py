@@ -3,7 +3,10 @@
 Why: the question after changing a prompt or a model is "what got better, what got worse, and
 where exactly did the new agent first do something different". Episodes are paired by
 (task, seed), the key that makes two episodes start from the same world; of relaunched attempts
-the latest counts, as in scoring.
+the latest counts, as in scoring. The per-level rows of an Animal-AI run carry the Testbed's level
+names ("L4 Avoidance"), from the table the report uses (``agentkit.reports.levels``: the viewer and
+the reports sit in the same layer, and that package imports only the standard library and the
+store, so no leaf copy of the table is needed).
 """
 
 from __future__ import annotations
@@ -13,8 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.outcome_words import FAILED, INCOMPLETE, PASSED, stored_outcome
+from agentkit.reports.levels import level_title
 from agentkit.transcripts.store import EpisodeInfo
 from agentkit.viewer.queries import TurnDetail, ViewerData
+
+# The backends that play Animal-AI tasks (envs/arena, envs/animalai): their "level" metric is the
+# Testbed level of the task id NN-TT-VV, which agentkit.reports.levels names.
+ANIMAL_AI_ENVS = frozenset({"aai-arena", "animalai"})
 
 # Fields of a stored observation that describe the world (not the prompt's wording).
 _WORLD_FIELDS = ("step", "status_text", "ascii", "structured", "mission", "total_reward", "health", "done")
@@ -142,8 +150,25 @@ def compare_runs(data: ViewerData, run_a: str, run_b: str) -> Comparison:
             level = _level(c.b)
         if level is not None:
             by_level[level].append(c)
-    per_level = [tally(f"level {lv}", by_level[lv]) for lv in sorted(by_level, key=_level_order)]
+    animal_ai = any(_env(data.run(r)) in ANIMAL_AI_ENVS for r in (run_a, run_b))
+    per_level = [tally(level_label(lv, animal_ai), by_level[lv]) for lv in sorted(by_level, key=_level_order)]
     return Comparison(run_a, run_b, seeds, rows, per_task, per_level, tally("all tasks", all_cells))
+
+
+def _env(run: Any) -> str | None:
+    """The backend a stored run played (its ``env``, else its stored config's)."""
+    return getattr(run, "env", None) or (getattr(run, "config", None) or {}).get("env")
+
+
+def level_label(level: str, animal_ai: bool) -> str:
+    """A per-level row's name: ``"L4 Avoidance"`` for an Animal-AI Testbed level, as the report names it
+    (agentkit.reports.levels), else ``"level N"`` (another backend's levels have no such names)."""
+    if animal_ai:
+        try:
+            return level_title(int(level))
+        except ValueError:
+            pass
+    return f"level {level}"
 
 
 def _level(e: EpisodeInfo) -> str | None:
