@@ -17,7 +17,7 @@ from rich.table import Table
 
 from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, HUMAN_FRAMES_HELP, PASS_RULE_HELP, PASS_RULES,
                                  animal_ai_options, emit_json, err, fail, open_reading_store, open_store, out,
-                                 with_human_frames)
+                                 refuse_human_setup, warn_unpriced_budget, with_human_frames)
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run_flags
 
@@ -26,8 +26,10 @@ transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export 
 app.add_typer(transcripts_app, name="transcripts")
 
 log = logging.getLogger("agentkit")
-_emit_json = emit_json  # the names the command modules import from here
+_emit_json = emit_json  # short names used throughout this module (agentkit.cli_common)
 _fail = fail
+_refuse_human_setup = refuse_human_setup
+_warn_unpriced_budget = warn_unpriced_budget
 
 
 def _setup_logging(verbose: bool, log_level: Optional[str] = None) -> None:
@@ -331,26 +333,6 @@ def _with_flags(config, run_flags: RunFlags):
         _fail(f"invalid option: {'.'.join(str(p) for p in exc.errors()[0]['loc'])}: {exc.errors()[0]['msg']}")
     except ValueError as exc:
         _fail(str(exc))
-
-
-def _refuse_human_setup(config) -> None:
-    """One line and exit 2 when a person cannot play as configured (worker processes, parallel
-    episodes, a frame display that cannot open here): agentkit.models.human_model.human_setup_refusal."""
-    from agentkit.models.human_model import human_setup_refusal
-
-    refusal = human_setup_refusal(config)
-    if refusal is not None:
-        _fail(refusal)
-
-
-def _warn_unpriced_budget(config) -> None:
-    """One warning line when a cost budget is set on a model litellm has no price for."""
-    from agentkit.models.price_check import unpriced_budget_warning
-
-    warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
-        "--max-cost (max_cost_usd)": config.max_cost_usd, "--run-max-cost (run_max_cost_usd)": config.run_max_cost_usd})
-    if warning:
-        err.print(f"warning: {warning}", markup=False)  # one line however narrow the terminal (log lines wrap)
 
 
 def _show_model_call(call) -> None:

@@ -33,6 +33,26 @@ HUMAN_FRAMES_HELP = ("Where --model human shows the frames: window (a browser wi
                      "auto (the first that works). Stored with the run.")
 
 
+def refuse_human_setup(config: Any) -> None:
+    """One line and exit 2 when a person cannot play as configured (worker processes, parallel
+    episodes, a frame display that cannot open here): agentkit.models.human_model.human_setup_refusal."""
+    from agentkit.models.human_model import human_setup_refusal
+
+    refusal = human_setup_refusal(config)
+    if refusal is not None:
+        fail(refusal)
+
+
+def warn_unpriced_budget(config: Any) -> None:
+    """One warning line when a cost budget is set on a model litellm has no price for."""
+    from agentkit.models.price_check import unpriced_budget_warning
+
+    warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
+        "--max-cost (max_cost_usd)": config.max_cost_usd, "--run-max-cost (run_max_cost_usd)": config.run_max_cost_usd})
+    if warning:
+        err.print(f"warning: {warning}", markup=False)  # one line however narrow the terminal (log lines wrap)
+
+
 def with_human_frames(config: Any, mode: str) -> Any:
     """``config`` with its ``human_frames`` mode; a mode that is unknown or cannot work here (a window
     without a display) ends the command in one line, before any episode."""

@@ -55,7 +55,10 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    from agentkit.cli import DB_HELP, _emit_json, _fail, _store, err, out
+    from agentkit.cli_common import DB_HELP, err, out
+    from agentkit.cli_common import emit_json as _emit_json
+    from agentkit.cli_common import fail as _fail
+    from agentkit.cli_common import open_store as _store
     from agentkit.cli_common import AAI_VERSION_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options
 
     from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
@@ -173,7 +176,7 @@ def register(app: typer.Typer) -> None:
                 _fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
         from agentkit.run_preflight import PreflightError, check_model_access
 
-        from agentkit.cli import _refuse_human_setup
+        from agentkit.cli_common import refuse_human_setup as _refuse_human_setup
 
         for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
             _refuse_human_setup(config)
@@ -191,7 +194,7 @@ def register(app: typer.Typer) -> None:
                     out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
                               f"reward={result.reward:.3f}  end={result.end_reason.value}  ({_model})")
 
-            from agentkit.cli import _warn_unpriced_budget
+            from agentkit.cli_common import warn_unpriced_budget as _warn_unpriced_budget
 
             try:  # a missing key or a server nobody listens on fails now, not after every episode's retries
                 check_model_access(config.model, config.api_base, api_key_env)

@@ -65,8 +65,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "a forwarder for cli_eval.py (being edited today), which still asks envs.registry for evaluations",
     ("agentkit.cli", "agentkit.envs.trifinger.protocol_preview"):
         "`agentkit tasks --protocol` previews TriFinger's protocols by name; needs a registry hook",
-    ("agentkit.cli_eval", "agentkit.cli"):
-        "cli_eval borrows cli.py's output helpers; they move to cli_common (cli.py is being edited)",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
         "Animal-AI rules both backends use; they move to envs/animalai_common/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):
