@@ -52,9 +52,23 @@ class EpisodeMessages:
         committed = len(keys)
         pending: list[tuple[int, MessageKey]] = []
         pending_latest: dict[MessageKey, int] = {}
-        seqs: list[int] = []
+        spans: list[list[int]] = []
         nxt: int | None = None
-        for key in prompt:
+        jumped = False  # the last seq was not the one after its predecessor: try a long run from it
+        p, n = 0, len(prompt)
+        while p < n:
+            if jumped and nxt is not None and nxt < committed:
+                jumped = False
+                # A run of the prompt that continues the stored rows (all earlier messages of a full
+                # history, the kept part of a window): compared as one slice, not message by message.
+                run = min(n - p, committed - nxt)
+                if keys[nxt:nxt + run] == prompt[p:p + run]:
+                    spans[-1][1] += run
+                    p += run
+                    nxt += run
+                    continue
+            key = prompt[p]
+            p += 1
             total = committed + len(pending)
             if nxt is not None and nxt < total and self._key(nxt, pending) == key:
                 seq = nxt
@@ -66,9 +80,13 @@ class EpisodeMessages:
                 seq = total
                 pending.append((seq, key))
                 pending_latest[key] = seq
-            seqs.append(seq)
+            if spans and spans[-1][1] == seq:
+                spans[-1][1] = seq + 1
+            else:
+                spans.append([seq, seq + 1])
+                jumped = True
             nxt = seq + 1
-        return PromptPlan(_spans(seqs), pending)
+        return PromptPlan(spans, pending)
 
     def commit(self, plan: PromptPlan) -> None:
         """The plan's rows are stored (call after the transaction committed)."""
@@ -80,17 +98,6 @@ class EpisodeMessages:
     def _key(self, seq: int, pending: list[tuple[int, MessageKey]]) -> MessageKey:
         committed = len(self.keys)
         return self.keys[seq] if seq < committed else pending[seq - committed][1]
-
-
-def _spans(seqs: Sequence[int]) -> list[list[int]]:
-    """Consecutive runs of seqs as half-open ``[start, stop]`` pairs."""
-    spans: list[list[int]] = []
-    for seq in seqs:
-        if spans and spans[-1][1] == seq:
-            spans[-1][1] = seq + 1
-        else:
-            spans.append([seq, seq + 1])
-    return spans
 
 
 def expand(spans: Any) -> list[int]:

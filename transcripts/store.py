@@ -166,6 +166,8 @@ class TranscriptStore:
         self._message_hashes: dict[int, tuple[dict[str, Any], str, MessageKey, dict[str, Any] | None]] = {}
         # Per episode, the message rows it has committed: a turn writes only the ones it adds.
         self._episode_logs: dict[str, EpisodeMessages] = {}
+        # Per episode, its last prompt as sent and encoded: a full-history prompt repeats it.
+        self._last_prompts: dict[str, tuple[list[dict[str, Any]], list[MessageKey], dict[MessageKey, Any]]] = {}
 
     @property
     def url(self) -> str:
@@ -325,8 +327,7 @@ class TranscriptStore:
         # Images whose bytes and hash the observer already has: keyed by the identity of their
         # (cached) data URL, so the store need not base64-decode and hash them again.
         hints = {id(url): (url, img) for img in getattr(turn, "images", ()) for url in (img.data_url(),)}
-        messages, new_blobs = self._encode_messages(turn.messages, hints)
-        extras = {key: extra for key, extra in messages}
+        keys, extras, new_blobs = self._encode_prompt(episode_id, turn.messages, hints)
         usage = turn.usage
         row = {
             "episode_id": episode_id,
@@ -354,9 +355,9 @@ class TranscriptStore:
             # The first INSERT opens the transaction (BEGIN IMMEDIATE on SQLite, see db.py).
             with self._writing() as conn, conn.begin():
                 log_of_episode = self._episode_log(conn, episode_id)
-                plan = log_of_episode.plan([key for key, _ in messages])
+                plan = log_of_episode.plan(keys)
                 new_rows = [{"episode_id": episode_id, "seq": seq, "role": key[0], "content_sha256": key[1],
-                             "extra": extras[key]} for seq, key in plan.new_rows]
+                             "extra": extras.get(key)} for seq, key in plan.new_rows]
                 if fast is not None:
                     turn_id = fast.add_turn(conn, row, list(new_blobs.values()), new_rows, plan.spans)
                 else:
@@ -378,6 +379,26 @@ class TranscriptStore:
         if new_blobs:  # only after the commit: a rolled-back blob is not known
             self._known_blobs.update(new_blobs)
         self._commit_plan(episode_id, log_of_episode, plan)
+        self._last_prompts[episode_id] = (list(turn.messages), keys, extras)
+
+    def _encode_prompt(
+        self, episode_id: str, messages: list[dict[str, Any]], hints: dict[int, tuple[str, Any]]
+    ) -> tuple[list[MessageKey], dict[MessageKey, dict[str, Any]], dict[str, dict[str, Any]]]:
+        """``_encode_messages`` of a prompt, reusing the keys of the episode's previous prompt when
+        this one starts with it (full history: only the turn's new messages are encoded). Equal
+        messages have equal keys, and the list comparison is by identity first, at C speed."""
+        last = self._last_prompts.get(episode_id)
+        if last is not None:
+            sent, keys, extras = last
+            k = len(sent)
+            try:
+                continues = 0 < k <= len(messages) and messages[:k] == sent
+            except (TypeError, ValueError):  # values without a plain == (an array, say): encode afresh
+                continues = False
+            if continues:
+                new_keys, new_extras, new_blobs = self._encode_messages(messages[k:], hints)
+                return [*keys, *new_keys], {**extras, **new_extras} if new_extras else extras, new_blobs
+        return self._encode_messages(messages, hints)
 
     def _episode_log(self, conn: Connection, episode_id: str) -> EpisodeMessages:
         """The episode's committed message rows: remembered, or read back (another store wrote them)."""
@@ -391,7 +412,9 @@ class TranscriptStore:
         logs = self._episode_logs
         if episode_id not in logs and len(logs) >= _EPISODE_LOG_SIZE:
             try:  # forget the oldest episode; it is read back should it write again
-                logs.pop(next(iter(logs)), None)
+                oldest = next(iter(logs))
+                logs.pop(oldest, None)
+                self._last_prompts.pop(oldest, None)
             except (RuntimeError, StopIteration):
                 pass
         logs[episode_id] = log_of_episode
@@ -464,12 +487,15 @@ class TranscriptStore:
         self._message_hashes.clear()
         self._image_hashes.clear()
         self._episode_logs.pop(episode_id, None)
+        self._last_prompts.pop(episode_id, None)
 
     def mark_unfinished(self, episode_id: str, error: str | None = None) -> bool:
         """Close a running episode that will never finish (the loop crashed, the writer died).
 
         Totals are summed from the stored turns. A finished episode is left alone (returns False).
         """
+        self._episode_logs.pop(episode_id, None)
+        self._last_prompts.pop(episode_id, None)
         with self._transaction(reads_first=True) as conn:
             if self._mark_unfinished(conn, [episode_id], error):
                 return True
@@ -670,19 +696,22 @@ class TranscriptStore:
 
     def _encode_messages(
         self, messages: list[dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
-    ) -> tuple[list[tuple[MessageKey, dict[str, Any] | None]], dict[str, dict[str, Any]]]:
-        """Each message's key (role, content hash, extra keys) with its extra keys, and the blobs not
-        yet known to be stored."""
+    ) -> tuple[list[MessageKey], dict[MessageKey, dict[str, Any]], dict[str, dict[str, Any]]]:
+        """Each message's key (role, content hash, extra keys), the extra keys of those that have
+        any, and the blobs not yet known to be stored."""
         known = self._known_blobs
         new_blobs: dict[str, dict[str, Any]] = {}
-        rows: list[tuple[MessageKey, dict[str, Any] | None]] = []
+        keys: list[MessageKey] = []
+        extras: dict[MessageKey, dict[str, Any]] = {}
         cache = self._message_hashes
         for message in messages:
             # Full-history prompts resend the same message objects every turn: hash each object once.
             # The cache keeps the object alive, so its id cannot be reused by another message.
             hit = cache.get(id(message))
             if hit is not None and hit[0] is message and hit[1] in known:
-                rows.append((hit[2], hit[3]))
+                keys.append(hit[2])
+                if hit[3] is not None:
+                    extras[hit[2]] = hit[3]
             else:
                 content = message.get("content")
                 if isinstance(content, list):
@@ -696,8 +725,10 @@ class TranscriptStore:
                 if len(cache) >= _MESSAGE_CACHE_SIZE:
                     cache.pop(next(iter(cache)), None)
                 cache[id(message)] = (message, sha, key, extra)
-                rows.append((key, extra))
-        return rows, new_blobs
+                keys.append(key)
+                if extra is not None:
+                    extras[key] = extra
+        return keys, extras, new_blobs
 
     def _encode_parts(
         self, parts: list[Any], new_blobs: dict[str, dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
