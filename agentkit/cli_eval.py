@@ -222,7 +222,7 @@ def register(app: typer.Typer) -> None:
                 raise typer.Exit(1)
             data = run_json(summary, store)
             if summary.config.evaluation is not None:
-                from agentkit.envs.registry import get_evaluation
+                from agentkit.evals import get_evaluation
 
                 evaluation = get_evaluation(summary.config.env)
                 options = evaluation.options_model.model_validate(summary.config.evaluation)

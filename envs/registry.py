@@ -14,13 +14,6 @@ _BACKENDS: dict[str, str] = {
 }
 
 
-def get_evaluation(name: str) -> type | None:
-    """Moved to ``agentkit.evals.get_evaluation``; this forwarder goes once no caller asks here."""
-    from agentkit.evals import get_evaluation as evaluation_of
-
-    return evaluation_of(name)
-
-
 def available_backends() -> list[str]:
     return sorted(_BACKENDS)
 
