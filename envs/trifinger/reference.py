@@ -15,7 +15,13 @@ Tilt: a grip often leaves the block hanging 5-15 degrees tilted; while holding i
 ``rotate`` (which levels the block as well as turning it) before setting it in its goal. Failed
 grasps: a block the grasp planner cannot reach where it lies, or one the last grasp script left
 where it was, is pushed towards the centre (clear of fixed obstacles) instead of being grasped
-again; the next turn grasps it from there.
+again; the next turn grasps it from there. A block that can be neither is skipped for a few turns,
+and a script that failed at its first motion is never repeated.
+
+Measure: the agent aims at the run's own success measure (``profile``): under ``causalworld``,
+CausalWorld's axis-aligned overlap, so cubes are turned only when a yawed goal needs it; under
+``agentkit``, the exact overlap. Carries go only as high as what lies on the way needs; blocks and
+floor goals far out are reached low, nearer the centre, where the fingers can still lift.
 """
 
 from __future__ import annotations
