@@ -230,12 +230,11 @@ def tasks(
 
 def _protocol_preview(env: str, protocol: str, sample: int, task: Optional[str], as_json: bool) -> None:
     """``tasks trifinger --protocol Pn``: block and goal poses, sizes, masses and intervened variables."""
-    if env != "trifinger":
-        _fail(f"--protocol is for the trifinger backend (CausalWorld's protocols), not {env!r}")
-    from agentkit.envs.trifinger.protocol_preview import preview, table_rows
+    from agentkit.envs.registry import get_protocol_preview
 
     try:
-        entries = preview(protocol, sample, task)
+        previews = get_protocol_preview(env)
+        entries = previews.preview(protocol, sample, task)
     except ValueError as exc:
         _fail(str(exc))
     if as_json:
@@ -244,7 +243,7 @@ def _protocol_preview(env: str, protocol: str, sample: int, task: Optional[str],
     table = Table(title=f"trifinger {protocol}: {sample} seed(s) per task")
     for col in ("task", "seed", "blocks", "goals", "intervened"):
         table.add_column(col, overflow="fold")
-    for row in table_rows(entries):
+    for row in previews.table_rows(entries):
         table.add_row(*row)
     out.print(table)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any, Protocol
 
 from agentkit.envs.base import Backend
 
@@ -12,6 +13,29 @@ _BACKENDS: dict[str, str] = {
     "animalai": "agentkit.envs.animalai.backend:AnimalAIBackend",
     "trifinger": "agentkit.envs.trifinger.backend:TriFingerBackend",
 }
+
+
+# Backends whose evaluation protocols ``agentkit tasks ENV --protocol Pn`` previews: the module that
+# draws them (``preview``) and lays the draws out as table rows (``table_rows``).
+_PROTOCOL_PREVIEWS: dict[str, str] = {"trifinger": "agentkit.envs.trifinger.protocol_preview"}
+
+
+class ProtocolPreview(Protocol):
+    """What a backend's protocol preview module offers the ``tasks`` command."""
+
+    def preview(self, protocol: str, samples: int, task: str | None = None) -> list[dict[str, Any]]: ...
+
+    def table_rows(self, entries: list[dict[str, Any]]) -> list[tuple[str, ...]]: ...
+
+
+def get_protocol_preview(name: str) -> ProtocolPreview:
+    """The protocol preview of backend ``name``; ValueError naming the backends that have one."""
+    target = _PROTOCOL_PREVIEWS.get(name)
+    if target is None:
+        known = " or ".join(sorted(_PROTOCOL_PREVIEWS))
+        raise ValueError(f"--protocol is for the {known} backend (CausalWorld's protocols), not {name!r}")
+    module: ProtocolPreview = importlib.import_module(target)  # type: ignore[assignment]
+    return module
 
 
 def available_backends() -> list[str]:

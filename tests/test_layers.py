@@ -61,8 +61,6 @@ LEAF_HELPERS = {"agentkit.log_streams", "agentkit.url_redaction", "agentkit.toke
 
 # (importing module, imported module) -> why it is still allowed. The goal is an empty dict.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("agentkit.cli", "agentkit.envs.trifinger.protocol_preview"):
-        "`agentkit tasks --protocol` previews TriFinger's protocols by name; needs a registry hook",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
         "Animal-AI rules both backends use; they move to envs/animalai_common/",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):
