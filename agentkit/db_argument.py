@@ -95,8 +95,12 @@ def opening(db: str) -> Iterator[None]:
     cannot be opened or written) into DatabaseArgumentError naming ``db``."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from agentkit.transcripts.schema_version import SchemaVersionError
+
     try:
         yield
+    except SchemaVersionError as exc:  # made by a newer agentkit: its own line, naming the version
+        raise DatabaseArgumentError(f"--db {shown(db)}: {exc}") from None
     except ModuleNotFoundError as exc:
         raise DatabaseArgumentError(f"--db {shown(db)}: its database driver is not installed "
                                     f"(no module {exc.name!r}; pip install it)") from None

@@ -54,6 +54,7 @@ from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, Promp
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
 from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeMessage,
                                          EpisodeSource, Run, Turn, TurnModelCall, TurnPrompt)
+from agentkit.transcripts.schema_version import check_readable, stored_version
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -146,7 +147,10 @@ class TranscriptStore:
         driver connection; False runs them through ``Connection.execute`` (same SQL, same
         transaction, about 1.5 times the time per turn).
         """
-        self.engine = engine if engine is not None else make_engine(url)
+        self.engine = engine if engine is not None else make_engine(url)  # make_engine checks the version
+        if engine is not None:  # e.g. a read-only engine: refuse a newer agentkit's database all the same
+            with engine.connect() as conn:
+                check_readable(stored_version(conn))
         sqlite = self.engine.dialect.name == "sqlite"
         self._fast = _SQLiteTurnWriter(self.engine) if fast_path and self.engine.dialect.driver == "pysqlite" else None
         self._blob_insert = _insert_ignore(self.engine)
@@ -173,6 +177,11 @@ class TranscriptStore:
     def url(self) -> str:
         """The database URL (with any password), for worker processes that open their own store."""
         return self.engine.url.render_as_string(hide_password=False)
+
+    def schema_version(self) -> int | None:
+        """The layout version the database records (``agentkit.transcripts.schema_version``)."""
+        with self.engine.connect() as conn:
+            return stored_version(conn)
 
     @property
     def is_memory(self) -> bool:
