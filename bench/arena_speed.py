@@ -22,7 +22,7 @@ import numpy as np
 
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.suites import CHILDREN_40
-from agentkit.envs.arena.tasks import packaged_task_ids
+from agentkit.envs.animalai_common.tasks import packaged_task_ids
 
 
 def bench_steps(tasks: list[str], steps_per_task: int) -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from agentkit.envs.arena.buttons import SpawnerButton
-from agentkit.envs.arena.config import ItemParams, Vector3
+from agentkit.envs.animalai_common.config import ItemParams, Vector3
 
 DT = 0.02
 

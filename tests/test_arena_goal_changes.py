@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentkit.envs.arena.config import ItemParams
-from agentkit.envs.arena.goal_changes import initial_diameter, reward_change, size_change
+from agentkit.envs.animalai_common.config import ItemParams
+from agentkit.envs.animalai_common.goal_changes import initial_diameter, reward_change, size_change
 
 
 def run(state, updates: int, **kwargs):

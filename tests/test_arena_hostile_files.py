@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from agentkit.envs.arena import ArenaConfigError, parse_arena_config
-from agentkit.envs.arena import tasks as arena_tasks
-from agentkit.envs.arena.box_grid import BoxGrid
-from agentkit.envs.arena.geometry import boxes_overlap
-from agentkit.envs.arena.layout import build_layout
+from agentkit.envs.animalai_common import tasks as arena_tasks
+from agentkit.envs.animalai_common.box_grid import BoxGrid
+from agentkit.envs.animalai_common.geometry import boxes_overlap
+from agentkit.envs.animalai_common.layout import build_layout
 
 CHILD = textwrap.dedent(
     """
@@ -27,7 +27,7 @@ CHILD = textwrap.dedent(
     limit = 1 << 30  # 1 GB of heap: an anchor bomb must be refused, not expanded
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     from agentkit.envs.arena import ArenaConfigError, load_arena_config
-    from agentkit.envs.arena.layout import build_layout
+    from agentkit.envs.animalai_common.layout import build_layout
     try:
         config = load_arena_config(sys.argv[1])
     except ArenaConfigError as exc:

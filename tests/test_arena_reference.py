@@ -12,9 +12,9 @@ import math
 import pytest
 
 from agentkit.actions import parse_script
-from agentkit.envs.arena.planning_grid import MapSettings, build_map
-from agentkit.envs.arena.planning_motion import DEFAULT_MODEL, AgentState, turn_toward
-from agentkit.envs.arena.reference import ArenaReferencePolicy, format_script
+from agentkit.envs.animalai_common.planning_grid import MapSettings, build_map
+from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, turn_toward
+from agentkit.envs.animalai_common.reference import ArenaReferencePolicy, format_script
 
 
 def _item(i, name, kind, pos, size, rot=0.0, reward=None):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentkit.envs.arena import motion
-from agentkit.envs.arena.lights import lights_on
-from agentkit.envs.arena.rules import (EpisodeRules, GoalTouch, UpdateEvents, episode_steps, hot_zone_cost,
+from agentkit.envs.animalai_common import motion
+from agentkit.envs.animalai_common.lights import lights_on
+from agentkit.envs.animalai_common.rules import (EpisodeRules, GoalTouch, UpdateEvents, episode_steps, hot_zone_cost,
                                        update_cost)
 from agentkit.records import EndReason
 

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from agentkit.envs.arena.signboards import (DEFAULT_SYMBOL_COLOR, PRESETS, board_scale, parse_special_code,
+from agentkit.envs.animalai_common.signboards import (DEFAULT_SYMBOL_COLOR, PRESETS, board_scale, parse_special_code,
                                             pixel_quads, preset_mask, symbol_image)
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agentkit.envs.arena.config import ItemParams
+from agentkit.envs.animalai_common.config import ItemParams
 from agentkit.envs.arena.dotnet_random import DotNetRandom
 from agentkit.envs.arena.spawners import DoorSchedule, GoalSpawner
 

@@ -6,7 +6,7 @@ import json
 import random
 
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.tasks import packaged_task_ids
+from agentkit.envs.animalai_common.tasks import packaged_task_ids
 
 
 def test_all_900_testbed_tasks_reset_and_run_20_random_steps():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.items import zone_height
+from agentkit.envs.animalai_common.items import zone_height
 from agentkit.records import EndReason
 
 
@@ -149,7 +149,7 @@ def test_a_single_go_step_moves_the_agent_a_little_and_keeps_it_on_the_ground(ba
 
 def test_u_and_l_shapes_follow_animal_ai_prefabs():
     """A UObject of size (5, 1, 10): a 10-long bar 1.5 deep, arms 1 wide reaching 0.75 forward, 3.75 back."""
-    from agentkit.envs.arena.geometry import footprint_size, local_parts
+    from agentkit.envs.animalai_common.geometry import footprint_size, local_parts
 
     bar, left, right = local_parts("u", (5.0, 1.0, 10.0))
     assert (bar.ox, bar.oz, bar.hx, bar.hz) == pytest.approx((0.0, 0.0, 5.0, 0.75))

@@ -62,27 +62,8 @@ LEAF_HELPERS = {"agentkit.log_streams", "agentkit.url_redaction", "agentkit.toke
 # (importing module, imported module) -> why it is still allowed. The goal is an empty dict.
 ALLOWED: dict[tuple[str, str], str] = {
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.vocabulary"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.episode_facts"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.motion"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.lights"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.materials"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.tasks"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.vocabulary"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.reference"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.layout"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
-    ("agentkit.envs.animalai.backend", "agentkit.envs.arena.world_map"):
-        "Animal-AI rules both backends use; they move to envs/animalai_common/",
+        "the builtin Animal-AI build is the arena backend served over ML-Agents' protocol; the server "
+        "belongs in envs/arena/ with the protocol in envs/animalai_common/",
 }
 
 

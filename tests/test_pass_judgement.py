@@ -18,7 +18,7 @@ import pytest
 from agentkit.cli_eval import run_json as eval_json
 from agentkit.config import RunConfig
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.arena.tasks import load_task, packaged_task_ids
+from agentkit.envs.animalai_common.tasks import load_task, packaged_task_ids
 from agentkit.loop import run_episode
 from agentkit.models.base import ModelError
 from agentkit.models.replay_model import ReplayModel

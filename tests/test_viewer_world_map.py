@@ -124,7 +124,7 @@ def test_the_unity_connector_draws_the_map_where_it_is_known(tmp_path):
                      "      sizes: [!Vector3 {x: 2, y: 2, z: 2}]\n")
     random = tmp_path / "random.yaml"
     random.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n    - !Item\n      name: GoodGoal\n")
-    from agentkit.envs.arena.tasks import load_task
+    from agentkit.envs.animalai_common.tasks import load_task
 
     try:
         assert unity.world_map() is None  # no episode yet

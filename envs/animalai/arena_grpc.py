@@ -57,7 +57,7 @@ from agentkit.envs.animalai.protocol import (
     unpack_side_channels,
 )
 from agentkit.envs.arena.backend import AgentReading, ArenaBackend
-from agentkit.envs.arena.vocabulary import NOOP, is_action
+from agentkit.envs.animalai_common.vocabulary import NOOP, is_action
 from agentkit.records import EndReason
 
 logger = logging.getLogger("agentkit.arena_server")

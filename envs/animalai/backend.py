@@ -31,12 +31,12 @@ from agentkit.actions import Command
 from agentkit.envs.animalai.build import resolve_build
 from agentkit.envs.animalai.connector import AnimalAIConnection, LaunchSettings, StepView
 from agentkit.envs.animalai.protocol import Generation
-from agentkit.envs.arena import episode_facts, motion
-from agentkit.envs.arena.lights import lights_on
-from agentkit.envs.arena.materials import DEFAULT_VERSION
+from agentkit.envs.animalai_common import episode_facts, motion
+from agentkit.envs.animalai_common.lights import lights_on
+from agentkit.envs.animalai_common.versions import DEFAULT_VERSION
 from agentkit.envs.animalai_common.suites import passed, suites
-from agentkit.envs.arena.tasks import TASK_ID, load_task, task_infos
-from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
+from agentkit.envs.animalai_common.tasks import TASK_ID, load_task, task_infos
+from agentkit.envs.animalai_common.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
@@ -204,7 +204,7 @@ class AnimalAIBackend(Backend):
         if not self.build.builtin:
             raise ValueError("the reference agent plans on the arena's privileged state, which only the "
                              "'builtin' build sends; name a model (--model) to play a Unity build")
-        from agentkit.envs.arena.reference import ArenaReferencePolicy
+        from agentkit.envs.animalai_common.reference import ArenaReferencePolicy
 
         self._want_privileged = True
         return ArenaReferencePolicy(self)
@@ -226,8 +226,8 @@ class AnimalAIBackend(Backend):
         arena backend does (the same layout for the seed); a Unity build places random items its own
         way, so for it the map is drawn only when the file fixes what is drawn (the drawings of two
         seeds' layouts agree)."""
-        from agentkit.envs.arena.layout import build_layout
-        from agentkit.envs.arena.world_map import arena_world_map
+        from agentkit.envs.animalai_common.layout import build_layout
+        from agentkit.envs.animalai_common.world_map import arena_world_map
 
         if self._arena_spec is None:
             return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 
-from agentkit.envs.arena.geometry import Box, boxes_overlap
+from agentkit.envs.animalai_common.geometry import Box, boxes_overlap
 
 CELL_SIZE = 4.0  # metres; an arena is 40 x 40, most items 1-5 wide
 _MARGIN = 1e-6  # widens each box's bounds a little, so rounding never leaves a box out of a cell

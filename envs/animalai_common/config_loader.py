@@ -42,9 +42,9 @@ from typing import Any
 
 import yaml
 
-from agentkit.envs.arena.config import RGB, ArenaConfig, ArenaSpec, ItemSpec, Vector3
-from agentkit.envs.arena.items import canonical_name, known_names
-from agentkit.envs.arena.yaml_limits import (LIBYAML_NESTING_PROBLEM, MAX_FILE_CHARS, NESTING_PROBLEM, check_shape,
+from agentkit.envs.animalai_common.config import RGB, ArenaConfig, ArenaSpec, ItemSpec, Vector3
+from agentkit.envs.animalai_common.items import canonical_name, known_names
+from agentkit.envs.animalai_common.yaml_limits import (LIBYAML_NESTING_PROBLEM, MAX_FILE_CHARS, NESTING_PROBLEM, check_shape,
                                              construct_bounded_int, construct_checked_mapping, show)
 
 logger = logging.getLogger(__name__)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentkit.envs.arena.layout import ARENA_SIZE
-from agentkit.envs.arena.rules import episode_steps
+from agentkit.envs.animalai_common.layout import ARENA_SIZE
+from agentkit.envs.animalai_common.rules import episode_steps
 from agentkit.envs.animalai_common.suites import passed
-from agentkit.envs.arena.tasks import task_level
+from agentkit.envs.animalai_common.tasks import task_level
 
 
 def episode_metrics(task: str | None, pass_mark: float | None, final: Any) -> dict[str, Any]:

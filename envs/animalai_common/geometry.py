@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agentkit.envs.arena.items import Shape
+from agentkit.envs.animalai_common.items import Shape
 
 # CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 made 0.222 thick inwards
 TUNNEL_INNER = (1.04 - 0.222) / 1.04

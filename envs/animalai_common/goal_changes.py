@@ -40,8 +40,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentkit.envs.arena.config import ItemParams
-from agentkit.envs.arena.items import RGB, Behaviour
+from agentkit.envs.animalai_common.config import ItemParams
+from agentkit.envs.animalai_common.items import RGB, Behaviour
 
 SIZE_ADJUSTMENT = 0.999  # Prefab.cs: sizeAdjustement
 DECAY_MAX = 5.0  # DecayGoal.Awake: sizeMax = 5, sizeMin = 0

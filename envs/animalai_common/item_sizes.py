@@ -13,10 +13,10 @@ own script, and the layout must test the space the item really takes:
 
 from __future__ import annotations
 
-from agentkit.envs.arena.config import ItemParams, Vector3
-from agentkit.envs.arena.goal_changes import initial_diameter
-from agentkit.envs.arena.items import ItemType, Vec
-from agentkit.envs.arena.signboards import board_scale
+from agentkit.envs.animalai_common.config import ItemParams, Vector3
+from agentkit.envs.animalai_common.goal_changes import initial_diameter
+from agentkit.envs.animalai_common.items import ItemType, Vec
+from agentkit.envs.animalai_common.signboards import board_scale
 
 SIZE_ADJUSTMENT = 0.999  # Prefab.cs: sizeAdjustement
 

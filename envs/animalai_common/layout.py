@@ -37,12 +37,12 @@ import logging
 import random
 from dataclasses import dataclass, replace
 
-from agentkit.envs.arena.box_grid import BoxGrid
-from agentkit.envs.arena.config import RANDOM, ArenaSpec, ItemParams, ItemSpec, Vector3
-from agentkit.envs.arena.geometry import (Box, bounding_box, boxes_overlap, footprint_size, sphere_box_distance,
+from agentkit.envs.animalai_common.box_grid import BoxGrid
+from agentkit.envs.animalai_common.config import RANDOM, ArenaSpec, ItemParams, ItemSpec, Vector3
+from agentkit.envs.animalai_common.geometry import (Box, bounding_box, boxes_overlap, footprint_size, sphere_box_distance,
                                           world_boxes)
-from agentkit.envs.arena.item_sizes import built_size
-from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec, zone_height
+from agentkit.envs.animalai_common.item_sizes import built_size
+from agentkit.envs.animalai_common.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec, zone_height
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentkit.envs.arena.motion import DECISION_PERIOD
-from agentkit.envs.arena.rules import CLOCK_DECISION_INTERVAL
+from agentkit.envs.animalai_common.motion import DECISION_PERIOD
+from agentkit.envs.animalai_common.rules import CLOCK_DECISION_INTERVAL
 
 
 def toggles_by(step: int, blackouts: Sequence[int]) -> int:

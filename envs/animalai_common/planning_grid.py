@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from agentkit.envs.arena.items import ITEM_TYPES
-from agentkit.envs.arena.planning_shapes import Part, item_parts
+from agentkit.envs.animalai_common.items import ITEM_TYPES
+from agentkit.envs.animalai_common.planning_shapes import Part, item_parts
 
 AGENT_RADIUS = 0.5
 AGENT_HEIGHT = 1.0

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentkit.envs.arena import motion
+from agentkit.envs.animalai_common import motion
 
 TURN_STEP_DEG = 6
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from agentkit.envs.arena.geometry import local_parts
-from agentkit.envs.arena.items import Shape
+from agentkit.envs.animalai_common.geometry import local_parts
+from agentkit.envs.animalai_common.items import Shape
 
 
 @dataclass(frozen=True)

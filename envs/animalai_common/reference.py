@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from agentkit.actions.formatter import quote
-from agentkit.envs.arena.items import ITEM_TYPES
-from agentkit.envs.arena.planning_grid import (
+from agentkit.envs.animalai_common.items import ITEM_TYPES
+from agentkit.envs.animalai_common.planning_grid import (
     POSITIVE_GOALS,
     ArenaMap,
     MapSettings,
@@ -46,7 +46,7 @@ from agentkit.envs.arena.planning_grid import (
     segment_clear,
     shorten,
 )
-from agentkit.envs.arena.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
+from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
 from agentkit.observers import Observation
 
 logger = logging.getLogger(__name__)

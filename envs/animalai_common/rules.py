@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agentkit.envs.arena.motion import DECISION_PERIOD
+from agentkit.envs.animalai_common.motion import DECISION_PERIOD
 from agentkit.envs.animalai_common.suites import passed
 from agentkit.records import EndReason
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentkit.envs.arena.items import RGB
+from agentkit.envs.animalai_common.items import RGB
 
 PRESETS = ("default", "right-arrow", "left-arrow", "up-arrow", "down-arrow", "u-turn-arrow", "letter-a", "letter-b",
            "letter-c", "square", "triangle", "circle", "star", "tick", "cross")  # SignPosterboard.prefab: symbolNames

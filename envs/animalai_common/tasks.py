@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 
 from agentkit.envs.base import TaskInfo
-from agentkit.envs.arena.config import ArenaConfig
-from agentkit.envs.arena.config_loader import load_arena_config, parse_arena_config, read_arena_text
+from agentkit.envs.animalai_common.config import ArenaConfig
+from agentkit.envs.animalai_common.config_loader import load_arena_config, parse_arena_config, read_arena_text
 
 TASK_ID = re.compile(r"^(\d{2})-(\d{2})-(\d{2})$")
 ARENA_SUFFIX = re.compile(r"^(.+)#(-?\d+)$")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentkit.envs.arena.layout import ARENA_SIZE, Layout
+from agentkit.envs.animalai_common.layout import ARENA_SIZE, Layout
 
 
 def _hex(rgb: tuple[int, int, int]) -> str:

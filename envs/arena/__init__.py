@@ -7,10 +7,10 @@ is the LLM-AAI paper's ``Go``/``Turn``/``Think``. The backend is imported lazily
 configs or suites does not start pybullet.
 """
 
-from agentkit.envs.arena.config import ArenaConfig, ArenaSpec, ItemSpec
-from agentkit.envs.arena.config_loader import ArenaConfigError, load_arena_config, parse_arena_config
-from agentkit.envs.arena.tasks import arena_task_ids
-from agentkit.envs.arena.vocabulary import VOCABULARY
+from agentkit.envs.animalai_common.config import ArenaConfig, ArenaSpec, ItemSpec
+from agentkit.envs.animalai_common.config_loader import ArenaConfigError, load_arena_config, parse_arena_config
+from agentkit.envs.animalai_common.tasks import arena_task_ids
+from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 
 __all__ = [
     "ArenaBackend",

@@ -26,17 +26,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agentkit.actions import Command
-from agentkit.envs.arena import episode_facts, motion
+from agentkit.envs.animalai_common import episode_facts, motion
 from agentkit.envs.arena.camera import Camera
-from agentkit.envs.arena.layout import ARENA_SIZE, Layout, build_layout
-from agentkit.envs.arena.lights import lights_on
+from agentkit.envs.animalai_common.layout import ARENA_SIZE, Layout, build_layout
+from agentkit.envs.animalai_common.lights import lights_on
 from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
-from agentkit.envs.arena.rules import EpisodeRules, GoalTouch, UpdateEvents
+from agentkit.envs.animalai_common.rules import EpisodeRules, GoalTouch, UpdateEvents
 from agentkit.envs.animalai_common.suites import suites
-from agentkit.envs.arena.config import ArenaSpec
+from agentkit.envs.animalai_common.config import ArenaSpec
 from agentkit.envs.arena.item_runtime import freeze_seconds
-from agentkit.envs.arena.tasks import arena_file_text, load_task, split_arena, task_infos
-from agentkit.envs.arena.vocabulary import NOOP, VOCABULARY, compile_command, is_action
+from agentkit.envs.animalai_common.tasks import arena_file_text, load_task, split_arena, task_infos
+from agentkit.envs.animalai_common.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.arena.world import ArenaWorld
 from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
 from agentkit.observers import RawObservation
@@ -265,7 +265,7 @@ class ArenaBackend(Backend):
         return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000))
 
     def reference_policy(self) -> ScriptPolicy:
-        from agentkit.envs.arena.reference import ArenaReferencePolicy
+        from agentkit.envs.animalai_common.reference import ArenaReferencePolicy
 
         return ArenaReferencePolicy(self)
 
@@ -293,7 +293,7 @@ class ArenaBackend(Backend):
         self._pinned_text[base] = text
 
     def world_map(self) -> dict[str, Any] | None:
-        from agentkit.envs.arena.world_map import arena_world_map
+        from agentkit.envs.animalai_common.world_map import arena_world_map
 
         return arena_world_map(self._layout) if self._layout is not None else None
 

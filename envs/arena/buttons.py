@@ -27,8 +27,8 @@ import logging
 import random
 from dataclasses import dataclass, field
 
-from agentkit.envs.arena.config import ItemParams
-from agentkit.envs.arena.items import BUTTON_REWARDS, Vec
+from agentkit.envs.animalai_common.config import ItemParams
+from agentkit.envs.animalai_common.items import BUTTON_REWARDS, Vec
 
 logger = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentkit.envs.arena.geometry import sphere_box_distance
-from agentkit.envs.arena.items import AGENT_DIAMETER, Vec
-from agentkit.envs.arena.layout import PlacedItem
+from agentkit.envs.animalai_common.geometry import sphere_box_distance
+from agentkit.envs.animalai_common.items import AGENT_DIAMETER, Vec
+from agentkit.envs.animalai_common.layout import PlacedItem
 
 
 @dataclass(frozen=True)

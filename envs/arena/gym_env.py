@@ -29,7 +29,7 @@ from gymnasium import spaces
 
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.arena.materials import DEFAULT_VERSION
-from agentkit.envs.arena.tasks import load_task
+from agentkit.envs.animalai_common.tasks import load_task
 
 DEFAULT_TASK = "01-04-03"
 DEFAULT_RENDER_SIZE = 84  # Animal-AI's gym wrapper's default resolution

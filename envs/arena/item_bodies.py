@@ -29,10 +29,10 @@ from dataclasses import replace
 
 from agentkit.envs.arena.bodies import ItemBody, add_item, to_bullet, yaw_quaternion
 from agentkit.envs.pybullet_support.bullet import p
-from agentkit.envs.arena.geometry import BUTTON_FACE, TREE_CROWN_CENTRE, TREE_CROWN_RADIUS, TREE_TRUNK, to_world
-from agentkit.envs.arena.items import RGB, TREE_BROWN, TREE_GREEN
-from agentkit.envs.arena.layout import PlacedItem
-from agentkit.envs.arena.signboards import pixel_quads, symbol_image
+from agentkit.envs.animalai_common.geometry import BUTTON_FACE, TREE_CROWN_CENTRE, TREE_CROWN_RADIUS, TREE_TRUNK, to_world
+from agentkit.envs.animalai_common.items import RGB, TREE_BROWN, TREE_GREEN
+from agentkit.envs.animalai_common.layout import PlacedItem
+from agentkit.envs.animalai_common.signboards import pixel_quads, symbol_image
 
 WALL = 0.05  # chamber walls
 DOOR_WIDTH, DOOR_HEIGHT = 1.0, 1.15  # dispenser_hatch_slidedoor.fbx: z -0.5..0.5, y 0..1.15

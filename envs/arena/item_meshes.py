@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from agentkit.envs.arena import look
-from agentkit.envs.arena.geometry import local_parts
-from agentkit.envs.arena.layout import PlacedItem
+from agentkit.envs.animalai_common.geometry import local_parts
+from agentkit.envs.animalai_common.layout import PlacedItem
 
 
 def wedge_mesh(sx: float, sy: float, sz: float) -> tuple[list[list[float]], list[int]]:

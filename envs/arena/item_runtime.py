@@ -28,11 +28,11 @@ from agentkit.envs.arena.bodies import ItemBody
 from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.buttons import SpawnerButton
 from agentkit.envs.arena.data_zones import DataZoneTracker
-from agentkit.envs.arena.geometry import BUTTON_TRIGGER, Box, sphere_box_distance, to_world
-from agentkit.envs.arena.goal_changes import RewardChange, SizeChange, reward_change, size_change
-from agentkit.envs.arena.items import AGENT_DIAMETER, ITEM_TYPES, Vec
-from agentkit.envs.arena.layout import Layout, PlacedItem
-from agentkit.envs.arena.motion import PHYSICS_DT
+from agentkit.envs.animalai_common.geometry import BUTTON_TRIGGER, Box, sphere_box_distance, to_world
+from agentkit.envs.animalai_common.goal_changes import RewardChange, SizeChange, reward_change, size_change
+from agentkit.envs.animalai_common.items import AGENT_DIAMETER, ITEM_TYPES, Vec
+from agentkit.envs.animalai_common.layout import Layout, PlacedItem
+from agentkit.envs.animalai_common.motion import PHYSICS_DT
 from agentkit.envs.arena.spawners import Fruit, GoalSpawner
 
 if TYPE_CHECKING:

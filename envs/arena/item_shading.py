@@ -23,7 +23,7 @@ import numpy as np
 from agentkit.envs.arena import look, textures
 from agentkit.envs.arena.bodies import ItemBody, yaw_quaternion
 from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
-from agentkit.envs.arena.geometry import Box, local_parts, sphere_box_distance
+from agentkit.envs.animalai_common.geometry import Box, local_parts, sphere_box_distance
 from agentkit.envs.arena.item_meshes import tunnel_mesh
 from agentkit.envs.arena.room import light_factor
 

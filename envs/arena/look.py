@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from agentkit.envs.arena import geometry
+from agentkit.envs.animalai_common import geometry
 
 # -- camera: AAI3Agent.prefab, GameObject 'AgentCamMid' (the Camera the CameraSensor component reads) --
 FOV_DEGREES = 100.0  # 'field of view: 100' with 'm_FOVAxisMode: 0' (vertical)

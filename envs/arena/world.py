@@ -34,13 +34,14 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-from agentkit.envs.arena import item_bodies, materials, motion
+from agentkit.envs.animalai_common import motion
+from agentkit.envs.arena import item_bodies, materials
 from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet, yaw_quaternion
 from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
-from agentkit.envs.arena.geometry import Box, sphere_box_distance
-from agentkit.envs.arena.items import AGENT_DIAMETER
+from agentkit.envs.animalai_common.geometry import Box, sphere_box_distance
+from agentkit.envs.animalai_common.items import AGENT_DIAMETER
 from agentkit.envs.arena.item_runtime import ItemRuntime
-from agentkit.envs.arena.layout import Layout, PlacedItem
+from agentkit.envs.animalai_common.layout import Layout, PlacedItem
 
 logger = logging.getLogger(__name__)
 
