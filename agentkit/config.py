@@ -72,6 +72,8 @@ class RunConfig(BaseModel):
     price_per_mtok: tuple[float, float] | None = None  # (input, output) USD per million tokens
     # Send the system message as the start of the first user message (models without a system role).
     fold_system: bool = False
+    # Cache breakpoints on the stable prefix for providers that need them (agentkit.models.prompt_cache).
+    prompt_cache: bool = True
     # An explicit list of (task, seed) episodes; when set it replaces tasks x episodes (the
     # gridworld catalogue's hashed seeds, hand-picked seeds). Trials count per task in list order.
     plan: list[tuple[str, int]] | None = None

@@ -71,6 +71,7 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         retry_base_s=config.retry_base_s,
         price_per_mtok=config.price_per_mtok,
         fold_system=config.fold_system,
+        prompt_cache=config.prompt_cache,
     )
 
 

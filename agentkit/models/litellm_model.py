@@ -42,6 +42,7 @@ from tenacity import (
 from agentkit.models import usage_guard
 from agentkit.models.base import ModelError
 from agentkit.models.fold_system import fold_system_message
+from agentkit.models.prompt_cache import mark_stable_prefix, takes_cache_markers
 from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
 from agentkit.observers import Observation
 from agentkit.records import ModelCall, ModelReply, Usage
@@ -152,7 +153,9 @@ class LiteLLMModel:
     litellm's price table (for local or unlisted models); without it an unpriced model costs 0.0.
     ``extra`` is merged into every litellm call (e.g. ``{"top_p": 0.9}`` or ``{"seed": 1}``).
     ``fold_system`` sends the system message as the start of the first user message, for models
-    without a system role (``agentkit.models.fold_system``).
+    without a system role (``agentkit.models.fold_system``). ``prompt_cache`` puts cache breakpoints
+    on the stable prefix for models that cache only at explicit markers (Anthropic's;
+    ``agentkit.models.prompt_cache``); other providers cache repeated prefixes by themselves.
     """
 
     def __init__(
@@ -172,6 +175,7 @@ class LiteLLMModel:
         retry_base_s: float = 1.0,
         retry_max_s: float = 60.0,
         fold_system: bool = False,
+        prompt_cache: bool = True,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -189,6 +193,8 @@ class LiteLLMModel:
         self.retry_base_s = retry_base_s
         self.retry_max_s = retry_max_s
         self.fold_system = fold_system  # send the system message as the start of the first user message
+        self.prompt_cache = prompt_cache
+        self._cache_markers = prompt_cache and takes_cache_markers(model)
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
 
@@ -285,9 +291,12 @@ class LiteLLMModel:
         )
 
     def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        sent = fold_system_message(messages) if self.fold_system else messages
+        if self._cache_markers:
+            sent = mark_stable_prefix(sent)
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": fold_system_message(messages) if self.fold_system else messages,
+            "messages": sent,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "timeout": self.timeout_s,
