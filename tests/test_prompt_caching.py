@@ -169,3 +169,19 @@ def test_saved_and_run_line() -> None:
     assert saved_usd("openai/no-such-model", 1000) == 0.0
     assert input_tokens_line(120_000, 96_000, 0.0412, 0.2592) == \
         "input tokens: 120,000 (96,000 cached), cost $0.0412 (saved $0.2592)"
+
+
+def test_run_summary_says_input_tokens_cached_and_saved(anthropic_server: _Server, tmp_path) -> None:
+    from agentkit.testing.cli_runner import cli_env, run_cli
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    proc = run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", ANTHROPIC_MODEL,
+                    "--api-base", anthropic_server.url, "--max-scripts", "2", "--max-parse-failures", "2",
+                    "--max-retries", "0", "--db", db], tmp_path, cli_env())
+    turns = len(anthropic_server.bodies)
+    assert turns >= 1 and all(_marked_parts(b) for b in anthropic_server.bodies)
+    full, cached = cache_rates(ANTHROPIC_MODEL)  # type: ignore[misc]
+    saved = turns * 900 * (full - cached)
+    cost = turns * (100 * full + 900 * cached + 10 * 1.5e-05)
+    line = f"input tokens: {turns * 1000:,} ({turns * 900:,} cached), cost ${cost:.4f} (saved ${saved:.4f})"
+    assert line in proc.stdout, proc.stdout
