@@ -282,6 +282,12 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
     _write(tmp_path, "memory/window.py", '"""Memory."""\nfrom agentkit import loop\n')
     _write(tmp_path, "agentkit/cli_eval.py", '"""Eval."""\nfrom agentkit.cli import main\n')
     _write(tmp_path, "agentkit/cli.py", '"""Entry."""\nfrom agentkit.cli_eval import register\n')
+    _write(tmp_path, "agentkit/evals/gridworld/plan.py", """\
+        '''An evaluation uses its own backend, not another one.'''
+        from agentkit.envs.gridworld.catalogue import CATALOGUE
+        from agentkit.envs.arena.world import World
+        """)
+    _write(tmp_path, "agentkit/reports/sets.py", '"""Reads a family package."""\nfrom agentkit.envs.animalai_common import x\n')
 
     found = {(c.where.path.relative_to(tmp_path).as_posix(), c.where.line, c.where.imported): c.why
              for c in crossings(tmp_path)}
@@ -292,6 +298,7 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
         ("transcripts/store.py", 2, "agentkit.envs.arena.world"),
         ("memory/window.py", 2, "agentkit.loop"),
         ("agentkit/cli_eval.py", 2, "agentkit.cli"),
+        ("agentkit/evals/gridworld/plan.py", 3, "agentkit.envs.arena.world"),
     }
     assert "another backend" in found[("envs/arena/world.py", 4, "agentkit.envs.gridworld.harness")]
     assert "must not import app" in found[("envs/gridworld/harness.py", 3, "agentkit.config")]
