@@ -4,7 +4,7 @@
 hashed seeds of ``seeds``); whoever plays them (``agentkit eval``, a notebook, an RL script) hands
 the results, each with ``task``, ``seed``, ``success`` and ``reward``, to ``gridworld_leaderboard``,
 which adds the cached oracle and random baselines of the same seeds and computes ONS with
-bootstrap CIs (definition in ``agentkit.scoring_ons``). ``write_category_figure`` draws the
+bootstrap CIs (definition in ``agentkit.evals.ons``). ``write_category_figure`` draws the
 per-category bars.
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Literal
 from agentkit.evals.gridworld.baselines import BaselineCache
 from agentkit.envs.gridworld.catalogue import CATALOGUE, FAMILIES, catalogue_entry, select
 from agentkit.envs.gridworld.seeds import episode_seeds
-from agentkit.scoring_ons import PairScores, aggregate, field_of
+from agentkit.evals.ons import PairScores, aggregate, field_of
 
 logger = logging.getLogger(__name__)
 
