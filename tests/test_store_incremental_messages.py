@@ -141,6 +141,18 @@ def test_another_store_continues_an_episode_it_did_not_start(tmp_path: Path) -> 
         assert [t.messages for t in second.get_turns(episode)] == sent
 
 
+def test_two_stores_taking_turns_on_one_episode_keep_every_prompt(tmp_path: Path) -> None:
+    """A store whose remembered rows went stale (another store wrote the episode since) reads them back."""
+    url = f"sqlite:///{tmp_path / 't.db'}"
+    sent = prompts("full", 6)
+    with TranscriptStore(url) as a, TranscriptStore(url) as b:
+        episode = new_episode(a)
+        for i, prompt in enumerate(sent):
+            (a if i % 2 == 0 else b).add_turn(episode, record(i, prompt))
+        assert [t.messages for t in a.get_turns(episode)] == sent
+        assert rows(a, "episode_messages") == 2 * 6
+
+
 def test_a_failed_turn_leaves_no_rows_the_next_turn_relies_on(tmp_path: Path) -> None:
     with TranscriptStore(f"sqlite:///{tmp_path / 't.db'}") as store:
         episode = new_episode(store)

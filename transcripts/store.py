@@ -332,7 +332,7 @@ class TranscriptStore:
                         episode_id, turn.index)
             self._add_turn(episode_id, escape_turn(turn))
 
-    def _add_turn(self, episode_id: str, turn: TurnRecord) -> None:
+    def _add_turn(self, episode_id: str, turn: TurnRecord, reread: bool = False) -> None:
         # Images whose bytes and hash the observer already has: keyed by the identity of their
         # (cached) data URL, so the store need not base64-decode and hash them again.
         hints = {id(url): (url, img) for img in getattr(turn, "images", ()) for url in (img.data_url(),)}
@@ -384,6 +384,12 @@ class TranscriptStore:
                 if turn.model_call is not None:  # an API model's call: finish reason, retries, its counts
                     conn.execute(insert(CALLS), {"turn_id": turn_id, **asdict(turn.model_call)})
         except (IntegrityError, sqlite3.IntegrityError) as exc:
+            if not reread and episode_id in self._episode_logs:
+                # Another store wrote turns of this episode since (its message rows took the seqs
+                # remembered here as free): read the episode's rows back and try once more.
+                self._episode_logs.pop(episode_id, None)
+                self._last_prompts.pop(episode_id, None)
+                return self._add_turn(episode_id, turn, reread=True)
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
             self._known_blobs.update(new_blobs)
