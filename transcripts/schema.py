@@ -188,7 +188,8 @@ class TurnModelCall(Base):
 
 
 class Message(Base):
-    """The ``position``-th chat message sent on a turn; its content is a JSON blob."""
+    """The ``position``-th chat message sent on a turn; its content is a JSON blob. Layout 1 only:
+    this release reads these rows but writes ``episode_messages`` and ``turn_prompts`` instead."""
 
     __tablename__ = "messages"
 
