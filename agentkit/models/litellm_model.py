@@ -39,7 +39,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from agentkit.models import usage_guard
+from agentkit.models import client_warmup, usage_guard
 from agentkit.models.base import ModelError
 from agentkit.models.fold_system import fold_system_message
 from agentkit.models.prompt_cache import mark_stable_prefix, takes_cache_markers
@@ -156,6 +156,8 @@ class LiteLLMModel:
     without a system role (``agentkit.models.fold_system``). ``prompt_cache`` puts cache breakpoints
     on the stable prefix for models that cache only at explicit markers (Anthropic's;
     ``agentkit.models.prompt_cache``); other providers cache repeated prefixes by themselves.
+    ``warm_up`` makes one round trip to a local server before the first call, so the latency stored
+    with the first turn is not the client's lazy imports (``agentkit.models.client_warmup``).
     """
 
     def __init__(
@@ -176,6 +178,7 @@ class LiteLLMModel:
         retry_max_s: float = 60.0,
         fold_system: bool = False,
         prompt_cache: bool = True,
+        warm_up: bool = True,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -194,6 +197,7 @@ class LiteLLMModel:
         self.retry_max_s = retry_max_s
         self.fold_system = fold_system  # send the system message as the start of the first user message
         self.prompt_cache = prompt_cache
+        self.warm_up = warm_up  # one local round trip before the first timed call (agentkit.models.client_warmup)
         self._cache_markers = prompt_cache and takes_cache_markers(model)
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
@@ -205,6 +209,10 @@ class LiteLLMModel:
     # ----------------------------------------------------------------- public
     def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
         """Answer ``messages`` (OpenAI chat shape, images as data URLs); ``observation`` is unused."""
+        if self.warm_up and not client_warmup.is_warm(self.model):
+            client_warmup.warm_up(self)
+        if self._checked_client is None and usage_guard.wants_checked_client(self.model, self.api_base):
+            self._checked_client = usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
         start = time.perf_counter()
         attempts = 0
         try:
@@ -218,6 +226,8 @@ class LiteLLMModel:
 
     async def acomplete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
         """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
+        if self.warm_up and not client_warmup.is_warm(self.model):
+            await asyncio.to_thread(client_warmup.warm_up, self)
         start = time.perf_counter()
         attempts = 0
         try:

@@ -1,0 +1,41 @@
+"""The model client is warmed up before its first timed call: against an instant local server the
+latency stored with the first turn is in line with the next ones, and the warm-up never reaches
+the model's own server."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+
+from agentkit.testing.cli_runner import cli_env
+from agentkit.testing.fake_openai import FakeOpenAIServer
+
+KEY = "sk-test-warmup-000000000000"
+
+# A fresh interpreter: in this one, other tests have long since imported and built everything.
+_SCRIPT = """
+import json, sys
+from agentkit.models.litellm_model import LiteLLMModel
+model = LiteLLMModel("openai/fake-model", api_base=sys.argv[1], api_key=sys.argv[2], max_retries=0,
+                     warm_up=sys.argv[3] == "on")
+messages = [{"role": "system", "content": "rules"}, {"role": "user", "content": "look"}]
+print(json.dumps([model.complete(messages, None).latency_s for _ in range(6)]))
+"""
+
+
+def _latencies(server: FakeOpenAIServer, warm_up: str) -> list[float]:
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT, server.base_url, KEY, warm_up], env=cli_env(),
+                          capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_first_stored_latency_is_in_line_with_the_others():
+    with FakeOpenAIServer(api_key=KEY) as server:
+        latencies = _latencies(server, "on")
+        assert server.request_count == 6  # the warm-up went to its own local server, not to this one
+    first, rest = latencies[0], statistics.median(latencies[1:])
+    # without the warm-up the first call stores ~0.5-1.2 s against a few ms for the others
+    assert first <= 4 * rest + 0.1, latencies
+
