@@ -18,7 +18,7 @@ from agentkit.loop import run_episode
 from agentkit.models.replay_model import ReplayModel
 from agentkit.records import TurnRecord
 from agentkit.setup_episode import make_setup
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptReader, TranscriptStore
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def config_from_stored(stored: dict[str, Any]) -> RunConfig:
     return RunConfig(**{k: v for k, v in stored.items() if k in RunConfig.model_fields})
 
 
-def replay_episode(store: TranscriptStore, episode_id: str) -> ReplayReport:
+def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
     episode = store.get_episode(episode_id)
     run = store.get_run(episode.run_id)
     recorded_turns = store.get_turns(episode_id, with_messages=False)
@@ -90,7 +90,7 @@ def replay_episode(store: TranscriptStore, episode_id: str) -> ReplayReport:
                         recorded=recorded, replayed=replayed, mismatches=mismatches)
 
 
-def use_stored_source(store: TranscriptStore, episode_id: str, task: str, backend: Any) -> None:
+def use_stored_source(store: TranscriptReader, episode_id: str, task: str, backend: Any) -> None:
     """Make ``backend`` play the task's file text stored with the episode, if any (a custom arena):
     replay then neither needs the file where it was nor meets an edited one."""
     source = store.get_task_source(episode_id)

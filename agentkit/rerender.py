@@ -44,7 +44,7 @@ from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateErr
 from agentkit.replay import config_from_stored
 from agentkit.stored_observation import IMAGE_REF_SCHEME, StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.prompt_reader import layout2_refs
 from agentkit.transcripts.schema import Blob, Message, Turn
 
@@ -320,7 +320,7 @@ _MESSAGES_OF_EPISODE = (
 )
 
 
-def _compiled(store: TranscriptStore, statement: Any) -> tuple[str, Any]:
+def _compiled(store: TranscriptReader, statement: Any) -> tuple[str, Any]:
     """A statement as the driver's SQL text, and a function from an episode id to its parameters."""
     compiled = statement.compile(dialect=store.engine.dialect)
     names = compiled.positiontup
@@ -344,7 +344,7 @@ class _EpisodeReader:
     system messages, worked examples and common feedback). Parsed message contents are kept too.
     """
 
-    def __init__(self, store: TranscriptStore, msgs: _Messages) -> None:
+    def __init__(self, store: TranscriptReader, msgs: _Messages) -> None:
         self.store, self.msgs = store, msgs
         self.contents: dict[str, Any] = {}
         self._interned: dict[tuple[str, str, str | None], Msg] = {}
@@ -420,7 +420,7 @@ class _Differ:
 class _Job:
     """Everything needed to re-render episodes of one run, built once (and inherited by workers)."""
 
-    store: TranscriptStore
+    store: TranscriptReader
     renderer: PromptRenderer
     policy: MemoryPolicy
     config: RunConfig
@@ -435,7 +435,7 @@ _FORKED_JOB: _Job | None = None  # the job of the workers forked by _run_paralle
 
 
 def rerender_run(
-    store: TranscriptStore,
+    store: TranscriptReader,
     run_id: str,
     templates_dir: str | Path | None = None,
     memory: str | None = None,

@@ -19,7 +19,7 @@ from sqlalchemy import insert
 
 from agentkit.records import TurnRecord, Usage
 from agentkit.rerender import _EpisodeReader, _Messages
-from agentkit.transcripts import TranscriptStore, make_engine
+from agentkit.transcripts import TranscriptReader, TranscriptStore, make_engine
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.schema import Base, Blob, Episode, Message, Run, Turn
 from agentkit.transcripts.store import templates_hash
@@ -68,7 +68,7 @@ def rows(store: TranscriptStore, table: str) -> int:
         return conn.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar_one()
 
 
-def rerender_reads(store: TranscriptStore, episode: str) -> list[list[Any]]:
+def rerender_reads(store: TranscriptReader, episode: str) -> list[list[Any]]:
     """The recorded prompts as ``agentkit rerender`` reads them (interned message tuples)."""
     with _EpisodeReader(store, _Messages(None)) as reader:  # type: ignore[arg-type]  # no token counting
         return [turn.messages for turn in reader.read(episode)]
@@ -102,6 +102,21 @@ def test_each_turn_reads_back_exactly_the_prompt_it_sent(tmp_path: Path, policy:
             for i in (0, 5, 11)]
         assert rerender_reads(store, episode) == rerender_messages(sent)
         assert rows(store, "messages") == 0
+
+
+def test_a_reader_without_the_writer_reads_the_same_prompts(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 't.db'}"
+    sent = prompts("window", 5)
+    with TranscriptStore(url) as store:
+        episode = new_episode(store)
+        for i, prompt in enumerate(sent):
+            store.add_turn(episode, record(i, prompt))
+    engine = make_engine(url, create_tables=False)
+    reader = TranscriptReader(engine)
+    assert [t.messages for t in reader.get_turns(episode)] == sent
+    assert reader.get_episode(episode).turns == 5 and reader.schema_version() == 2
+    assert rerender_reads(reader, episode) == rerender_messages(sent)
+    engine.dispose()
 
 
 def test_full_history_writes_each_message_once(tmp_path: Path) -> None:

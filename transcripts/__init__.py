@@ -9,7 +9,8 @@ are stored once, by SHA-256. ``export_jsonl`` writes turns out as JSON Lines.
 
 from agentkit.transcripts.db import make_engine
 from agentkit.transcripts.export import export_jsonl
+from agentkit.transcripts.reader import TranscriptReader
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.store import TranscriptStore
 
-__all__ = ["TranscriptStore", "export_jsonl", "make_engine", "scrub_secrets"]
+__all__ = ["TranscriptReader", "TranscriptStore", "export_jsonl", "make_engine", "scrub_secrets"]

@@ -1,5 +1,5 @@
 """The transcript store: runs, episodes and turns written as they happen, and read back for
-listing, replay and export.
+listing, replay and export (the reading methods are ``agentkit.transcripts.reader``'s).
 
 Writes are shaped for crash safety: ``start_episode`` commits at once and every ``add_turn`` is
 its own short transaction, committed before it returns, so killing the process loses at most the
@@ -26,7 +26,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import logging
 import os
 import sqlite3
@@ -41,20 +40,20 @@ from typing import Any
 
 from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
+from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from agentkit.records import VERSION as AGENTKIT_VERSION
-from agentkit.records import EpisodeResult, ModelCall, StorageError, TurnRecord
+from agentkit.records import EpisodeResult, StorageError, TurnRecord
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
-from agentkit.transcripts.message_images import ImageMode, _data_url, _restore, _split_data_url
+from agentkit.transcripts.message_images import _split_data_url
 from agentkit.transcripts import prompt_reader
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
-from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo
+from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo  # re-exported
 from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeMessage,
                                          EpisodeSource, Run, Turn, TurnModelCall, TurnPrompt)
-from agentkit.transcripts.schema_version import check_readable, stored_version
+from agentkit.transcripts.reader import TranscriptReader, _chunks, _utc
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -86,7 +85,6 @@ JSON_MEDIA_TYPE = "application/json"
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
 _MESSAGE_CACHE_SIZE = 4096  # message objects remembered with their content hash (treated as immutable)
 _EPISODE_LOG_SIZE = 1024  # episodes whose message rows are remembered (others are read back on their next turn)
-_IN_CHUNK = 500  # ids per IN (...) list, below every backend's parameter limit
 
 
 # --- content addressing ----------------------------------------------------------------------------
@@ -103,18 +101,6 @@ def _new_id(n: int) -> str:
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """SQLite hands back naive datetimes; everything is stored in UTC."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value
-
-
-def _chunks(items: Sequence[Any], n: int = _IN_CHUNK) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), n):
-        yield items[i : i + n]
 
 
 def _insert_ignore(engine: Engine) -> Insert | None:
@@ -134,8 +120,9 @@ def _insert_ignore(engine: Engine) -> Insert | None:
 # --- the store -------------------------------------------------------------------------------------
 
 
-class TranscriptStore:
-    """Transcripts in a SQLAlchemy database (default: ``agentkit.db`` in the working directory).
+class TranscriptStore(TranscriptReader):
+    """Transcripts in a SQLAlchemy database (default: ``agentkit.db`` in the working directory);
+    its reading methods are ``TranscriptReader``'s.
 
     Safe to share between threads; each process should open its own store.
     """
@@ -147,10 +134,10 @@ class TranscriptStore:
         driver connection; False runs them through ``Connection.execute`` (same SQL, same
         transaction, about 1.5 times the time per turn).
         """
-        self.engine = engine if engine is not None else make_engine(url)  # make_engine checks the version
-        if engine is not None:  # e.g. a read-only engine: refuse a newer agentkit's database all the same
-            with engine.connect() as conn:
-                check_readable(stored_version(conn))
+        if engine is None:
+            self.engine = make_engine(url)  # make_engine refuses a newer agentkit's database
+        else:  # e.g. a read-only engine: refused all the same
+            super().__init__(engine)
         sqlite = self.engine.dialect.name == "sqlite"
         self._fast = _SQLiteTurnWriter(self.engine) if fast_path and self.engine.dialect.driver == "pysqlite" else None
         self._blob_insert = _insert_ignore(self.engine)
@@ -177,11 +164,6 @@ class TranscriptStore:
     def url(self) -> str:
         """The database URL (with any password), for worker processes that open their own store."""
         return self.engine.url.render_as_string(hide_password=False)
-
-    def schema_version(self) -> int | None:
-        """The layout version the database records (``agentkit.transcripts.schema_version``)."""
-        with self.engine.connect() as conn:
-            return stored_version(conn)
 
     @property
     def is_memory(self) -> bool:
@@ -570,143 +552,6 @@ class TranscriptStore:
             log.info("closed %d stale episode(s) as unfinished", len(stale))
         return stale
 
-    # --- reading -----------------------------------------------------------------------------------
-
-    def list_runs(self) -> list[RunInfo]:
-        """All runs, newest first, with their episode counts."""
-        counts = select(EPISODES.c.run_id, func.count().label("n")).group_by(EPISODES.c.run_id).subquery()
-        stmt = (
-            select(RUNS, func.coalesce(counts.c.n, 0).label("n_episodes"))
-            .outerjoin(counts, counts.c.run_id == RUNS.c.id)
-            .order_by(RUNS.c.created_at.desc(), RUNS.c.id)
-        )
-        live = _Liveness()
-        with self.engine.connect() as conn:
-            return [self._run_info(r, live, r.n_episodes) for r in conn.execute(stmt)]
-
-    def get_run(self, run_id: str) -> RunInfo:
-        with self.engine.connect() as conn:
-            r = conn.execute(select(RUNS).where(RUNS.c.id == run_id)).first()
-            if r is None:
-                raise KeyError(f"no run {run_id!r}")
-            n = conn.execute(select(func.count()).where(EPISODES.c.run_id == run_id)).scalar_one()
-        return self._run_info(r, _Liveness(), n)
-
-    def list_episodes(
-        self, run_id: str | None = None, task: str | None = None, status: str | None = None
-    ) -> list[EpisodeInfo]:
-        """Episodes in start order, filtered; ``status`` filters on the effective status."""
-        stmt = select(EPISODES).order_by(EPISODES.c.started_at, EPISODES.c.id)
-        if run_id is not None:
-            stmt = stmt.where(EPISODES.c.run_id == run_id)
-        if task is not None:
-            stmt = stmt.where(EPISODES.c.task == task)
-        if status == "finished":
-            stmt = stmt.where(EPISODES.c.status == "finished")
-        elif status in ("running", "unfinished"):
-            stmt = stmt.where(EPISODES.c.status.in_(["running", "unfinished"]))
-        elif status is not None:
-            stmt = stmt.where(EPISODES.c.status == status)
-        with self.engine.connect() as conn:
-            episodes = self._episode_infos(conn, conn.execute(stmt).all())
-        if status is not None:
-            episodes = [e for e in episodes if e.status == status]
-        return episodes
-
-    def get_episode(self, episode_id: str) -> EpisodeInfo:
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(EPISODES).where(EPISODES.c.id == episode_id)).all()
-            if not rows:
-                raise KeyError(f"no episode {episode_id!r}")
-            return self._episode_infos(conn, rows)[0]
-
-    def get_turns(
-        self, episode_id: str, with_messages: bool = True, images: ImageMode = "data_url"
-    ) -> list[TurnInfo]:
-        """The turns of an episode in index order.
-
-        Message images come back as data URLs (exactly as sent), or with ``images="ref"`` as
-        ``{"type": "image_ref", "sha256": ..., "media_type": ...}`` parts (see ``get_blob``).
-        """
-        if images not in ("data_url", "ref"):
-            raise ValueError(f"images must be 'data_url' or 'ref', not {images!r}")
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(TURNS).where(TURNS.c.episode_id == episode_id).order_by(TURNS.c["index"])).all()
-            if not rows and conn.execute(select(EPISODES.c.id).where(EPISODES.c.id == episode_id)).first() is None:
-                raise KeyError(f"no episode {episode_id!r}")
-            by_turn = self._read_messages(conn, episode_id, images) if with_messages and rows else {}
-            calls = self._model_calls(conn, episode_id) if rows else {}
-        turns = []
-        for row in rows:
-            values = dict(row._mapping)  # not row.index: Row is a tuple, .index is tuple.index
-            turn_id = values.pop("id")
-            turns.append(TurnInfo(**values, messages=by_turn.get(turn_id, []) if with_messages else None,
-                                  model_call=calls.get(turn_id)))
-        return turns
-
-    def get_model_call(self, episode_id: str, index: int) -> ModelCall | None:
-        """How turn ``index``'s model call went (finish reason, retries, token counts), or None: not
-        an API model's turn, no such turn, or a database written before calls were stored."""
-        turn_id = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
-        try:
-            with self.engine.connect() as conn:
-                row = conn.execute(select(CALLS).where(CALLS.c.turn_id == turn_id.scalar_subquery())).first()
-        except OperationalError as exc:  # an older database opened read-only: the table was never added
-            if "no such table" in str(exc):
-                return None
-            raise
-        return None if row is None else ModelCall(**{k: v for k, v in row._mapping.items() if k != "turn_id"})
-
-    @staticmethod
-    def _model_calls(conn: Connection, episode_id: str) -> dict[int, ModelCall]:
-        """The episode's model calls by turn id; none in a database written before they were stored."""
-        turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
-        try:
-            rows = conn.execute(select(CALLS).where(CALLS.c.turn_id.in_(turn_ids))).all()
-        except OperationalError as exc:  # an older database opened read-only: the table was never added
-            if "no such table" in str(exc):
-                return {}
-            raise
-        return {r.turn_id: ModelCall(**{k: v for k, v in r._mapping.items() if k != "turn_id"}) for r in rows}
-
-    def get_prompt_context(self, episode_id: str) -> dict[str, Any] | None:
-        """The variables the episode's prompt templates were rendered with (stored with its first
-        turn), or None: no turn yet, or a database written before they were stored."""
-        return self._episode_start(CONTEXTS.c.context, episode_id)
-
-    def get_world_map(self, episode_id: str) -> dict[str, Any] | None:
-        """The backend's top-down drawing of the episode's world (``Backend.world_map``), or None."""
-        return self._episode_start(CONTEXTS.c.world_map, episode_id)
-
-    def get_task_source(self, episode_id: str) -> dict[str, str] | None:
-        """The text of the file the episode's task was read from (``{"name", "text", "sha256"}``,
-        stored with its first turn), or None: a packaged task, no turn yet, or an older database."""
-        try:
-            with self.engine.connect() as conn:
-                row = conn.execute(select(SOURCES.c.name, SOURCES.c.text, SOURCES.c.sha256)
-                                   .where(SOURCES.c.episode_id == episode_id)).first()
-        except OperationalError as exc:  # an older database opened read-only: the table was never added
-            if "no such table" in str(exc):
-                return None
-            raise
-        return None if row is None else {"name": row.name, "text": row.text, "sha256": row.sha256}
-
-    def _episode_start(self, column: Any, episode_id: str) -> Any:
-        try:
-            with self.engine.connect() as conn:
-                return conn.execute(select(column).where(CONTEXTS.c.episode_id == episode_id)).scalar()
-        except OperationalError as exc:  # an older database opened read-only: the table was never added
-            if "no such table" in str(exc):
-                return None
-            raise
-
-    def get_blob(self, sha256: str) -> BlobInfo:
-        with self.engine.connect() as conn:
-            r = conn.execute(select(BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256 == sha256)).first()
-        if r is None:
-            raise KeyError(f"no blob {sha256!r}")
-        return BlobInfo(sha256, r.media_type, bytes(r.data))
-
     # --- internals ---------------------------------------------------------------------------------
 
     def _encode_messages(
@@ -845,112 +690,3 @@ class TranscriptStore:
                 )
             ).rowcount
         return changed
-
-    @staticmethod
-    def _turn_totals(conn: Connection, episode_ids: Sequence[str]) -> dict[str, tuple[int, int, int, int, float]]:
-        """Per episode: (turns, scripts, input tokens, output tokens, cost) summed over stored turns."""
-        totals: dict[str, tuple[int, int, int, int, float]] = {}
-        for chunk in _chunks(list(episode_ids)):
-            stmt = (
-                select(
-                    TURNS.c.episode_id,
-                    func.count(),
-                    func.count(TURNS.c.script),
-                    func.coalesce(func.sum(TURNS.c.input_tokens), 0),
-                    func.coalesce(func.sum(TURNS.c.output_tokens), 0),
-                    func.coalesce(func.sum(TURNS.c.cost_usd), 0.0),
-                )
-                .where(TURNS.c.episode_id.in_(chunk))
-                .group_by(TURNS.c.episode_id)
-            )
-            for episode_id, n, scripts, tin, tout, cost in conn.execute(stmt):
-                totals[episode_id] = (n, scripts, tin, tout, cost)
-        return totals
-
-    def _episode_infos(self, conn: Connection, rows: Sequence[Any]) -> list[EpisodeInfo]:
-        live = _Liveness()
-        infos = [
-            EpisodeInfo(
-                id=r.id,
-                run_id=r.run_id,
-                task=r.task,
-                seed=r.seed,
-                trial=r.trial,
-                attempt=r.attempt or 0,
-                status=live.status(r.status, r.writer_host, r.writer_pid, r.writer_start),
-                success=r.success,
-                reward=r.reward,
-                end_reason=r.end_reason,
-                scripts=r.scripts,
-                turns=r.turns,
-                input_tokens=r.input_tokens,
-                output_tokens=r.output_tokens,
-                cost_usd=r.cost_usd,
-                started_at=_utc(r.started_at),
-                ended_at=_utc(r.ended_at),
-                error=r.error,
-                metrics=r.metrics or {},
-                writer_host=r.writer_host,
-                writer_pid=r.writer_pid,
-            )
-            for r in rows
-        ]
-        # Episodes still being written (or never closed) have no totals yet: sum their turns.
-        open_ids = [e.id for e in infos if e.turns is None]
-        if open_ids:
-            totals = self._turn_totals(conn, open_ids)
-            for e in infos:
-                if e.turns is None:
-                    e.turns, e.scripts, e.input_tokens, e.output_tokens, e.cost_usd = totals.get(e.id, (0, 0, 0, 0, 0.0))
-        return infos
-
-    @staticmethod
-    def _run_info(r: Any, live: _Liveness, n_episodes: int) -> RunInfo:
-        return RunInfo(
-            id=r.id,
-            created_at=_utc(r.created_at),
-            env=r.env,
-            tasks=r.tasks,
-            model=r.model,
-            config=r.config,
-            templates=r.templates,
-            templates_hash=r.templates_hash,
-            agentkit_version=r.agentkit_version,
-            status=live.status(r.status, r.writer_host, r.writer_pid, r.writer_start),
-            episodes=n_episodes,
-        )
-
-    def _read_messages(self, conn: Connection, episode_id: str, images: ImageMode) -> dict[int, list[dict[str, Any]]]:
-        """Messages of an episode's turns, by turn id; each distinct content is read and parsed once."""
-        refs = prompt_reader.episode_refs(conn, episode_id)
-        contents = {sha: json.loads(data)
-                    for sha, data in self._fetch_blobs(conn, {r[1] for rs in refs.values() for r in rs})}
-        urls: dict[str, str] = {}
-        if images == "data_url":
-            image_shas: set[str] = set()
-            for content in contents.values():
-                if isinstance(content, list):
-                    image_shas.update(p["sha256"] for p in content if isinstance(p, dict) and p.get("type") == "image_ref")
-            media = {}
-            for chunk in _chunks(sorted(image_shas)):
-                for sha, media_type, data in conn.execute(
-                    select(BLOBS.c.sha256, BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256.in_(chunk))
-                ):
-                    media[sha] = _data_url(media_type, bytes(data))
-            urls = media
-        by_turn: dict[int, list[dict[str, Any]]] = {}
-        for turn_id, turn_refs in refs.items():
-            messages = by_turn[turn_id] = []
-            for role, sha, extra in turn_refs:
-                message: dict[str, Any] = {"role": role, "content": _restore(contents[sha], urls, images)}
-                if extra:
-                    message.update(prompt_reader.parse_extra(extra) or {})
-                messages.append(message)
-        return by_turn
-
-    @staticmethod
-    def _fetch_blobs(conn: Connection, shas: set[str]) -> Iterator[tuple[str, bytes]]:
-        ordered = sorted(shas)
-        for chunk in _chunks(ordered):
-            for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(chunk))):
-                yield sha, bytes(data)
