@@ -6,7 +6,8 @@ instant model then records about 0.5-1 s of latency on the first turn of every r
 on the others, and latency figures of turn 1 mean nothing. Before a client's first call, this
 makes one complete round trip through the same code (``LiteLLMModel.complete``: the same model id
 and so the same litellm route, the same SDK client path, reply parsing, pricing and token count)
-against a one-answer server on 127.0.0.1 speaking OpenAI's chat completions and Anthropic's
+against a fixed answer: for ``openai/...`` ids an in-process httpx transport (no socket at all),
+for the others a one-answer server on 127.0.0.1 speaking OpenAI's chat completions and Anthropic's
 messages API. Nothing leaves the machine and nothing is billed.
 
 Once per model id and process. Routes whose API is neither (Gemini, Bedrock, ...) fail the round
@@ -20,6 +21,8 @@ import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import httpx
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,25 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+class _AnsweringTransport(httpx.BaseTransport):
+    """Answers every request in-process with a fixed chat completion: no socket, so neither the
+    network nor an HTTP recorder patching httpx's own transports (vcrpy in the tests) sees it."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.read()
+        return httpx.Response(200, json=_OPENAI_ANSWER, request=request)
+
+
+def _openai_twin_client(timeout_s: float) -> Any:
+    import openai
+
+    from agentkit.models.plain_openai_client import plain_messages
+
+    return plain_messages(openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-warm-up-000000",
+                                        timeout=timeout_s, max_retries=0,
+                                        http_client=httpx.Client(transport=_AnsweringTransport())))
+
+
 def is_warm(model_id: str) -> bool:
     return model_id in _warmed
 
@@ -70,16 +92,21 @@ def warm_up(model: Any) -> None:
         if model.model in _warmed:
             return
         _warmed.add(model.model)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        thread = threading.Thread(target=server.serve_forever, name="client-warm-up", daemon=True)
-        thread.start()
+        in_process = model.model.startswith("openai/")  # the SDK client takes our transport
+        server = None if in_process else ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        if server is not None:
+            threading.Thread(target=server.serve_forever, name="client-warm-up", daemon=True).start()
+        port = server.server_address[1] if server is not None else 9
         try:
-            twin = type(model)(model.model, api_base=f"http://127.0.0.1:{server.server_address[1]}/v1",
+            twin = type(model)(model.model, api_base=f"http://127.0.0.1:{port}/v1",
                                api_key="sk-warm-up-000000", max_retries=0, timeout_s=WARM_UP_TIMEOUT_S,
                                name=f"{model.name} (warm-up)", prompt_cache=model.prompt_cache, warm_up=False)
+            if in_process:
+                twin._checked_client = _openai_twin_client(WARM_UP_TIMEOUT_S)
             twin.complete(_PROMPT, None)
         except Exception as exc:  # noqa: BLE001 - a warm-up only saves time; the real call reports errors
             logger.debug("%s: client warm-up did not complete (%s)", model.name, type(exc).__name__)
         finally:
-            server.shutdown()
-            server.server_close()
+            if server is not None:
+                server.shutdown()
+                server.server_close()

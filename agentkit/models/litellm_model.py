@@ -42,6 +42,7 @@ from tenacity import (
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.base import ModelError
 from agentkit.models.fold_system import fold_system_message
+from agentkit.models.plain_openai_client import async_plain_messages, plain_messages
 from agentkit.models.prompt_cache import mark_stable_prefix, takes_cache_markers
 from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
 from agentkit.observers import Observation
@@ -212,7 +213,7 @@ class LiteLLMModel:
         if self.warm_up and not client_warmup.is_warm(self.model):
             client_warmup.warm_up(self)
         if self._checked_client is None and usage_guard.wants_checked_client(self.model, self.api_base):
-            self._checked_client = usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
+            self._checked_client = plain_messages(usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s))
         start = time.perf_counter()
         attempts = 0
         try:
@@ -247,7 +248,7 @@ class LiteLLMModel:
         done = threading.Event()
         if usage_guard.wants_checked_client(self.model, self.api_base):
             if self._checked_client is None:
-                self._checked_client = usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
+                self._checked_client = plain_messages(usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s))
             request = {**request, "client": self._checked_client}
 
         def call() -> None:
@@ -269,7 +270,7 @@ class LiteLLMModel:
         client = None
         if usage_guard.wants_checked_client(self.model, self.api_base):
             # One per call: an async client belongs to the event loop it was made in.
-            client = usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s)
+            client = async_plain_messages(usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s))
             request = {**request, "client": client}
         try:
             return await asyncio.wait_for(litellm.acompletion(**request), timeout=self.timeout_s)
