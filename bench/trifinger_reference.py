@@ -5,13 +5,15 @@ model's) through the real episode loop, text only, seeds 0..N-1, and prints per 
 rate by CausalWorld's measure (its axis-aligned fractional overlap above 0.9, the episode metric
 ``overlap_causalworld``; ``overlap_aabb`` on a tree that does not report it yet), the mean final
 overlap by both measures (ours: exact oriented overlap, ``overlap``), scripts and simulated seconds
-per episode. Tasks are written ``family`` or ``family@Pn`` (CausalWorld's protocols; towers and
-stacked_blocks have none and run their own sampling).
+per episode. Tasks are written ``family`` or ``family@Pn`` (CausalWorld's protocols). towers,
+stacked_blocks and creative_stacked_blocks have no protocols: ``family`` samples their space A and
+``family@P0`` is their task generator's default scene (one scene, so two seeds show it).
+Under the causalworld profile every task starts with the fingers raised (``start_pose``).
 
 Targets (issue 17): success >= 0.9 on pushing and picking at P0, >= 0.6 on pick_and_place and
 stacking2 at P0, > 0 on towers.
 
-Usage: python bench/trifinger_reference.py [--seeds 30] [--tasks pushing@P0,towers,...] [--jobs 2]
+Usage: python bench/trifinger_reference.py [--seeds 30] [--tasks pushing@P0,towers,towers@P0,...] [--jobs 2]
 """
 
 from __future__ import annotations

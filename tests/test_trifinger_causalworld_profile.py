@@ -273,3 +273,27 @@ def test_the_fast_box_overlap_equals_the_cuboid_one():
         goal = body((0.0, 0.0, 0.05), _quat((0, 0, 1), float(rng.uniform(0, 90))), CUBE)
         assert box_overlap([block.aabb()], [goal.aabb()]) == pytest.approx(
             causalworld_overlap([block.cuboid()], [goal.cuboid()]), abs=1e-12)
+
+
+# -- the status the model reads ----------------------------------------------------------------
+
+
+def test_the_status_names_the_measure_success_is_judged_by():
+    cw = TriFingerBackend(cameras=False, profile="causalworld")
+    ak = TriFingerBackend(cameras=False, profile="agentkit")
+    try:
+        status = cw.reset("pushing", 1).status
+        metrics = cw.episode_metrics(None)
+        keys = list(status)
+        assert keys.index("goal_overlap_causalworld") < keys.index("goal_overlap")
+        assert status["goal_overlap_causalworld"].startswith(f"{metrics['overlap_causalworld']:.3f} (CausalWorld's measure")
+        assert "success above 0.9" in status["goal_overlap_causalworld"]
+        assert "not what success is judged by" in status["goal_overlap"]
+        reaching = cw.reset("reaching", 0).status
+        error_cm = float(reaching["tip_error_causalworld"].split(" cm")[0])
+        assert error_cm == pytest.approx(cw.verdict().value * 100, abs=0.01) and "below 1 cm" in reaching["tip_error_causalworld"]
+        plain = ak.reset("pushing", 1).status
+        assert "goal_overlap_causalworld" not in plain and plain["goal_overlap"].endswith("(success above 0.9)")
+    finally:
+        cw.close()
+        ak.close()

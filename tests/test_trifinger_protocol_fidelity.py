@@ -13,6 +13,7 @@ import pytest
 from agentkit.envs.trifinger import sampling
 from agentkit.envs.trifinger.protocols import BENCHMARKS, protocol_for
 from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_protocol, scene_problems
+from agentkit.envs.trifinger.start_pose import with_start_pose
 from agentkit.envs.trifinger.tasks import default_scene
 
 SEEDS = range(50)
@@ -61,7 +62,8 @@ def test_protocols_cover_the_variables_benchmarks_py_names():
     assert set(draw_protocol("stacking2", "P5", 3).intervention) == {"goal_tower"}
     assert set(draw_protocol("stacking2", "P9", 3).intervention) == {"tool_block_1", "tool_block_2", "floor_friction"}
     assert protocol_for("reaching", "P12").space == "B"
-    assert draw_protocol("pushing", "P0", 3).scene == default_scene("pushing")
+    assert draw_protocol("pushing", "P0", 3).scene == with_start_pose(default_scene("pushing"), "causalworld")
+    assert draw_protocol("pushing", "P0", 3, "agentkit").scene == default_scene("pushing")
 
 
 @pytest.mark.parametrize("protocol", ["P10", "P11"])
@@ -77,10 +79,9 @@ def test_the_random_protocol_never_touches_joints_or_gravity_and_picks_size_or_p
             assert tool["cylindrical_position"][:2] == pytest.approx([0.08, -math.pi / 2])
             assert tool["cylindrical_position"][2] == pytest.approx(tool["size"][2] / 2)
         assert "floor_friction" in change and "finger_lower_link_0" in change
-    if protocol == "P10":
-        assert modes == {"size", "position"}
-    # P11: space B's 7.5-9.5 cm cubes at the default block's place reach TriFingerPro's resting
-    # fingertips (7.9 cm up), so its size draws are refused and redrawn: only positions remain
+    # the causalworld profile starts raised (start_pose), so space B's 7.5-9.5 cm cubes no longer
+    # reach the fingertips and P11 keeps its size draws too (test_trifinger_start_pose.py)
+    assert modes == {"size", "position"}
 
 
 def test_space_b_draws_lie_in_space_b():
@@ -224,3 +225,27 @@ def test_the_box_overlap_test_is_exact_for_turned_boxes():
     turned = yaw_quaternion(math.pi / 4)  # reaches 0.707 along x
     assert sampling._cuboids_intersect(unit, Cuboid((1.2, 0.0, 0.0), (1.0, 1.0, 1.0), turned))
     assert not sampling._cuboids_intersect(unit, Cuboid((1.25, 0.0, 0.0), (1.0, 1.0, 1.0), turned))
+
+
+@pytest.mark.parametrize("task", ["towers", "stacked_blocks", "creative_stacked_blocks"])
+def test_tasks_without_protocols_run_their_default_scene_as_task_at_p0(task):
+    draw = draw_protocol(task, "P0", 7)
+    assert draw.scene == with_start_pose(default_scene(task), "causalworld") and not draw.intervention
+    assert len(draw.scene.blocks) == {"towers": 5, "stacked_blocks": 35, "creative_stacked_blocks": 24}[task]
+    with pytest.raises(ValueError, match=rf"only '{task}@P0', its default scene, runs"):
+        draw_protocol(task, "P1", 0)
+
+
+def test_towers_at_p0_starts_an_episode_on_towers_py_default_diagonal():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False)
+    try:
+        backend.reset("towers@P0", 3)
+        metrics = backend.episode_metrics(None)
+        assert metrics["protocol"] == "P0" and metrics["interventions"][0]["applied"] is False
+        first = backend.world.block_specs[0].position
+        assert first[:2] == pytest.approx((-0.12, -0.12))  # towers.py _set_up_cuboid's first block
+        assert backend.time_limit_steps == 50_000  # 5 blocks x 10 s
+    finally:
+        backend.close()

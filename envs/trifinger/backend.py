@@ -108,7 +108,7 @@ class TriFingerBackend(Backend):
         return protocol_suites()
 
     def reset(self, task: str, seed: int) -> RawObservation:
-        scene, protocol, report = scene_for(task, seed)
+        scene, protocol, report = scene_for(task, seed, self.profile)
         if self._world is None:
             self._world = TriFingerWorld()
             self._compiler = ScriptCompiler(self._world)
@@ -183,7 +183,8 @@ class TriFingerBackend(Backend):
             total_reward=self._overlap,
             done=self._done,
             success=self._success,
-            status=status_lines(world, self.held_block, self._overlap, time_left),
+            status=status_lines(world, self.held_block, self._overlap, time_left,
+                                self.verdict() if self.profile == "causalworld" else None),
             privileged=structured_state(world, self.held_block, self._overlap),
         )
         self._reward_since_observe = 0.0

@@ -216,7 +216,8 @@ class ScriptCompiler:
                 self._reposition(trial, start, safe, tuple(order))
                 trial.move(forward, speed=0.1)
                 trial.move(back)
-                trial.move(trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]))
+                # all tips back up; an idle one already as high as it goes (the raised start) stays
+                trial.move(self._within_reach(trial, trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]), trial.tips))
             except UnreachableError as exc:
                 error = error or exc
                 continue
@@ -236,7 +237,7 @@ class ScriptCompiler:
     def _home(self, build: TrajectoryBuilder) -> None:
         if self.held is not None:
             self._open(build)
-        build.move(build.tips + np.array([0.0, 0.0, 0.02]))
+        build.move(self._within_reach(build, build.tips + np.array([0.0, 0.0, 0.02]), build.tips))
         build.joints(np.asarray(REST_JOINTS), 0.6)
 
     def _wait(self, build: TrajectoryBuilder, seconds: float) -> None:
@@ -301,11 +302,13 @@ class ScriptCompiler:
 
     def _reposition(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
                     fingers: tuple[int, ...] = (0, 1, 2)) -> None:
-        """Up to ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
-        A tip that cannot rise that high where it is (near the wall) travels as high as it can."""
+        """To ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
+        A tip that cannot rise that high where it is (near the wall) travels as high as it can; a tip
+        above it (the raised start pose, 0.204 m) comes straight down first, since a slanted path
+        from that high passes points TriFingerPro cannot reach."""
         up = build.tips.copy()
         for f in fingers:
-            up[f, 2] = max(up[f, 2], safe)
+            up[f, 2] = safe
         build.move(self._within_reach(build, up, build.tips))
         over = build.tips.copy()
         for f in fingers:

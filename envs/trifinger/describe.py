@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.trifinger.causalworld_profile import OVERLAP_SUCCESS, REACHING_SUCCESS_ERROR, Verdict
 from agentkit.envs.trifinger.geometry import Cuboid, quaternion_matrix, yaw_of
 from agentkit.envs.trifinger.tasks import colour_name
 from agentkit.envs.trifinger.world import TriFingerWorld
@@ -48,13 +49,25 @@ def _attitude(c: Cuboid) -> str:
     return f"yaw {round(_yaw(c))} deg, roll {round(roll)} deg, pitch {round(pitch)} deg"
 
 
-def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_left_s: float) -> dict[str, str]:
-    """Ordered ``label -> text`` facts for the prompt's status block."""
-    lines: dict[str, str] = {
-        "time_left": f"{time_left_s:.1f} s",
-        "goal_overlap": f"{overlap:.3f} (success above 0.9)",
-        "holding": "nothing" if held is None else f"block {held}",
-    }
+def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_left_s: float,
+                 judged: Verdict | None = None) -> dict[str, str]:
+    """Ordered ``label -> text`` facts for the prompt's status block.
+
+    ``judged``: the verdict of a measure other than ``overlap`` that decides success (the causalworld
+    profile: CausalWorld's axis-aligned overlap, or reaching's mean tip error); it is shown first,
+    named as CausalWorld's, and ``overlap`` is then labelled as the exact measure, not judged."""
+    lines: dict[str, str] = {"time_left": f"{time_left_s:.1f} s"}
+    if judged is None:
+        lines["goal_overlap"] = f"{overlap:.3f} (success above 0.9)"
+    elif judged.measure.startswith("causalworld_reaching"):
+        lines["tip_error_causalworld"] = (f"{judged.value * 100:.2f} cm (CausalWorld's measure: mean absolute fingertip "
+                                          f"coordinate error; success below {REACHING_SUCCESS_ERROR * 100:g} cm)")
+        lines["goal_overlap"] = f"{overlap:.3f} (fingertip closeness, for reference; not what success is judged by)"
+    else:
+        lines["goal_overlap_causalworld"] = (f"{judged.value:.3f} (CausalWorld's measure: axis-aligned bounding boxes of "
+                                             f"blocks and goals; success above {OVERLAP_SUCCESS:g} by this number)")
+        lines["goal_overlap"] = f"{overlap:.3f} (exact oriented overlap, for reference; not what success is judged by)"
+    lines["holding"] = "nothing" if held is None else f"block {held}"
     for i, (spec, c) in enumerate(zip(world.block_specs, world.block_cuboids())):
         lines[f"block_{i}"] = f"{colour_name(spec.color)} {_shape(spec.size)}, centre {_xyz(c.position)}, {_attitude(c)}"
     for i, c in enumerate(world.goal_cuboids()):

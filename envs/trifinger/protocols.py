@@ -86,6 +86,11 @@ BENCHMARKS: dict[str, dict[str, Protocol]] = {
                  "P12": Protocol("P12", "goal_.*", "cylindrical_position", "B")},
 }
 BENCHMARK_TASKS = tuple(BENCHMARKS)
+#: Tasks benchmarks.py gives no protocols: ``task@P0`` is their task generator's default scene (its
+#: default walls: stacked_blocks.py / creative_stacked_blocks.py ``_set_up_stage_arena``, towers.py's
+#: diagonal start), so a bench can evaluate the defaults beside the protocols' P0.
+DEFAULT_SCENE_TASKS = ("towers", "stacked_blocks", "creative_stacked_blocks")
+_DEFAULT_ONLY = Protocol("P0", "", "", "A_B")  # benchmarks.py's P0: empty regexes, nothing intervened on
 #: Every protocol name some benchmark task defines (P0-P12).
 PROTOCOL_NAMES = tuple(sorted({n for table in BENCHMARKS.values() for n in table}, key=lambda n: int(n[1:])))
 
@@ -93,6 +98,11 @@ PROTOCOL_NAMES = tuple(sorted({n for table in BENCHMARKS.values() for n in table
 def protocol_for(task: str, name: str) -> Protocol:
     """The protocol ``name`` of benchmark task ``task``; a clear error otherwise."""
     table = BENCHMARKS.get(task)
+    if table is None and task in DEFAULT_SCENE_TASKS:
+        if name == "P0":
+            return _DEFAULT_ONLY
+        raise ValueError(f"trifinger task {task!r} has no CausalWorld protocols (benchmarks.py lists none); "
+                         f"only '{task}@P0', its default scene, runs")
     if table is None:
         raise ValueError(f"trifinger task {task!r} has no CausalWorld protocols; "
                          f"benchmarks.py defines them for {', '.join(BENCHMARK_TASKS)}")
@@ -130,8 +140,9 @@ class ProtocolPlan:
         return record
 
 
-def scene_for(task: str, seed: int) -> tuple[Scene, str | None, ProtocolPlan | None]:
-    """The scene of ``task`` (``family`` or ``family@Pn``), its protocol name and plan.
+def scene_for(task: str, seed: int, profile: str = "causalworld") -> tuple[Scene, str | None, ProtocolPlan | None]:
+    """The scene of ``task`` (``family`` or ``family@Pn``), its protocol name and plan; the robot
+    starts in ``profile``'s start pose (``start_pose``).
 
     Raises ``ValueError`` for an unknown protocol and ``sampling.ProtocolDrawError`` when no
     feasible draw was found."""
@@ -139,8 +150,8 @@ def scene_for(task: str, seed: int) -> tuple[Scene, str | None, ProtocolPlan | N
 
     family, _, protocol = task.partition("@")
     if not protocol:
-        return generate(family, seed), None, None
-    draw = draw_protocol(family, protocol, seed)
+        return generate(family, seed, profile), None, None
+    draw = draw_protocol(family, protocol, seed, profile)
     return draw.scene, protocol, ProtocolPlan(draw)
 
 

@@ -27,9 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE
 from agentkit.envs.trifinger.geometry import Cuboid
 from agentkit.envs.trifinger.protocols import Protocol, protocol_for
 from agentkit.envs.trifinger.scene import Scene
+from agentkit.envs.trifinger.start_pose import with_start_pose
 from agentkit.envs.trifinger.task_spaces import ALIASES, task_space
 from agentkit.envs.trifinger.tasks import default_scene
 
@@ -293,22 +295,41 @@ def _cuboids_intersect(a: Cuboid, b: Cuboid, margin: float = 1e-4) -> bool:
 def scene_problems(scene: Scene) -> list[str]:
     """Everything that makes ``scene`` ill-posed (empty when it is fine): goal rules, blocks
     overlapping each other or the wall, and rigid bodies (blocks, wall) interpenetrating each other, the robot at its start pose, the floor or
-    the arena wall by more than PENETRATION_TOLERANCE (checked with pybullet's collision pass)."""
+    the arena wall by more than PENETRATION_TOLERANCE (checked with pybullet's collision pass).
+    The robot is left out when its start pose holds every fingertip above every block and fixed
+    obstacle (``tips_clear_of_blocks``): CausalWorld's raised rest pose never meets a drawn block."""
     problems = goal_problems(scene) + block_problems(scene)
     world = _probe()
     world.build(scene)
-    problems += [f"{pair} interpenetrate" for pair in world.penetrations(PENETRATION_TOLERANCE)]
+    pairs = world.penetrations(PENETRATION_TOLERANCE)
+    if tips_clear_of_blocks(scene, world.tips()):
+        pairs = [pair for pair in pairs if "robot" not in pair.split(" and ")]
+    problems += [f"{pair} interpenetrate" for pair in pairs]
     return problems
+
+
+#: Radius of TriFingerPro's fingertip sphere (trifinger-simulation's tip link), so "above" means clear.
+TIP_RADIUS = 0.0095
+
+
+def tips_clear_of_blocks(scene: Scene, tips: np.ndarray) -> bool:
+    """Whether every fingertip (its sphere) is above the top of every block and fixed obstacle."""
+    rigid = [*scene.blocks, *scene.obstacles]
+    if not rigid:
+        return True
+    top = max(float(spec.cuboid().aabb()[1][2]) for spec in rigid)
+    return float(np.min(np.asarray(tips)[:, 2])) - TIP_RADIUS > top
 
 
 # --------------------------------------------------------------------------------------- draws
 
 
-def draw_protocol(task: str, protocol: str, seed: int) -> ProtocolDraw:
+def draw_protocol(task: str, protocol: str, seed: int, profile: str = DEFAULT_PROFILE) -> ProtocolDraw:
     """The scene and values ``task@protocol`` draws for ``seed``; ``ProtocolDrawError`` when none of
-    ATTEMPTS draws is feasible (the error names task, protocol, seed and the last reason)."""
+    ATTEMPTS draws is feasible (the error names task, protocol, seed and the last reason). The
+    robot starts in ``profile``'s start pose (``start_pose``: raised under causalworld)."""
     spec = protocol_for(task, protocol)
-    base = default_scene(task)
+    base = with_start_pose(default_scene(task), profile)
     if spec.name == "P0":  # benchmarks.py P0: empty regexes, nothing is intervened on
         return ProtocolDraw(task, protocol, seed, spec.space, base)
     space = task_space(base, spec.space)

@@ -360,18 +360,20 @@ def family(task: str) -> TaskFamily:
 GENERATE_ATTEMPTS = 20
 
 
-def generate(task: str, seed: int) -> Scene:
+def generate(task: str, seed: int, profile: str = "causalworld") -> Scene:
     """A scene of ``task`` sampled from its training space; the same seed always gives the same scene.
+    The robot starts in ``profile``'s start pose (``start_pose``: raised under causalworld).
 
     An ill-posed sample (see ``sampling.scene_problems``) is drawn again from the same generator;
     after GENERATE_ATTEMPTS a ValueError names the task, the seed and the reason."""
     from agentkit.envs.trifinger.sampling import scene_problems
+    from agentkit.envs.trifinger.start_pose import with_start_pose
 
     make = family(task).make
     rng = np.random.default_rng(seed)
     problems: list[str] = []
     for _ in range(GENERATE_ATTEMPTS):
-        scene = make(rng)
+        scene = with_start_pose(make(rng), profile)
         problems = scene_problems(scene)
         if not problems:
             return scene
