@@ -30,10 +30,12 @@ cache, cache_max_age_s       --cache --cache-max-... the same
 timeout_s, max_retries       --timeout-s --max-...   the same (and --retry-base-s)
 price_per_mtok               --price-per-mtok IN,OUT the same
 fold_system                  --fold-system           --fold-system
+prompt_cache                 --prompt-cache on|off   the same
 memory, templates_dir        --memory --templates    --memory --templates (file: memory, templates)
 include_images               --no-images             --no-images
 observer.max_side            --image-size            --image-size (file: image_size)
 backend_options.commands     --commands              --commands
+backend_options.profile      --profile               --profile (trifinger: causalworld|agentkit)
 modality (observer, images)  --modality              --modality --harness (file: catalogue.*)
 pass_rule, human_frames      --pass-rule ...         --pass-rule --human-frames
 ============================ ======================= =============================================
@@ -94,10 +96,15 @@ COMMON_FLAGS: tuple[Flag, ...] = (
          "for a model litellm has no price for (budgets need a price)."),
     Flag("fold_system", "--fold-system", bool, "Send the system message as the start of the first user message "
          "(models without a system role); recorded with the run."),
+    Flag("prompt_cache", "--prompt-cache", str, "on (default) or off: cache breakpoints on the prompt's stable "
+         "prefix for providers that need them (Anthropic's cache_control); recorded with the run."),
     Flag("image_size", "--image-size", int, "Longest side of the images sent, in pixels (and the backend's "
          "render size where it has one).", field="observer.max_side", min=16),
     Flag("commands", "--commands", str, "The command set the model writes, where the backend has several "
          "(gridworld: primitives or api, e.g. go_to(\"red key\")).", field="backend_options.commands"),
+    Flag("profile", "--profile", str, "trifinger: causalworld (default: CausalWorld's episode lengths, success "
+         "measure and raised start pose) or agentkit (the task's own time limit and exact overlap).",
+         field="backend_options.profile"),
 )
 
 # Flags `agentkit run` has had all along that `agentkit eval` lacked (the file set them).
@@ -156,6 +163,8 @@ class RunFlags:
                 value = False  # include_images
             elif param in ("fold_system",) and not value:
                 continue
+            elif param == "prompt_cache":
+                value = _on_off("--prompt-cache", value)
             head, _, tail = flag.target.partition(".")
             if tail:
                 out.setdefault(head, {})[tail] = value
@@ -200,6 +209,12 @@ def with_modality(config: Any, name: str) -> Any:
         return apply(config, name)
     except ValueError as exc:  # an unknown name: the message lists the known ones
         raise ValueError(f"--modality: {exc}") from None
+
+
+def _on_off(flag: str, text: str) -> bool:
+    if text.strip().lower() not in ("on", "off"):
+        raise ValueError(f"{flag}: give on or off, not {text!r}")
+    return text.strip().lower() == "on"
 
 
 def _price(text: str) -> tuple[float, float]:
