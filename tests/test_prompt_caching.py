@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
+from agentkit.config import RunConfig
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.models.prompt_cache import cache_rates, input_tokens_line, mark_stable_prefix, saved_usd, takes_cache_markers
 
@@ -185,3 +187,12 @@ def test_run_summary_says_input_tokens_cached_and_saved(anthropic_server: _Serve
     cost = turns * (100 * full + 900 * cached + 10 * 1.5e-05)
     line = f"input tokens: {turns * 1000:,} ({turns * 900:,} cached), cost ${cost:.4f} (saved ${saved:.4f})"
     assert line in proc.stdout, proc.stdout
+
+
+def test_prompt_cache_flag_is_recorded_in_the_config() -> None:
+    config = RunConfig(env="gridworld", tasks=["empty"], model=ANTHROPIC_MODEL)
+    assert config.prompt_cache is True
+    off = RunFlags({"prompt_cache": "off"}, COMMON_FLAGS).apply(config)
+    assert off.prompt_cache is False and off.model_dump()["prompt_cache"] is False
+    with pytest.raises(ValueError, match="--prompt-cache: give on or off"):
+        RunFlags({"prompt_cache": "maybe"}, COMMON_FLAGS).apply(config)
