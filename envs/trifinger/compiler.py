@@ -302,13 +302,30 @@ class ScriptCompiler:
 
     def _reposition(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
                     fingers: tuple[int, ...] = (0, 1, 2)) -> None:
-        """To ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
-        A tip that cannot rise that high where it is (near the wall) travels as high as it can; a tip
-        above it (the raised start pose, 0.204 m) comes straight down first, since a slanted path
-        from that high passes points TriFingerPro cannot reach."""
+        """Up to ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
+        A tip that cannot rise that high where it is (near the wall) travels as high as it can. When
+        that path is out of reach from a tip above ``safe`` (the raised start pose, 0.204 m: a slanted
+        path from so high passes points TriFingerPro cannot reach), the tips come straight down to
+        ``safe`` first."""
+        error: UnreachableError | None = None
+        for come_down in (False, True):
+            trial = TrajectoryBuilder(build.kin, build.q)
+            try:
+                self._reposition_path(trial, targets, safe, fingers, come_down)
+            except UnreachableError as exc:
+                error = error or exc
+                continue
+            build.q, build.tips = trial.q, trial.tips
+            build.actions.extend(trial.actions)
+            return
+        assert error is not None
+        raise error
+
+    def _reposition_path(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
+                         fingers: tuple[int, ...], come_down: bool) -> None:
         up = build.tips.copy()
         for f in fingers:
-            up[f, 2] = safe
+            up[f, 2] = safe if come_down else max(up[f, 2], safe)
         build.move(self._within_reach(build, up, build.tips))
         over = build.tips.copy()
         for f in fingers:
