@@ -165,7 +165,7 @@ def run(
                   f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
         if model_call_line(calls):
             out.print(model_call_line(calls), markup=False)
-        from agentkit.models.run_input_tokens import run_input_tokens
+        from agentkit.run_input_tokens import run_input_tokens
 
         tokens = run_input_tokens(store, summary.run_id, config.model, config.price_per_mtok)
         if tokens is not None:  # input tokens: N (M cached), cost $X (saved $Y)

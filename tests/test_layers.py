@@ -61,9 +61,6 @@ LEAF_HELPERS = {"agentkit.log_streams", "agentkit.url_redaction", "agentkit.toke
 
 # (importing module, imported module) -> why it is still allowed. The goal is an empty dict.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("agentkit.models.run_input_tokens", "agentkit.transcripts.schema"):
-        "new today (d607f33, another engineer's): it queries the store, so it belongs in agentkit/ beside "
-        "model_call_summary, or behind transcripts' reader",
     ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
         "the builtin Animal-AI build is the arena backend served over ML-Agents' protocol; the server "
         "belongs in envs/arena/ with the protocol in envs/animalai_common/",

@@ -199,6 +199,8 @@ class LiteLLMModel:
         self.fold_system = fold_system  # send the system message as the start of the first user message
         self.prompt_cache = prompt_cache
         self.warm_up = warm_up  # one local round trip before the first timed call (agentkit.models.client_warmup)
+        # The warm-up's fixed answer reports 1 input token; its twin must not warn of a dropped prompt.
+        self.checks_prompt_size = True
         self._cache_markers = prompt_cache and takes_cache_markers(model)
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
@@ -376,7 +378,7 @@ class LiteLLMModel:
             provider_cached_tokens=_cached_tokens(usage),
             our_input_tokens=ours,
         )
-        call.warning = dropped_prompt_warning(call.provider_input_tokens, ours)
+        call.warning = dropped_prompt_warning(call.provider_input_tokens, ours) if self.checks_prompt_size else None
         if call.warning:
             logger.warning("%s: %s", self.name, call.warning)
         return call
