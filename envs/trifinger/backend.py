@@ -221,6 +221,7 @@ class TriFingerBackend(Backend):
         return {
             "time_limit_s": self._time_limit_s if world and world.scene else None,
             "success_threshold": SUCCESS_THRESHOLD,
+            "success_measure": "causalworld" if self.profile == "causalworld" else "exact",
             "arena_radius_m": 0.19,
             "physics_step_ms": round(TIME_STEP_S * 1000),
             "camera_names": ["camera60", "camera180", "camera300"] if self.cameras else [],
