@@ -39,6 +39,12 @@ def _setup_logging(verbose: bool, log_level: Optional[str] = None) -> None:
         _fail(str(exc))
 
 
+def _outcome_text(episode) -> str:
+    """An episode's verdict by its backend's word: ``pass=`` where the backend judges a pass mark."""
+    metrics = episode.metrics or {}
+    return f"pass={metrics['pass']}" if "pass" in metrics else f"success={episode.success}"
+
+
 def _store(db: Optional[str]):
     return open_store(db)  # a bad --db is one line
 
@@ -129,10 +135,13 @@ def run(
     api_key = os.environ.get(api_key_env) if api_key_env else None
 
     def line(result) -> None:
-        if not as_json:
-            verdict = result.metrics.get("pass", result.success)
-            mark = ("[yellow]no verdict[/yellow]" if verdict is None else
-                    "[green]success[/green]" if result.success else "[red]fail[/red]")
+        if not as_json:  # each episode says its backend's word (Animal-AI: pass/fail), as the summary does
+            from agentkit.outcome_words import fail_word, outcome_word, verdict
+
+            word = outcome_word(config.env)
+            passed = verdict(result.success, result.metrics)
+            mark = ("[yellow]no verdict[/yellow]" if passed is None else
+                    f"[green]{word.word}[/green]" if passed else f"[red]{fail_word(word)}[/red]")
             out.print(f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
                       f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}")
 
@@ -303,7 +312,7 @@ def transcripts_show(
         _emit_json({"episode": episode.to_json(), "turns": [t.to_json() for t in turns]})
         return
     out.print(f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
-              f"status={episode.status}  success={episode.success}  end={episode.end_reason}")
+              f"status={episode.status}  {_outcome_text(episode)}  end={episode.end_reason}")
     if episode.error:
         from rich.markup import escape
 

@@ -38,5 +38,8 @@ def test_agentkit_run_names_its_outcome(tmp_path, env, task, word):
     proc = run_cli(["run", "--env", env, "--task", task, "--db", db], tmp_path)
     line = next(line for line in proc.stdout.splitlines() if line.startswith("run "))
     assert f"{word} rate" in line and f"{word}: {outcome_word(env).meaning}" in line, line
+    episode_line = next(line for line in proc.stdout.splitlines() if f"  {task}  seed=" in line)
+    other = {"pass": "success", "success": "pass"}[word]  # each episode line says the run's word too
+    assert f"  {word}  " in episode_line and other not in episode_line, episode_line
     data = run_json(["run", "--env", env, "--task", task, "--db", db], tmp_path)
     assert data["outcome"] == word and 0.0 <= data["pass_rate"] <= 1.0
