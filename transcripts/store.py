@@ -51,9 +51,9 @@ from agentkit.transcripts.message_images import _split_data_url
 from agentkit.transcripts import prompt_reader
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo  # re-exported
-from agentkit.transcripts.schema import (Blob, CachedResponse, Episode, EpisodeContext, EpisodeMessage,
-                                         EpisodeSource, Run, Turn, TurnModelCall, TurnPrompt)
-from agentkit.transcripts.reader import TranscriptReader, _chunks, _utc
+from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, TurnPrompt
+from agentkit.transcripts.reader import (BLOBS, CALLS, CONTEXTS, EPISODES, RUNS, SOURCES, TURNS, TranscriptReader,
+                                        _chunks, _utc)
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -70,16 +70,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-RUNS = Run.__table__
-EPISODES = Episode.__table__
-TURNS = Turn.__table__
-EPISODE_MESSAGES = EpisodeMessage.__table__
+EPISODE_MESSAGES = EpisodeMessage.__table__  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
 TURN_PROMPTS = TurnPrompt.__table__
-BLOBS = Blob.__table__
-CONTEXTS = EpisodeContext.__table__
-SOURCES = EpisodeSource.__table__
 CACHE = CachedResponse.__table__
-CALLS = TurnModelCall.__table__
 
 JSON_MEDIA_TYPE = "application/json"
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)

@@ -293,10 +293,7 @@ class ViewerData:
     def series(self, episode_id: str) -> list[TurnPoint]:
         """Per-turn points of an episode, kept in memory until the episode gets a new turn."""
         with self.engine.connect() as conn:
-            n, last = conn.execute(
-                select(func.count(), func.max(TURNS.c.created_at)).where(TURNS.c.episode_id == episode_id)
-            ).one()
-            key = (episode_id, int(n), float(last or 0.0))
+            key = _turns_key(conn, episode_id)
             with self._lock:
                 hit = self._series.get(key)
                 if hit is not None:
@@ -326,10 +323,7 @@ class ViewerData:
         """The agent's position after every step (agentkit.viewer.step_path: a replay of the stored
         actions, checked against the record), kept in memory until the episode gets a new turn."""
         with self.engine.connect() as conn:
-            n, last = conn.execute(
-                select(func.count(), func.max(TURNS.c.created_at)).where(TURNS.c.episode_id == episode_id)
-            ).one()
-        key = (episode_id, int(n), float(last or 0.0))
+            key = _turns_key(conn, episode_id)
         with self._lock:
             hit = self._paths.get(key)
             if hit is not None:
@@ -384,3 +378,11 @@ def _with_live_status(rows: list[Any], lookup: Any) -> list[Any]:
                 row = type(row)(**{**row.__dict__, "status": status})
         out.append(row)
     return out
+
+
+def _turns_key(conn: Any, episode_id: str) -> tuple[str, int, float]:
+    """A cache key that changes when the episode gets a new turn: its turn count and newest turn time."""
+    n, last = conn.execute(
+        select(func.count(), func.max(TURNS.c.created_at)).where(TURNS.c.episode_id == episode_id)
+    ).one()
+    return (episode_id, int(n), float(last or 0.0))

@@ -9,6 +9,7 @@ across calls. Errors a model can fix (unknown block, nothing held, unreachable p
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -199,9 +200,8 @@ class ScriptCompiler:
         behind = np.asarray(cuboid.position) - u * (extent + TIP_RADIUS + 0.015)
         behind[2] = PUSH_HEIGHT
         safe = self._safe_height()
-        error: UnreachableError | None = None
-        for pushers in ((0, 1, 2), (0, 1), (1, 2), (0, 2), (0,), (1,), (2,)):
-            trial = TrajectoryBuilder(build.kin, build.q)
+
+        def push_with(pushers: tuple[int, ...], trial: TrajectoryBuilder) -> None:
             order = sorted(pushers, key=lambda f: float(np.dot(trial.tips[f] - behind, side)))
             start = trial.tips.copy()
             offsets = np.linspace(-0.012, 0.012, len(order)) if len(order) > 1 else [0.0]
@@ -212,20 +212,14 @@ class ScriptCompiler:
             for finger in order:
                 forward[finger] = start[finger] + u * (distance + 0.015)
                 back[finger] = forward[finger] - u * 0.02
-            try:
-                self._reposition(trial, start, safe, tuple(order))
-                trial.move(forward, speed=0.1)
-                trial.move(back)
-                # all tips back up; an idle one already as high as it goes (the raised start) stays
-                trial.move(self._within_reach(trial, trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]), trial.tips))
-            except UnreachableError as exc:
-                error = error or exc
-                continue
-            build.q, build.tips = trial.q, trial.tips
-            build.actions.extend(trial.actions)
-            return
-        assert error is not None
-        raise error
+            self._reposition(trial, start, safe, tuple(order))
+            trial.move(forward, speed=0.1)
+            trial.move(back)
+            # all tips back up; an idle one already as high as it goes (the raised start) stays
+            trial.move(self._within_reach(trial, trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]), trial.tips))
+
+        _first_reachable(build, [lambda trial, f=fingers: push_with(f, trial)
+                                 for fingers in ((0, 1, 2), (0, 1), (1, 2), (0, 2), (0,), (1,), (2,))])
 
     def _move_tip(self, build: TrajectoryBuilder, finger: int, x: float, y: float, z: float) -> None:
         if self.held is not None:
@@ -307,19 +301,8 @@ class ScriptCompiler:
         that path is out of reach from a tip above ``safe`` (the raised start pose, 0.204 m: a slanted
         path from so high passes points TriFingerPro cannot reach), the tips come straight down to
         ``safe`` first."""
-        error: UnreachableError | None = None
-        for come_down in (False, True):
-            trial = TrajectoryBuilder(build.kin, build.q)
-            try:
-                self._reposition_path(trial, targets, safe, fingers, come_down)
-            except UnreachableError as exc:
-                error = error or exc
-                continue
-            build.q, build.tips = trial.q, trial.tips
-            build.actions.extend(trial.actions)
-            return
-        assert error is not None
-        raise error
+        _first_reachable(build, [lambda trial, down=come_down: self._reposition_path(trial, targets, safe, fingers, down)
+                                 for come_down in (False, True)])
 
     def _reposition_path(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
                          fingers: tuple[int, ...], come_down: bool) -> None:
@@ -368,3 +351,21 @@ class ScriptCompiler:
             if low[0] - 0.01 <= x <= high[0] + 0.01 and low[1] - 0.01 <= y <= high[1] + 0.01:
                 top = max(top, float(high[2]))
         return top
+
+
+def _first_reachable(build: TrajectoryBuilder, attempts: list[Callable[[TrajectoryBuilder], None]]) -> None:
+    """Append to ``build`` the first attempt whose every move is reachable (each is tried on a scratch
+    copy from the same joints); when none is, raise the first attempt's error, the most telling one."""
+    error: UnreachableError | None = None
+    for attempt in attempts:
+        trial = TrajectoryBuilder(build.kin, build.q)
+        try:
+            attempt(trial)
+        except UnreachableError as exc:
+            error = error or exc
+            continue
+        build.q, build.tips = trial.q, trial.tips
+        build.actions.extend(trial.actions)
+        return
+    assert error is not None
+    raise error
