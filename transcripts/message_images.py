@@ -12,6 +12,8 @@ import base64
 import logging
 from typing import Any, Literal
 
+from agentkit.messages import ImagePart
+
 log = logging.getLogger(__name__)
 
 ImageMode = Literal["data_url", "ref"]
@@ -69,3 +71,22 @@ def _copy(obj: Any) -> Any:
     if isinstance(obj, list):
         return [_copy(v) for v in obj]
     return obj
+
+
+def stored_content(content: Any, new_blobs: dict[str, dict[str, Any]], known: set[str]) -> Any:
+    """The stored JSON of a typed message's content (``agentkit.messages``): text as it is, text
+    parts as ``text`` parts, image parts as ``image_ref`` parts by sha256 (the form the data-URL
+    path stores, so both read back the same). Images not in ``known`` are queued in ``new_blobs``
+    from the part's own bytes and hash: nothing is decoded or hashed again."""
+    if isinstance(content, str):
+        return content
+    out: list[dict[str, Any]] = []
+    for part in content:
+        if not isinstance(part, ImagePart):
+            out.append({"type": "text", "text": part.text})
+            continue
+        sha = part.sha256
+        if sha not in known and sha not in new_blobs:
+            new_blobs[sha] = {"sha256": sha, "media_type": part.media_type, "data": part.data, "size": len(part.data)}
+        out.append({"type": "image_ref", "sha256": sha, "media_type": part.media_type})
+    return out

@@ -42,18 +42,34 @@ from sqlalchemy import Engine, Insert, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
+from agentkit.messages import Message
 from agentkit.records import VERSION as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, StorageError, TurnRecord
+from agentkit.transcripts import prompt_reader, run_lease
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
-from agentkit.transcripts import run_lease
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
-from agentkit.transcripts.message_images import _split_data_url
-from agentkit.transcripts import prompt_reader
+from agentkit.transcripts.message_images import _split_data_url, stored_content
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
-from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnExistsError, TurnInfo  # re-exported
+from agentkit.transcripts.reader import (
+    BLOBS,
+    CALLS,
+    CONTEXTS,
+    EPISODES,
+    RUNS,
+    SOURCES,
+    TURNS,
+    TranscriptReader,
+    _chunks,
+    _utc,
+)
+from agentkit.transcripts.records import (  # re-exported
+    BlobInfo,
+    EpisodeInfo,
+    RunInfo,
+    TurnExistsError,
+    TurnInfo,
+)
 from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, TurnPrompt
-from agentkit.transcripts.reader import (BLOBS, CALLS, CONTEXTS, EPISODES, RUNS, SOURCES, TURNS, TranscriptReader,
-                                        _chunks, _utc)
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -148,6 +164,8 @@ class TranscriptStore(TranscriptReader):
         # data URL -> (sha256, media type): resent images are not decoded and hashed again.
         self._image_hashes: dict[str, tuple[str, str]] = {}
         self._message_hashes: dict[int, tuple[dict[str, Any], str, MessageKey, dict[str, Any] | None]] = {}
+        # Typed messages (agentkit.messages) by value -> (content sha256, key): a resent message is not encoded again.
+        self._typed_hashes: dict[Message, tuple[str, MessageKey]] = {}
         # Per episode, the message rows it has committed: a turn writes only the ones it adds.
         self._episode_logs: dict[str, EpisodeMessages] = {}
         # Per episode, its last prompt as sent and encoded: a full-history prompt repeats it.
@@ -475,6 +493,7 @@ class TranscriptStore(TranscriptReader):
         # they hold message objects and data URLs alive, so a long run would grow by them.
         # Emptying them here costs episodes still running one re-hash of their history.
         self._message_hashes.clear()
+        self._typed_hashes.clear()
         self._image_hashes.clear()
         self._episode_logs.pop(episode_id, None)
         self._last_prompts.pop(episode_id, None)
@@ -557,7 +576,21 @@ class TranscriptStore(TranscriptReader):
         keys: list[MessageKey] = []
         extras: dict[MessageKey, dict[str, Any]] = {}
         cache = self._message_hashes
+        typed_cache = self._typed_hashes
         for message in messages:
+            if isinstance(message, Message):  # typed: images come with their bytes and sha256
+                typed = typed_cache.get(message)
+                if typed is None or typed[0] not in known:
+                    data = canonical_json(stored_content(message.content, new_blobs, known))
+                    sha = hashlib.sha256(data).hexdigest()
+                    if sha not in known and sha not in new_blobs:
+                        new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+                    typed = (sha, prompt_reader.message_key(message.role, sha, None))
+                    if len(typed_cache) >= _MESSAGE_CACHE_SIZE:
+                        typed_cache.pop(next(iter(typed_cache)), None)
+                    typed_cache[message] = typed
+                keys.append(typed[1])
+                continue
             # Full-history prompts resend the same message objects every turn: hash each object once.
             # The cache keeps the object alive, so its id cannot be reused by another message.
             hit = cache.get(id(message))

@@ -1,0 +1,64 @@
+"""Typed prompt messages: a role and its parts, text or image, with images as bytes and a sha256.
+
+Why: a prompt's images used to travel as base64 data URLs inside untyped OpenAI-style dicts, and
+every reader after the renderer (the store, the cache key, rerender) had to fish the bytes back
+out or remember which string was which. A typed part carries what they all need (bytes, media
+type, sha256), so only the model client makes base64 and provider JSON, and everything else refers
+to an image by its sha256. A leaf: it imports nothing of agentkit's, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """A piece of text inside a message."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image inside a message: its encoded bytes (PNG or JPEG), media type and SHA-256 (hex)."""
+
+    data: bytes
+    media_type: str
+    sha256: str
+
+    @classmethod
+    def of(cls, data: bytes, media_type: str) -> ImagePart:
+        """An image part for ``data``, hashing it (use the constructor when the hash is known)."""
+        return cls(data, media_type, hashlib.sha256(data).hexdigest())
+
+
+Part = Union[TextPart, ImagePart]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message: ``content`` is plain text, or a tuple of parts (text and images in order).
+
+    Frozen and compared by value; equal messages of a full-history prompt are usually the very same
+    objects, so comparing a prompt with the previous one costs little.
+    """
+
+    role: str
+    content: str | tuple[Part, ...]
+
+    @property
+    def images(self) -> tuple[ImagePart, ...]:
+        """The message's image parts, in order (none for plain text)."""
+        if isinstance(self.content, str):
+            return ()
+        return tuple(p for p in self.content if isinstance(p, ImagePart))
+
+    @property
+    def text(self) -> str:
+        """The message's text: the plain content, or its text parts joined by newlines."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
