@@ -20,7 +20,7 @@ from agentkit.envs.animalai.backend import AnimalAIBackend, infer_end_reason
 from agentkit.envs.animalai.build import BUILTIN, ENV_VAR, BuildError, resolve_build
 from agentkit.envs.animalai.connector import AnimalAIError
 from agentkit.envs.animalai.observations import ObservationError, decode_agent, decode_picture
-from agentkit.envs.animalai.protocol import (
+from agentkit.envs.animalai_common.protocol import (
     ARENA_CHANNEL,
     Generation,
     generation_from_handshake,
@@ -220,7 +220,7 @@ def test_why_a_unity_episode_ended_is_read_off_what_it_reports(max_step, last, h
 def test_the_stand_ins_hand_encoded_message_reads_back_with_the_generated_classes():
     from mlagents_envs.communicator_objects.unity_message_pb2 import UnityMessageProto
 
-    from agentkit.envs.animalai import wire
+    from agentkit.envs.animalai_common import wire
 
     frame = np.random.default_rng(1).integers(0, 256, size=(5, 7, 3), dtype=np.uint8)
     encoded = wire.png(frame)

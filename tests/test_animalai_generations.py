@@ -18,7 +18,7 @@ from mlagents_envs.side_channel.raw_bytes_channel import RawBytesChannel
 from agentkit.envs.animalai.backend import AnimalAIBackend
 from agentkit.envs.animalai.build import resolve_build
 from agentkit.envs.animalai.connector import AnimalAIError
-from agentkit.envs.animalai.protocol import ARENA_CHANNEL, Generation
+from agentkit.envs.animalai_common.protocol import ARENA_CHANNEL, Generation
 from agentkit.envs.arena.backend import ArenaBackend
 
 STAND_IN = resolve_build("builtin").path

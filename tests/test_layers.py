@@ -60,11 +60,7 @@ CLI_COMMANDS = {"agentkit.cli_eval", "agentkit.cli_view", "agentkit.cli_report",
 LEAF_HELPERS = {"agentkit.log_streams", "agentkit.url_redaction", "agentkit.token_count"}
 
 # (importing module, imported module) -> why it is still allowed. The goal is an empty dict.
-ALLOWED: dict[tuple[str, str], str] = {
-    ("agentkit.envs.animalai.arena_grpc", "agentkit.envs.arena.backend"):
-        "the builtin Animal-AI build is the arena backend served over ML-Agents' protocol; the server "
-        "belongs in envs/arena/ with the protocol in envs/animalai_common/",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -312,3 +308,11 @@ def test_the_real_tree_with_one_added_forbidden_import_fails(tmp_path):
     (found,) = crossings(tmp_path, folders)
     assert found.where.line == 2 and found.where.path.name == "leak.py"
     assert "observers must not import transcripts" in str(found)
+
+
+def test_the_animalai_backend_reaches_the_arena_only_through_the_family_package():
+    """The allow-list is empty: the Unity stand-in lives with the arena, the link's protocol in the family."""
+    assert ALLOWED == {}
+    assert "another backend" in forbidden("agentkit.envs.animalai.connector", "agentkit.envs.arena.backend")
+    assert forbidden("agentkit.envs.arena.unity_standin", "agentkit.envs.animalai_common.protocol") is None
+    assert forbidden("agentkit.envs.animalai.connector", "agentkit.envs.animalai_common.wire_read") is None

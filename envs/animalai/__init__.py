@@ -2,9 +2,10 @@
 
 ``AnimalAIBackend`` (``animalai``) is the face: it launches a build with ``UnityEnvironment`` and
 plays the arena's tasks with the arena's vocabulary and prompts. ``connector`` speaks ML-Agents
-(ports, handshake, side channels, timeouts), ``observations`` decodes the camera (HWC for 3.x
-builds, CHW for 4.x) and the vector observation, ``protocol`` holds what both ends agree on, and
-``arena_grpc`` is the ``agentkit-arena`` executable (entry point ``arena_server``): the pybullet arena as a Unity build.
+(ports, handshake, side channels, timeouts) and ``observations`` decodes the camera (HWC for 3.x
+builds, CHW for 4.x) and the vector observation. What both ends of the link agree on
+(``protocol``, ``wire``, ``wire_read``) is in ``envs/animalai_common``; the ``agentkit-arena``
+executable, the pybullet arena as a Unity build, is ``envs/arena/unity_standin``.
 Imports are lazy, so listing backends does not load gRPC or pybullet.
 """
 

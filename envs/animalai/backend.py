@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from agentkit.actions import Command
 from agentkit.envs.animalai.build import resolve_build
 from agentkit.envs.animalai.connector import AnimalAIConnection, LaunchSettings, StepView
-from agentkit.envs.animalai.protocol import Generation
+from agentkit.envs.animalai_common.protocol import Generation
 from agentkit.envs.animalai_common import episode_facts, motion
 from agentkit.envs.animalai_common.lights import lights_on
 from agentkit.envs.animalai_common.versions import DEFAULT_VERSION

@@ -28,7 +28,7 @@ from mlagents_envs.side_channel.raw_bytes_channel import RawBytesChannel
 
 from agentkit.envs.animalai.build import ResolvedBuild
 from agentkit.envs.animalai.observations import AgentObservation, decode_agent
-from agentkit.envs.animalai.protocol import (
+from agentkit.envs.animalai_common.protocol import (
     ARENA_CHANNEL,
     BRANCHES,
     EPISODE_CHANNEL,

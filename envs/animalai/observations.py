@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from agentkit.envs.animalai.protocol import VECTOR_SIZE
+from agentkit.envs.animalai_common.protocol import VECTOR_SIZE
 
 # ML-Agents enums (communicator_objects): compression NONE = 0 / PNG = 1; dimension properties.
 _COMPRESSION_NONE = 0

@@ -31,7 +31,7 @@ from mlagents_envs.environment import UnityEnvironment
 from mlagents_envs.exception import UnityTimeOutException, UnityWorkerInUseException
 from mlagents_envs.rpc_communicator import RpcCommunicator
 
-from agentkit.envs.animalai import wire_read
+from agentkit.envs.animalai_common import wire_read
 
 _SERVICE = "communicator_objects.UnityToExternalProto"
 

@@ -1,6 +1,6 @@
 """The ``agentkit-arena`` command's entry point, which says what to install when the server cannot load.
 
-Why a module of its own: the server (``arena_grpc``) speaks ML-Agents' gRPC protocol and needs the
+Why a module of its own: the server (``unity_standin``) speaks ML-Agents' gRPC protocol and needs the
 ``animalai`` extra (grpcio, protobuf, mlagents-envs; pybullet for the arena itself). Without it the
 command died on its first import with a traceback ending "No module named 'grpc'". This entry
 imports the server only when the command runs and turns a missing extra into one line with the
@@ -19,7 +19,7 @@ INSTALL_HINT = "pip install 'agentkit-embodied[animalai]'"
 
 def main(argv: Sequence[str] | None = None) -> None:
     try:
-        from agentkit.envs.animalai.arena_grpc import main as serve_main
+        from agentkit.envs.arena.unity_standin import main as serve_main
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if missing.split(".")[0] not in EXTRA_MODULES:

@@ -1,4 +1,4 @@
-"""The server of ``agentkit-arena`` (entry: ``arena_server``): the pybullet arena behind ML-Agents' gRPC protocol, as a Unity Animal-AI build speaks it.
+"""The server of ``agentkit-arena`` (entry: ``standin_command``): the pybullet arena behind ML-Agents' gRPC protocol, as a Unity Animal-AI build speaks it.
 
 Why: so ``--env animalai --aai-build builtin`` runs the Testbed through the very connector code
 that drives the official builds, and any ML-Agents client (``UnityEnvironment(file_name=...)``)
@@ -14,6 +14,10 @@ its log). ``--emulate-generation 3|4`` chooses the 3.x behaviour (HWC camera, YA
 arena channel) or the 4.x one (CHW camera; the arena channel names a YAML file, or, as 4.x builds
 also accept, carries the YAML text). Ray casts and grayscale cameras are
 not offered. One arena YAML may hold several arenas; like the arena backend, this plays the first.
+
+It lives with the arena (the world it serves) and takes what both ends of the link agree on
+(``protocol``, the hand-written ``wire`` messages) from ``envs/animalai_common``, so the ``animalai``
+backend, the other end, never imports the arena backend (DESIGN.md's layer table).
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ from mlagents_envs.communicator_objects.unity_message_pb2 import UnityMessagePro
 from mlagents_envs.communicator_objects.unity_output_pb2 import UnityOutputProto
 from mlagents_envs.communicator_objects.unity_rl_initialization_output_pb2 import UnityRLInitializationOutputProto
 
-from agentkit.envs.animalai import wire, wire_read
-from agentkit.envs.animalai.protocol import (
+from agentkit.envs.animalai_common import wire, wire_read
+from agentkit.envs.animalai_common.protocol import (
     ANALYTICS_CHANNEL,
     ARENA_CHANNEL,
     BEHAVIOR_NAME,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from agentkit.envs.animalai import wire
+from agentkit.envs.animalai_common import wire
 
 _VARINT, _FIXED64, _LEN, _FIXED32 = 0, 1, 2, 5
 _FLOAT = struct.Struct("<f")
