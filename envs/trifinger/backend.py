@@ -28,14 +28,21 @@ import numpy as np
 
 from agentkit.actions import Command
 from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
-from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE, Verdict, check_profile, episode_length_s, judge
+from agentkit.envs.trifinger.causalworld_profile import (
+    DEFAULT_PROFILE,
+    Verdict,
+    check_profile,
+    episode_length_s,
+    judge,
+)
 from agentkit.envs.trifinger.compiler import ScriptCompiler
+from agentkit.envs.trifinger.curriculum import parse_curriculum
 from agentkit.envs.trifinger.dense_reward import DenseReward
+from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
 from agentkit.envs.trifinger.describe import status_lines, structured_state
 from agentkit.envs.trifinger.overlap import OVERLAP_MODES, aabb_overlap, overlap
-from agentkit.envs.trifinger.state_snapshot import read_state
-from agentkit.envs.trifinger.curriculum import parse_curriculum
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
+from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import task_infos
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.envs.trifinger.world import TIME_STEP_S, TriFingerWorld
@@ -58,6 +65,8 @@ class TriFingerBackend(Backend):
     ``end_on_success``: end the episode as soon as the profile counts it solved.
     ``curriculum``: intervention actors and when they act (see ``curriculum.Curriculum``).
     ``profile``: "causalworld" (default) or "agentkit" (see the module docstring).
+    ``number_of_obstacles``: reaching and creative_stacked_blocks only, CausalWorld's task variable
+    (0-5): that many 1 cm fixed black cubes at random places of the arena (``obstacles``).
     """
 
     name: ClassVar[str] = "trifinger"
@@ -68,7 +77,8 @@ class TriFingerBackend(Backend):
 
     def __init__(self, cameras: bool = True, render_size: int = 270, goal_images: bool = False,
                  overlap_mode: str = "volumetric", end_on_success: bool = True,
-                 curriculum: dict[str, Any] | None = None, profile: str = DEFAULT_PROFILE) -> None:
+                 curriculum: dict[str, Any] | None = None, profile: str = DEFAULT_PROFILE,
+                 number_of_obstacles: int = 0) -> None:
         check_profile(profile)
         if overlap_mode not in OVERLAP_MODES:
             raise ValueError(f"overlap_mode must be one of {', '.join(OVERLAP_MODES)}, got {overlap_mode!r}")
@@ -82,6 +92,7 @@ class TriFingerBackend(Backend):
         self.end_on_success = end_on_success
         self.curriculum = parse_curriculum(curriculum)
         self.profile = profile
+        self.number_of_obstacles = check_count(number_of_obstacles)
         self._dense: DenseReward | None = None
         self._time_limit_s = 20.0
         self._world: TriFingerWorld | None = None
@@ -109,12 +120,17 @@ class TriFingerBackend(Backend):
 
     def reset(self, task: str, seed: int) -> RawObservation:
         scene, protocol, report = scene_for(task, seed, self.profile)
+        if self.number_of_obstacles:
+            scene = with_obstacles(scene, self.number_of_obstacles, np.random.default_rng([seed, OBSTACLE_STREAM]))
         if self._world is None:
             self._world = TriFingerWorld()
             self._compiler = ScriptCompiler(self._world)
         self._world.build(scene)
         self._compiler.reset()
         self._interventions = []
+        if self.number_of_obstacles:
+            self.record_intervention({"by": "number_of_obstacles", "applied": True,
+                                      "changed": {"number_of_obstacles": int(self.number_of_obstacles)}})
         if report is not None:
             report.apply(self)
         self._seed = seed

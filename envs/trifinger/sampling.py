@@ -149,6 +149,8 @@ def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
     """The task generator's ``_handle_contradictory_interventions`` (and its resting heights)."""
     task = scene.task
     draw = copy.deepcopy(draw)
+    if "number_of_obstacles" in draw:  # reaching.py / creative_stacked_blocks.py: int(value)
+        draw["number_of_obstacles"] = int(draw["number_of_obstacles"])
     if task in ("pushing", "pick_and_place", "picking"):
         tool, goal = draw.get("tool_block", {}), draw.get("goal_block", {})
         size = goal.get("size", tool.get("size"))  # the goal's size wins when both are drawn (its `if` comes first)
@@ -178,8 +180,10 @@ def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
     return draw
 
 
-def apply(scene: Scene, draw: dict[str, Any]) -> tuple[Scene, dict[str, Any]]:
-    """A copy of ``scene`` with the draw's object variables set, and the world-level rest."""
+def apply(scene: Scene, draw: dict[str, Any], generator: np.random.Generator | None = None) -> tuple[Scene, dict[str, Any]]:
+    """A copy of ``scene`` with the draw's object variables set, and the world-level rest.
+    ``number_of_obstacles`` places that many fixed cubes (``obstacles.with_obstacles``, drawn from
+    ``generator``; a task without the variable is refused with ``ObstacleError``)."""
     scene = copy.deepcopy(scene)
     aliases = ALIASES.get(scene.task, {})
     world: dict[str, Any] = {}
@@ -187,6 +191,8 @@ def apply(scene: Scene, draw: dict[str, Any]) -> tuple[Scene, dict[str, Any]]:
         if name == "goal_tower":
             _apply_tower(scene, value)
             continue
+        if name == "number_of_obstacles":
+            continue  # placed last, once every block and goal has its place
         target = aliases.get(name)
         if target is None:
             world[name] = value
@@ -209,6 +215,10 @@ def apply(scene: Scene, draw: dict[str, Any]) -> tuple[Scene, dict[str, Any]]:
             spec.color = tuple(float(v) for v in value["color"])
         if "mass" in value:
             spec.mass = float(value["mass"])
+    if "number_of_obstacles" in draw:
+        from agentkit.envs.trifinger.obstacles import with_obstacles
+
+        scene = with_obstacles(scene, draw["number_of_obstacles"], generator or np.random.default_rng(0))
     return scene, world
 
 
@@ -338,7 +348,7 @@ def draw_protocol(task: str, protocol: str, seed: int, profile: str = DEFAULT_PR
     for attempt in range(1, ATTEMPTS + 1):
         raw = sample(spec, space, generator)
         draw = reconcile(base, raw)
-        scene, world = apply(base, draw)
+        scene, world = apply(base, draw, generator)
         problems = scene_problems(scene)
         if not problems:
             logger.debug("%s@%s seed %d: feasible draw after %d attempt(s)", task, protocol, seed, attempt)
