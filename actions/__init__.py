@@ -4,8 +4,8 @@ Backends declare a :class:`Vocabulary`; :func:`parse_script` turns free model te
 :class:`Script` or a :class:`ParseError` whose message is shown to the model on its next turn.
 """
 
-from agentkit.actions.script import Command, Script, ParseError, CompileError
-from agentkit.actions.vocabulary import ParamSpec, CommandSpec, Vocabulary, ParamType
+from agentkit.actions.script import Command, CompileError, ParseError, Script
+from agentkit.actions.vocabulary import CommandSpec, ParamSpec, ParamType, Vocabulary
 
 __all__ = [
     "Command",

@@ -52,8 +52,8 @@ import functools
 import math
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from agentkit.actions.script import ArgValue, Command, ParseError, Script
 from agentkit.actions.vocabulary import CommandSpec, ParamSpec, ParamType, Vocabulary
@@ -155,7 +155,7 @@ def parse_script(text: str, vocabulary: Vocabulary) -> Script | ParseError:
         return _parse(text, vocabulary)
     except _Reject as rejected:
         return rejected.error
-    except Exception as exc:  # noqa: BLE001 - last line of defence: an answer must never crash a run
+    except Exception as exc:  # last line of defence: an answer must never crash a run
         return ParseError(
             code="internal_error",
             message=f"Your answer could not be read because of an internal error ({type(exc).__name__}). "
@@ -199,7 +199,7 @@ def _fenced_segments(text: str) -> list[tuple[int, int]]:
         # A bare word after the backticks is a language tag; anything else is already content.
         tag_only = _LANGUAGE_TAG.fullmatch(text[after:line_end].strip()) is not None
         content = line_end if tag_only else after
-        closing = _find_fence(text, content, lambda t, k: _is_closing_fence(t, k, content))
+        closing = _find_fence(text, content, lambda t, k, start=content: _is_closing_fence(t, k, start))
         if closing < 0:
             segments.append((content, len(text)))
             return segments

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-ArgValue = Union[int, float, str, bool]
+ArgValue = int | float | str | bool
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Command:
         return {"name": self.name, "args": list(self.args)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Command":
+    def from_json(cls, data: dict[str, Any]) -> Command:
         return cls(name=data["name"], args=tuple(data.get("args", ())))
 
 
@@ -43,7 +43,7 @@ class Script:
         return [c.to_json() for c in self.commands]
 
     @classmethod
-    def from_json(cls, data: list[dict[str, Any]]) -> "Script":
+    def from_json(cls, data: list[dict[str, Any]]) -> Script:
         return cls(tuple(Command.from_json(d) for d in data))
 
 

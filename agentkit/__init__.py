@@ -12,7 +12,7 @@ import os
 # litellm fetches a price table from the network at import unless told to use its bundled copy.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agentkit.records import VERSION as __version__  # noqa: E402  (after the litellm setting)
+from agentkit.records import VERSION as __version__  # after the litellm setting
 
 # The Python API (agentkit/api.py), loaded on first use so `import agentkit` stays light: it pulls in
 # the runner, SQLAlchemy and pydantic only when a notebook calls agentkit.run(...) or friends.

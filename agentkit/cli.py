@@ -10,14 +10,27 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
 
-from agentkit.cli_common import (AAI_VERSION_HELP, DB_HELP, HUMAN_FRAMES_HELP, PASS_RULE_HELP, PASS_RULES,
-                                 animal_ai_options, emit_json, err, fail, open_reading_store, open_store, out,
-                                 refuse_human_setup, warn_unpriced_budget, with_human_frames)
+from agentkit.cli_common import (
+    AAI_VERSION_HELP,
+    DB_HELP,
+    HUMAN_FRAMES_HELP,
+    PASS_RULE_HELP,
+    PASS_RULES,
+    animal_ai_options,
+    emit_json,
+    err,
+    fail,
+    open_reading_store,
+    open_store,
+    out,
+    refuse_human_setup,
+    warn_unpriced_budget,
+    with_human_frames,
+)
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run_flags
 
@@ -32,7 +45,7 @@ _refuse_human_setup = refuse_human_setup
 _warn_unpriced_budget = warn_unpriced_budget
 
 
-def _setup_logging(verbose: bool, log_level: Optional[str] = None) -> None:
+def _setup_logging(verbose: bool, log_level: str | None = None) -> None:
     try:
         setup_logging(verbose, log_level)
     except ValueError as exc:
@@ -45,18 +58,18 @@ def _outcome_text(episode) -> str:
     return f"pass={metrics['pass']}" if "pass" in metrics else f"success={episode.success}"
 
 
-def _store(db: Optional[str]):
+def _store(db: str | None):
     return open_store(db)  # a bad --db is one line
 
 
-def _reading_store(db: Optional[str]):
+def _reading_store(db: str | None):
     """The store of a command that only reads: never writes, and opens copies on read-only media."""
     return open_reading_store(db)
 
 
 @app.callback()
 def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr."),
-          log_level: Optional[str] = typer.Option(None, "--log-level", help=LOG_LEVEL_HELP)) -> None:
+          log_level: str | None = typer.Option(None, "--log-level", help=LOG_LEVEL_HELP)) -> None:
     _setup_logging(verbose, log_level)
 
 
@@ -64,25 +77,25 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug log
 @with_run_flags(COMMON_FLAGS, RUN_FLAGS)  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
 def run(
     env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
-    task: Optional[list[str]] = typer.Option(None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."),
-    suite: Optional[str] = typer.Option(None, help="A named task list of the backend (see `agentkit tasks ENV`)."),
+    task: list[str] | None = typer.Option(None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."),
+    suite: str | None = typer.Option(None, help="A named task list of the backend (see `agentkit tasks ENV`)."),
     model: str = typer.Option("reference", help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o."),
-    api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
-    api_key_env: Optional[str] = typer.Option(None, help="Name of the environment variable holding the API key (the key is never stored)."),
+    api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+    api_key_env: str | None = typer.Option(None, help="Name of the environment variable holding the API key (the key is never stored)."),
     episodes: int = typer.Option(1, min=1, help="Episodes per task; episode i uses seed+i."),
     seed: int = typer.Option(0, help="Seed of the first episode."),
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    db: str | None = typer.Option(None, help=DB_HELP),
     max_scripts: int = typer.Option(30, min=1, help="Scripts (model answers) per episode."),
     max_parse_failures: int = typer.Option(5, min=1, help="Consecutive unusable answers before the episode ends."),
     memory: str = typer.Option("full", help="History policy: full, markovian, window:K, last-images:K."),
-    templates: Optional[Path] = typer.Option(None, help="Folder of Jinja templates overriding the built-in ones."),
+    templates: Path | None = typer.Option(None, help="Folder of Jinja templates overriding the built-in ones."),
     no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
     temperature: float = typer.Option(0.0),
     max_tokens: int = typer.Option(1024),
     max_consecutive_model_errors: int = typer.Option(3, min=0, help="Stop the run after this many episodes in a row end in model errors (0: never)."),
-    max_cost: Optional[float] = typer.Option(None, help="Cost budget per episode in US dollars."),
-    aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
-    aai_version: Optional[str] = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
+    max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars."),
+    aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
     pass_rule: str = typer.Option("aai", "--pass-rule", help=PASS_RULE_HELP),
     human_frames: str = typer.Option("auto", "--human-frames", help=HUMAN_FRAMES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
@@ -92,11 +105,10 @@ def run(
     from pydantic import ValidationError
 
     from agentkit.config import RunConfig
+    from agentkit.envs import get_backend
     from agentkit.prompts import TemplateError
     from agentkit.records import StorageError
     from agentkit.runner import execute_run
-
-    from agentkit.envs import get_backend
 
     tasks_to_run = list(task or [])
     try:
@@ -188,7 +200,7 @@ def run(
 @app.command()
 def replay(
     episode_id: str = typer.Argument(..., help="Episode to re-execute from its recorded answers."),
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    db: str | None = typer.Option(None, help=DB_HELP),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Re-execute an episode with its recorded answers (no network) and check actions and outcome match."""
@@ -213,9 +225,9 @@ def replay(
 def tasks(
     env: str = typer.Argument(..., help="Backend name."),
     as_json: bool = typer.Option(False, "--json"),
-    protocol: Optional[str] = typer.Option(None, "--protocol", help="trifinger: show what this CausalWorld protocol (P0-P12) draws."),
+    protocol: str | None = typer.Option(None, "--protocol", help="trifinger: show what this CausalWorld protocol (P0-P12) draws."),
     sample: int = typer.Option(5, "--sample", help="With --protocol: how many seeds (0, 1, ...) to draw."),
-    task: Optional[str] = typer.Option(None, "--task", help="With --protocol: only this task (default: every task that has it)."),
+    task: str | None = typer.Option(None, "--task", help="With --protocol: only this task (default: every task that has it)."),
 ) -> None:
     """List the tasks a backend offers (trifinger --protocol Pn: what the protocol draws per seed)."""
     from agentkit.envs import available_backends, get_backend
@@ -242,7 +254,7 @@ def tasks(
     out.print(table)
 
 
-def _protocol_preview(env: str, protocol: str, sample: int, task: Optional[str], as_json: bool) -> None:
+def _protocol_preview(env: str, protocol: str, sample: int, task: str | None, as_json: bool) -> None:
     """``tasks trifinger --protocol Pn``: block and goal poses, sizes, masses and intervened variables."""
     from agentkit.envs.registry import get_protocol_preview
 
@@ -264,10 +276,10 @@ def _protocol_preview(env: str, protocol: str, sample: int, task: Optional[str],
 
 @transcripts_app.command("list")
 def transcripts_list(
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
-    run_id: Optional[str] = typer.Option(None, "--run", help="Only this run's episodes."),
-    task: Optional[str] = typer.Option(None, help="Only episodes of this task."),
-    status: Optional[str] = typer.Option(None, help="finished, running or unfinished."),
+    db: str | None = typer.Option(None, help=DB_HELP),
+    run_id: str | None = typer.Option(None, "--run", help="Only this run's episodes."),
+    task: str | None = typer.Option(None, help="Only episodes of this task."),
+    status: str | None = typer.Option(None, help="finished, running or unfinished."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Runs and their episodes, newest run last; killed episodes show as unfinished."""
@@ -297,7 +309,7 @@ def transcripts_list(
 @transcripts_app.command("show")
 def transcripts_show(
     episode_id: str = typer.Argument(...),
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    db: str | None = typer.Option(None, help=DB_HELP),
     messages: bool = typer.Option(False, "--messages", help="Also print the prompt messages of every turn."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
@@ -364,8 +376,8 @@ def transcripts_export(
     target: str = typer.Argument(..., help="A run id or an episode id."),
     out_path: Path = typer.Option(..., "--out", help="JSONL file to write; with --format, a folder."),
     images: str = typer.Option("files", help="files (written next to the JSONL) or data-url (inlined)."),
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
-    table_format: Optional[str] = typer.Option(
+    db: str | None = typer.Option(None, help=DB_HELP),
+    table_format: str | None = typer.Option(
         None, "--format", help="parquet, csv or jsonl: episodes.<fmt> (pass, level, category) and turns.<fmt> "
         "(no history; images by sha256) in the --out folder. Without it: one JSON line per turn."),
 ) -> None:
@@ -387,7 +399,7 @@ def transcripts_export(
     err.print(f"wrote {count} turns to {out_path}")
 
 
-def _export_tables(target: str, out_dir: Path, table_format: str, db: Optional[str]) -> None:
+def _export_tables(target: str, out_dir: Path, table_format: str, db: str | None) -> None:
     from agentkit.transcripts.tables import FORMATS, MissingDataExtra, write_tables
 
     if table_format not in FORMATS:
@@ -404,13 +416,15 @@ def _export_tables(target: str, out_dir: Path, table_format: str, db: Optional[s
     err.print(f"wrote {paths['episodes']} and {paths['turns']}", markup=False)
 
 
-from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)
-register(app)
-from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
-register_report(app)
+# The other verbs live in their own modules, which import this one's app: registered last.
 from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
-register_eval(app)
+from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
 from agentkit.cli_templates import register as register_templates  # noqa: E402  (templates list|show|copy)
+from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)
+
+register(app)
+register_report(app)
+register_eval(app)
 register_templates(app)
 
 

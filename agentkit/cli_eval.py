@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -55,39 +55,45 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    from agentkit.cli_common import DB_HELP, err, out
+    from agentkit.cli_common import (
+        AAI_VERSION_HELP,
+        DB_HELP,
+        PASS_RULE_HELP,
+        PASS_RULES,
+        animal_ai_options,
+        err,
+        out,
+    )
     from agentkit.cli_common import emit_json as _emit_json
     from agentkit.cli_common import fail as _fail
     from agentkit.cli_common import open_store as _store
-    from agentkit.cli_common import AAI_VERSION_HELP, PASS_RULE_HELP, PASS_RULES, animal_ai_options
-
     from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
 
     @app.command("eval")
     @with_run_flags(COMMON_FLAGS, EVAL_FLAGS)  # the file's settings as flags (agentkit.cli_run_options)
     def eval_command(
-        config_file: Optional[Path] = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
-        model: Optional[str] = typer.Option(None, help="Model id replacing the file's model(s)."),
-        resume: Optional[str] = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
-        max_concurrency: Optional[int] = typer.Option(None, min=1, help="Episodes in flight at once."),
-        workers: Optional[str] = typer.Option(None, help="auto, threads or processes."),
-        api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
-        api_key_env: Optional[str] = typer.Option(None, help="Environment variable holding the API key."),
-        db: Optional[str] = typer.Option(None, help=DB_HELP),
+        config_file: Path | None = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
+        model: str | None = typer.Option(None, help="Model id replacing the file's model(s)."),
+        resume: str | None = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
+        max_concurrency: int | None = typer.Option(None, min=1, help="Episodes in flight at once."),
+        workers: str | None = typer.Option(None, help="auto, threads or processes."),
+        api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+        api_key_env: str | None = typer.Option(None, help="Environment variable holding the API key."),
+        db: str | None = typer.Option(None, help=DB_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-        env: Optional[str] = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
-        aai_build: Optional[str] = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
-        aai_version: Optional[str] = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
-        categories: Optional[str] = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
-        difficulties: Optional[str] = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
-        seeds_per_pair: Optional[int] = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
-        modality: Optional[str] = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
-        harness: Optional[str] = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
-        figure: Optional[Path] = typer.Option(None, help="Write the per-category figure (PNG) here."),
-        pass_rule: Optional[str] = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
-        tasks: Optional[str] = typer.Option(None, "--tasks", help="Task or suite names, comma-separated, replacing the file's (stored with the run)."),
-        trials: Optional[int] = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
-        limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
+        env: str | None = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
+        aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+        aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
+        categories: str | None = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
+        difficulties: str | None = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
+        seeds_per_pair: int | None = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
+        modality: str | None = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
+        harness: str | None = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
+        figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here."),
+        pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
+        tasks: str | None = typer.Option(None, "--tasks", help="Task or suite names, comma-separated, replacing the file's (stored with the run)."),
+        trials: int | None = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
+        limit: int | None = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
         list_presets: bool = typer.Option(False, "--list-presets", help="List the packaged experiment presets and exit."),
         run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
     ) -> None:
@@ -100,8 +106,8 @@ def register(app: typer.Typer) -> None:
         from agentkit.config import RunConfig
         from agentkit.experiment import ExperimentError, load_experiment
         from agentkit.prompts import TemplateError
-        from agentkit.runner import execute_run
         from agentkit.records import EndReason, StorageError
+        from agentkit.runner import execute_run
         from agentkit.transcripts.run_lease import RunBusyError
 
         overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
@@ -132,7 +138,7 @@ def register(app: typer.Typer) -> None:
         elif config_file is None:
             from agentkit.experiment import Experiment
 
-            split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731
+            split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None
             catalogue = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
                          "harness": harness}
             if seeds_per_pair:
@@ -174,9 +180,8 @@ def register(app: typer.Typer) -> None:
             refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_version")})
             if refusing:
                 _fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
-        from agentkit.run_preflight import PreflightError, check_model_access
-
         from agentkit.cli_common import refuse_human_setup as _refuse_human_setup
+        from agentkit.run_preflight import PreflightError, check_model_access
 
         for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
             _refuse_human_setup(config)

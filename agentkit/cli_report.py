@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -30,7 +29,7 @@ out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.")
 
 
-def _split_ids(values: Optional[list[str]]) -> list[str]:
+def _split_ids(values: list[str] | None) -> list[str]:
     """Run ids from repeated options, each possibly a comma-separated list; order kept, repeats dropped."""
     ids: list[str] = []
     for value in values or []:
@@ -43,10 +42,10 @@ def _split_ids(values: Optional[list[str]]) -> list[str]:
 
 @report_app.command("aai")
 def aai(
-    runs: Optional[list[str]] = typer.Option(None, "--runs", help="Run id to report (repeatable, or comma-separated)."),
-    reference: Optional[str] = typer.Option(None, "--reference", help="Run id of a reference-agent run (e.g. from `agentkit run --env aai-arena --suite aai-children40`), shown as the 'reference' column; it is read, not re-run."),
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
-    tasks: Optional[str] = typer.Option(None, "--tasks", help="A suite (aai-children40, the default; aai-testbed; aai-level-NN) or task ids LL-TT-VV separated by commas."),
+    runs: list[str] | None = typer.Option(None, "--runs", help="Run id to report (repeatable, or comma-separated)."),
+    reference: str | None = typer.Option(None, "--reference", help="Run id of a reference-agent run (e.g. from `agentkit run --env aai-arena --suite aai-children40`), shown as the 'reference' column; it is read, not re-run."),
+    db: str | None = typer.Option(None, help=DB_HELP),
+    tasks: str | None = typer.Option(None, "--tasks", help="A suite (aai-children40, the default; aai-testbed; aai-level-NN) or task ids LL-TT-VV separated by commas."),
     detail: bool = typer.Option(False, "--detail", help="Also show every task (table) / add 'task_detail' (JSON)."),
     out_dir: Path = typer.Option(Path("aai-report"), "--out", help="Folder for aai_report.png and aai_report.html."),
     no_figure: bool = typer.Option(False, "--no-figure", help="Do not write the PNG and HTML files."),

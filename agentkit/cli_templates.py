@@ -8,7 +8,6 @@ variable holds).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -39,7 +38,7 @@ def templates_list(as_json: bool = typer.Option(False, "--json")) -> None:
 @templates_app.command("show")
 def templates_show(
     name: str = typer.Argument(..., help="A packaged set (see `agentkit templates list`)."),
-    file: Optional[str] = typer.Argument(None, help="One file of the set (system.j2, turn.j2, examples.json)."),
+    file: str | None = typer.Argument(None, help="One file of the set (system.j2, turn.j2, examples.json)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """A set's templates and the variables each uses; with FILE, that file's text, then its variables."""

@@ -10,28 +10,28 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
-log = logging.getLogger("agentkit.view")
 from agentkit.cli_common import DB_HELP, err, out
 from agentkit.cli_common import emit_json as _emit_json
 from agentkit.cli_common import fail as _fail
 
+log = logging.getLogger("agentkit.view")
+
 
 def view(
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    db: str | None = typer.Option(None, help=DB_HELP),
     host: str = typer.Option("127.0.0.1", help="Address to bind; anything but loopback shares your transcripts."),
     port: int = typer.Option(8765, min=0, max=65535, help="Port (0 picks a free one)."),
-    export: Optional[Path] = typer.Option(None, "--export", help="Write a static HTML bundle to this folder instead of serving."),
-    run_ids: Optional[list[str]] = typer.Option(None, "--run", help="With --export: every episode of this run (repeatable)."),
-    episode_ids: Optional[list[str]] = typer.Option(None, "--episode", help="With --export: this episode (repeatable)."),
+    export: Path | None = typer.Option(None, "--export", help="Write a static HTML bundle to this folder instead of serving."),
+    run_ids: list[str] | None = typer.Option(None, "--run", help="With --export: every episode of this run (repeatable)."),
+    episode_ids: list[str] | None = typer.Option(None, "--episode", help="With --export: this episode (repeatable)."),
 ) -> None:
     """Browse runs and step through episodes in a local, read-only web app (or --export a static bundle)."""
-    from agentkit.viewer import ViewerServer, export_bundle
-
     from agentkit.cli_common import open_reading_store
+    from agentkit.viewer import ViewerServer, export_bundle
 
     store = open_reading_store(db)  # a bad or missing --db is one line
     if export is not None:
@@ -61,13 +61,13 @@ def view(
 
 def rerender(
     run_id: str = typer.Argument(..., help="The recorded run whose prompts are re-rendered."),
-    templates: Optional[Path] = typer.Option(None, "--templates", help="Folder with new system.j2 / turn.j2 (a missing file keeps the recorded one)."),
-    memory: Optional[str] = typer.Option(None, help="History policy to re-render with: full, markovian, window:K, last-images:K (default: the run's)."),
-    episode: Optional[list[str]] = typer.Option(None, "--episode", help="Only this episode of the run (repeatable)."),
+    templates: Path | None = typer.Option(None, "--templates", help="Folder with new system.j2 / turn.j2 (a missing file keeps the recorded one)."),
+    memory: str | None = typer.Option(None, help="History policy to re-render with: full, markovian, window:K, last-images:K (default: the run's)."),
+    episode: list[str] | None = typer.Option(None, "--episode", help="Only this episode of the run (repeatable)."),
     full_prompt: bool = typer.Option(False, "--full-prompt", help="Diff every message of each prompt, not just the turn's own."),
     context: int = typer.Option(3, min=0, help="Lines of context around each change."),
     changed_only: bool = typer.Option(True, "--changed-only/--all-turns", help="List unchanged turns too."),
-    db: Optional[str] = typer.Option(None, help=DB_HELP),
+    db: str | None = typer.Option(None, help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Show what new templates (or a history policy) would have sent on every recorded turn: diffs and token counts. No model is called."""
@@ -120,12 +120,12 @@ def _replay_command(original: Any) -> Any:
 
     def replay(
         episode_id: str = typer.Argument(..., help="Episode to re-execute from its recorded answers."),
-        db: Optional[str] = typer.Option(None, help=DB_HELP),
+        db: str | None = typer.Option(None, help=DB_HELP),
         as_json: bool = typer.Option(False, "--json"),
-        live_from: Optional[int] = typer.Option(None, "--live-from", min=0, help="Replay turns before this one, then let a live model play on; stored as a new run."),
-        model: Optional[str] = typer.Option(None, help="With --live-from: the live model (default: the recorded run's)."),
-        api_base: Optional[str] = typer.Option(None, help="With --live-from: base URL of an OpenAI-compatible server."),
-        api_key_env: Optional[str] = typer.Option(None, help="With --live-from: environment variable holding the API key (never stored)."),
+        live_from: int | None = typer.Option(None, "--live-from", min=0, help="Replay turns before this one, then let a live model play on; stored as a new run."),
+        model: str | None = typer.Option(None, help="With --live-from: the live model (default: the recorded run's)."),
+        api_base: str | None = typer.Option(None, help="With --live-from: base URL of an OpenAI-compatible server."),
+        api_key_env: str | None = typer.Option(None, help="With --live-from: environment variable holding the API key (never stored)."),
     ) -> None:
         """Re-execute an episode with its recorded answers (no network) and check it matches; with --live-from N, replay up to turn N and continue with a live model."""
         if live_from is None:

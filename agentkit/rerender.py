@@ -351,7 +351,7 @@ class _EpisodeReader:
         self._turns_sql, self._turns_params = _compiled(store, _TURNS_OF_EPISODE)
         self._messages_sql, self._messages_params = _compiled(store, _MESSAGES_OF_EPISODE)
 
-    def __enter__(self) -> "_EpisodeReader":
+    def __enter__(self) -> _EpisodeReader:
         self._conn = self.store.engine.connect()
         self._cursor = self._conn.connection.cursor()
         return self

@@ -14,7 +14,6 @@ from typing import Any
 from agentkit.config import RunConfig
 from agentkit.records import EndReason, Usage
 
-
 _REASONS = list(EndReason)
 
 

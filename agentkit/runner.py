@@ -14,10 +14,18 @@ import logging
 import multiprocessing
 import os
 import threading
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -26,15 +34,22 @@ from agentkit import __version__, terminal_hold
 from agentkit.config import RunConfig
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
+from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
-from agentkit.run_worker import (RERUN_REASONS, PlannedEpisode, Worker, WorkerContext, process_init,
-                                 process_worker, thread_worker)
+from agentkit.run_worker import (
+    RERUN_REASONS,
+    PlannedEpisode,
+    Worker,
+    WorkerContext,
+    process_init,
+    process_worker,
+    thread_worker,
+)
 from agentkit.setup_episode import make_backend
-from agentkit.worker_guard import guarded_init, initializer_args
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.run_lease import LeaseKeeper
-from agentkit.prompts.renderer import resolve_templates
+from agentkit.worker_guard import guarded_init, initializer_args
 
 log = logging.getLogger(__name__)
 
@@ -253,10 +268,10 @@ def _play_all(plan: list[PlannedEpisode], ctx: WorkerContext, store: TranscriptS
                                    initializer=guarded_init,
                                    initargs=initializer_args(f"{process_init.__module__}:{process_init.__name__}",
                                                              (ctx,), stop_cell))
-        submit = lambda p: pool.submit(process_worker, p)  # noqa: E731
+        submit = lambda p: pool.submit(process_worker, p)
     else:
         pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="episode")
-        submit = lambda p: pool.submit(partial(thread_worker, ctx, budget, store, p, workers, lock))  # noqa: E731
+        submit = lambda p: pool.submit(partial(thread_worker, ctx, budget, store, p, workers, lock))
     pending = iter(plan)
     in_flight: set[Future] = set()
     try:

@@ -95,7 +95,7 @@ def token_counter(model: str | None = None) -> TokenCounter:
             pass  # not an OpenAI model: o200k_base is as good an estimate as any
     try:
         return TokenCounter(tiktoken.get_encoding(name))
-    except Exception as exc:  # noqa: BLE001 - a missing BPE file shows up as a network error
+    except Exception as exc:  # a missing BPE file shows up as a network error
         log.warning("no offline tokenizer (%s: %s); counting tokens as characters / %d",
                     type(exc).__name__, exc, CHARS_PER_TOKEN)
         return TokenCounter()

@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.suites import CHILDREN_40
 from agentkit.envs.animalai_common.tasks import packaged_task_ids
+from agentkit.envs.arena.backend import ArenaBackend
 
 
 def bench_steps(tasks: list[str], steps_per_task: int) -> None:

@@ -26,10 +26,10 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agentkit.config import RunConfig  # noqa: E402
-from agentkit.runner import execute_run  # noqa: E402
-from agentkit.testing.fake_openai import server_process  # noqa: E402
-from agentkit.transcripts import TranscriptStore  # noqa: E402
+from agentkit.config import RunConfig
+from agentkit.runner import execute_run
+from agentkit.testing.fake_openai import server_process
+from agentkit.transcripts import TranscriptStore
 
 SPIN = 'Think("scanning the room"); Turn(90);'  # never ends an episode early: every episode has the same turns
 

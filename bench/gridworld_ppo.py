@@ -28,9 +28,9 @@ from typing import Any
 
 import gymnasium
 
-from agentkit.evals.gridworld.baselines import BaselineCache
 from agentkit.envs.gridworld.catalogue import catalogue_entry
 from agentkit.envs.gridworld.gym_env import OneHotView, make_rl_env
+from agentkit.evals.gridworld.baselines import BaselineCache
 from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard
 
 logger = logging.getLogger("bench.gridworld_ppo")
@@ -75,7 +75,7 @@ def _rl_imports():
         from stable_baselines3.common.utils import set_random_seed
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as exc:
-        raise SystemExit(f"bench/gridworld_ppo.py needs the rl extra (pip install 'agentkit-embodied[rl]'): {exc}")
+        raise SystemExit(f"bench/gridworld_ppo.py needs the rl extra (pip install 'agentkit-embodied[rl]'): {exc}") from exc
     return torch, PPO, set_random_seed, DummyVecEnv
 
 

@@ -16,7 +16,11 @@ import json
 import time
 
 from agentkit.config import ObserverSettings, RunConfig
-from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
+from agentkit.evals.gridworld.leaderboard import (
+    gridworld_eval_plan,
+    gridworld_leaderboard,
+    write_category_figure,
+)
 from agentkit.loop import run_episode
 from agentkit.setup_episode import make_setup
 

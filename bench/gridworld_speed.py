@@ -22,8 +22,8 @@ import numpy as np
 from agentkit.config import RunConfig
 from agentkit.envs.gridworld import GridworldBackend
 from agentkit.envs.gridworld.catalogue import catalogue_entry
-from agentkit.evals.gridworld.modalities import MODALITIES, apply_modality
 from agentkit.envs.gridworld.quiet import quiet_stdout
+from agentkit.evals.gridworld.modalities import MODALITIES, apply_modality
 from agentkit.setup_episode import make_setup
 
 BLOCK = 200

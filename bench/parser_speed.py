@@ -14,8 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from agentkit.actions import CommandSpec, ParamSpec, ParamType, Vocabulary
-from agentkit.actions import parser
+from agentkit.actions import CommandSpec, ParamSpec, ParamType, Vocabulary, parser
 
 VOCAB = Vocabulary(
     (

@@ -20,11 +20,11 @@ import logging
 import os
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from agentkit.envs.animalai.backend import AnimalAIBackend
-from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.suites import CHILDREN_40
+from agentkit.envs.arena.backend import ArenaBackend
 
 TARGET = 300.0
 

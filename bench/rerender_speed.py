@@ -28,7 +28,7 @@ from agentkit.transcripts import TranscriptStore
 
 # The recorder of the viewer's test transcripts is a test fixture, kept outside the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
-from viewer_sample import ScriptedModel, record_run  # noqa: E402
+from viewer_sample import ScriptedModel, record_run
 
 TASKS = ("BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0", "BabyAI-GoToObj-v0")
 log = logging.getLogger("bench.rerender_speed")

@@ -38,7 +38,7 @@ def _rl_imports():
         from stable_baselines3.common.utils import set_random_seed
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as exc:
-        raise SystemExit(f"bench/trifinger_ppo.py needs the rl extra (pip install 'agentkit-embodied[rl]'): {exc}")
+        raise SystemExit(f"bench/trifinger_ppo.py needs the rl extra (pip install 'agentkit-embodied[rl]'): {exc}") from exc
     return torch, PPO, set_random_seed, DummyVecEnv
 
 

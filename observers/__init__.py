@@ -5,11 +5,11 @@ a camera as an RGB array. ``Observer(ObserverConfig(...)).observe(raw)`` produce
 views: encoded images, status text, an ASCII map, an English description, a structured dict.
 """
 
-from agentkit.observers.observation import Cell, EncodedImage, GridView, Observation, RawObservation
 from agentkit.observers.grid_ascii import AsciiMap, ascii_map, render_ascii
 from agentkit.observers.grid_language import describe_grid
 from agentkit.observers.grid_structured import structured_view
 from agentkit.observers.image_encoding import encode_image
+from agentkit.observers.observation import Cell, EncodedImage, GridView, Observation, RawObservation
 from agentkit.observers.observer import Observer, ObserverConfig
 from agentkit.observers.status import status_text
 

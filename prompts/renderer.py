@@ -159,7 +159,7 @@ class PromptRenderer:
             raise TemplateError(f"{exc.name or exc.filename}:{exc.lineno}: {exc.message}") from exc
 
     @classmethod
-    def from_set(cls, template_set: str, user_dir: str | Path | None = None, include_images: bool = True) -> "PromptRenderer":
+    def from_set(cls, template_set: str, user_dir: str | Path | None = None, include_images: bool = True) -> PromptRenderer:
         return cls(resolve_templates(template_set, user_dir), include_images=include_images)
 
     def _render(self, template: jinja2.Template, variables: dict[str, Any]) -> str:

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from agentkit.envs.arena.buttons import SpawnerButton
 from agentkit.envs.animalai_common.config import ItemParams, Vector3
+from agentkit.envs.arena.buttons import SpawnerButton
 
 DT = 0.02
 

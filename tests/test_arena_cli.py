@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from agentkit.testing.cli_runner import cli_env, run_cli, run_json
-from agentkit.transcripts import TranscriptStore
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
+from agentkit.transcripts import TranscriptStore
 
 FAKE_KEY = "sk-test-not-a-real-key-000000000000"
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.envs.arena import ArenaConfigError, load_arena_config, parse_arena_config
-from agentkit.envs.animalai_common.layout import build_layout
 from agentkit.envs.animalai_common import tasks as arena_tasks
 from agentkit.envs.animalai_common.items import canonical_name, version_names
+from agentkit.envs.animalai_common.layout import build_layout
+from agentkit.envs.arena import ArenaConfigError, load_arena_config, parse_arena_config
 
 
 def arena(items: str, header: str = "t: 250\n    pass_mark: 1") -> str:

@@ -268,7 +268,7 @@ def test_a_hot_zone_runs_health_out_and_the_episode_ends_as_a_death(backend, are
     per_update = update_cost(t) + hot_zone_extra(t)  # -0.0088
     updates = math.ceil(-1.0 / per_update)  # 114: health 100 + 100 x reward reaches 0
     backend.reset(arena_file(agent(20, 10) + item("HotZone", 20, 10, (10, 1, 10)), t=t), seed=0)
-    for step in range(1, 200):
+    for step in range(1, 200):  # noqa: B007 - the count is read after the loop
         result = backend.step([0, 0])
         if result.done:
             break

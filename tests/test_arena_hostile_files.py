@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.envs.arena import ArenaConfigError, parse_arena_config
 from agentkit.envs.animalai_common import tasks as arena_tasks
 from agentkit.envs.animalai_common.box_grid import BoxGrid
 from agentkit.envs.animalai_common.geometry import boxes_overlap
 from agentkit.envs.animalai_common.layout import build_layout
+from agentkit.envs.arena import ArenaConfigError, parse_arena_config
 
 CHILD = textwrap.dedent(
     """

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.items import ITEM_TYPES, version_names
+from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.records import EndReason
 
 STEP_SECONDS = 0.06

@@ -10,8 +10,8 @@ import pytest
 
 from agentkit.envs.arena import look
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.item_meshes import tunnel_mesh
+from agentkit.envs.pybullet_support.bullet import p
 
 N = 512
 

@@ -6,8 +6,14 @@ import pytest
 
 from agentkit.envs.animalai_common import motion
 from agentkit.envs.animalai_common.lights import lights_on
-from agentkit.envs.animalai_common.rules import (EpisodeRules, GoalTouch, UpdateEvents, episode_steps, hot_zone_cost,
-                                       update_cost)
+from agentkit.envs.animalai_common.rules import (
+    EpisodeRules,
+    GoalTouch,
+    UpdateEvents,
+    episode_steps,
+    hot_zone_cost,
+    update_cost,
+)
 from agentkit.records import EndReason
 
 GOOD = GoalTouch(reward=2.0, good=True, multi=False)

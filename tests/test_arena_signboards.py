@@ -8,8 +8,15 @@ import random
 import numpy as np
 import pytest
 
-from agentkit.envs.animalai_common.signboards import (DEFAULT_SYMBOL_COLOR, PRESETS, board_scale, parse_special_code,
-                                            pixel_quads, preset_mask, symbol_image)
+from agentkit.envs.animalai_common.signboards import (
+    DEFAULT_SYMBOL_COLOR,
+    PRESETS,
+    board_scale,
+    parse_special_code,
+    pixel_quads,
+    preset_mask,
+    symbol_image,
+)
 
 
 @pytest.mark.parametrize("name", PRESETS[1:])

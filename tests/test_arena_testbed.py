@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import random
 
-from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.tasks import packaged_task_ids
+from agentkit.envs.arena.backend import ArenaBackend
 
 
 def test_all_900_testbed_tasks_reset_and_run_20_random_steps():

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.items import zone_height
+from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.records import EndReason
 
 
@@ -180,7 +180,7 @@ def test_a_large_goal_run_into_at_speed_is_collected_not_pushed_along(backend):
 
     backend.reset("04-16-01", seed=0)
     actions = backend.compile(Command("Turn", (-18,))) + backend.compile(Command("Go", (45,)))
-    for steps, action in enumerate(actions, start=1):
+    for steps, action in enumerate(actions, start=1):  # noqa: B007 - the count is read after the loop
         result = backend.step(action)
         if result.done:
             break

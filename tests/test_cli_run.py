@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from agentkit.testing.cli_runner import cli_env, run_cli, run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
 from agentkit.transcripts import TranscriptStore
-from agentkit.testing.cli_runner import cli_env, run_cli, run_json
 
 FAKE_KEY = "sk-test-not-a-real-key-000000000000"
 

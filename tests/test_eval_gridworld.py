@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from agentkit.experiment import load_experiment
 from agentkit.testing.cli_runner import run_json
 

@@ -10,6 +10,7 @@ import fnmatch
 import json
 import subprocess
 import sys
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agentkit.actions import Command, CompileError, Script, format_script, parse_script
 from agentkit.envs import get_backend
-from agentkit.envs.gridworld import GridworldBackend, NoReferenceError, VOCABULARY
+from agentkit.envs.gridworld import VOCABULARY, GridworldBackend, NoReferenceError
 from agentkit.envs.gridworld.plan_script import actions_to_commands
 from agentkit.envs.gridworld.script_text import format_commands
 from agentkit.envs.gridworld.state import DIRECTIONS

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentkit.actions import Command, CompileError, Script, parse_script
-from agentkit.envs.gridworld import GridworldBackend, VOCABULARY
+from agentkit.envs.gridworld import VOCABULARY, GridworldBackend
 from agentkit.envs.gridworld.api_calls import parse_target
 from agentkit.envs.gridworld.api_vocabulary import API_VOCABULARY
 from agentkit.envs.gridworld.seen_planner import KnownMap
@@ -217,7 +217,7 @@ def test_planned_paths_only_cross_cells_seen_when_planning(task, seed, wander):
             return
     grid = b.observe().grid
     known = KnownMap(grid)
-    for pos, cell in known.things():
+    for _pos, cell in known.things():
         name = f"{cell.color} {cell.kind}" if cell.color else cell.kind
         try:
             actions = b.compile(Command("go_to", (name,)))

@@ -10,7 +10,14 @@ import gymnasium
 import pytest
 
 from agentkit.envs.gridworld import GridworldBackend
-from agentkit.envs.gridworld.catalogue import CATALOGUE, CATEGORIES, DIFFICULTIES, catalogue_entry, select, task_id
+from agentkit.envs.gridworld.catalogue import (
+    CATALOGUE,
+    CATEGORIES,
+    DIFFICULTIES,
+    catalogue_entry,
+    select,
+    task_id,
+)
 from agentkit.envs.gridworld.seeds import base_seed, episode_seeds, splits_overlap
 
 

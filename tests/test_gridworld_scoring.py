@@ -9,12 +9,16 @@ import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.envs.gridworld import GridworldBackend
-from agentkit.evals.gridworld.baselines import BaselineCache, random_episode
 from agentkit.envs.gridworld.catalogue import CATALOGUE
-from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
 from agentkit.envs.gridworld.seeds import episode_seeds
-from agentkit.loop import run_episode
+from agentkit.evals.gridworld.baselines import BaselineCache, random_episode
+from agentkit.evals.gridworld.leaderboard import (
+    gridworld_eval_plan,
+    gridworld_leaderboard,
+    write_category_figure,
+)
 from agentkit.evals.ons import PairScores, aggregate, ons
+from agentkit.loop import run_episode
 from agentkit.setup_episode import make_setup
 
 SMALL = dict(tasks=["door-key", "goto-local", "lava-gap", "key-corridor"], difficulties=["easy", "medium"], seeds_per_pair=2)

@@ -7,7 +7,6 @@ code of ``agentkit.reports``), and compare with figures checked by hand on the r
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 from collections import defaultdict
 from pathlib import Path

@@ -144,8 +144,9 @@ def test_reference_runs_concurrently_in_threads_or_processes(tmp_path, workers):
 
 
 def test_env_crash_restarts_the_environment_and_relaunches_the_episode(tmp_path, monkeypatch):
-    from agentkit.envs import registry
     import flaky_backend  # tests/support/
+
+    from agentkit.envs import registry
 
     monkeypatch.setitem(registry._BACKENDS, "flaky-gridworld", "flaky_backend:FlakyGridworld")
     monkeypatch.setattr(flaky_backend, "crashes_left", 1)

@@ -376,7 +376,7 @@ def test_two_processes_write_the_same_file_concurrently(tmp_path: Path) -> None:
     time.sleep(0.5)
     go.touch()
     outputs = [c.communicate(timeout=120) for c in children]
-    for child, (out, err) in zip(children, outputs):
+    for child, (_out, err) in zip(children, outputs):
         assert child.returncode == 0, err
     store = TranscriptStore(url)
     episodes = store.list_episodes(status="finished")

@@ -17,7 +17,11 @@ from agentkit.envs.trifinger.compiler import axis_rotation, tilt_degrees
 from agentkit.envs.trifinger.geometry import Cuboid, yaw_quaternion
 from agentkit.envs.trifinger.grasping import plan_grasp
 from agentkit.envs.trifinger.motion import TrajectoryBuilder
-from agentkit.envs.trifinger.reference import CAUSALWORLD_TILT_TOLERANCE_DEG, TILT_TOLERANCE_DEG, TriFingerReference
+from agentkit.envs.trifinger.reference import (
+    CAUSALWORLD_TILT_TOLERANCE_DEG,
+    TILT_TOLERANCE_DEG,
+    TriFingerReference,
+)
 
 
 @pytest.fixture(scope="module")

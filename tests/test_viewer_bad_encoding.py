@@ -10,9 +10,9 @@ import http.client
 import logging
 
 import pytest
+from viewer_sample import sample_database
 
 from agentkit.viewer import ViewerServer, open_readonly
-from viewer_sample import sample_database
 
 BAD_TARGETS = [
     "/static/%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd",

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from viewer_sample import sample_database
 
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import ViewerServer, open_readonly
-from viewer_sample import sample_database
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
@@ -123,7 +123,7 @@ class Browser:
             if getattr(self, "ws", None) is not None:
                 try:
                     self.send("Browser.close")
-                except Exception:  # noqa: BLE001 - closing anyway
+                except Exception:  # closing anyway
                     pass
                 self._stack.close()
         finally:

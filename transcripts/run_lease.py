@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
@@ -114,7 +114,7 @@ class LeaseKeeper:
         while not self._stop.wait(self._every):
             try:
                 held = self._renew()
-            except Exception as exc:  # noqa: BLE001 - a heartbeat must never kill the run by itself
+            except Exception as exc:  # a heartbeat must never kill the run by itself
                 log.warning("could not renew the run's lease: %s", exc)
                 continue
             if not held:

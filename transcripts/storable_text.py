@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 

@@ -17,8 +17,8 @@ import csv
 import json
 import logging
 import os
-from datetime import datetime
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 

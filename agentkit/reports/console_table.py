@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rich.table import Table
-
 from collections.abc import Sequence
+
+from rich.table import Table
 
 from agentkit.reports.aai_report import CI_METHOD, PASS_CRITERION, AAIReport, Column
 from agentkit.reports.clustered import CLUSTER_METHOD

@@ -28,7 +28,7 @@ class ErrorServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+            def do_POST(self) -> None:  # stdlib naming
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 server.count += 1
                 payload = json.dumps(body).encode()
@@ -43,7 +43,7 @@ class ErrorServer:
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
-    def __enter__(self) -> "ErrorServer":
+    def __enter__(self) -> ErrorServer:
         self._thread.start()
         return self
 

@@ -32,7 +32,6 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -317,7 +316,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
         server_version = "agentkit-fake-openai/0.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
             logger.debug("%s " + format, self.address_string(), *args)
 
         def _send_json(self, status: int, payload: dict[str, Any]) -> None:
@@ -347,7 +346,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     return path + route
             return path
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        def do_GET(self) -> None:  # stdlib naming
             if self._path() in ("/v1/models", "/models"):
                 if not server._authorised(self.headers.get("Authorization")):
                     self._send_json(401, _error_body(401, "Incorrect API key provided."))
@@ -356,7 +355,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send_json(404, _error_body(404, f"no route for GET {self._path()}"))
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:  # stdlib naming
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             received = time.monotonic()

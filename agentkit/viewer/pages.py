@@ -17,10 +17,10 @@ import jinja2
 
 from agentkit.actions import Command, Vocabulary
 from agentkit.actions.formatter import format_command
+from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
 from agentkit.viewer.model_call_view import model_call_html
-from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
 from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData, episode_outcome, outcome_label
 from agentkit.viewer.trajectory import grid_of, grid_size_of
 

@@ -13,16 +13,24 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import case, func, select
 
-from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED, fail_word, outcome_word, stored_outcome
+from agentkit.outcome_words import (
+    FAILED,
+    INCOMPLETE,
+    NO_VERDICT,
+    PASSED,
+    fail_word,
+    outcome_word,
+    stored_outcome,
+)
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.prompt_reader import parse_extra, turn_refs
-from agentkit.transcripts.schema import Blob, Episode, Run, Turn
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
+from agentkit.transcripts.schema import Blob, Episode, Run, Turn
 from agentkit.viewer.step_path import StepPath, replay_step_path
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
 from agentkit.viewer.verdicts import latest_outcomes, outcome_sql

@@ -168,7 +168,7 @@ class ViewerApp:
             response = self._error(exc.status, exc.message)
         except KeyError as exc:
             response = self._error(404, str(exc.args[0]) if exc.args else "not found")
-        except Exception:  # noqa: BLE001 - a broken page must not take the server down
+        except Exception:  # a broken page must not take the server down
             log.exception("viewer: error serving %s", target)
             response = self._error(500, "internal error (see the viewer's log)")
         response.headers = {**SECURITY_HEADERS, **response.headers}
@@ -254,7 +254,7 @@ def loopback_hosts(host: str, port: int) -> set[str] | None:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_HTTPServer"
+    server: _HTTPServer
     protocol_version = "HTTP/1.1"
     server_version = "agentkit-viewer"
     sys_version = ""
@@ -295,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
         except TimeoutError:
             self.close_connection = True
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's name
         log.debug("viewer %s: " + format, self.address_string(), *args)
 
 
@@ -327,7 +327,7 @@ class ViewerServer:
     def serve_forever(self) -> None:
         self.httpd.serve_forever(poll_interval=0.2)
 
-    def start(self) -> "ViewerServer":
+    def start(self) -> ViewerServer:
         """Serve from a background thread (for tests and embedding)."""
         self._thread = threading.Thread(target=self.serve_forever, name="agentkit-viewer", daemon=True)
         self._thread.start()
@@ -339,7 +339,7 @@ class ViewerServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "ViewerServer":
+    def __enter__(self) -> ViewerServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

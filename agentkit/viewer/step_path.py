@@ -66,7 +66,7 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
     episode = store.get_episode(episode_id)
     try:
         config = config_from_stored(store.get_run(episode.run_id).config)
-    except Exception as exc:  # noqa: BLE001 - a stored config this version cannot read
+    except Exception as exc:  # a stored config this version cannot read
         return StepPath(reason=f"the run's stored configuration cannot be read here ({exc})")
     try:
         backend_cls = get_backend(config.env)
@@ -85,11 +85,11 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
     with _REPLAYS:
         try:  # the stored options, frames always off (a stored frames=True would only cost time)
             backend = backend_cls(**{**config.backend_options, **backend_cls.frameless_options})
-        except Exception as exc:  # noqa: BLE001 - options this version's backend does not take
+        except Exception as exc:  # options this version's backend does not take
             return StepPath(reason=f"backend {config.env!r} cannot be started with the stored options ({exc})")
         try:
             return _walk(store, episode_id, episode.task, episode.seed, backend, turns, recorded)
-        except Exception as exc:  # noqa: BLE001 - the simulator raised: no path, the page still works
+        except Exception as exc:  # the simulator raised: no path, the page still works
             log.warning("episode %s: replaying its actions for the map failed: %s", episode_id, exc)
             return StepPath(reason=f"replaying the stored actions failed ({type(exc).__name__})")
         finally:

@@ -11,7 +11,7 @@ would: the layouts stay identical, draw for draw.
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from agentkit.envs.animalai_common.geometry import Box, boxes_overlap
 

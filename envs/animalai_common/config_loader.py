@@ -44,8 +44,15 @@ import yaml
 
 from agentkit.envs.animalai_common.config import RGB, ArenaConfig, ArenaSpec, ItemSpec, Vector3
 from agentkit.envs.animalai_common.items import canonical_name, known_names
-from agentkit.envs.animalai_common.yaml_limits import (LIBYAML_NESTING_PROBLEM, MAX_FILE_CHARS, NESTING_PROBLEM, check_shape,
-                                             construct_bounded_int, construct_checked_mapping, show)
+from agentkit.envs.animalai_common.yaml_limits import (
+    LIBYAML_NESTING_PROBLEM,
+    MAX_FILE_CHARS,
+    NESTING_PROBLEM,
+    check_shape,
+    construct_bounded_int,
+    construct_checked_mapping,
+    show,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -190,7 +197,7 @@ def parse_arena_config(text: str, source: str = "<string>") -> ArenaConfig:
         raise ArenaConfigError(source, f"the file is larger than {MAX_FILE_CHARS:,} characters")
     try:
         check_shape(text, _ArenaLoader)  # before composing: depth, node count and aliases are bounded
-        data = yaml.load(text, Loader=_ArenaLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_ArenaLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(text, source, exc) from None
     except yaml.YAMLError as exc:

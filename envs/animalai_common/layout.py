@@ -39,8 +39,14 @@ from dataclasses import dataclass, replace
 
 from agentkit.envs.animalai_common.box_grid import BoxGrid
 from agentkit.envs.animalai_common.config import RANDOM, ArenaSpec, ItemParams, ItemSpec, Vector3
-from agentkit.envs.animalai_common.geometry import (Box, bounding_box, boxes_overlap, footprint_size, sphere_box_distance,
-                                          world_boxes)
+from agentkit.envs.animalai_common.geometry import (
+    Box,
+    bounding_box,
+    boxes_overlap,
+    footprint_size,
+    sphere_box_distance,
+    world_boxes,
+)
 from agentkit.envs.animalai_common.item_sizes import built_size
 from agentkit.envs.animalai_common.items import AGENT_DIAMETER, ITEM_TYPES, RGB, ItemType, Vec, zone_height
 
@@ -251,7 +257,7 @@ def _place_agent(spec: ItemSpec | None, rng: random.Random, occupied: BoxGrid) -
             return rng.uniform(radius, ARENA_SIZE - radius)
         return min(max(value, 0.0), ARENA_SIZE)
 
-    for attempt in range(AGENT_ATTEMPTS):
+    for _attempt in range(AGENT_ATTEMPTS):
         heading = _rotation(rotation, rng)
         px, pz = coordinate(x), coordinate(z)
         box = bounding_box((px, height, pz), (AGENT_DIAMETER,) * 3, heading)

@@ -110,7 +110,7 @@ class _Score:
     pass_mark: float | None
 
     @classmethod
-    def of(cls, privileged: dict[str, Any], script_steps: int, script_gain: float) -> "_Score":
+    def of(cls, privileged: dict[str, Any], script_steps: int, script_gain: float) -> _Score:
         arena = privileged["arena"]
         done = sum(_reward(g) for g in privileged["items"]
                    if g.get("kind") == "goal" and not g.get("active", True) and g["name"] in POSITIVE_GOALS)

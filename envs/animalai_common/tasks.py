@@ -16,9 +16,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from agentkit.envs.base import TaskInfo
 from agentkit.envs.animalai_common.config import ArenaConfig
 from agentkit.envs.animalai_common.config_loader import load_arena_config, parse_arena_config, read_arena_text
+from agentkit.envs.base import TaskInfo
 
 TASK_ID = re.compile(r"^(\d{2})-(\d{2})-(\d{2})$")
 ARENA_SUFFIX = re.compile(r"^(.+)#(-?\d+)$")

@@ -18,7 +18,8 @@ The Testbed's largest file has 3,460 nodes and nesting depth 7, far below the li
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError

@@ -8,7 +8,11 @@ configs or suites does not start pybullet.
 """
 
 from agentkit.envs.animalai_common.config import ArenaConfig, ArenaSpec, ItemSpec
-from agentkit.envs.animalai_common.config_loader import ArenaConfigError, load_arena_config, parse_arena_config
+from agentkit.envs.animalai_common.config_loader import (
+    ArenaConfigError,
+    load_arena_config,
+    parse_arena_config,
+)
 from agentkit.envs.animalai_common.tasks import arena_task_ids
 from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 

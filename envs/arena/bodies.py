@@ -23,11 +23,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.animalai_common.geometry import local_parts
-from agentkit.envs.arena.item_meshes import tunnel_mesh, wedge_mesh
 from agentkit.envs.animalai_common.items import AGENT_DIAMETER
-from agentkit.envs.animalai_common.layout import ARENA_SIZE, FENCE_COLLIDER_HEIGHT, FENCE_THICKNESS, PlacedItem
+from agentkit.envs.animalai_common.layout import (
+    ARENA_SIZE,
+    FENCE_COLLIDER_HEIGHT,
+    FENCE_THICKNESS,
+    PlacedItem,
+)
+from agentkit.envs.arena.item_meshes import tunnel_mesh, wedge_mesh
+from agentkit.envs.pybullet_support.bullet import p
 
 WHITE = [1.0, 1.0, 1.0, 1.0]  # every visual: the camera colours items by their material (look.py)
 

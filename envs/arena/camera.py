@@ -29,10 +29,10 @@ import numpy as np
 
 from agentkit.envs.arena import look, shadows
 from agentkit.envs.arena.bodies import ItemBody
-from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.arena.item_meshes import convex_pieces
 from agentkit.envs.arena.item_shading import GlassLayer, ItemShading
 from agentkit.envs.arena.room import Room
+from agentkit.envs.pybullet_support.bullet import p
 
 # Kept for callers that read the camera's geometry from here.
 FOV_DEGREES, NEAR, FAR, EYE_HEIGHT = look.FOV_DEGREES, look.NEAR, look.FAR, look.EYE_HEIGHT

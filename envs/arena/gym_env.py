@@ -27,9 +27,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from agentkit.envs.animalai_common.tasks import load_task
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.arena.materials import DEFAULT_VERSION
-from agentkit.envs.animalai_common.tasks import load_task
 
 DEFAULT_TASK = "01-04-03"
 DEFAULT_RENDER_SIZE = 84  # Animal-AI's gym wrapper's default resolution

@@ -27,12 +27,18 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from agentkit.envs.arena.bodies import ItemBody, add_item, to_bullet, yaw_quaternion
-from agentkit.envs.pybullet_support.bullet import p
-from agentkit.envs.animalai_common.geometry import BUTTON_FACE, TREE_CROWN_CENTRE, TREE_CROWN_RADIUS, TREE_TRUNK, to_world
+from agentkit.envs.animalai_common.geometry import (
+    BUTTON_FACE,
+    TREE_CROWN_CENTRE,
+    TREE_CROWN_RADIUS,
+    TREE_TRUNK,
+    to_world,
+)
 from agentkit.envs.animalai_common.items import RGB, TREE_BROWN, TREE_GREEN
 from agentkit.envs.animalai_common.layout import PlacedItem
 from agentkit.envs.animalai_common.signboards import pixel_quads, symbol_image
+from agentkit.envs.arena.bodies import ItemBody, add_item, to_bullet, yaw_quaternion
+from agentkit.envs.pybullet_support.bullet import p
 
 WALL = 0.05  # chamber walls
 DOOR_WIDTH, DOOR_HEIGHT = 1.0, 1.15  # dispenser_hatch_slidedoor.fbx: z -0.5..0.5, y 0..1.15
@@ -77,8 +83,8 @@ def _boxes_body(client: int, item: PlacedItem, color: RGB, boxes, solid: bool = 
         visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
     collision = -1
     if solid:
-        halves = [[(h[0] - l[0]) / 2, (h[1] - l[1]) / 2, (h[2] - l[2]) / 2] for l, h in bullet_boxes]
-        frames = [[(h[0] + l[0]) / 2, (h[1] + l[1]) / 2, (h[2] + l[2]) / 2] for l, h in bullet_boxes]
+        halves = [[(h[0] - lo[0]) / 2, (h[1] - lo[1]) / 2, (h[2] - lo[2]) / 2] for lo, h in bullet_boxes]
+        frames = [[(h[0] + lo[0]) / 2, (h[1] + lo[1]) / 2, (h[2] + lo[2]) / 2] for lo, h in bullet_boxes]
         collision = p.createCollisionShapeArray([p.GEOM_BOX] * len(halves), halfExtents=halves,
                                                 collisionFramePositions=frames, physicsClientId=client)
     return _extra(client, item, color, visual, collision, position)

@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-from agentkit.envs.arena import look
 from agentkit.envs.animalai_common.geometry import local_parts
 from agentkit.envs.animalai_common.layout import PlacedItem
+from agentkit.envs.arena import look
 
 
 def wedge_mesh(sx: float, sy: float, sz: float) -> tuple[list[list[float]], list[int]]:

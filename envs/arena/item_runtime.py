@@ -23,17 +23,17 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from agentkit.envs.arena import item_bodies
-from agentkit.envs.arena.bodies import ItemBody
-from agentkit.envs.pybullet_support.bullet import p
-from agentkit.envs.arena.buttons import SpawnerButton
-from agentkit.envs.arena.data_zones import DataZoneTracker
 from agentkit.envs.animalai_common.geometry import BUTTON_TRIGGER, Box, sphere_box_distance, to_world
 from agentkit.envs.animalai_common.goal_changes import RewardChange, SizeChange, reward_change, size_change
 from agentkit.envs.animalai_common.items import AGENT_DIAMETER, ITEM_TYPES, Vec
 from agentkit.envs.animalai_common.layout import Layout, PlacedItem
 from agentkit.envs.animalai_common.motion import PHYSICS_DT
+from agentkit.envs.arena import item_bodies
+from agentkit.envs.arena.bodies import ItemBody
+from agentkit.envs.arena.buttons import SpawnerButton
+from agentkit.envs.arena.data_zones import DataZoneTracker
 from agentkit.envs.arena.spawners import Fruit, GoalSpawner
+from agentkit.envs.pybullet_support.bullet import p
 
 if TYPE_CHECKING:
     from agentkit.envs.arena.world import ArenaWorld
@@ -122,7 +122,7 @@ class ItemRuntime:
                                             faces[0] if faces else None))
             elif behaviour == "data_zone":
                 zones.append(item)
-        for item_id, state in self.changing.items():
+        for item_id in self.changing:
             self._built_diameter[item_id] = self.items[item_id].size[0]
         self.data_zones = DataZoneTracker(zones)
 
@@ -251,7 +251,7 @@ class ItemRuntime:
                 item_id = self._add_fruit(spawner, fruit, hanging=False, in_chamber=chamber)
             else:
                 self.world.release_goal(item_id)
-        for serial, item_id in spawner.goal_ids.items():
+        for item_id in spawner.goal_ids.values():
             fruit = self._fruit[item_id]
             if not fruit.released and abs(fruit.diameter - self._built_diameter.get(item_id, 0.0)) >= RESIZE_STEP:
                 self.world.resize_goal(item_id, fruit.diameter)

@@ -20,12 +20,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from agentkit.envs.animalai_common.geometry import Box, local_parts, sphere_box_distance
 from agentkit.envs.arena import look, textures
 from agentkit.envs.arena.bodies import ItemBody, yaw_quaternion
-from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
-from agentkit.envs.animalai_common.geometry import Box, local_parts, sphere_box_distance
 from agentkit.envs.arena.item_meshes import tunnel_mesh
 from agentkit.envs.arena.room import light_factor
+from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
 
 # What paints a body's pixels.
 PLAIN, LIT, GLOW, BLOCK = 0, 1, 2, 3
@@ -292,5 +292,5 @@ class GlassLayer:
     def __del__(self) -> None:  # a forgotten close() must not leak a physics server per camera
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
+        except Exception:  # interpreter shutdown may have torn pybullet down already
             pass

@@ -23,10 +23,16 @@ HollowBox 500. Walls and ramps (mass 1000) are fixed in place here (see ``world.
 
 from __future__ import annotations
 
-from agentkit.envs.pybullet_support.bullet import p
 from agentkit.envs.animalai_common.items import ITEM_TYPES, MASS
-from agentkit.envs.animalai_common.motion import AGENT_MASS, DEFAULT_FRICTION, LOW_FRICTION, PHYSICS_DT, combined_friction
+from agentkit.envs.animalai_common.motion import (
+    AGENT_MASS,
+    DEFAULT_FRICTION,
+    LOW_FRICTION,
+    PHYSICS_DT,
+    combined_friction,
+)
 from agentkit.envs.animalai_common.versions import AAI_VERSIONS, DEFAULT_VERSION  # noqa: F401  (re-exported)
+from agentkit.envs.pybullet_support.bullet import p
 
 STATIC_FRICTION_BULLET = 1.0  # see the module docstring: Bullet multiplies, so the mover's number decides
 ANGULAR_DRAG = 0.05  # goals' and blocks' prefabs: Rigidbody m_AngularDrag

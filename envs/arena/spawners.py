@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agentkit.envs.animalai_common.config import ItemParams
-from agentkit.envs.arena.dotnet_random import DotNetRandom
 from agentkit.envs.animalai_common.items import Behaviour, Vec
+from agentkit.envs.arena.dotnet_random import DotNetRandom
 
 SIZE_ADJUSTMENT = 0.999  # Prefab.sizeAdjustement; also the spawner's own scale (GoalSpawner.SetSize(one))
 GOAL_PREFAB_REWARD = 1.0  # Rewards/GoodGoalMulti.prefab: reward (what GoalSpawner reads as the "size noise")

@@ -35,13 +35,13 @@ import random
 from dataclasses import dataclass, field, replace
 
 from agentkit.envs.animalai_common import motion
-from agentkit.envs.arena import item_bodies, materials
-from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet, yaw_quaternion
-from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
 from agentkit.envs.animalai_common.geometry import Box, sphere_box_distance
 from agentkit.envs.animalai_common.items import AGENT_DIAMETER
-from agentkit.envs.arena.item_runtime import ItemRuntime
 from agentkit.envs.animalai_common.layout import Layout, PlacedItem
+from agentkit.envs.arena import item_bodies, materials
+from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet
+from agentkit.envs.arena.item_runtime import ItemRuntime
+from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
 
 logger = logging.getLogger(__name__)
 
@@ -461,7 +461,7 @@ class ArenaWorld:
     def __del__(self) -> None:  # a forgotten close() must not leak a physics server per episode
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
+        except Exception:  # interpreter shutdown may have torn pybullet down already
             pass
 
 

@@ -26,7 +26,7 @@ def base_seed(family: str, difficulty: str, split: str) -> int:
     for value, what in ((family, "family"), (difficulty, "difficulty"), (split, "split")):
         if not value or "::" in value:
             raise ValueError(f"seed {what} must be a non-empty name without '::', got {value!r}")
-    digest = hashlib.sha256(f"{family}::{difficulty}::{split}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{family}::{difficulty}::{split}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % _MODULUS
 
 

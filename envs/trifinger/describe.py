@@ -83,7 +83,7 @@ def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_l
 
 def structured_state(world: TriFingerWorld, held: int | None, overlap: float) -> dict[str, Any]:
     """The full state, rounded and JSON-able."""
-    r = lambda v: round(float(v), _DIGITS) + 0.0  # noqa: E731
+    r = lambda v: round(float(v), _DIGITS) + 0.0
     blocks = []
     for spec, c in zip(world.block_specs, world.block_cuboids()):
         blocks.append({"name": spec.name, "size": [r(s) for s in spec.size], "position": [r(v) for v in c.position],

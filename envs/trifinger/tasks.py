@@ -17,8 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentkit.envs.base import TaskInfo
-from agentkit.envs.trifinger.causalworld_layouts import (GENERAL_DROP_POSITIONS, RAISED_JOINTS, dropped_poses,
-                                                          random_pile, stacked_wall, tower_start_positions)
+from agentkit.envs.trifinger.causalworld_layouts import (
+    GENERAL_DROP_POSITIONS,
+    RAISED_JOINTS,
+    dropped_poses,
+    random_pile,
+    stacked_wall,
+    tower_start_positions,
+)
 from agentkit.envs.trifinger.geometry import yaw_quaternion
 from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
 

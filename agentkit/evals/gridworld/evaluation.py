@@ -15,7 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentkit.config import RunConfig
 from agentkit.evals.gridworld.harness import apply_harness
-from agentkit.evals.gridworld.leaderboard import gridworld_eval_plan, gridworld_leaderboard, write_category_figure
+from agentkit.evals.gridworld.leaderboard import (
+    gridworld_eval_plan,
+    gridworld_leaderboard,
+    write_category_figure,
+)
 from agentkit.evals.gridworld.modalities import apply_modality
 
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from agentkit.evals.gridworld.baselines import BaselineCache
 from agentkit.envs.gridworld.catalogue import CATALOGUE, FAMILIES, catalogue_entry, select
 from agentkit.envs.gridworld.seeds import episode_seeds
+from agentkit.evals.gridworld.baselines import BaselineCache
 from agentkit.evals.ons import PairScores, aggregate, field_of
 
 logger = logging.getLogger(__name__)
