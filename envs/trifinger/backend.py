@@ -213,7 +213,8 @@ class TriFingerBackend(Backend):
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
         """``overlap``: the final fractional overlap (the run's overlap mode, exact oriented by default);
-        ``overlap_causalworld``: CausalWorld's axis-aligned measure; ``success`` by the profile's
+        ``overlap_causalworld``: CausalWorld's axis-aligned measure; ``overlap_exact``: ours, exact on
+        oriented boxes, whatever the overlap mode (reaching: the tips' closeness); ``success`` by the profile's
         ``success_measure``; ``dense_reward``: CausalWorld's dense reward summed over the episode;
         ``profile``; ``protocol``; ``sim_time_s``; applied ``interventions``."""
         if self._world is None:
@@ -223,6 +224,7 @@ class TriFingerBackend(Backend):
         return {
             "overlap": round(self.current_overlap(), 4),
             "overlap_causalworld": round(aabb_overlap(world.block_cuboids(), world.goal_cuboids()), 4),
+            "overlap_exact": round(self.current_overlap("volumetric"), 4),
             "success": verdict.success,
             "success_measure": verdict.measure,
             "dense_reward": round(self._dense.total, 4) if self._dense is not None else None,
