@@ -1,0 +1,102 @@
+"""How long the `agentkit` command takes to start, and what it loads: `--help`, `tasks`, `tasks ENV`.
+
+Why: a researcher types `agentkit --help` and `agentkit tasks ENV` often, and each used to pay for
+every heavy library the package has (litellm, SQLAlchemy, pybullet, numpy, ...) before printing a
+line. Issue 18 asks for <= 0.8 s. This times each command as a whole process (the interpreter's
+start included), N runs after one warm-up, and prints per command the median wall and CPU seconds,
+the peak memory, and which heavy libraries the process imported.
+
+Figures (whole-process medians of 5 runs after a warm-up, 2 cores shared with five other
+engineers' test runs, so wall time was 2-5x the CPU time: compare the CPU seconds):
+
+    command                   issue 18 (before)   session start (3f421de)
+    agentkit --help           2.8 s, 194 MB       cpu 0.34 s, 25.5 MB, no heavy library
+    agentkit tasks            -                   cpu 0.47 s, 39 MB (a usage error: ENV is required)
+    agentkit tasks aai-arena  -                   cpu 0.94 s, 60 MB
+    agentkit tasks gridworld  -                   cpu 0.90 s, 76 MB
+    agentkit tasks trifinger  -                   cpu 1.41 s, 165 MB
+
+Where `tasks ENV` spends its time (python -X importtime and cProfile, aai-arena): ~0.35 s in typer,
+which builds a pydantic TypeAdapter per parameter of the invoked command (typer 0.29's own
+`_adapters`, pydantic included); ~0.4 s importing agentkit.envs (envs/base.py -> observers ->
+numpy, PIL); the backend's module (the arena's imports pybullet, gridworld's minigrid, trifinger's
+trifinger-simulation); and rich's layout of the 917-row table. `--json` skips the table.
+
+Usage: python bench/cli_startup.py [--runs N] [--env ENV ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HEAVY = ("litellm", "sqlalchemy", "pybullet", "numpy", "PIL", "minigrid", "gymnasium", "jinja2", "pydantic",
+         "yaml", "httpx", "trifinger_simulation", "grpc")
+
+# Runs the real entry point, then reports (on stderr, after the command's own output) the heavy
+# libraries it loaded. The command's exit (typer raises SystemExit) still runs atexit.
+PROBE = """
+import atexit, sys
+heavy = {heavy!r}
+atexit.register(lambda: sys.stderr.write("\\nLOADED " + ",".join(h for h in heavy if h in sys.modules) + "\\n"))
+from agentkit.cli import main
+sys.argv = ["agentkit", *{args!r}]
+main()
+"""
+
+
+def timed_run(args: list[str]) -> tuple[float, float, float]:
+    """(wall s, cpu s, peak RSS MB) of one `agentkit ARGS` process, its output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "agentkit.cli", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = 0  # reaped above; keep Popen from waiting again
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def loaded_libraries(args: list[str]) -> str:
+    """The heavy libraries `agentkit ARGS` imports."""
+    done = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)], capture_output=True,
+                          text=True, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("LOADED ")]
+    return (lines[-1].removeprefix("LOADED ") or "none") if lines else "? (the probe did not finish)"
+
+
+def import_seconds() -> float:
+    """Cumulative import time of agentkit.cli (python -X importtime), in seconds."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import agentkit.cli"], capture_output=True,
+                          text=True, timeout=300)
+    for line in reversed(done.stderr.splitlines()):
+        parts = [p.strip() for p in line.removeprefix("import time:").split("|")]
+        if len(parts) == 3 and parts[2] == "agentkit.cli":
+            return int(parts[1]) / 1e6
+    return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="counted runs per command (after one warm-up)")
+    parser.add_argument("--env", nargs="*", default=["aai-arena", "gridworld", "trifinger"],
+                        help="backends whose `tasks ENV` to time")
+    args = parser.parse_args()
+    commands = [["--help"], ["tasks"], ["tasks", "--help"], ["run", "--help"]]
+    commands += [["tasks", env] for env in args.env]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs per command after a warm-up")
+    print(f"import agentkit.cli: {import_seconds():.3f} s (python -X importtime, cumulative)")
+    print(f"{'command':<28} {'wall p50':>9} {'cpu p50':>8} {'peak MB':>8}  heavy libraries loaded")
+    for command in commands:
+        timed_run(command)  # warm-up: bytecode caches, page cache
+        runs = [timed_run(command) for _ in range(args.runs)]
+        wall, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
+        label = "agentkit " + " ".join(command)
+        print(f"{label:<28} {wall:>8.3f}s {cpu:>7.3f}s {rss:>8.1f}  {loaded_libraries(command)}")
+
+
+if __name__ == "__main__":
+    main()
