@@ -99,3 +99,26 @@ def test_the_backend_option_places_the_cubes_in_the_world_and_they_stay_put():
         assert [tuple(round(v, 6) for v in c.position) for c in backend.world.obstacle_cuboids()] == before
     finally:
         backend.close()
+
+
+def test_the_gym_environment_observes_the_obstacles_and_passes_check_env():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import agentkit.envs.gym_registry  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("agentkit/trifinger-reaching-v0", number_of_obstacles=2).unwrapped
+    try:
+        check_env(env, skip_render_check=True)
+        names = env.observation_names
+        # reaching.py appends obstacle_<i>_type/_size/_cartesian_position/_orientation after its targets
+        assert names.index("goal_300_cartesian_position[2]") < names.index("obstacle_0_type") < names.index("obstacle_1_type")
+        observation, _ = env.reset(seed=3)
+        cube = random_obstacles(env.backend.world.scene)[1]
+        start = names.index("obstacle_1_cartesian_position[0]")
+        unscaled = (observation[start:start + 3] + 1) / 2 * (0.5 - np.array([-0.5, -0.5, 0.0])) + np.array([-0.5, -0.5, 0.0])
+        assert unscaled == pytest.approx(cube.position, abs=1e-4)
+    finally:
+        env.close()
+    with pytest.raises(ObstacleError, match="'pushing' has no such variable"):
+        gymnasium.make("agentkit/trifinger-pushing-v0", number_of_obstacles=1)

@@ -17,6 +17,8 @@ by the control period, and an episode is truncated at CausalWorld's episode leng
   ``pixel``: three camera images then three goal images, (6, 128, 128, 3) in [0, 1]
   (``cameras.CausalWorldCameras``); ``normalize_observations=False``: the vector in its units,
   the images as uint8.
+* ``number_of_obstacles`` (reaching, creative_stacked_blocks; 0-5): CausalWorld's task variable,
+  that many 1 cm fixed cubes at random places (``obstacles``), observed as ``obstacle_<i>_*``.
 * ``task``: a family (``pushing``) starts each episode from a configuration sampled from the seed;
   ``pushing@P0`` from CausalWorld's default one (as its ``reset`` does), ``pushing@P4`` from that
   protocol's draw.
@@ -38,6 +40,7 @@ from gymnasium import spaces
 from agentkit.envs.trifinger import observation_vector as ov
 from agentkit.envs.trifinger.backend import TriFingerBackend
 from agentkit.envs.trifinger.causalworld_profile import episode_length_s
+from agentkit.envs.trifinger.obstacles import count_of
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import default_scene, family
 from agentkit.envs.trifinger.world import CONTROL_STEP_S, SKIP_FRAME
@@ -61,7 +64,7 @@ class TriFingerGymEnv(gymnasium.Env):
     def __init__(self, task: str = "pushing", observation_mode: str = "structured",
                  action_mode: str = "joint_positions", skip_frame: int = SKIP_FRAME, render_mode: str | None = None,
                  max_objects: int | None = None, normalize_actions: bool = True,
-                 normalize_observations: bool = True) -> None:
+                 normalize_observations: bool = True, number_of_obstacles: int = 0) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {', '.join(ACTION_MODES)}, got {action_mode!r}")
         if observation_mode not in OBSERVATION_MODES:
@@ -77,13 +80,15 @@ class TriFingerGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.normalize_actions = normalize_actions
         self.normalize_observations = normalize_observations
-        self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", end_on_success=False, profile="causalworld")
+        obstacles = count_of(number_of_obstacles, self.family) if number_of_obstacles else 0
+        self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", end_on_success=False, profile="causalworld",
+                                        number_of_obstacles=obstacles)
         self._pixels = None
         scene = default_scene(self.family)
         blocks = max(len(scene.blocks), max_objects or MAX_OBJECTS.get(self.family, 0))
         goals = max(len(scene.goals), max_objects or MAX_OBJECTS.get(self.family, 0))
-        self.entries = ov.layout(self.family, blocks, goals, len(scene.obstacles),
-                                 episode_length_s(self.family, blocks + len(scene.obstacles)))
+        self.entries = ov.layout(self.family, blocks, goals, len(scene.obstacles) + obstacles,
+                                 episode_length_s(self.family, blocks + len(scene.obstacles) + obstacles))
         self.observation_names = ov.names(self.entries)
         if observation_mode == "structured":
             low, high = ov.bounds(self.entries, scaled=normalize_observations)

@@ -82,12 +82,6 @@ def layout(family: str, blocks: int, goals: int, obstacles: int, episode_s: floa
     for key in ROBOT_KEYS[1:]:
         low, high = ROBOT_BOUNDS[key]
         entries.append(Entry(key, tuple(low), tuple(high), ("robot", key)))
-    if family == "reaching":
-        for i, name in enumerate(REACHING_TARGETS):
-            low, high = OBJECT_BOUNDS["cartesian_position"]
-            entries.append(Entry(f"{name}_cartesian_position", tuple(low), tuple(high), ("tip_goal", i)))
-        return entries
-
     def of(kind: str, index: int, name: str) -> list[Entry]:
         keys = BLOCK_KEYS if kind == "block" else STATIC_KEYS
         type_id = {"block": TYPE_BLOCK, "goal": TYPE_GOAL, "obstacle": TYPE_OBSTACLE}[kind]
@@ -100,6 +94,11 @@ def layout(family: str, blocks: int, goals: int, obstacles: int, episode_s: floa
                 out.append(Entry(f"{name}_{key}", tuple(low), tuple(high), (kind, index, key)))
         return out
 
+    if family == "reaching":
+        for i, name in enumerate(REACHING_TARGETS):
+            low, high = OBJECT_BOUNDS["cartesian_position"]
+            entries.append(Entry(f"{name}_cartesian_position", tuple(low), tuple(high), ("tip_goal", i)))
+        blocks = goals = 0  # reaching.py observes its goal spheres' positions only, then any obstacles
     block_names, goal_names = _object_names(family, blocks, goals)
     if family == "stacking2":
         block_names = [f"tool_block_{i + 1}" for i in range(blocks)]
@@ -116,7 +115,9 @@ def layout(family: str, blocks: int, goals: int, obstacles: int, episode_s: floa
         for i in range(goals):
             entries += of("goal", i, goal_names[i])
     for i in range(obstacles):
-        entries += of("obstacle", i, "obstacle" if obstacles == 1 else f"obstacle_{i}")
+        # pick_and_place.py names its wall ``obstacle``; number_of_obstacles adds ``obstacle_<i>``
+        # (reaching.py, creative_stacked_blocks.py), each appended to the task's observation keys
+        entries += of("obstacle", i, "obstacle" if family == "pick_and_place" else f"obstacle_{i}")
     return entries
 
 
