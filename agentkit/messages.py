@@ -29,6 +29,16 @@ class ImagePart:
     media_type: str
     sha256: str
 
+    # Equal and hashed by sha256 and media type: the hash names the bytes, so comparing or hashing
+    # the bytes themselves (tens of kilobytes per frame) would only repeat it.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ImagePart):
+            return NotImplemented
+        return self.sha256 == other.sha256 and self.media_type == other.media_type
+
+    def __hash__(self) -> int:
+        return hash((self.sha256, self.media_type))
+
     @classmethod
     def of(cls, data: bytes, media_type: str) -> ImagePart:
         """An image part for ``data``, hashing it (use the constructor when the hash is known)."""

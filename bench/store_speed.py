@@ -19,19 +19,23 @@ Usage: python bench/store_speed.py [--turns 2000] [--episodes 20]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from agentkit.messages import ImagePart, Message, TextPart
 from agentkit.observers import EncodedImage
 from agentkit.observers.image_encoding import encode_image
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 
-SYSTEM = {"role": "system", "content": "You are an agent in a 40 by 40 arena. " * 40}
+SYSTEM = Message("system", "You are an agent in a 40 by 40 arena. " * 40)
+SYSTEM_DICT = {"role": "system", "content": SYSTEM.content}
 
 
 def frames(n: int, size: int = 512) -> list[EncodedImage]:
@@ -51,45 +55,55 @@ def frames(n: int, size: int = 512) -> list[EncodedImage]:
     return urls
 
 
-def turn(index: int, image: EncodedImage, history: list[dict]) -> TurnRecord:
-    """A turn as the loop hands it over: the prompt holds the frame's data URL, ``images`` the frame."""
-    image_url = image.data_url()  # the renderer's call (the URL is built once per frame)
-    user = {"role": "user", "content": [
-        {"type": "text", "text": f"Turn {index + 1} of at most 30. Health: 98.4. Reward so far: -0.012."},
-        {"type": "image_url", "image_url": {"url": image_url}},
-    ]}
+def turn(index: int, image: EncodedImage, history: list[Any], typed: bool = True) -> TurnRecord:
+    """A turn as the loop hands it over: typed messages, the frame an image part (bytes and sha256);
+    or, ``typed=False``, OpenAI-style dicts with the frame's data URL and the frame in ``images``
+    (the form the loop hands over until the renderer makes typed messages)."""
+    text = f"Turn {index + 1} of at most 30. Health: 98.4. Reward so far: -0.012."
+    if typed:
+        user: Any = Message("user", (TextPart(text), ImagePart(image.data, image.media_type, image.sha256)))
+    else:
+        user = {"role": "user", "content": [{"type": "text", "text": text},
+                                            {"type": "image_url", "image_url": {"url": image.data_url()}}]}
     return TurnRecord(
         index=index, observation={"step": index * 10, "status_text": "Health: 98.4", "images": ["camera"]},
-        messages=[SYSTEM, *history, user], answer='Think("the green ball is ahead"); Turn(-12); Go(8);',
+        messages=[SYSTEM if typed else SYSTEM_DICT, *history, user],
+        answer='Think("the green ball is ahead"); Turn(-12); Go(8);',
         usage=Usage(1200, 30, 0.004), latency_s=1.2, cached=False,
         script=[{"name": "Think", "args": ["the green ball is ahead"]}, {"name": "Turn", "args": [-12]}, {"name": "Go", "args": [8]}],
         parse_error=None, compile_error=None, actions=[[0, 2]] * 2 + [[1, 0]] * 8, reward=-0.001, total_reward=-0.012,
         health=98.4, done=False, timings={"render": 1e-4, "model": 1.2, "parse": 5e-5, "env": 0.01},
-        images=[image],
+        images=[] if typed else [image],
     )
 
 
-def measure(urls: list[EncodedImage], episodes: int, full_history: bool, folder: Path) -> tuple[float, list[float], int]:
+def measure(urls: list[EncodedImage], episodes: int, full_history: bool, typed: bool,
+            folder: Path) -> tuple[float, list[float], list[float], int]:
+    """Wall time of the whole run, and per turn the wall and CPU (this thread's) time of add_turn."""
     per_episode = len(urls) // episodes
     times: list[float] = []
-    with TranscriptStore(f"sqlite:///{folder / ('full.db' if full_history else 'markov.db')}") as store:
+    cpu: list[float] = []
+    name = f"{'full' if full_history else 'markov'}-{'typed' if typed else 'dicts'}.db"
+    with TranscriptStore(f"sqlite:///{folder / name}") as store:
         run = store.create_run("aai-arena", ["bench"], "bench-model", {}, {"system.j2": "x"})
         start = time.perf_counter()
         for e in range(episodes):
             episode = store.start_episode(run, "bench", e)
-            history: list[dict] = []
+            history: list[Any] = []
             for i in range(per_episode):
-                record = turn(i, urls[e * per_episode + i], history if full_history else [])
-                t0 = time.perf_counter()
+                record = turn(i, urls[e * per_episode + i], history if full_history else [], typed)
+                c0, t0 = time.thread_time(), time.perf_counter()
                 store.add_turn(episode, record)
                 times.append(time.perf_counter() - t0)
+                cpu.append(time.thread_time() - c0)
                 if full_history:
-                    history = [*history, record.messages[-1], {"role": "assistant", "content": record.answer}]
+                    answer = Message("assistant", record.answer) if typed else {"role": "assistant", "content": record.answer}
+                    history = [*history, record.messages[-1], answer]
         wall = time.perf_counter() - start
         with store.engine.connect() as conn:
             rows = sum(conn.exec_driver_sql(f"SELECT count(*) FROM {t}").scalar_one()
                        for t in ("messages", "episode_messages"))
-    return wall, times, rows
+    return wall, times, cpu, rows
 
 
 def main() -> None:
@@ -99,14 +113,16 @@ def main() -> None:
     args = parser.parse_args()
     urls = frames(args.turns)
     size_kb = statistics.mean(len(u.data) for u in urls) / 1024
-    print(f"{len(urls)} distinct 512x512 JPEG frames, mean {size_kb:.1f} KB")
+    print(f"{len(urls)} distinct 512x512 JPEG frames, mean {size_kb:.1f} KB; "
+          f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
-        for full in (False, True):
-            wall, times, rows = measure(urls, args.episodes, full, Path(tmp))
+        for full, typed in ((False, True), (True, True), (False, False), (True, False)):
+            wall, times, cpu, rows = measure(urls, args.episodes, full, typed, Path(tmp))
             ms = sorted(t * 1000 for t in times)
-            label = "full history" if full else "one image per turn"
-            print(f"{label:>20}: {len(times) / sum(times):7.0f} turns/s in add_turn "
+            label = f"{'full history' if full else 'one image per turn'}, {'typed' if typed else 'dicts'}"
+            print(f"{label:>27}: {len(times) / sum(times):7.0f} turns/s in add_turn "
                   f"(p50 {ms[len(ms) // 2]:.3f} ms, p95 {ms[int(len(ms) * 0.95)]:.3f} ms; "
+                  f"{len(times) / sum(cpu):.0f} turns/s of CPU time; "
                   f"{len(times) / wall:.0f} turns/s wall incl. episode rows; {rows} message rows)")
     print("targets: >= 2000 turns/s with images, >= 5000 turns/s with full-history prompts")
 

@@ -74,3 +74,14 @@ def test_image_is_stored_once_under_its_sha_and_only_new_rows_are_written(tmp_pa
             rows = conn.exec_driver_sql("SELECT count(*) FROM episode_messages").scalar_one()
     assert shas == [hashlib.sha256(PNG).hexdigest()]
     assert rows == 10  # system + 5 users + 4 answers: every message row written once
+
+
+def test_image_parts_are_equal_by_their_sha256_and_messages_by_value() -> None:
+    a = ImagePart.of(PNG, "image/png")
+    same = ImagePart(bytes(PNG), "image/png", a.sha256)  # other bytes object, same image
+    other = ImagePart.of(PNG + b"\0", "image/png")
+    assert a == same and hash(a) == hash(same) and a != other
+    assert Message("user", (TextPart("x"), a)) == Message("user", (TextPart("x"), same))
+    assert Message("user", (TextPart("x"), a)) != Message("user", (TextPart("y"), a))
+    assert Message("user", (TextPart("x"), a)).images == (a,)
+    assert Message("user", (TextPart("x"), a, TextPart("y"))).text == "x\ny"
