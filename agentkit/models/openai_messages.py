@@ -1,0 +1,84 @@
+"""Typed prompt messages into the OpenAI chat format, and the cache key of a typed prompt.
+
+Why here: base64 data URLs and provider JSON are the model client's business alone. The renderer,
+memory and the store speak ``agentkit.messages`` (images as bytes with their sha256); this module is
+where a prompt becomes the list of dicts litellm and the OpenAI SDK send. Messages that are already
+OpenAI-style dicts pass through untouched (the same objects), so callers may mix both while the
+rest of the code moves to typed messages.
+
+A frame is resent on every turn of a full-history episode, so its data URL is remembered by
+sha256 (a bounded, value-keyed cache) instead of base64-encoding the same bytes again each turn.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agentkit.messages import ImagePart, Message
+
+_DATA_URL_CACHE_SIZE = 512  # frames whose data URL is remembered (a long full-history episode's)
+_data_urls: dict[tuple[str, str], str] = {}
+
+
+def data_url(image: ImagePart) -> str:
+    """The image as a ``data:<media type>;base64,`` URL (remembered by sha256)."""
+    key = (image.sha256, image.media_type)
+    url = _data_urls.get(key)
+    if url is None:
+        url = f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
+        if len(_data_urls) >= _DATA_URL_CACHE_SIZE:
+            try:  # forget the oldest; another thread may be doing the same
+                _data_urls.pop(next(iter(_data_urls)), None)
+            except (RuntimeError, StopIteration):
+                pass
+        _data_urls[key] = url
+    return url
+
+
+def openai_message(message: Message | dict[str, Any]) -> dict[str, Any]:
+    """One message as an OpenAI chat dict: text parts as ``text``, images as ``image_url`` parts."""
+    if not isinstance(message, Message):
+        return message
+    if isinstance(message.content, str):
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ImagePart):
+            parts.append({"type": "image_url", "image_url": {"url": data_url(part)}})
+        else:
+            parts.append({"type": "text", "text": part.text})
+    return {"role": message.role, "content": parts}
+
+
+def to_openai(messages: Sequence[Message | dict[str, Any]]) -> list[dict[str, Any]]:
+    """A prompt as OpenAI chat dicts (dicts given pass through as they are)."""
+    return [openai_message(m) for m in messages]
+
+
+def _keyed(message: Message | dict[str, Any]) -> Any:
+    """What of a message goes into a cache key: images by sha256, never their bytes or base64."""
+    if not isinstance(message, Message):
+        return message
+    if isinstance(message.content, str):
+        return {"role": message.role, "content": message.content}
+    return {"role": message.role, "content": [
+        {"type": "image", "sha256": p.sha256, "media_type": p.media_type} if isinstance(p, ImagePart)
+        else {"type": "text", "text": p.text}
+        for p in message.content
+    ]}
+
+
+def typed_request_key(model: str, params: dict[str, Any], messages: Sequence[Message | dict[str, Any]]) -> str:
+    """SHA-256 of the model, its parameters and a prompt's text and image hashes.
+
+    Equal prompts have equal keys; an image changes the key through its sha256 alone, so making the
+    key costs the prompt's text, not the base64 of every image of the history.
+    """
+    payload = json.dumps({"model": model, "params": params, "messages": [_keyed(m) for m in messages]},
+                         sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    # surrogatepass: an earlier answer with a lone surrogate in the history must not break the key
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
