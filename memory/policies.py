@@ -11,21 +11,33 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
+
+from agentkit.messages import ImagePart, Message, TextPart
 
 IMAGE_PLACEHOLDER = "[an image was shown here]"
+
+
+# A prompt message: typed (agentkit.messages), or an OpenAI-style dict while callers move to typed ones.
+AnyMessage = Union[Message, dict[str, Any]]
+_PLACEHOLDER_PART = TextPart(IMAGE_PLACEHOLDER)
 
 
 @dataclass(frozen=True)
 class TurnMessages:
     """One finished turn as it was sent and answered."""
 
-    user: dict[str, Any]
-    assistant: dict[str, Any]
+    user: AnyMessage
+    assistant: AnyMessage
 
 
-def strip_images(message: dict[str, Any]) -> dict[str, Any]:
+def strip_images(message: AnyMessage) -> AnyMessage:
     """The message with image parts replaced by a short text marker (text parts kept as they were)."""
+    if isinstance(message, Message):
+        if isinstance(message.content, str) or not message.images:
+            return message
+        parts = tuple(_PLACEHOLDER_PART if isinstance(p, ImagePart) else p for p in message.content)
+        return Message(message.role, parts)
     content = message.get("content")
     if not isinstance(content, list):
         return message
@@ -42,11 +54,11 @@ class MemoryPolicy(ABC):
     spec: str
 
     @abstractmethod
-    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]: ...
+    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]: ...
 
 
-def _flatten(turns: list[TurnMessages]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _flatten(turns: list[TurnMessages]) -> list[AnyMessage]:
+    out: list[AnyMessage] = []
     for t in turns:
         out.append(t.user)
         out.append(t.assistant)
@@ -56,14 +68,14 @@ def _flatten(turns: list[TurnMessages]) -> list[dict[str, Any]]:
 class FullHistory(MemoryPolicy):
     spec = "full"
 
-    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
         return _flatten(turns)
 
 
 class Markovian(MemoryPolicy):
     spec = "markovian"
 
-    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
         return []
 
 
@@ -74,7 +86,7 @@ class Window(MemoryPolicy):
         self.k = k
         self.spec = f"window:{k}"
 
-    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
         return _flatten(turns[-self.k :])
 
 
@@ -85,9 +97,9 @@ class LastKImages(MemoryPolicy):
         self.k = k
         self.spec = f"last-images:{k}"
 
-    def select(self, turns: list[TurnMessages]) -> list[dict[str, Any]]:
+    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
         cut = len(turns) - self.k
-        out: list[dict[str, Any]] = []
+        out: list[AnyMessage] = []
         for i, t in enumerate(turns):
             out.append(t.user if i >= cut else strip_images(t.user))
             out.append(t.assistant)
