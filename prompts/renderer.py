@@ -1,4 +1,8 @@
-"""Render an episode's observations into OpenAI-style chat messages from Jinja templates.
+"""Render an episode's observations into chat messages from Jinja templates.
+
+The ``typed_*`` methods make typed messages (``agentkit.messages``: images as bytes with their
+sha256), which only the model client turns into provider JSON and base64; the methods without the
+prefix make the same messages as OpenAI-style dicts with data URLs, for callers not yet moved.
 
 A template set is a folder with ``system.j2`` (the standing instructions, rendered once per
 episode) and ``turn.j2`` (the user message of one turn). The renderer resolves each template from,
@@ -25,6 +29,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from agentkit.messages import ImagePart, Message, Part, TextPart
 from agentkit.observers import Observation
 
 TEMPLATE_NAMES = ("system.j2", "turn.j2")
@@ -107,6 +112,18 @@ def templates_hash(sources: dict[str, str]) -> str:
     return digest.hexdigest()
 
 
+def _image_part(url: str) -> ImagePart:
+    """An example's image (a ``data:<type>;base64,`` URL, as resolving inlined it) as a typed part."""
+    header, comma, payload = url.partition(",")
+    if not (url.startswith("data:") and comma and header.endswith(";base64")):
+        raise TemplateError(f"{EXAMPLES_NAME}: an image is not an inlined data URL: {url[:40]!r}")
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except ValueError as exc:
+        raise TemplateError(f"{EXAMPLES_NAME}: an image's base64 is broken: {exc}") from exc
+    return ImagePart.of(data, header[len("data:"):-len(";base64")])
+
+
 class _PromptSandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox, with its verdict on each attribute remembered per (type, name).
 
@@ -144,6 +161,7 @@ class PromptRenderer:
             lstrip_blocks=True,
         )
         self._examples: dict[str, Any] = {}
+        self._typed_examples: list[Message] | None = None
         if EXAMPLES_NAME in self.sources:
             try:
                 self._examples = json.loads(self.sources[EXAMPLES_NAME])
@@ -170,6 +188,55 @@ class PromptRenderer:
         except jinja2.TemplateError as exc:
             raise TemplateError(f"{template.name}: {exc}") from exc
 
+    # --- typed messages (agentkit.messages): images as bytes with their sha256, no base64 -----------
+
+    def typed_system_message(self, context: dict[str, Any]) -> Message:
+        """The standing instructions as a typed message."""
+        return Message("system", self._render(self._system, context))
+
+    def typed_example_messages(self) -> list[Message]:
+        """``example_messages`` as typed messages (the example's images decoded once, with their sha256)."""
+        if self._typed_examples is None:
+            out: list[Message] = []
+            for text, images, answer in self._example_turns():
+                if images and self.include_images:
+                    parts: list[Part] = [TextPart(text)]
+                    parts.extend(_image_part(url) for url in images)
+                    out.append(Message("user", tuple(parts)))
+                else:
+                    out.append(Message("user", text))
+                out.append(Message("assistant", answer))
+            self._typed_examples = out
+        return list(self._typed_examples)
+
+    def typed_prefix_messages(self, context: dict[str, Any]) -> list[Message]:
+        """What opens every prompt of an episode, typed: the system message, then the worked example."""
+        return [self.typed_system_message(context), *self.typed_example_messages()]
+
+    def typed_turn_message(self, observation: Observation, context: dict[str, Any], feedback: str | None,
+                           turn: int) -> Message:
+        """One user message, typed: the rendered text, then the observation's images as image parts."""
+        text = self._turn_text(observation, context, feedback, turn)
+        if not (self.include_images and observation.images):
+            return Message("user", text)
+        return Message("user", (TextPart(text), *(ImagePart(i.data, i.media_type, i.sha256) for i in observation.images)))
+
+    def _example_turns(self) -> list[tuple[str, list[str], str]]:
+        """Each example turn's user text (the intro opening the first), image data URLs and answer."""
+        out = []
+        for k, turn in enumerate(self._examples.get("turns", [])):
+            text = turn["user"] if k or not self._examples.get("intro") else f"{self._examples['intro']}\n\n{turn['user']}"
+            out.append((text, turn.get("images", []), turn["assistant"]))
+        return out
+
+    def _turn_text(self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int) -> str:
+        return self._render(
+            self._turn,
+            {**context, "obs": observation, "feedback": feedback, "turn": turn, "has_images": self.include_images and bool(observation.images)},
+        )
+
+    # --- OpenAI-style dicts (the form callers used before typed messages) ---------------------------
+
     def system_message(self, context: dict[str, Any]) -> dict[str, Any]:
         """The standing instructions; ``context`` holds vocabulary docs and backend variables."""
         return {"role": "system", "content": self._render(self._system, context)}
@@ -181,16 +248,14 @@ class PromptRenderer:
         as image parts, or are left out (with a marker) when the run sends no images.
         """
         out: list[dict[str, Any]] = []
-        for k, turn in enumerate(self._examples.get("turns", [])):
-            text = turn["user"] if k or not self._examples.get("intro") else f"{self._examples['intro']}\n\n{turn['user']}"
-            images = turn.get("images", [])
+        for text, images, answer in self._example_turns():
             if images and self.include_images:
                 parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
                 parts.extend({"type": "image_url", "image_url": {"url": url}} for url in images)
                 out.append({"role": "user", "content": parts})
             else:
                 out.append({"role": "user", "content": text})
-            out.append({"role": "assistant", "content": turn["assistant"]})
+            out.append({"role": "assistant", "content": answer})
         return out
 
     def prefix_messages(self, context: dict[str, Any]) -> list[dict[str, Any]]:
@@ -201,10 +266,7 @@ class PromptRenderer:
         self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int
     ) -> dict[str, Any]:
         """One user message: the rendered text, then the observation's images as image parts."""
-        text = self._render(
-            self._turn,
-            {**context, "obs": observation, "feedback": feedback, "turn": turn, "has_images": self.include_images and bool(observation.images)},
-        )
+        text = self._turn_text(observation, context, feedback, turn)
         if not (self.include_images and observation.images):
             return {"role": "user", "content": text}
         parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
