@@ -15,10 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from agentkit.actions import CompileError, ParseError, Script, parse_script
+from agentkit.actions import CompileError, Script
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.models.base import Model, ModelError
+from agentkit.models.participant import Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule, apply, runs_out_clock
@@ -63,7 +64,7 @@ class EpisodeSetup:
     backend: Backend
     observer: Observer
     renderer: PromptRenderer
-    model: Model
+    model: Model | Participant  # who plays the turns: a model reading the prompt, or the reference agent
     memory: MemoryPolicy = field(default_factory=FullHistory)
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
     pass_rule: PassRule = PassRule.AAI  # how a stopped or broken episode is judged (agentkit.pass_rule)
@@ -156,9 +157,8 @@ def run_episode(
     returns ends the episode cleanly with that reason.
     """
     started = time.monotonic()
-    backend, observer, renderer, model, limits = (
-        setup.backend, setup.observer, setup.renderer, setup.model, setup.limits,
-    )
+    backend, observer, renderer, limits = setup.backend, setup.observer, setup.renderer, setup.limits
+    player = as_participant(setup.model)
     observation: Observation = observer.observe(backend.reset(task, seed))
     context: dict[str, Any] = {
         "commands": backend.vocabulary.describe(),
@@ -198,21 +198,18 @@ def run_episode(
 
         start = time.perf_counter()
         try:
-            reply = model.complete(messages, observation)
+            answer = player.answer(messages, observation, backend.vocabulary)
         except ModelError as exc:
             log.warning("episode %s: model error: %s", episode_id, exc)
             end_reason, model_error = EndReason.MODEL_ERROR, exc
             break
-        timings["model"] = time.perf_counter() - start
+        timings["model"] = time.perf_counter() - start - answer.parse_s
+        timings["parse"] = answer.parse_s
+        reply = answer.reply
         scripts += 1
         budget.add(reply.usage)
         calls.add(reply.call)
-
-        start = time.perf_counter()
-        parsed = parse_script(reply.text, backend.vocabulary)
-        timings["parse"] = time.perf_counter() - start
-        script = parsed if isinstance(parsed, Script) else None
-        parse_error = parsed if isinstance(parsed, ParseError) else None
+        script, parse_error = answer.script, answer.parse_error
 
         execution = _execute(backend, script, backend.idle_actions(), timings)
         next_observation = observation

@@ -15,7 +15,10 @@ from typing import Any
 
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
+from agentkit.actions import Vocabulary
+from agentkit.models.participant import Answer, ModelParticipant, as_participant
 from agentkit.models.replay_model import ReplayModel
+from agentkit.observers import Observation
 from agentkit.records import TurnRecord
 from agentkit.setup_episode import make_setup
 from agentkit.transcripts import TranscriptReader, TranscriptStore
@@ -106,7 +109,8 @@ def use_stored_source(store: TranscriptReader, episode_id: str, task: str, backe
 
 
 class HandOverModel:
-    """Gives the recorded answers first, then asks ``live`` for every later turn.
+    """Plays the recorded answers first, then lets ``live`` (a model or the reference agent) play
+    every later turn.
 
     Why: to see what a different (or the same, re-sampled) model does from a chosen point of a
     recorded episode, the world has to be brought to that point exactly as it was, which replaying
@@ -116,16 +120,18 @@ class HandOverModel:
     def __init__(self, recorded: list[str], live: Any) -> None:
         self._replay = ReplayModel(recorded)
         self.live = live
+        self._replayed = ModelParticipant(self._replay)
+        self._live = as_participant(live)
         self.name = getattr(live, "name", "live")
 
     @property
     def handed_over(self) -> bool:
         return self._replay.remaining == 0
 
-    def complete(self, messages: list[dict[str, Any]], observation: Any) -> Any:
+    def answer(self, messages: list[dict[str, Any]], observation: Observation, vocabulary: Vocabulary) -> Answer:
         if self._replay.remaining:
-            return self._replay.complete(messages, observation)
-        return self.live.complete(messages, observation)
+            return self._replayed.answer(messages, observation, vocabulary)
+        return self._live.answer(messages, observation, vocabulary)
 
 
 @dataclass

@@ -16,10 +16,11 @@ from typing import Any
 
 from agentkit.config import RunConfig
 from agentkit.loop import EpisodeSetup, run_episode
-from agentkit.models.base import Model
+from agentkit.actions import Vocabulary
+from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.pass_rule import apply as judge_metrics
-from agentkit.records import EndReason, EpisodeResult, ModelReply, StorageError
+from agentkit.records import EndReason, EpisodeResult, StorageError
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.setup_episode import make_setup
 from agentkit.transcripts import TranscriptStore
@@ -59,16 +60,16 @@ class WorkerContext:
     api_key: str | None = None
 
 
-class _BudgetedModel:
+class _BudgetedPlayer:
     """Counts every answer's usage against the run budget as it arrives (per turn, not per episode)."""
 
-    def __init__(self, inner: Model, budget: RunBudget) -> None:
+    def __init__(self, inner: Participant, budget: RunBudget) -> None:
         self.inner, self.budget, self.name = inner, budget, inner.name
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
-        reply = self.inner.complete(messages, observation)
-        self.budget.add(reply.usage)
-        return reply
+    def answer(self, messages: list[dict[str, Any]], observation: Observation, vocabulary: Vocabulary) -> Answer:
+        answer = self.inner.answer(messages, observation, vocabulary)
+        self.budget.add(answer.reply.usage)
+        return answer
 
 
 class Worker:
@@ -85,7 +86,7 @@ class Worker:
         if self.setup is None:
             setup = make_setup(self.ctx.config, templates=self.ctx.templates, api_key=self.ctx.api_key,
                                cache=self.store)
-            setup.model = _BudgetedModel(setup.model, self.budget)
+            setup.model = _BudgetedPlayer(as_participant(setup.model), self.budget)
             self.setup = setup
         return self.setup
 

@@ -16,6 +16,7 @@ from agentkit.models.base import Model
 from agentkit.models.cached_model import CachedModel, ResponseCache
 from agentkit.models.rate_limit import RateLimitedModel, limiter_for, provider_of
 from agentkit.observers.observer import Observer, ObserverConfig
+from agentkit.models.participant import Participant
 from agentkit.pass_rule import PassRule
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
@@ -43,12 +44,12 @@ def make_observer(config: RunConfig) -> Observer:
     return Observer(ObserverConfig(views=tuple(s.views), image_format=s.image_format, max_side=s.max_side, quality=s.quality))
 
 
-def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) -> Model:
+def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) -> Model | Participant:
     """``reference`` (the backend's planner), ``human`` (a person at the terminal) or a litellm id."""
     if config.model == "reference":
-        from agentkit.models.reference_model import ReferenceModel
+        from agentkit.models.reference_model import ReferenceAgent
 
-        return ReferenceModel(backend.reference_policy())
+        return ReferenceAgent(backend.reference_policy())
     if config.model == "human":
         from agentkit import terminal_hold
         from agentkit.models.human_frames import shared_frame_display
@@ -75,7 +76,7 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
     )
 
 
-def wrap_model(model: Model, config: RunConfig, cache: ResponseCache | None) -> Model:
+def wrap_model(model: Model | Participant, config: RunConfig, cache: ResponseCache | None) -> Model | Participant:
     """Add the run's rate limit and response cache around an API model."""
     from agentkit.models.litellm_model import LiteLLMModel
 
@@ -95,7 +96,7 @@ def wrap_model(model: Model, config: RunConfig, cache: ResponseCache | None) -> 
 def make_setup(
     config: RunConfig,
     templates: dict[str, str] | None = None,
-    model_factory: Callable[[Backend], Model] | None = None,
+    model_factory: Callable[[Backend], Model | Participant] | None = None,
     api_key: str | None = None,
     cache: ResponseCache | None = None,
 ) -> EpisodeSetup:

@@ -30,11 +30,10 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx  # noqa: E402
+import httpx
+from prompt_cost import arena_requests
 
-from prompt_cost import arena_requests  # noqa: E402
-
-from agentkit.testing.fake_openai import FakeOpenAIServer  # noqa: E402
+from agentkit.testing.fake_openai import FakeOpenAIServer
 
 logger = logging.getLogger("bench.model_client")
 KEY = "sk-bench-000000000000"
@@ -65,8 +64,8 @@ def main() -> None:
 
     with FakeOpenAIServer(api_key=KEY, record_requests=False) as server:
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY, max_retries=0)
-        first = [model.complete(requests[0], None).latency_s for _ in range(5)]  # type: ignore[arg-type]
-        print(f"stored latency of the first calls of a fresh client: "
+        first = [model.complete(requests[0]).latency_s for _ in range(5)]  # type: ignore[arg-type]
+        print("stored latency of the first calls of a fresh client: "
               + ", ".join(f"{s * 1000:.1f} ms" for s in first))
         url = f"{server.base_url}/chat/completions"
         with httpx.Client() as client:
@@ -76,7 +75,7 @@ def main() -> None:
                 ours, raw = [], []
                 for _ in range(args.repeats):
                     start = time.perf_counter()
-                    model.complete(messages, None)  # type: ignore[arg-type]
+                    model.complete(messages)
                     ours.append(time.perf_counter() - start)
                     raw.append(raw_call(client, url, messages))
                 mine, theirs = statistics.median(ours) * 1000, statistics.median(raw) * 1000

@@ -28,12 +28,11 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the bundled map, no network
 
-from agentkit.config import ObserverSettings, RunConfig  # noqa: E402
-from agentkit.loop import run_episode  # noqa: E402
-from agentkit.models.prompt_size import count_input_tokens, counter_for  # noqa: E402
-from agentkit.observers import Observation  # noqa: E402
-from agentkit.records import ModelReply  # noqa: E402
-from agentkit.setup_episode import make_setup  # noqa: E402
+from agentkit.config import ObserverSettings, RunConfig
+from agentkit.loop import run_episode
+from agentkit.models.prompt_size import count_input_tokens, counter_for
+from agentkit.records import ModelReply
+from agentkit.setup_episode import make_setup
 
 logger = logging.getLogger("bench.prompt_cost")
 
@@ -53,7 +52,7 @@ class RecordingModel:
         self.requests: list[list[dict[str, Any]]] = []
         self._answers = itertools.cycle(ANSWERS)
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         self.requests.append(json.loads(json.dumps(messages)))
         return ModelReply(text=next(self._answers), model=self.name)
 
@@ -67,7 +66,7 @@ def arena_requests(turns: int, task: str = "01-04-03", seed: int = 0) -> list[li
     requests: list[list[dict[str, Any]]] = []
     while len(requests) < turns:
         model = RecordingModel()
-        setup = make_setup(config, model_factory=lambda backend: model)
+        setup = make_setup(config, model_factory=lambda backend, recorder=model: recorder)
         try:
             run_episode(setup, task, seed)
         finally:

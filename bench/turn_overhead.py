@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +24,6 @@ import numpy as np
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
-from agentkit.observers import Observation
 from agentkit.observers.image_encoding import encode_image
 from agentkit.records import ModelReply, TurnRecord
 from agentkit.setup_episode import make_setup
@@ -42,7 +40,7 @@ class ZeroLatencyModel:
     def __init__(self) -> None:
         self._answers = itertools.cycle(["Go(1);", "Turn(90);", "Go(1);", "Go(1);", "Turn(-90);"])
 
-    def complete(self, messages, observation: Observation) -> ModelReply:
+    def complete(self, messages) -> ModelReply:
         return ModelReply(text=next(self._answers), model=self.name)
 
 

@@ -15,7 +15,7 @@ from agentkit.config import ObserverSettings, RunConfig
 from agentkit.envs.animalai.backend import AnimalAIBackend
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.loop import EpisodeSetup, run_episode
-from agentkit.models.reference_model import ReferenceModel
+from agentkit.models.reference_model import ReferenceAgent
 from agentkit.models.replay_model import ReplayModel
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
@@ -52,7 +52,7 @@ class SteppedBackend:
 
 def play(backend, task: str, seed: int, answers: list[str] | None = None):
     wrapped = SteppedBackend(backend)
-    model = ReplayModel(answers) if answers is not None else ReferenceModel(backend.reference_policy())
+    model = ReplayModel(answers) if answers is not None else ReferenceAgent(backend.reference_policy())
     setup = EpisodeSetup(backend=wrapped, observer=make_observer(CONFIG),
                          renderer=PromptRenderer(resolve_templates("aai-arena", None), include_images=False),
                          model=model)

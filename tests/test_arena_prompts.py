@@ -172,7 +172,7 @@ def test_loop_sends_the_worked_example_between_system_message_and_first_turn():
     class Recorder:
         name = "recorder"
 
-        def complete(self, messages, observation):
+        def complete(self, messages):
             seen.append(messages)
             return ModelReply(text="Go(1)")
 

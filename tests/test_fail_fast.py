@@ -14,7 +14,6 @@ import pytest
 
 from agentkit.models.base import ModelError
 from agentkit.models.litellm_model import LiteLLMModel
-from agentkit.observers import Observation
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.error_server import CONTEXT_TOO_LONG, ErrorServer
 from agentkit.testing.fake_openai import FakeOpenAIServer
@@ -77,7 +76,7 @@ def test_client_does_not_retry_a_refused_key():
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="sk-wrong-key-000000",
                              max_retries=5, retry_base_s=0.01)
         with pytest.raises(ModelError, match="after 1 attempt"):
-            model.complete(MESSAGES, Observation(step=0))
+            model.complete(MESSAGES)
         assert server.request_count == 1
 
 
@@ -85,7 +84,7 @@ def test_client_does_not_retry_a_refused_connection():
     model = LiteLLMModel("openai/fake-model", api_base=f"http://127.0.0.1:{_closed_port()}/v1", api_key="sk-x-0000000",
                          max_retries=5, retry_base_s=0.01)
     with pytest.raises(ModelError, match="after 1 attempt"):
-        model.complete(MESSAGES, Observation(step=0))
+        model.complete(MESSAGES)
 
 
 def test_client_still_retries_a_server_error():
@@ -93,7 +92,7 @@ def test_client_still_retries_a_server_error():
         server.fail_next(500)
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="sk-x-0000000",
                              max_retries=2, retry_base_s=0.01)
-        model.complete(MESSAGES, Observation(step=0))
+        model.complete(MESSAGES)
         assert server.request_count == 2
 
 

@@ -71,7 +71,7 @@ def test_the_async_client_answers_through_the_plain_path():
 def test_litellm_model_replies_and_counts_through_the_plain_path():
     with FakeOpenAIServer(api_key=KEY) as server:
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY, max_retries=0)
-        reply = model.complete(MESSAGES, None)  # type: ignore[arg-type]
-        again = asyncio.run(model.acomplete(MESSAGES, None))  # type: ignore[arg-type]
+        reply = model.complete(MESSAGES)
+        again = asyncio.run(model.acomplete(MESSAGES))
     assert reply.text and again.text == reply.text and reply.usage.input_tokens > 0
     assert server.requests[0]["messages"] == MESSAGES == server.requests[1]["messages"]

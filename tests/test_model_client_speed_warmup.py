@@ -21,7 +21,7 @@ from agentkit.models.litellm_model import LiteLLMModel
 model = LiteLLMModel("openai/fake-model", api_base=sys.argv[1], api_key=sys.argv[2], max_retries=0,
                      warm_up=sys.argv[3] == "on")
 messages = [{"role": "system", "content": "rules"}, {"role": "user", "content": "look"}]
-print(json.dumps([model.complete(messages, None).latency_s for _ in range(6)]))
+print(json.dumps([model.complete(messages).latency_s for _ in range(6)]))
 """
 
 

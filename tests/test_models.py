@@ -24,7 +24,8 @@ from rich.console import Console
 from agentkit.models.base import ModelError
 from agentkit.models.human_model import HumanModel
 from agentkit.models.litellm_model import LiteLLMModel, is_transient, redact
-from agentkit.models.reference_model import ReferenceModel
+from agentkit.actions import CommandSpec, ParamSpec, ParamType, Vocabulary
+from agentkit.models.reference_model import ReferenceAgent
 from agentkit.models.replay_model import ReplayModel
 from agentkit.observers import Observation
 from agentkit.testing.fake_openai import IMAGE_TOKENS, FakeOpenAIServer, estimate_prompt_tokens
@@ -35,7 +36,6 @@ CASSETTES = Path(__file__).parent / "cassettes"
 PNG_2X2 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGM8ISfHwMDAxMDAwMDAAAANBAEIfXHKZgAAAABJRU5ErkJggg=="
 )
-OBS = Observation(step=0)
 
 # Tests that need a live fake server: the network is blocked for them except for 127.0.0.1.
 local_only = pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"])
@@ -80,7 +80,7 @@ def test_multimodal_request_round_trips(openai_endpoint: Any, fake_api_key: str,
     messages = image_messages()
     model = make_model(openai_endpoint.base_url, fake_api_key)
 
-    reply = model.complete(messages, OBS)
+    reply = model.complete(messages)
 
     assert reply.text == 'Think("I see 1 image(s)"); Go(1);'
     assert reply.model == "openai/fake-model"
@@ -107,7 +107,7 @@ def test_multimodal_request_round_trips(openai_endpoint: Any, fake_api_key: str,
 def test_priced_model_has_cost_from_litellm_table(openai_endpoint: Any, fake_api_key: str) -> None:
     model = make_model(openai_endpoint.base_url, fake_api_key, model="openai/gpt-4o-mini")
 
-    reply = model.complete(text_messages(), OBS)
+    reply = model.complete(text_messages())
 
     prices = litellm.model_cost["gpt-4o-mini"]
     expected = (
@@ -123,7 +123,7 @@ def test_priced_model_has_cost_from_litellm_table(openai_endpoint: Any, fake_api
 def test_price_override_for_local_model(openai_endpoint: Any, fake_api_key: str) -> None:
     model = make_model(openai_endpoint.base_url, fake_api_key, price_per_mtok=(2.0, 8.0))
 
-    reply = model.complete(text_messages(), OBS)
+    reply = model.complete(text_messages())
 
     expected = (reply.usage.input_tokens * 2.0 + reply.usage.output_tokens * 8.0) / 1e6
     assert reply.usage.cost_usd == pytest.approx(expected)
@@ -134,7 +134,7 @@ def test_price_override_for_local_model(openai_endpoint: Any, fake_api_key: str)
 def test_stop_and_max_tokens_are_sent(openai_endpoint: Any, fake_api_key: str, vcr: Any) -> None:
     model = make_model(openai_endpoint.base_url, fake_api_key, stop=["Go("], max_tokens=64, temperature=0.5)
 
-    reply = model.complete(text_messages(), OBS)
+    reply = model.complete(text_messages())
 
     assert reply.text == 'Think("I see 0 image(s)"); '  # the server honours the stop sequence
     (body,) = recorded_bodies(vcr)
@@ -149,7 +149,7 @@ def test_rate_limit_and_unavailable_are_retried(
     model = make_model(openai_endpoint.base_url, fake_api_key, max_retries=3)
     caplog.set_level(logging.DEBUG, logger="agentkit")
 
-    reply = model.complete(text_messages(), OBS)
+    reply = model.complete(text_messages())
 
     assert reply.text == 'Think("I see 0 image(s)"); Go(1);'
     assert reply.raw is not None and reply.raw["attempts"] == 3
@@ -166,7 +166,7 @@ def test_persistent_server_error_gives_model_error_after_retries(openai_endpoint
     model = make_model(openai_endpoint.base_url, fake_api_key, max_retries=2)
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages(), OBS)
+        model.complete(text_messages())
 
     message = str(err.value)
     assert "\n" not in message
@@ -185,7 +185,7 @@ def test_unauthorised_is_not_retried(
     caplog.set_level(logging.DEBUG, logger="agentkit")
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages(), OBS)
+        model.complete(text_messages())
 
     assert len(calls) == 1
     assert len(vcr.requests) == 1
@@ -198,7 +198,7 @@ def test_acomplete_matches_complete(openai_endpoint: Any, fake_api_key: str) -> 
     openai_endpoint.fail_next(429)
     model = make_model(openai_endpoint.base_url, fake_api_key)
 
-    reply = asyncio.run(model.acomplete(image_messages(), OBS))
+    reply = asyncio.run(model.acomplete(image_messages()))
 
     assert reply.text == 'Think("I see 1 image(s)"); Go(1);'
     assert reply.usage.input_tokens == estimate_prompt_tokens(image_messages())
@@ -227,7 +227,7 @@ def test_timeout_is_retried_then_model_error(fake_openai: FakeOpenAIServer, fake
     model = make_model(fake_openai.base_url, fake_api_key, timeout_s=0.2, max_retries=1)
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages(), OBS)
+        model.complete(text_messages())
 
     assert "Timeout" in str(err.value) and "after 2 attempts" in str(err.value)
     assert len(fake_openai.requests) == 2
@@ -242,7 +242,7 @@ def test_connection_refused_is_not_retried() -> None:
     model = make_model(dead, "sk-test-not-a-real-key-000000", max_retries=2, timeout_s=5)
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages(), OBS)
+        model.complete(text_messages())
 
     assert "after 1 attempt)" in str(err.value)
 
@@ -253,7 +253,7 @@ def test_bad_request_is_not_retried(fake_openai: FakeOpenAIServer, fake_api_key:
         fake_openai.fail_next(status)
         before = len(fake_openai.requests)
         with pytest.raises(ModelError, match="after 1 attempt"):
-            make_model(fake_openai.base_url, fake_api_key).complete(text_messages(), OBS)
+            make_model(fake_openai.base_url, fake_api_key).complete(text_messages())
         assert len(fake_openai.requests) - before == 1
 
 
@@ -325,18 +325,21 @@ def test_fake_server_protocol(fake_openai: FakeOpenAIServer, fake_api_key: str) 
 def test_replay_returns_answers_in_order_then_errors() -> None:
     model = ReplayModel(["Go(1);", "TurnLeft();"])
 
-    first = model.complete(text_messages(), OBS)
-    second = model.complete(text_messages(), OBS)
+    first = model.complete(text_messages())
+    second = model.complete(text_messages())
 
     assert [first.text, second.text] == ["Go(1);", "TurnLeft();"]
     assert first.usage.input_tokens == first.usage.output_tokens == 0 and first.usage.cost_usd == 0.0
     assert first.raw == {"replayed": True} and first.model == "replay"
     assert model.remaining == 0
     with pytest.raises(ModelError, match="replay ran out of recorded answers at turn 2"):
-        model.complete(text_messages(), OBS)
+        model.complete(text_messages())
 
 
 # --------------------------------------------------------------------------- reference
+GO_ONLY = Vocabulary((CommandSpec("Go", (ParamSpec("n", ParamType.INT),)),))
+
+
 class _CountingPolicy:
     def __init__(self) -> None:
         self.seen: list[Observation] = []
@@ -348,9 +351,10 @@ class _CountingPolicy:
 
 def test_reference_model_asks_its_policy() -> None:
     policy = _CountingPolicy()
-    model = ReferenceModel(policy)
+    model = ReferenceAgent(policy)
 
-    reply = model.complete([], Observation(step=4))
+    answer = model.answer([], Observation(step=4), GO_ONLY)
+    reply = answer.reply
 
     assert reply.text == "Go(5);"
     assert reply.model == "reference" and reply.usage.cost_usd == 0.0 and reply.usage.input_tokens == 0
@@ -384,8 +388,8 @@ def test_human_model_reads_multiline_script_and_shows_prompt(tmp_path: Path) -> 
         image_dir=tmp_path,
     )
 
-    first = model.complete(image_messages(), OBS)
-    second = model.complete(text_messages("Next turn."), OBS)
+    first = model.complete(image_messages())
+    second = model.complete(text_messages("Next turn."))
 
     assert first.text == 'Think("left");\nTurnLeft();'
     assert second.text == "Go(2);"
@@ -403,6 +407,6 @@ def test_human_model_eof_ends_input() -> None:
     console, _ = _console()
     model = HumanModel(input_fn=_fake_input(["Go(1);"]), output=console)
 
-    assert model.complete(text_messages(), OBS).text == "Go(1);"  # EOF after text submits it
+    assert model.complete(text_messages()).text == "Go(1);"  # EOF after text submits it
     with pytest.raises(ModelError, match="human ended input"):
-        model.complete(text_messages(), OBS)
+        model.complete(text_messages())

@@ -17,8 +17,8 @@ import pytest
 
 from agentkit.cli_eval import run_json as eval_json
 from agentkit.config import RunConfig
-from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.animalai_common.tasks import load_task, packaged_task_ids
+from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.loop import run_episode
 from agentkit.models.base import ModelError
 from agentkit.models.replay_model import ReplayModel
@@ -47,7 +47,7 @@ class RaisingModel:
 
     name = "raising"
 
-    def complete(self, messages: list[dict[str, Any]], observation: Any) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         raise ModelError("the provider could not be reached")
 
 
@@ -59,7 +59,7 @@ class BreaksTheWorld:
     def __init__(self, backend: ArenaBackend) -> None:
         self.backend = backend
 
-    def complete(self, messages: list[dict[str, Any]], observation: Any) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         self.backend.close()
         return ModelReply(text="Go(1);")
 

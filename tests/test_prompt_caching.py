@@ -15,7 +15,13 @@ import pytest
 from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
 from agentkit.config import RunConfig
 from agentkit.models.litellm_model import LiteLLMModel
-from agentkit.models.prompt_cache import cache_rates, input_tokens_line, mark_stable_prefix, saved_usd, takes_cache_markers
+from agentkit.models.prompt_cache import (
+    cache_rates,
+    input_tokens_line,
+    mark_stable_prefix,
+    saved_usd,
+    takes_cache_markers,
+)
 
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-5"  # listed in litellm's map with a cached rate
 OPENAI_MODEL = "openai/gpt-4o-mini"
@@ -31,7 +37,7 @@ class _Server:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:  # http.server's name
                 length = int(self.headers.get("content-length") or 0)
                 server.bodies.append(json.loads(self.rfile.read(length)))
                 data = json.dumps(server.answer).encode()
@@ -109,7 +115,7 @@ def test_anthropic_request_carries_markers_and_cached_tokens_are_priced(anthropi
     model = LiteLLMModel(ANTHROPIC_MODEL, api_base=anthropic_server.url, api_key="sk-test-000000", max_retries=0)
     messages = _history(5)
     before = json.dumps(messages)
-    reply = model.complete(messages, None)  # type: ignore[arg-type]
+    reply = model.complete(messages)
 
     assert json.dumps(messages) == before  # the caller's (stored) messages are left as rendered
     body = anthropic_server.bodies[0]
@@ -132,7 +138,7 @@ def test_anthropic_request_carries_markers_and_cached_tokens_are_priced(anthropi
 def test_prompt_cache_off_sends_no_markers(anthropic_server: _Server) -> None:
     model = LiteLLMModel(ANTHROPIC_MODEL, api_base=anthropic_server.url, api_key="sk-test-000000", max_retries=0,
                          prompt_cache=False)
-    model.complete(_history(3), None)  # type: ignore[arg-type]
+    model.complete(_history(3))
     assert _marked_parts(anthropic_server.bodies[0]) == []
     assert "cache_control" not in json.dumps(anthropic_server.bodies[0])
 
@@ -140,7 +146,7 @@ def test_prompt_cache_off_sends_no_markers(anthropic_server: _Server) -> None:
 def test_openai_request_is_unchanged_and_cached_tokens_are_counted(openai_server: _Server) -> None:
     model = LiteLLMModel(OPENAI_MODEL, api_base=openai_server.url, api_key="sk-test-000000", max_retries=0)
     messages = _history(3)
-    reply = model.complete(messages, None)  # type: ignore[arg-type]
+    reply = model.complete(messages)
     body = openai_server.bodies[0]
     assert "cache_control" not in json.dumps(body)
     assert body["messages"] == messages  # byte-stable prefix: sent as rendered

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from viewer_sample import ScriptedModel, record_run, sample_database
 
 from agentkit.records import ModelReply, Usage
+from agentkit.replay import continue_live
 from agentkit.rerender import (
     StoredImage,
     TokenCounter,
@@ -18,14 +20,12 @@ from agentkit.rerender import (
     rerender_run,
     token_counter,
 )
-from agentkit.replay import continue_live
 from agentkit.testing.cli_runner import run_cli, run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import open_readonly
 from agentkit.viewer.compare import first_divergence
 from agentkit.viewer.queries import ViewerData
-from viewer_sample import ScriptedModel, record_run, sample_database
 
 TURN_TEMPLATE = Path(__file__).resolve().parents[1] / "prompts" / "templates" / "gridworld" / "turn.j2"
 
@@ -190,7 +190,7 @@ def test_rerender_command_prints_per_turn_diffs_and_token_deltas(sample, changed
 class _Fixed:
     name = "test/fixed"
 
-    def complete(self, messages, observation):
+    def complete(self, messages):
         return ModelReply(text="Turn(180); Go(1);", usage=Usage(10, 3, 0.0), model=self.name)
 
 

@@ -24,7 +24,7 @@ class ScriptedModel:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def complete(self, messages, observation) -> ModelReply:
+    def complete(self, messages) -> ModelReply:
         return ModelReply(text=self.text)
 
 

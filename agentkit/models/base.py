@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agentkit.observers import Observation
 from agentkit.records import ModelReply
 
 
@@ -21,9 +20,10 @@ class ModelError(Exception):
 
 
 class Model(Protocol):
-    """A source of answers. ``observation`` is given so privileged agents (reference, human) need no
-    prompt parsing; API models ignore it and read only ``messages``."""
+    """A source of answers to chat messages (API models, replay, a person at a terminal). The
+    privileged reference agent is no Model: it reads the Observation, not the prompt (see
+    :mod:`agentkit.models.participant`)."""
 
     name: str
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply: ...
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply: ...

@@ -12,7 +12,6 @@ import json
 from typing import Any, Protocol
 
 from agentkit.models.base import Model
-from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
 
 
@@ -40,13 +39,13 @@ class CachedModel:
         self.params = dict(params)
         self.max_age_s = max_age_s
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         key = request_key(self.name, self.params, messages)
         hit = self.cache.cache_get(key, self.max_age_s)
         if hit is not None:
             return ModelReply(text=hit["answer"], usage=Usage(hit["input_tokens"], hit["output_tokens"], 0.0),
                               latency_s=0.0, model=self.name, cached=True, raw={"cache_key": key})
-        reply = self.inner.complete(messages, observation)
+        reply = self.inner.complete(messages)
         self.cache.cache_put(key, self.name, reply.text, reply.usage.input_tokens, reply.usage.output_tokens,
                              reply.usage.cost_usd)
         return reply

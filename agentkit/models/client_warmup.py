@@ -48,7 +48,7 @@ _ANTHROPIC_ANSWER = {
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+    def do_POST(self) -> None:  # http.server's name
         self.rfile.read(int(self.headers.get("content-length") or 0))
         answer = _ANTHROPIC_ANSWER if self.path.rstrip("/").endswith("/messages") else _OPENAI_ANSWER
         data = json.dumps(answer).encode()
@@ -104,8 +104,8 @@ def warm_up(model: Any) -> None:
             twin.checks_prompt_size = False  # the fixed answer's token count is not the prompt's
             if in_process:
                 twin._checked_client = _openai_twin_client(WARM_UP_TIMEOUT_S)
-            twin.complete(_PROMPT, None)
-        except Exception as exc:  # noqa: BLE001 - a warm-up only saves time; the real call reports errors
+            twin.complete(_PROMPT)
+        except Exception as exc:  # a warm-up only saves time; the real call reports errors
             logger.debug("%s: client warm-up did not complete (%s)", model.name, type(exc).__name__)
         finally:
             if server is not None:

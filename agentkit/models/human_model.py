@@ -31,7 +31,6 @@ from rich.text import Text
 
 from agentkit.models.base import ModelError
 from agentkit.models.human_frames import FrameDisplay
-from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
 
 HUMAN = "human"  # the model id of a person at the terminal
@@ -138,7 +137,7 @@ class HumanModel:
         self._turn = 0
         self._instructions_shown = False
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         """Show the latest user message (and, once, the system instructions); return the typed script."""
         with self.hold():
             self._show(messages)

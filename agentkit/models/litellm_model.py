@@ -39,15 +39,14 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from agentkit.log_streams import import_litellm
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.base import ModelError
 from agentkit.models.fold_system import fold_system_message
 from agentkit.models.plain_openai_client import async_plain_messages, plain_messages
 from agentkit.models.prompt_cache import mark_stable_prefix, takes_cache_markers
 from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
-from agentkit.observers import Observation
 from agentkit.records import ModelCall, ModelReply, Usage
-from agentkit.log_streams import import_litellm
 from agentkit.url_redaction import redact_url, redact_urls
 
 logger = logging.getLogger(__name__)
@@ -210,8 +209,8 @@ class LiteLLMModel:
         return f"LiteLLMModel(model={self.model!r}, api_base={api_base!r})"
 
     # ----------------------------------------------------------------- public
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
-        """Answer ``messages`` (OpenAI chat shape, images as data URLs); ``observation`` is unused."""
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+        """Answer ``messages`` (OpenAI chat shape, images as data URLs)."""
         if self.warm_up and not client_warmup.is_warm(self.model):
             client_warmup.warm_up(self)
         if self._checked_client is None and usage_guard.wants_checked_client(self.model, self.api_base):
@@ -227,7 +226,7 @@ class LiteLLMModel:
             raise self._model_error(exc, attempts) from exc
         return self._reply(response, time.perf_counter() - start, attempts, messages)
 
-    async def acomplete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+    async def acomplete(self, messages: list[dict[str, Any]]) -> ModelReply:
         """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
         if self.warm_up and not client_warmup.is_warm(self.model):
             await asyncio.to_thread(client_warmup.warm_up, self)
@@ -256,7 +255,7 @@ class LiteLLMModel:
         def call() -> None:
             try:
                 outcome["response"] = litellm.completion(**request)
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            except BaseException as exc:  # handed to the waiting caller
                 outcome["error"] = exc
             finally:
                 done.set()

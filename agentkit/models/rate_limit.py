@@ -11,7 +11,6 @@ import time
 from typing import Any
 
 from agentkit.models.base import Model
-from agentkit.observers import Observation
 from agentkit.records import ModelReply
 
 
@@ -57,6 +56,6 @@ class RateLimitedModel:
         self.name = inner.name
         self.limiter = limiter
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         self.limiter.acquire()
-        return self.inner.complete(messages, observation)
+        return self.inner.complete(messages)

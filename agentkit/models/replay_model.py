@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentkit.models.base import ModelError
-from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
 
 
@@ -31,8 +30,8 @@ class ReplayModel:
         """Answers not yet given."""
         return len(self._answers) - self._turn
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
-        """The next recorded answer; messages and observation are ignored."""
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+        """The next recorded answer; the messages are ignored."""
         if self._turn >= len(self._answers):
             raise ModelError(
                 f"replay ran out of recorded answers at turn {self._turn} ({len(self._answers)} recorded)"

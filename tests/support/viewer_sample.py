@@ -23,7 +23,6 @@ from agentkit import __version__
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
 from agentkit.models.base import Model
-from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
 from agentkit.setup_episode import make_setup
 from agentkit.transcripts import TranscriptStore
@@ -49,7 +48,7 @@ class ScriptedModel:
         self.name = name
         self._answers = itertools.cycle(answers)
 
-    def complete(self, messages: list[dict[str, Any]], observation: Observation) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
         chars = images = 0
         for m in messages:
             content = m.get("content")
