@@ -22,8 +22,9 @@ def unified_diff(a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str,
     around each change and hunk headers counting lines from 1, as ``diff -u`` writes them."""
     if a == b:
         return ""
-    matcher = difflib.SequenceMatcher(None, (), (), autojunk=False)
-    matcher.opcodes = opcodes(a, b)  # difflib groups them into hunks; its own matching is skipped
+    matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, (), (), autojunk=False)
+    # difflib groups the opcodes into hunks; set as its own cache, they skip its matching.
+    matcher.opcodes = opcodes(a, b)  # type: ignore[attr-defined]  # a private attribute of difflib
     return "\n".join(_format(matcher.get_grouped_opcodes(context), a, b, fromfile, tofile))
 
 

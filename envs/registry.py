@@ -34,7 +34,7 @@ def get_protocol_preview(name: str) -> ProtocolPreview:
     if target is None:
         known = " or ".join(sorted(_PROTOCOL_PREVIEWS))
         raise ValueError(f"--protocol is for the {known} backend (CausalWorld's protocols), not {name!r}")
-    module: ProtocolPreview = importlib.import_module(target)  # type: ignore[assignment]
+    module: ProtocolPreview = importlib.import_module(target)
     return module
 
 

@@ -30,7 +30,7 @@ def _downscale(array: np.ndarray, max_side: int) -> np.ndarray:
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
     # reducing_gap=1 lets Pillow box-reduce by the integer part of the factor first, then resample
     # the rest: several times faster than a full bilinear pass for 2x and larger, and as smooth.
-    image = Image.fromarray(array).resize(size, Image.BILINEAR, reducing_gap=1.0)
+    image = Image.fromarray(array).resize(size, Image.Resampling.BILINEAR, reducing_gap=1.0)
     return np.asarray(image)
 
 

@@ -13,13 +13,16 @@ import json
 import shutil
 from dataclasses import dataclass
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 from jinja2 import meta
 
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; importlib.abc has it from 3.10 on
+    from importlib.abc import Traversable
 
 MANIFEST = "set.json"
 _COPIED_SUFFIXES = (".j2", ".json", ".png", ".jpg", ".jpeg")  # what a set is made of (not its helper scripts)
@@ -64,7 +67,7 @@ def read_file(name: str, file: str) -> str:
     if file not in template_set.files or not file.endswith((".j2", ".json")):
         texts = [f for f in template_set.files if f.endswith((".j2", ".json"))]
         raise TemplateError(f"template set {name!r} has no text file {file!r} (its files: {', '.join(texts)})")
-    return _root().joinpath(name, file).read_text(encoding="utf-8")
+    return _root().joinpath(name).joinpath(file).read_text(encoding="utf-8")
 
 
 def template_variables(source: str) -> list[str]:
@@ -100,7 +103,7 @@ def copy_set(name: str, target: Path, force: bool = False) -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for file in template_set.files:
-        with resources.as_file(_root().joinpath(name, file)) as source:
+        with resources.as_file(_root().joinpath(name).joinpath(file)) as source:
             shutil.copyfile(source, target / file)
         written.append(target / file)
     return written

@@ -31,7 +31,7 @@ def escape_value(value: T) -> T:
     if isinstance(value, dict):
         return {escape_value(k): escape_value(v) for k, v in value.items()}  # type: ignore[return-value]
     if isinstance(value, (list, tuple)):
-        return type(value)(escape_value(v) for v in value)  # type: ignore[return-value]
+        return type(value)(escape_value(v) for v in value)
     return value
 
 

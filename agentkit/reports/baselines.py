@@ -12,16 +12,20 @@ grouping (a level, a suite, all tasks) is a plain sum.
 from __future__ import annotations
 
 import csv
+import io
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import canonical_task_id, child_column_task
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; importlib.abc has it from 3.10 on
+    from importlib.abc import Traversable
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +121,13 @@ def _rows(folder: Traversable | Path, name: str, required: tuple[str, ...]) -> l
     source = folder.joinpath(name)
     if not source.is_file():
         raise BaselineDataError(f"{name}: baseline file not found in {folder}")
-    with source.open("r", encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in required if c not in (reader.fieldnames or [])]
-        if missing:
-            raise BaselineDataError(f"{name}: missing column(s) {', '.join(missing)}")
-        return list(reader)
+    # Bytes, then text: a Traversable's open() (a zip install's zipfile.Path) need not take newline=.
+    text = source.read_bytes().decode("utf-8")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    if missing:
+        raise BaselineDataError(f"{name}: missing column(s) {', '.join(missing)}")
+    return list(reader)
 
 
 def _number(value: str, where: str) -> float:

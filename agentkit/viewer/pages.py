@@ -30,7 +30,7 @@ _NO_VOCABULARY = Vocabulary(commands=())
 
 
 def _load(name: str) -> str:
-    return resources.files("agentkit.viewer").joinpath("static", "pages", name).read_text(encoding="utf-8")
+    return resources.files("agentkit.viewer").joinpath("static").joinpath("pages").joinpath(name).read_text(encoding="utf-8")
 
 
 _ENV = jinja2.Environment(

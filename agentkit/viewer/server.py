@@ -79,7 +79,7 @@ class BadRequest(Exception):
 
 def static_assets() -> dict[str, bytes]:
     """The files served under /static/: the package's ``static/assets`` folder, read once."""
-    root = resources.files("agentkit.viewer").joinpath("static", "assets")
+    root = resources.files("agentkit.viewer").joinpath("static").joinpath("assets")
     return {entry.name: entry.read_bytes() for entry in root.iterdir() if entry.is_file()}
 
 

@@ -38,5 +38,5 @@ def built_size(item_type: ItemType, given: Vector3 | None, drawn: Vec, params: I
                           for c, s, d in zip(raw, scale, drawn))
         else:
             scale = tuple(s * SIZE_ADJUSTMENT for s in scale)  # type: ignore[assignment]
-        return item_type.model_size(scale)  # type: ignore[arg-type]
+        return item_type.model_size(scale)
     return item_type.model_size((SIZE_ADJUSTMENT,) * 3)

@@ -72,7 +72,7 @@ def suites() -> dict[str, list[str]]:
 
 def missing_task_files() -> list[str]:
     """Task ids of the suites with no YAML in the packaged Testbed folder (empty when the data is whole)."""
-    folder = resources.files("agentkit.envs.arena").joinpath("data", "testbed")
+    folder = resources.files("agentkit.envs.arena").joinpath("data").joinpath("testbed")
     return [t for t in testbed_tasks() if not folder.joinpath(f"{t}.yaml").is_file()]
 
 

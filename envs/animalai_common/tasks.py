@@ -38,7 +38,7 @@ def arena_task_ids(task: str) -> list[str]:
     return [f"{base}#{index}" for index in load_task(base).arena_order]
 
 def _testbed() -> resources.abc.Traversable:
-    return resources.files("agentkit.envs.arena").joinpath("data", "testbed")
+    return resources.files("agentkit.envs.arena").joinpath("data").joinpath("testbed")
 
 
 @lru_cache(maxsize=1)

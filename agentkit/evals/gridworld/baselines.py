@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from agentkit.envs.gridworld.backend import GridworldBackend
+from agentkit.envs.gridworld.reference import GridworldReference
 from agentkit.envs.gridworld.vocabulary import Act
 
 logger = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ class Outcome:
 def oracle_episode(backend: GridworldBackend, task: str, seed: int) -> Outcome:
     """The reference agent's episode, compiled and stepped the way the loop does it."""
     backend.reset(task, seed)
-    policy = backend.reference_policy()
+    policy = GridworldReference(backend)  # what backend.reference_policy() makes, typed as itself
     total, result = 0.0, None
     while result is None or not result.done:
         commands = [c for c in policy.next_commands() if c.name != "Think"]
