@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from agentkit.actions import CompileError, Script
+from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.models.base import Model, ModelError
@@ -68,6 +69,8 @@ class EpisodeSetup:
     memory: MemoryPolicy = field(default_factory=FullHistory)
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
     pass_rule: PassRule = PassRule.AAI  # how a stopped or broken episode is judged (agentkit.pass_rule)
+    control: Control = field(default_factory=Control)  # script or frame-by-frame (agentkit.control)
+    watch: FrameWatch | None = None  # frames taken during a script (--observe every:K|events)
 
 
 class _Budget:
@@ -100,8 +103,10 @@ class _Execution:
     env_error: str | None = None  # the simulator raised: the episode ends after this turn is stored
 
 
-def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: dict[str, float]) -> _Execution:
-    """Run a script command by command (compiling each against the current state) or the idle actions."""
+def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: dict[str, float],
+             control: Control | None = None, watch: FrameWatch | None = None) -> _Execution:
+    """Run a script command by command (compiling each against the current state, through the
+    control mode) or the idle actions; ``watch`` is told of every step."""
     out = _Execution()
     t_compile = t_env = 0.0
 
@@ -114,6 +119,8 @@ def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: 
                 out.actions.append(action)
                 out.reward += result.reward
                 out.last = result
+                if watch is not None:
+                    watch.after_step(result)
                 if result.done:
                     return True
             return False
@@ -127,7 +134,7 @@ def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: 
             for command in script:
                 start = time.perf_counter()
                 try:
-                    actions = backend.compile(command)
+                    actions = control.compile(backend, command) if control else backend.compile(command)
                 except CompileError as exc:
                     out.compile_error = exc.message
                     t_compile += time.perf_counter() - start
@@ -166,6 +173,7 @@ def run_episode(
         "task": task,
         "has_images": renderer.include_images and bool(observation.images),
         **backend.prompt_context(),
+        **setup.control.prompt_context(),
     }
     prefix = renderer.prefix_messages(context)  # system message, then the worked example if the set has one
     world_map = backend.world_map()  # as the episode began, for viewers
@@ -211,12 +219,17 @@ def run_episode(
         calls.add(reply.call)
         script, parse_error = answer.script, answer.parse_error
 
-        execution = _execute(backend, script, backend.idle_actions(), timings)
+        script, parse_error = setup.control.reread(reply.text, script, parse_error)  # frame-by-frame answers
+        if setup.watch is not None:
+            setup.watch.start(observation.step)
+        execution = _execute(backend, script, backend.idle_actions(), timings, setup.control, setup.watch)
         next_observation = observation
         if execution.env_error is None:
             try:
                 start = time.perf_counter()
                 next_observation = observer.observe(backend.observe())
+                if setup.watch is not None:
+                    next_observation = setup.watch.finish(next_observation)
                 timings["observe"] = time.perf_counter() - start
             except Exception as exc:  # a simulator crash ends the episode with its own reason, never silently
                 log.exception("episode %s: environment error", episode_id)

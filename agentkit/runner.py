@@ -32,6 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentkit import __version__, terminal_hold
 from agentkit.config import RunConfig
+from agentkit.control import make_control
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
 from agentkit.prompts.renderer import resolve_templates
@@ -127,6 +128,7 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
         sources = resolve_templates(backend.template_set, config.templates_dir)
         if config.model == "reference":
             backend.reference_policy()  # raises ValueError where there is no reference agent
+        make_control(config.control, config.observe, config.observe_max_images, backend)  # e.g. no primitives
         for task in dict.fromkeys(task for task, _, _ in config.episode_plan()):
             backend.check_task(task)
         return sources

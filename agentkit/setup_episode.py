@@ -6,20 +6,30 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 from __future__ import annotations
 
 import os
+from typing import Any
 from typing import Callable
 
 from agentkit.config import RunConfig
+from agentkit.control import Control, FrameWatch, make_control
 from agentkit.envs import Backend, get_backend
 from agentkit.loop import EpisodeLimits, EpisodeSetup
 from agentkit.memory import memory_policy_from_spec
 from agentkit.models.base import Model
 from agentkit.models.cached_model import CachedModel, ResponseCache
 from agentkit.models.rate_limit import RateLimitedModel, limiter_for, provider_of
+from agentkit.observers.image_encoding import encode_image
+from agentkit.observers.observation import EncodedImage
 from agentkit.observers.observer import Observer, ObserverConfig
 from agentkit.models.participant import Participant
 from agentkit.pass_rule import PassRule
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
+
+
+# Frame-by-frame control: an episode ends by the world's own clock, counted in steps as Animal-AI
+# counts them (an arena lasts its t steps), not after --max-scripts answers; this many answers
+# only guards a world without a clock (an arena with t = 0).
+FRAME_CALLS_GUARD = 10_000
 
 
 def needs_frames(config: RunConfig) -> bool:
@@ -93,6 +103,20 @@ def wrap_model(model: Model | Participant, config: RunConfig, cache: ResponseCac
     return wrapped
 
 
+def control_parts(config: RunConfig, backend: Backend) -> tuple[Control, FrameWatch | None]:
+    """The run's control mode for ``backend``, and the frame watch of ``--observe every:K|events``
+    (None for ``end``). ValueError in one line for a backend without primitive actions."""
+    control = make_control(config.control, config.observe, config.observe_max_images, backend)
+    if control.observe.kind == "end":
+        return control, None
+    s = config.observer
+
+    def encode(frame: Any, label: str) -> EncodedImage:
+        return encode_image(frame, label=label, fmt=s.image_format, max_side=s.max_side, quality=s.quality)
+
+    return control, FrameWatch(control.observe, backend, encode, config.observe_max_images)
+
+
 def make_setup(
     config: RunConfig,
     templates: dict[str, str] | None = None,
@@ -105,6 +129,7 @@ def make_setup(
     sources = templates if templates is not None else resolve_templates(backend.template_set, config.templates_dir)
     renderer = PromptRenderer(sources, include_images=config.include_images)
     model = model_factory(backend) if model_factory else wrap_model(make_model(config, backend, api_key), config, cache)
+    control, watch = control_parts(config, backend)
     return EpisodeSetup(
         backend=backend,
         observer=make_observer(config),
@@ -112,8 +137,10 @@ def make_setup(
         model=model,
         memory=memory_policy_from_spec(config.memory),
         pass_rule=PassRule(config.pass_rule),
+        control=control,
+        watch=watch,
         limits=EpisodeLimits(
-            max_scripts=config.max_scripts,
+            max_scripts=FRAME_CALLS_GUARD if control.frame_by_frame else config.max_scripts,
             max_parse_failures=config.max_parse_failures,
             max_input_tokens=config.max_input_tokens,
             max_output_tokens=config.max_output_tokens,

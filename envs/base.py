@@ -36,6 +36,16 @@ class StepResult:
 
 
 @dataclass(frozen=True)
+class PrimitiveAction:
+    """One of a backend's primitive actions, for frame-by-frame control (``agentkit.control``): the
+    name a model answers with, the low-level action it stands for, and a one-line doc for prompts."""
+
+    name: str
+    action: Any
+    doc: str = ""
+
+
+@dataclass(frozen=True)
 class ClockRunOut:
     """What running out an episode's clock did (``Backend.run_out_clock``).
 
@@ -119,6 +129,18 @@ class Backend(ABC):
         clock (or none that idling can reach), steps nothing and the episode is judged as it stands.
         """
         return ClockRunOut()
+
+    def primitive_actions(self) -> tuple[PrimitiveAction, ...]:
+        """The world's own per-step actions, named, for frame-by-frame control (one model call picks
+        one, and it is repeated for n steps). The default, none, refuses that mode in one line."""
+        return ()
+
+    def frames_now(self) -> dict[str, Any]:
+        """The camera frames of the current state (name -> HxWx3 RGB array), with no other effect:
+        what ``--observe`` takes between the steps of a script. Unlike ``observe`` it neither resets
+        the reward counted since the last observation nor builds the status. The default, none,
+        refuses ``--observe every:K|events`` in one line."""
+        return {}
 
     @abstractmethod
     def reference_policy(self) -> ScriptPolicy:

@@ -58,6 +58,9 @@ EVAL_ONLY = {
 # Flags of one backend (refused by the gridworld these fixtures run): each reaches the stored config
 # in its backend's tests (--profile: tests/test_trifinger_profile_flag.py, trifinger's causalworld|agentkit).
 BACKEND_ONLY = {"--profile"}
+# Flags of a model's control (frame-by-frame refuses the reference agent these fixtures run): each
+# reaches the stored config in tests/test_control_modes.py.
+CONTROL_ONLY = {"--control", "--observe", "--observe-max-images"}
 # Flags only --model human takes (refused for the reference agent these fixtures run): each reaches
 # the stored config in tests/test_human_runs_alone.py (eval --human-frames files).
 HUMAN_ONLY_EVAL = {"--human-frames"}
@@ -112,11 +115,11 @@ def test_image_size_also_sets_the_render_size(run_config, eval_config):
 
 
 def test_every_declared_flag_is_tested_and_documented_in_help(tmp_path):
-    assert {f.decl.split("/")[0] for f in COMMON_FLAGS} == set(COMMON) | BACKEND_ONLY
+    assert {f.decl.split("/")[0] for f in COMMON_FLAGS} == set(COMMON) | BACKEND_ONLY | CONTROL_ONLY
     assert {f.decl.split("/")[0] for f in RUN_FLAGS} == set(RUN_ONLY)
     assert {f.decl.split("/")[0] for f in EVAL_FLAGS} == set(EVAL_ONLY) | HUMAN_ONLY_EVAL
-    for command, flags in (("run", [*COMMON, *RUN_ONLY, *BACKEND_ONLY]),
-                           ("eval", [*COMMON, *EVAL_ONLY, *HUMAN_ONLY_EVAL, *BACKEND_ONLY])):
+    for command, flags in (("run", [*COMMON, *RUN_ONLY, *BACKEND_ONLY, *CONTROL_ONLY]),
+                           ("eval", [*COMMON, *EVAL_ONLY, *HUMAN_ONLY_EVAL, *BACKEND_ONLY, *CONTROL_ONLY])):
         shown = run_cli([command, "--help"], tmp_path, {**cli_env(), "COLUMNS": "250"}).stdout
         missing = [flag for flag in flags if flag not in shown]
         assert not missing, f"{command} --help lacks {missing}"

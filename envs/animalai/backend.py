@@ -33,11 +33,13 @@ from agentkit.envs.animalai.connector import AnimalAIConnection, LaunchSettings,
 from agentkit.envs.animalai_common.protocol import Generation
 from agentkit.envs.animalai_common import episode_facts, motion
 from agentkit.envs.animalai_common.lights import lights_on
+from agentkit.envs.animalai_common.primitives import PRIMITIVES
 from agentkit.envs.animalai_common.versions import DEFAULT_VERSION
 from agentkit.envs.animalai_common.suites import passed, suites
 from agentkit.envs.animalai_common.tasks import TASK_ID, load_task, task_infos
 from agentkit.envs.animalai_common.vocabulary import NOOP, VOCABULARY, compile_command, is_action
-from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
+from agentkit.envs.base import (Backend, ClockRunOut, PrimitiveAction, ScriptPolicy, StepResult, TaskInfo,
+                                step_until_done)
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
 
@@ -186,6 +188,13 @@ class AnimalAIBackend(Backend):
 
     def idle_actions(self) -> list[list[int]]:
         return [] if self.idle_action is None else [list(self.idle_action)]
+
+    def primitive_actions(self) -> tuple[PrimitiveAction, ...]:
+        return PRIMITIVES
+
+    def frames_now(self) -> dict[str, Any]:
+        agent = self._view.agent if self._view is not None else None
+        return {"camera": agent.camera} if self.frames and agent is not None and agent.camera is not None else {}
 
     def run_out_clock(self) -> ClockRunOut:
         """Step the no-op ``[0, 0]`` until the build ends the episode (Animal-AI's own clock drains

@@ -30,6 +30,7 @@ from agentkit.envs.animalai_common import episode_facts, motion
 from agentkit.envs.arena.camera import Camera
 from agentkit.envs.animalai_common.layout import ARENA_SIZE, Layout, build_layout
 from agentkit.envs.animalai_common.lights import lights_on
+from agentkit.envs.animalai_common.primitives import PRIMITIVES
 from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
 from agentkit.envs.animalai_common.rules import EpisodeRules, GoalTouch, UpdateEvents
 from agentkit.envs.animalai_common.suites import suites
@@ -38,7 +39,8 @@ from agentkit.envs.arena.item_runtime import freeze_seconds
 from agentkit.envs.animalai_common.tasks import arena_file_text, load_task, split_arena, task_infos
 from agentkit.envs.animalai_common.vocabulary import NOOP, VOCABULARY, compile_command, is_action
 from agentkit.envs.arena.world import ArenaWorld
-from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
+from agentkit.envs.base import (Backend, ClockRunOut, PrimitiveAction, ScriptPolicy, StepResult, TaskInfo,
+                                step_until_done)
 from agentkit.observers import RawObservation
 
 logger = logging.getLogger(__name__)
@@ -199,6 +201,8 @@ class ArenaBackend(Backend):
         ])
         self._reward_since_observe += outcome.reward
         info = {"touched": [item.name for item in events.touched]} if events.touched else {}
+        if self._blackouts and lights_on(rules.steps, self._blackouts) != lights_on(rules.steps - 1, self._blackouts):
+            info["lights"] = "on" if lights_on(rules.steps, self._blackouts) else "off"  # --observe events
         return StepResult(reward=outcome.reward, done=outcome.done, success=outcome.success,
                           end_reason=outcome.end_reason, info=info)
 
@@ -251,6 +255,13 @@ class ArenaBackend(Backend):
 
     def idle_actions(self) -> list[list[int]]:
         return [] if self.idle_action is None else [list(self.idle_action)]
+
+    def primitive_actions(self) -> tuple[PrimitiveAction, ...]:
+        return PRIMITIVES
+
+    def frames_now(self) -> dict[str, Any]:
+        frame = self.frame()
+        return {} if frame is None else {"camera": frame}
 
     def run_out_clock(self) -> ClockRunOut:
         """Step Animal-AI's no-op ``[0, 0]`` until the episode ends (the arena's clock drains health to

@@ -16,10 +16,11 @@ from PIL import Image
 
 import minigrid  # noqa: F401  (registers the MiniGrid-* and BabyAI-* environments)
 from agentkit.actions import Command, CompileError
-from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.base import Backend, PrimitiveAction, ScriptPolicy, StepResult, TaskInfo
 from agentkit.envs.gridworld.quiet import quiet_stdout
 from agentkit.envs.gridworld.state import SeenMap, grid_view, privileged_state, to_cell
 from agentkit.envs.gridworld.catalogue import CATALOGUE, CATEGORIES, DIFFICULTIES
+from agentkit.envs.gridworld.primitives import PRIMITIVES
 from agentkit.envs.gridworld.tasks import TASKS
 from agentkit.envs.gridworld.api_calls import API_CALLS
 from agentkit.envs.gridworld.api_vocabulary import API_VOCABULARY
@@ -190,9 +191,7 @@ class GridworldBackend(Backend):
         if self._env is None:
             raise RuntimeError("reset() the gridworld before observing it")
         env = self.unwrapped
-        frames = {} if self.frame == "none" else {"view": self._render()}
-        if self.egocentric:
-            frames["egocentric"] = self._render_egocentric()
+        frames = self.frames_now()
         carrying = to_cell(env.carrying)
         grid = grid_view(env, self._seen.current())
         observation = RawObservation(
@@ -216,6 +215,17 @@ class GridworldBackend(Backend):
 
     def idle_actions(self) -> list[int]:
         return [] if self.idle_action is None else [self.idle_action]
+
+    def primitive_actions(self) -> tuple[PrimitiveAction, ...]:
+        return PRIMITIVES
+
+    def frames_now(self) -> dict[str, Any]:
+        if self._env is None:
+            raise RuntimeError("reset() the gridworld before rendering it")
+        frames = {} if self.frame == "none" else {"view": self._render()}
+        if self.egocentric:
+            frames["egocentric"] = self._render_egocentric()
+        return frames
 
     def reference_policy(self) -> ScriptPolicy:
         from agentkit.envs.gridworld.reference import GridworldReference

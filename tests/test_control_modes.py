@@ -1,0 +1,199 @@
+"""Control modes (agentkit.control): frame-by-frame episodes and frames taken during a script.
+
+The two episodes run the real pybullet arena (a 100-step arena whose goal stands ahead of the agent,
+``tests/data/control_modes/goal_ahead.yaml``, frames of 32 pixels) against a model behind litellm;
+HTTP is recorded in cassettes (``tests/cassettes/test_control_modes/``) from the local
+OpenAI-compatible server. Re-record: ``.venv/bin/pytest tests/test_control_modes.py --record-mode=rewrite``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentkit.actions import Command, Script
+from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
+from agentkit.config import ObserverSettings, RunConfig
+from agentkit.control import parse_control, parse_observe
+from agentkit.control.frame_watch import Taken, events_of, thin
+from agentkit.control.primitive_answer import parse_primitive
+from agentkit.envs.animalai_common.primitives import PRIMITIVES
+from agentkit.envs.base import StepResult
+from agentkit.loop import run_episode
+from agentkit.records import EndReason
+from agentkit.setup_episode import make_setup
+from agentkit.testing.cli_runner import cli_env, run_cli
+from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
+
+TEST_API_KEY = "sk-test-not-a-real-key-000000"
+TASK = str(Path(__file__).parent / "data" / "control_modes" / "goal_ahead.yaml")
+pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*qualifier:UserWarning")
+
+
+def _user_text(message: dict[str, Any]) -> str:
+    content = message["content"]
+    return content if isinstance(content, str) else "\n".join(p["text"] for p in content if p["type"] == "text")
+
+
+def _images(message: dict[str, Any]) -> int:
+    content = message["content"]
+    return 0 if isinstance(content, str) else sum(p["type"] == "image_url" for p in content)
+
+
+def stepper(body: dict[str, Any]) -> str:
+    """Frame-by-frame: a first answer of prose (refused), then forward until the goal is touched."""
+    if len(body["messages"]) == 2:  # system + the first turn
+        return "I think I should go forward."
+    return "`forward`"
+
+
+def turner(body: dict[str, Any]) -> str:
+    return f'Think("I see {count_images(body)} image(s)"); Turn(-72);'  # 12 steps of 6 degrees
+
+
+def _closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def endpoint(record_mode: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    if record_mode == "none":
+        yield f"http://127.0.0.1:{_closed_port()}/v1"
+        return
+    with FakeOpenAIServer(request.param, api_key=TEST_API_KEY) as server:
+        yield server.base_url
+
+
+class _Turns:
+    def __init__(self) -> None:
+        self.turns: list[Any] = []
+
+    def add_turn(self, episode_id: str, turn: Any) -> None:
+        self.turns.append(turn)
+
+
+def _play(base_url: str, **settings: Any):
+    config = RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model", api_base=base_url,
+                       observer=ObserverSettings(max_side=32), backend_options={"render_size": 32}, **settings)
+    setup = make_setup(config, api_key=TEST_API_KEY)
+    sink = _Turns()
+    try:
+        result = run_episode(setup, TASK, 0, sink=sink)
+    finally:
+        setup.backend.close()
+    return result, sink.turns
+
+
+@pytest.mark.vcr
+@pytest.mark.parametrize("endpoint", [stepper], indirect=True)
+def test_a_frame_by_frame_arena_episode_reaches_the_goal_n_steps_per_answer(endpoint):
+    result, turns = _play(endpoint, control="frame-by-frame:5")
+    assert result.end_reason == EndReason.GOAL and result.success
+    system = turns[0].messages[0]["content"]
+    assert "forward-left: each step: move forward and turn left 6 degrees" in system
+    assert "Go(n)" not in system and "Think(" not in system
+    # the prose answer is refused in one line, shown on the next turn, and the world waited one idle step
+    first = turns[0]
+    assert first.script is None and first.parse_error["code"] == "not_a_primitive"
+    assert first.actions == [[0, 0]]
+    assert "answer with exactly one action name (forward-left, forward-right, forward" in _user_text(turns[1].messages[-1])
+    # then every answer holds forward for 5 steps, until the goal ends the episode mid-answer
+    moving = turns[1:]
+    assert all(t.script == [{"name": "forward", "args": []}] for t in moving)
+    assert [len(t.actions) for t in moving[:-1]] == [5] * (len(moving) - 1)
+    assert 1 <= len(moving[-1].actions) <= 5 and moving[-1].done
+    assert all(a == [1, 0] for t in moving for a in t.actions)
+    assert "Step 1 of 100." in _user_text(turns[1].messages[-1])  # the turn names the world's step
+    assert result.scripts == len(turns) > 2
+
+
+@pytest.mark.vcr
+@pytest.mark.parametrize("endpoint", [turner], indirect=True)
+def test_a_script_with_observe_every_5_shows_the_frames_of_steps_5_and_10_next_turn(endpoint):
+    result, turns = _play(endpoint, observe="every:5", max_scripts=2)
+    assert result.end_reason == EndReason.SCRIPT_LIMIT and len(turns) == 2
+    assert len(turns[0].actions) == 12 and _images(turns[0].messages[-1]) == 1
+    second = turns[1].messages[-1]
+    # steps 5 and 10 of the 12-step script, then the view now (a frame of step 12 would repeat it)
+    assert _images(second) == 3
+    assert [i["label"] for i in turns[1].observation["images"]] == ["step 5", "step 10", "camera"]
+    assert "The attached pictures, in order: step 5, step 10, and now (step 12)." in _user_text(second)
+    assert 'Think("I see 4 image(s)")' in turns[1].answer  # the first turn's one, and these three
+
+
+def test_the_image_budget_keeps_evenly_spread_frames_and_the_latest(tmp_path):
+    taken = [Taken(step, "", ()) for step in range(5, 65, 5)]  # 12 frames
+    assert [t.step for t in thin(taken, 4)] == [5, 25, 40, 60]
+    assert [t.step for t in thin(taken, 1)] == [60] and thin(taken, 12) == taken
+
+
+def test_events_are_what_a_step_reports():
+    assert events_of(StepResult(reward=-0.01, done=False)) == ""  # Animal-AI's health drain is no event
+    assert events_of(StepResult(reward=2.5, done=True)) == "reward +2.50"
+    assert events_of(StepResult(reward=0.0, done=False, info={"touched": ["Wall"], "lights": "off"})) == \
+        "touched Wall; lights off"
+
+
+def test_a_primitive_answer_is_read_strictly():
+    names = [p.name for p in PRIMITIVES]
+    assert names == ["forward-left", "forward-right", "forward", "back-left", "back-right", "back", "left",
+                     "right", "stay"]
+    for answer in ("forward-left", "  Forward-Left.\n", "`forward-left`", "```\nforward-left\n```", '"forward-left"'):
+        assert parse_primitive(answer, names) == Script((Command("forward-left"),)), answer
+    for answer in ("forward left", "go forward-left", "forward-left; right", "Go(3)", "forward-leftt"):
+        error = parse_primitive(answer, names)
+        assert not isinstance(error, Script) and error.code == "not_a_primitive" and "\n" not in error.message
+    assert parse_primitive("  ", names).code == "empty_answer"
+
+
+def test_mode_specs_are_parsed_in_one_place():
+    assert parse_control("script").spec == "script"
+    assert parse_control("frame-by-frame").spec == "frame-by-frame:1"
+    assert parse_control(" Frame-By-Frame:8 ").steps == 8
+    assert parse_observe("every:5").every == 5 and parse_observe("events").spec == "events"
+    for bad, option in (("frames", "--control"), ("frame-by-frame:0", "--control"), ("frame-by-frame:x", "--control")):
+        with pytest.raises(ValueError, match=option):
+            parse_control(bad)
+    for bad in ("every", "every:0", "sometimes"):
+        with pytest.raises(ValueError, match="--observe"):
+            parse_observe(bad)
+
+
+def test_bad_control_settings_are_refused_in_one_line(tmp_path, fake_openai):
+    base = ["run", "--env", "aai-arena", "--task", "01-04-03", "--db", f"sqlite:///{tmp_path / 'r.db'}"]
+    cases = (
+        ([*base, "--control", "frame-by-frame:4"], "needs a model that answers primitive actions"),
+        ([*base, "--model", "openai/x", "--control", "frames"], "--control: give script or frame-by-frame[:N]"),
+        ([*base, "--model", "openai/x", "--observe", "every:0"], "--observe every:K"),
+        ([*base, "--model", "openai/x", "--observe", "every:5", "--no-images"], "the run sends no images"),
+        (["run", "--env", "trifinger", "--task", "pushing", "--model", "openai/x", "--api-base",
+          fake_openai.base_url, "--control", "frame-by-frame", "--db", f"sqlite:///{tmp_path / 't.db'}"],
+         "this backend has no primitive actions"),
+    )
+    for args, expected in cases:
+        proc = run_cli(args, tmp_path, {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY}, check=False)
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        assert proc.returncode != 0 and len(lines) == 1 and expected in lines[0], (args, proc.stderr)
+
+
+def test_the_control_flags_reach_the_stored_run_config(tmp_path, fake_openai):
+    fake_openai.responder = lambda body: "forward"
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    proc = run_cli(["run", "--env", "aai-arena", "--task", TASK, "--model", "openai/fake-model", "--api-base",
+                    fake_openai.base_url, "--control", "frame-by-frame:25", "--image-size", "32", "--db", db,
+                    "--json"], tmp_path, {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY})
+    from agentkit.transcripts import TranscriptStore
+
+    run_id = json.loads(proc.stdout)["run_id"]
+    config = TranscriptStore(db).get_run(run_id).config
+    assert config["control"] == "frame-by-frame:25" and config["observe"] == "end"
+    given = RunFlags({"observe": "events", "observe_max_images": 3}, COMMON_FLAGS).apply(
+        RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model"))
+    assert given.control == "script" and given.observe == "events" and given.observe_max_images == 3
