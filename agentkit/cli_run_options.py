@@ -39,7 +39,6 @@ backend_options.profile      --profile               --profile (trifinger: causa
 modality (observer, images)  --modality              --modality --harness (file: catalogue.*)
 pass_rule, human_frames      --pass-rule ...         --pass-rule --human-frames
 control, observe             --control --observe     the same (and --observe-max-images)
-control, observe             --control --observe     the same (and --observe-max-images)
 ============================ ======================= =============================================
 """
 
@@ -108,15 +107,6 @@ COMMON_FLAGS: tuple[Flag, ...] = (
     Flag("profile", "--profile", str, "trifinger: causalworld (default: CausalWorld's episode lengths, success "
          "measure and raised start pose) or agentkit (the task's own time limit and exact overlap).",
          field="backend_options.profile"),
-    Flag("control", "--control", str, "script (default: the model writes a script, run whole) or "
-         "frame-by-frame[:N] (the model answers one of the world's primitive actions, e.g. forward-left, "
-         "held for N steps, default 1; the episode ends by the world's own clock, not --max-scripts). "
-         "Recorded with the run."),
-    Flag("observe", "--observe", str, "What a script's model sees on its next turn: end (default: the view "
-         "after the script), every:K (also a frame every K steps of it) or events (also when a step brings "
-         "a reward, a touch or a change of lights); each frame labelled with its step."),
-    Flag("observe_max_images", "--observe-max-images", int, "At most this many frames taken during a script "
-         "are sent on the next turn, evenly spread, the latest kept (default 8).", min=1),
     Flag("control", "--control", str, "script (default: the model writes a script, run whole) or "
          "frame-by-frame[:N] (the model answers one of the world's primitive actions, e.g. forward-left, "
          "held for N steps, default 1; the episode ends by the world's own clock, not --max-scripts). "

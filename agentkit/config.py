@@ -120,38 +120,6 @@ class RunConfig(BaseModel):
             if not info.data.get("include_images", True):
                 raise ValueError("--observe every:K|events shows frames, but the run sends no images (--no-images)")
         return observe.spec
-    # How the model acts (agentkit.control): "script" (the paper's, the default) or
-    # "frame-by-frame[:N]" (one primitive action per answer, held for N steps).
-    control: str = "script"
-    # Frames a script's model sees on its next turn: "end" (the view after the script, as before),
-    # "every:K" (also every K steps of it) or "events" (also when a step reports a reward, a touch,
-    # the lights changing); at most ``observe_max_images`` of them per turn.
-    observe: str = "end"
-    observe_max_images: int = Field(8, ge=1, le=64)
-
-    @field_validator("control")
-    @classmethod
-    def _check_control(cls, value: str, info: ValidationInfo) -> str:
-        from agentkit.control.modes import parse_control
-
-        mode = parse_control(value)
-        if mode.kind != "script" and info.data.get("model") == "reference":
-            raise ValueError("--control frame-by-frame needs a model that answers primitive actions (the "
-                             "reference agent writes scripts); name one with --model")
-        return mode.spec
-
-    @field_validator("observe")
-    @classmethod
-    def _check_observe(cls, value: str, info: ValidationInfo) -> str:
-        from agentkit.control.modes import parse_control, parse_observe
-
-        observe = parse_observe(value)
-        if observe.kind != "end":
-            if parse_control(info.data.get("control") or "script").kind != "script":
-                raise ValueError("--observe every:K|events is for --control script (frame-by-frame sees every answer's end)")
-            if not info.data.get("include_images", True):
-                raise ValueError("--observe every:K|events shows frames, but the run sends no images (--no-images)")
-        return observe.spec
 
     @field_validator("memory")
     @classmethod
