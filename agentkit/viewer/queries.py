@@ -270,10 +270,6 @@ class ViewerData:
     def episode(self, episode_id: str) -> EpisodeInfo:
         return self.store.get_episode(episode_id)
 
-    def turn_count(self, episode_id: str) -> int:
-        with self.engine.connect() as conn:
-            return conn.execute(select(func.count()).where(TURNS.c.episode_id == episode_id)).scalar_one()
-
     def turn(self, episode_id: str, index: int) -> TurnDetail | None:
         """Turn ``index`` of an episode with its messages, or None if there is no such turn."""
         with self.engine.connect() as conn:

@@ -88,9 +88,6 @@ class ItemType:
         clamped = (min(max(v, lo), hi) for v, lo, hi in zip(size, self.size_min, self.size_max))
         return tuple(clamped)  # type: ignore[return-value]
 
-    def default_size(self) -> Vec:
-        return self.clamp_size((1.0, 1.0, 1.0))
-
     def model_size(self, scale: Vec) -> Vec:
         """The built size of an item made from a fixed model, given its (clamped, 0.999-adjusted) scale."""
         if self.base_size is None:

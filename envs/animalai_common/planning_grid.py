@@ -127,11 +127,6 @@ class ArenaMap:
         step = self.settings.step_up
         return step if ramp <= 0 else max(step, 1.5 * self.settings.resolution * ramp + 0.01)
 
-    def passable_above(self, level: float) -> np.ndarray:
-        """Cells an agent moving at height ``level`` (e.g. rolling off a ledge) may pass over."""
-        step = self.settings.step_up
-        return self.safe & (self.near_top <= level + step) & (self.height <= level + step)
-
     @property
     def n(self) -> int:
         return self.height.shape[0]

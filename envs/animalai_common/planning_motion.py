@@ -76,12 +76,6 @@ class MotionModel:
         steps = abs(int(degrees / TURN_STEP_DEG))
         return self._steps(state, steps, 0, 1 if degrees > 0 else -1, trace)
 
-    def coast_distance(self, speed: float) -> float:
-        """How far the agent slides from ``speed`` (units per step) under idle steps until it stops."""
-        end = self._steps(AgentState(0.0, 0.0, 0.0, 0.0, speed), 60, 0, 0, None)
-        return end.z
-
-
 @lru_cache(maxsize=8)
 def _cruise(friction: float) -> float:
     """Top speed on flat ground, worked out once per friction (the planner asks for it often)."""

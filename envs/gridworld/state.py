@@ -27,10 +27,6 @@ def to_cell(obj: Any) -> Cell | None:
     return Cell(kind=obj.type, color=None if obj.type in _COLORLESS else obj.color, state=state)
 
 
-def new_seen_mask(env: Any) -> np.ndarray:
-    return np.zeros((env.height, env.width), dtype=bool)
-
-
 _DIR_VECS = ((1, 0), (0, 1), (-1, 0), (0, -1))  # MiniGrid DIR_TO_VEC, as plain ints
 
 
@@ -43,23 +39,6 @@ def _view_offsets(size: int, agent_dir: int) -> tuple[np.ndarray, np.ndarray]:
     ahead = size - 1 - vy  # the agent sits at the bottom middle of its view, facing up
     right = vx - size // 2
     return fx * ahead + rx * right, fy * ahead + ry * right
-
-
-def mark_seen(seen: np.ndarray, env: Any, view_image: np.ndarray) -> None:
-    """Add the cells of one egocentric observation to ``seen`` ([y][x]).
-
-    ``view_image`` is MiniGrid's ``obs["image"]`` (view x, view y, channels): the agent sits at the
-    bottom middle facing up, and cells hidden behind walls are encoded as "unseen". This runs on
-    every env step, so the view-to-world offsets are tabulated per heading and applied in one go.
-    """
-    dx, dy = _view_offsets(int(env.agent_view_size), int(env.agent_dir))
-    visible = view_image[:, :, 0] != _UNSEEN
-    ax, ay = int(env.agent_pos[0]), int(env.agent_pos[1])
-    xs = dx[visible] + ax
-    ys = dy[visible] + ay
-    inside = (xs >= 0) & (xs < env.width) & (ys >= 0) & (ys < env.height)
-    seen[ys[inside], xs[inside]] = True
-    seen[ay, ax] = True
 
 
 _MAX_PENDING = 512

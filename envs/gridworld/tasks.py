@@ -27,6 +27,3 @@ TASKS: tuple[TaskInfo, ...] = (
     TaskInfo("MiniGrid-MultiRoom-N2-S4-v0", "Open doors through two small rooms to the goal.", "minigrid"),
 )
 
-
-def task_names() -> list[str]:
-    return [t.name for t in TASKS]

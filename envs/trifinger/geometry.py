@@ -37,11 +37,6 @@ def yaw_of(q: tuple[float, float, float, float] | np.ndarray) -> float:
     return math.atan2(m[1, 0], m[0, 0])
 
 
-def wrap_angle(a: float) -> float:
-    """``a`` in [-pi, pi)."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
-
-
 def cube_yaw_error(yaw: float, target: float) -> float:
     """The smallest rotation taking a square footprint at ``yaw`` onto one at ``target`` (mod 90 deg)."""
     return (target - yaw + math.pi / 4) % (math.pi / 2) - math.pi / 4

@@ -69,18 +69,6 @@ class TrajectoryBuilder:
             return
         self.path(lambda s: start + (end - start) * s, max(MIN_SEGMENT_S, 1.875 * distance / speed), tolerance)
 
-    def rotate(self, centre: np.ndarray, angle: float, angular_speed: float = 1.5) -> None:
-        """Turn the tips about the vertical axis through ``centre`` by ``angle`` radians."""
-        start = self.tips.copy()
-        c = np.asarray(centre, dtype=float)
-
-        def at(s: float) -> np.ndarray:
-            a = angle * s
-            rot = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
-            return c + (start - c) @ rot.T
-
-        self.path(at, max(MIN_SEGMENT_S, 1.875 * abs(angle) / angular_speed))
-
     def turn(self, centre: np.ndarray, rotation: np.ndarray, angular_speed: float = 1.5) -> None:
         """Turn the tips rigidly about ``centre`` by the 3x3 ``rotation`` (any axis), at a steady rate."""
         start = self.tips.copy()

@@ -15,7 +15,6 @@ whole 4-ms steps (``physics_steps``), so a 50 ms action runs 12 or 13 steps and 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -271,6 +270,3 @@ class TriFingerWorld:
             if hasattr(owner, "_pybullet_client_id"):
                 owner._pybullet_client_id = -1
 
-
-def horizontal_distance(a: Sequence[float], b: Sequence[float]) -> float:
-    return math.hypot(a[0] - b[0], a[1] - b[1])
