@@ -80,14 +80,6 @@ class ItemType:
         """A goal whose reward or size changes over time (goal_changes.py)."""
         return self.behaviour in ("decay", "ripen", "grow", "shrink")
 
-    def clamp_size(self, size: Vec) -> Vec:
-        """The size Animal-AI would build: each axis clamped to the range; goals are spheres of size.x."""
-        if self.shape == "sphere":
-            d = min(max(size[0], self.size_min[0]), self.size_max[0])
-            return (d, d, d)
-        clamped = (min(max(v, lo), hi) for v, lo, hi in zip(size, self.size_min, self.size_max))
-        return tuple(clamped)  # type: ignore[return-value]
-
     def model_size(self, scale: Vec) -> Vec:
         """The built size of an item made from a fixed model, given its (clamped, 0.999-adjusted) scale."""
         if self.base_size is None:

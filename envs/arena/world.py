@@ -76,14 +76,6 @@ class StepEvents:
         return [item for update in self.updates for item in update.touched]
 
 
-@dataclass(frozen=True)
-class _Surface:
-    """A contact the agent's friction acts on: the normal (pointing at the agent, bullet axes) and mu."""
-
-    normal: tuple[float, float, float]
-    friction: float
-
-
 class ArenaWorld:
     """A pybullet DIRECT server holding one arena."""
 
