@@ -67,6 +67,8 @@ def rerender(
     full_prompt: bool = typer.Option(False, "--full-prompt", help="Diff every message of each prompt, not just the turn's own."),
     context: int = typer.Option(3, min=0, help="Lines of context around each change."),
     changed_only: bool = typer.Option(True, "--changed-only/--all-turns", help="List unchanged turns too."),
+    control: str | None = typer.Option(None, "--control", help="The control mode to re-render under (default: the "
+                                       "run's); another mode than the recorded one is refused."),
     db: str | None = typer.Option(None, help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
@@ -75,14 +77,14 @@ def rerender(
     from agentkit.rerender import rerender_run
     from agentkit.viewer import DatabaseNotFound
 
-    if templates is None and memory is None:
+    if templates is None and memory is None and control is None:
         _fail("give --templates DIR and/or --memory POLICY to compare against the recording")
     from agentkit.cli_common import open_reading_store
 
     store = open_reading_store(db)
     try:
         report = rerender_run(store, run_id, templates_dir=templates, memory=memory, episode_ids=episode,
-                              full_prompt=full_prompt, context_lines=context)
+                              full_prompt=full_prompt, context_lines=context, control=control)
     except KeyError as exc:
         _fail(str(exc.args[0]) if exc.args else str(exc))
     except (DatabaseNotFound, TemplateError, ValueError) as exc:

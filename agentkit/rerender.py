@@ -35,6 +35,7 @@ from typing import Any
 from sqlalchemy import Text, bindparam, select, type_coerce
 
 from agentkit.config import RunConfig
+from agentkit.control.modes import check_same_control
 from agentkit.envs import get_backend
 from agentkit.fork_map import fork_map
 from agentkit.line_diff import unified_diff
@@ -444,6 +445,7 @@ def rerender_run(
     context_lines: int = 3,
     counter: TokenCounter | None = None,
     workers: int | None = None,
+    control: str | None = None,
 ) -> RerenderReport:
     """Re-render every recorded turn of a run (or of some of its episodes) and report the changes.
 
@@ -456,6 +458,7 @@ def rerender_run(
     started = time.perf_counter()
     run = store.get_run(run_id)
     config = config_from_stored(run.config)
+    check_same_control(config.control, control, run_id)  # another mode cannot re-render these turns
     template_set, commands, backend_context = backend_prompt_facts(config)
     sources = overlay_templates(run.templates, template_set, templates_dir)
     job = _Job(store, PromptRenderer(sources, include_images=config.include_images),

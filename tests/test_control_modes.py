@@ -9,6 +9,7 @@ OpenAI-compatible server. Re-record: ``.venv/bin/pytest tests/test_control_modes
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,3 +198,32 @@ def test_the_control_flags_reach_the_stored_run_config(tmp_path, fake_openai):
     given = RunFlags({"observe": "events", "observe_max_images": 3}, COMMON_FLAGS).apply(
         RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model"))
     assert given.control == "script" and given.observe == "events" and given.observe_max_images == 3
+
+
+def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under_its_own_mode(tmp_path, fake_openai):
+    from agentkit.rerender import rerender_run
+    from agentkit.transcripts import TranscriptStore
+    from agentkit.viewer import ViewerApp, open_readonly
+
+    fake_openai.responder = turner
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    env = {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY}
+    proc = run_cli(["run", "--env", "aai-arena", "--task", TASK, "--model", "openai/fake-model", "--api-base",
+                    fake_openai.base_url, "--observe", "every:5", "--image-size", "32", "--max-scripts", "2",
+                    "--db", db, "--json"], tmp_path, env)
+    run_id = json.loads(proc.stdout)["run_id"]
+    store = TranscriptStore(db)
+    (episode,) = store.list_episodes(run_id=run_id)
+    html = ViewerApp(open_readonly(db)).handle("GET", f"/episodes/{episode.id}?turn=1").body.decode()
+    captions = [c.split(" · ")[0] for c in re.findall(r"<figcaption>([^<]*)</figcaption>", html)]
+    assert captions == ["step 5", "step 10", "camera"]  # the frames of the turn in order, with their steps
+    # the stored turns re-render to the same prompts (frames included) under the recorded mode...
+    same = rerender_run(store, run_id, control="script")
+    assert len(same.turns) == 2 and same.changed_turns == 0
+    # ...and another mode is refused in one line
+    with pytest.raises(ValueError, match="recorded with --control script"):
+        rerender_run(store, run_id, control="frame-by-frame:2")
+    refused = run_cli(["rerender", run_id, "--control", "frame-by-frame", "--db", db], tmp_path, env, check=False)
+    lines = [line for line in refused.stderr.splitlines() if line.strip()]
+    assert refused.returncode != 0 and len(lines) == 1, refused.stderr
+    assert "--control frame-by-frame:1: run" in lines[0] and "recorded with --control script" in lines[0]

@@ -70,3 +70,16 @@ def parse_observe(spec: str) -> ObserveMode:
     if name == "every" and colon:
         return ObserveMode("every", _whole(k, "--observe every:K", 1, MAX_OBSERVE_EVERY))
     raise ValueError(f"--observe: give end, every:K or events, not {spec!r}")
+
+
+def check_same_control(recorded: str, asked: str | None, run_id: str = "") -> None:
+    """Refuse, in one line, to re-render a run's turns under another control mode than it was
+    recorded with: another mode asks other questions and would have got other answers, so its
+    prompts cannot be laid over the recorded trajectory. ``asked`` None: the recorded mode."""
+    if asked is None:
+        return
+    mode = parse_control(asked).spec
+    if mode != parse_control(recorded).spec:
+        run = f"run {run_id} " if run_id else ""
+        raise ValueError(f"--control {mode}: {run}was recorded with --control {parse_control(recorded).spec}; "
+                         "a run's turns re-render only under the control mode they were played with")
