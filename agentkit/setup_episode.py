@@ -6,8 +6,7 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 from __future__ import annotations
 
 import os
-from typing import Any
-from typing import Callable
+from typing import Any, Callable
 
 from agentkit.config import RunConfig
 from agentkit.control import Control, FrameWatch, make_control
@@ -16,15 +15,14 @@ from agentkit.loop import EpisodeLimits, EpisodeSetup
 from agentkit.memory import memory_policy_from_spec
 from agentkit.models.base import Model
 from agentkit.models.cached_model import CachedModel, ResponseCache
+from agentkit.models.participant import Participant
 from agentkit.models.rate_limit import RateLimitedModel, limiter_for, provider_of
 from agentkit.observers.image_encoding import encode_image
 from agentkit.observers.observation import EncodedImage
 from agentkit.observers.observer import Observer, ObserverConfig
-from agentkit.models.participant import Participant
 from agentkit.pass_rule import PassRule
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
-
 
 # Frame-by-frame control: an episode ends by the world's own clock, counted in steps as Animal-AI
 # counts them (an arena lasts its t steps), not after --max-scripts answers; this many answers

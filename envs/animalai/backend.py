@@ -30,16 +30,23 @@ from typing import Any, ClassVar
 from agentkit.actions import Command
 from agentkit.envs.animalai.build import resolve_build
 from agentkit.envs.animalai.connector import AnimalAIConnection, LaunchSettings, StepView
-from agentkit.envs.animalai_common.protocol import Generation
 from agentkit.envs.animalai_common import episode_facts, motion
 from agentkit.envs.animalai_common.lights import lights_on
 from agentkit.envs.animalai_common.primitives import PRIMITIVES
-from agentkit.envs.animalai_common.versions import DEFAULT_VERSION
+from agentkit.envs.animalai_common.protocol import Generation
 from agentkit.envs.animalai_common.suites import passed, suites
 from agentkit.envs.animalai_common.tasks import TASK_ID, load_task, task_infos
+from agentkit.envs.animalai_common.versions import DEFAULT_VERSION
 from agentkit.envs.animalai_common.vocabulary import NOOP, VOCABULARY, compile_command, is_action
-from agentkit.envs.base import (Backend, ClockRunOut, PrimitiveAction, ScriptPolicy, StepResult, TaskInfo,
-                                step_until_done)
+from agentkit.envs.base import (
+    Backend,
+    ClockRunOut,
+    PrimitiveAction,
+    ScriptPolicy,
+    StepResult,
+    TaskInfo,
+    step_until_done,
+)
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
 

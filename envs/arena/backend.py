@@ -27,20 +27,27 @@ import numpy as np
 
 from agentkit.actions import Command
 from agentkit.envs.animalai_common import episode_facts, motion
-from agentkit.envs.arena.camera import Camera
+from agentkit.envs.animalai_common.config import ArenaSpec
 from agentkit.envs.animalai_common.layout import ARENA_SIZE, Layout, build_layout
 from agentkit.envs.animalai_common.lights import lights_on
 from agentkit.envs.animalai_common.primitives import PRIMITIVES
-from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
 from agentkit.envs.animalai_common.rules import EpisodeRules, GoalTouch, UpdateEvents
 from agentkit.envs.animalai_common.suites import suites
-from agentkit.envs.animalai_common.config import ArenaSpec
-from agentkit.envs.arena.item_runtime import freeze_seconds
 from agentkit.envs.animalai_common.tasks import arena_file_text, load_task, split_arena, task_infos
 from agentkit.envs.animalai_common.vocabulary import NOOP, VOCABULARY, compile_command, is_action
+from agentkit.envs.arena.camera import Camera
+from agentkit.envs.arena.item_runtime import freeze_seconds
+from agentkit.envs.arena.materials import DEFAULT_VERSION, check_version
 from agentkit.envs.arena.world import ArenaWorld
-from agentkit.envs.base import (Backend, ClockRunOut, PrimitiveAction, ScriptPolicy, StepResult, TaskInfo,
-                                step_until_done)
+from agentkit.envs.base import (
+    Backend,
+    ClockRunOut,
+    PrimitiveAction,
+    ScriptPolicy,
+    StepResult,
+    TaskInfo,
+    step_until_done,
+)
 from agentkit.observers import RawObservation
 
 logger = logging.getLogger(__name__)
