@@ -2,15 +2,17 @@
 
 Canonical text is what reference agents, replays and few-shot examples show the model, so it must
 read back exactly: ``parse_script(format_script(s, v), v) == s`` for every valid script whose text
-values have no surrounding whitespace (the parser strips it; see :mod:`agentkit.actions.parser`).
+values have no surrounding whitespace (the parser strips it; see :mod:`agentkit.actions.parser`)
+and whose numbers have no more decimals than their parameters' ``decimals``.
+It is the one writer of script text: reference agents' typed commands are stored in this form.
 """
 
 from __future__ import annotations
 
 from agentkit.actions.script import ArgValue, Command, Script
-from agentkit.actions.vocabulary import ParamType, Vocabulary
+from agentkit.actions.vocabulary import ParamSpec, ParamType, Vocabulary
 
-__all__ = ["format_script", "format_command", "quote"]
+__all__ = ["format_script", "format_command", "quote", "written_float"]
 
 # Backslash first, so the backslashes added for the other characters are not doubled again.
 # Line breaks are escaped to keep a script on one line (and so no line can start a code fence).
@@ -30,8 +32,8 @@ def format_command(command: Command, vocabulary: Vocabulary) -> str:
     """
     spec = vocabulary.lookup(command.name)
     name = spec.name if spec is not None else command.name
-    types = [p.type for p in spec.params] if spec is not None else []
-    parts = [_format_value(value, types[k] if k < len(types) else None) for k, value in enumerate(command.args)]
+    params = spec.params if spec is not None else ()
+    parts = [_format_value(value, params[k] if k < len(params) else None) for k, value in enumerate(command.args)]
     return f"{name}({', '.join(parts)})"
 
 
@@ -42,7 +44,10 @@ def quote(text: str) -> str:
     return f'"{text}"'
 
 
-def _format_value(value: ArgValue, declared: ParamType | None) -> str:
+def _format_value(value: ArgValue, param: ParamSpec | None) -> str:
+    declared = param.type if param is not None else None
+    if declared is ParamType.FLOAT and param is not None and param.decimals is not None and not isinstance(value, bool):
+        return _fixed(float(value), param.decimals)
     if declared is ParamType.BOOL or isinstance(value, bool):
         return "true" if value else "false"
     if declared in (ParamType.STR, ParamType.TEXT) or isinstance(value, str):
@@ -52,3 +57,15 @@ def _format_value(value: ArgValue, declared: ParamType | None) -> str:
     if declared is ParamType.FLOAT or isinstance(value, float):
         return repr(float(value))  # repr round-trips exactly; a non-integral "int" stays visible
     return str(value)
+
+
+def written_float(value: float, param: ParamSpec) -> float:
+    """``value`` as it reads back once written for ``param`` (rounded to its ``decimals``, if any)."""
+    return float(_fixed(value, param.decimals)) if param.decimals is not None else value
+
+
+def _fixed(value: float, decimals: int) -> str:
+    """At most ``decimals`` decimals, trailing zeros dropped (``0.08``, ``0.1235``, ``2``); zero is ``0``."""
+    if not value:
+        return "0"
+    return f"{value:.{decimals}f}".rstrip("0").rstrip(".")

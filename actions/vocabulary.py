@@ -31,6 +31,7 @@ class ParamSpec:
     multiple_of: int | None = None  # e.g. gridworld Turn takes multiples of 90
     default: Any = None
     required: bool = True
+    decimals: int | None = None  # a FLOAT written as text keeps this many decimals (None: every digit)
 
     def signature(self) -> str:
         return self.name if self.required else f"{self.name}={self.default!r}"

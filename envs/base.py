@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agentkit.actions import Command, Vocabulary
+from agentkit.actions.policy import ScriptPolicy  # re-exported: the backends' face names it
 from agentkit.observers import Observation, RawObservation
-from agentkit.observers.script_policy import ScriptPolicy  # re-exported: the backends' face names it
 from agentkit.records import EndReason
 
 
@@ -144,7 +144,7 @@ class Backend(ABC):
 
     @abstractmethod
     def reference_policy(self) -> ScriptPolicy:
-        """The backend's privileged reference agent, writing scripts in its own vocabulary."""
+        """The backend's privileged reference agent, answering with Commands of its own vocabulary."""
 
     def episode_metrics(self, final: Observation) -> dict[str, Any]:
         """Backend-specific outcome measures of the episode just ended (e.g. pass and level)."""

@@ -11,10 +11,11 @@ import math
 
 import pytest
 
-from agentkit.actions import parse_script
+from agentkit.actions import Script, format_script, parse_script
 from agentkit.envs.animalai_common.planning_grid import MapSettings, build_map
 from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, turn_toward
-from agentkit.envs.animalai_common.reference import ArenaReferencePolicy, format_script
+from agentkit.envs.animalai_common.reference import ArenaReferencePolicy, typed_commands
+from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 
 
 def _item(i, name, kind, pos, size, rot=0.0, reward=None):
@@ -44,7 +45,8 @@ def _crosses(route, inside) -> bool:
 
 
 def test_canonical_script_text_round_trips_through_the_parser():
-    text = format_script([("Think", 'say "hi" \\ go'), ("Turn", -30), ("Go", 8)])
+    text = format_script(Script(tuple(typed_commands([("Think", 'say "hi" \\ go'), ("Turn", -30), ("Go", 8)]))),
+                         VOCABULARY)
     assert text == 'Think("say \\"hi\\" \\\\ go"); Turn(-30); Go(8);'
 
 

@@ -21,10 +21,10 @@ import litellm
 import pytest
 from rich.console import Console
 
+from agentkit.actions import Command, CommandSpec, ParamSpec, ParamType, Vocabulary
 from agentkit.models.base import ModelError
 from agentkit.models.human_model import HumanModel
 from agentkit.models.litellm_model import LiteLLMModel, is_transient, redact
-from agentkit.actions import CommandSpec, ParamSpec, ParamType, Vocabulary
 from agentkit.models.reference_model import ReferenceAgent
 from agentkit.models.replay_model import ReplayModel
 from agentkit.observers import Observation
@@ -344,9 +344,9 @@ class _CountingPolicy:
     def __init__(self) -> None:
         self.seen: list[Observation] = []
 
-    def next_answer(self, observation: Observation) -> str:
+    def next_commands(self, observation: Observation) -> list[Command]:
         self.seen.append(observation)
-        return f"Go({observation.step + 1});"
+        return [Command("Go", (observation.step + 1,))]
 
 
 def test_reference_model_asks_its_policy() -> None:

@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from agentkit.actions.formatter import quote
+from agentkit.actions import Command, Script
+from agentkit.actions.formatter import format_script
 from agentkit.envs.animalai_common.items import ITEM_TYPES
 from agentkit.envs.animalai_common.planning_grid import (
     POSITIVE_GOALS,
@@ -47,6 +48,7 @@ from agentkit.envs.animalai_common.planning_grid import (
     shorten,
 )
 from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
+from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 from agentkit.observers import Observation
 
 logger = logging.getLogger(__name__)
@@ -124,13 +126,9 @@ class _Score:
         return self.collected + reward - cost >= self.pass_mark
 
 
-def format_script(commands: list[tuple[str, Any]]) -> str:
-    """Canonical script text: ``Think("..."); Turn(-30); Go(8);``."""
-    parts = []
-    for name, arg in commands:
-        text = quote(str(arg)) if name == "Think" else str(int(arg))
-        parts.append(f"{name}({text});")
-    return " ".join(parts)
+def typed_commands(commands: list[tuple[str, Any]]) -> list[Command]:
+    """A plan's ``(name, argument)`` pairs as Commands: Think's text, Turn's and Go's whole numbers."""
+    return [Command(name, (str(arg),) if name == "Think" else (int(arg),)) for name, arg in commands]
 
 
 def _multi(name: str) -> bool:
@@ -160,11 +158,12 @@ class ArenaReferencePolicy:
     # ---- the ScriptPolicy face -------------------------------------------------------------
 
     def next_answer(self, observation: Observation) -> str:
-        """Script text for the state in ``observation.privileged``."""
-        return format_script(self.next_commands(observation.privileged))
+        """The commands for the state in ``observation.privileged`` as script text (what transcripts store)."""
+        return format_script(Script(tuple(self.next_commands(observation))), VOCABULARY)
 
-    def next_commands(self, privileged: dict[str, Any]) -> list[tuple[str, Any]]:
-        return self.plan(privileged).commands
+    def next_commands(self, observation: Observation) -> list[Command]:
+        """The commands for the state in ``observation.privileged``."""
+        return typed_commands(self.plan(observation.privileged).commands)
 
     def plan(self, privileged: dict[str, Any]) -> Plan:
         """The goals chosen, the route and the script for this turn (remembers how goals move)."""

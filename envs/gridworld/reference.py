@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from agentkit.actions import Command
+from agentkit.actions import Command, Script
+from agentkit.actions.formatter import format_script
 from agentkit.envs.gridworld.babyai_planner import BabyAIPlanner, Plan, is_babyai
 from agentkit.envs.gridworld.goal_planner import has_goal, plan_to_goal
 from agentkit.envs.gridworld.plan_script import actions_to_commands
-from agentkit.envs.gridworld.script_text import format_commands
+from agentkit.envs.gridworld.vocabulary import VOCABULARY
 from agentkit.observers import Observation
 
 if TYPE_CHECKING:
@@ -38,11 +39,12 @@ class GridworldReference:
         self._episode: int | None = None
         self._bot: BabyAIPlanner | None = None
 
-    def next_answer(self, observation: Observation) -> str:
-        """Script text for the next few actions; ``observation`` is not needed, the env is read."""
-        return format_commands(self.next_commands())
+    def next_answer(self, observation: Observation | None = None) -> str:
+        """The next commands as script text (what the transcript stores)."""
+        return format_script(Script(tuple(self.next_commands(observation))), VOCABULARY)
 
-    def next_commands(self) -> list[Command]:
+    def next_commands(self, observation: Observation | None = None) -> list[Command]:
+        """Think (the subgoal), then the next few moves; ``observation`` is not needed, the env is read."""
         plan = self._plan()
         if not plan.actions:
             logger.warning("reference agent has no action to take (%s)", plan.intent)

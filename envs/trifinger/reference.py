@@ -32,11 +32,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agentkit.actions import Command
+from agentkit.actions import Command, Script
+from agentkit.actions.formatter import format_script
 from agentkit.envs.trifinger.compiler import tilt_degrees
 from agentkit.envs.trifinger.geometry import Cuboid, yaw_of
 from agentkit.envs.trifinger.grasping import plan_grasp
 from agentkit.envs.trifinger.overlap import aabb_overlap, volumetric_overlap
+from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.envs.trifinger.workspace import WORKSPACE
 from agentkit.observers import Observation
 
@@ -82,16 +84,12 @@ def _diagonality(c: Cuboid) -> float:
     return min(yaw, 90.0 - yaw)
 
 
-def _fmt(value: float) -> str:
-    return f"{value:.4f}".rstrip("0").rstrip(".") if value else "0"
-
-
-def format_command(command: Command) -> str:
-    if command.name == "Think":
-        text = str(command.args[0]).replace('"', "'")
-        return f'Think("{text}")'
-    args = ", ".join(_fmt(a) if isinstance(a, float) else str(a) for a in command.args)
-    return f"{command.name}({args})"
+def _single_quoted(command: Command) -> Command:
+    """A Think whose text quotes with ``'`` (as this agent's thoughts always have), so its script
+    text needs no escapes; other commands unchanged."""
+    if command.name != "Think":
+        return command
+    return Command("Think", tuple(str(a).replace('"', "'") for a in command.args))
 
 
 class TriFingerReference:
@@ -113,10 +111,15 @@ class TriFingerReference:
         self._stalls = 0  # scripts in a row that did not get to move
         self._waits = 0  # turns in a row spent waiting for a block in the air to land
 
-    def next_answer(self, observation: Observation) -> str:
-        return "; ".join(format_command(c) for c in self.next_commands()) + ";"
+    def next_answer(self, observation: Observation | None = None) -> str:
+        """The next commands as script text (what the transcript stores)."""
+        return format_script(Script(tuple(self.next_commands(observation))), VOCABULARY)
 
-    def next_commands(self) -> list[Command]:
+    def next_commands(self, observation: Observation | None = None) -> list[Command]:
+        """The next script's commands, planned from the backend's live world (``observation`` is not needed)."""
+        return [_single_quoted(c) for c in self._next_script()]
+
+    def _next_script(self) -> list[Command]:
         world = self.backend.world
         if world.scene is not None and world.scene.tip_goals:
             return self._reach(world.scene.tip_goals)
