@@ -10,7 +10,7 @@ are equally short it may pick another one than difflib's matcher would, never a 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from rapidfuzz.distance import Indel
 
@@ -33,7 +33,8 @@ def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     replace, delete or insert (rapidfuzz gives the removals and additions as separate steps)."""
     out: list[Opcode] = []
     pending: list[int] | None = None  # [i1, i2, j1, j2] of the change since the last equal run
-    for tag, i1, i2, j1, j2 in Indel.opcodes(list(a), list(b)):
+    for op in Indel.opcodes(list(a), list(b)):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag == "equal":
             if pending is not None:
                 out.append(_change(*pending))
@@ -54,7 +55,7 @@ def _change(i1: int, i2: int, j1: int, j2: int) -> Opcode:
     return ("delete", i1, i2, j1, j2) if i1 < i2 else ("insert", i1, i2, j1, j2)
 
 
-def _format(groups: Iterator[list[Opcode]], a: Sequence[str], b: Sequence[str], fromfile: str,
+def _format(groups: Iterable[list[Opcode]], a: Sequence[str], b: Sequence[str], fromfile: str,
             tofile: str) -> Iterator[str]:
     yield f"--- {fromfile}"
     yield f"+++ {tofile}"

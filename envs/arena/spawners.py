@@ -233,10 +233,11 @@ class DoorSchedule:
 
     def __init__(self, open_delay: float, between_opens: float | None) -> None:
         self.open_delay = open_delay
-        self.cycling = between_opens is not None and between_opens >= 0  # SetTimeBetweenDoorOpens
-        v = max(between_opens, MIN_DOOR_OPEN) if self.cycling else 0.0  # type: ignore[type-var]
-        self.stays_open = min(DOOR_CLOSES_AFTER, v) if self.cycling else math.inf
-        self.stays_shut = v - self.stays_open if self.cycling else 0.0
+        cycle = between_opens if between_opens is not None and between_opens >= 0 else None
+        self.cycling = cycle is not None  # SetTimeBetweenDoorOpens
+        v = max(cycle, MIN_DOOR_OPEN) if cycle is not None else 0.0
+        self.stays_open = min(DOOR_CLOSES_AFTER, v) if cycle is not None else math.inf
+        self.stays_shut = v - self.stays_open if cycle is not None else 0.0
         self.time = 0.0
 
     def advance(self, dt: float) -> None:
