@@ -28,12 +28,12 @@ def test_list_and_show_the_packaged_sets(tmp_path):
     assert "examples.json" in sets["aai-arena-incontext"]["files"]
 
     shown = run_json(["templates", "show", "aai-arena"], tmp_path)
-    assert shown["variables"]["system.j2"] == ["commands", "has_images", "max_scripts", "time_limit"]
+    assert shown["variables"]["system.j2"] == ["commands", "control", "has_images", "max_scripts", "time_limit"]
     assert {"obs", "feedback", "turn"} <= set(shown["variables"]["turn.j2"])
 
     proc = run_cli(["templates", "show", "aai-arena", "turn.j2"], tmp_path)
     assert proc.stdout.rstrip("\n") == _packaged("aai-arena", "turn.j2").rstrip("\n")
-    assert "variables of aai-arena/turn.j2: feedback, has_images" in proc.stderr
+    assert "variables of aai-arena/turn.j2: control, feedback, has_images" in proc.stderr
 
     proc = run_cli(["templates", "show", "no-such-set"], tmp_path, check=False)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
