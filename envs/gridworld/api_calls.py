@@ -53,7 +53,7 @@ class Target:
         return " ".join(w for w in (self.state, self.color, "goal square" if self.kind == "goal" else self.kind) if w)
 
 
-def parse_target(text: str, command: Command) -> Target:
+def parse_target(text: object, command: Command) -> Target:
     """'red key', 'the yellow door', 'ball', 'goal' -> Target; anything else is a CompileError."""
     words = [_ALIASES.get(w, w) for w in str(text).lower().replace("_", " ").split() if w not in _FILLER]
     color = next((w for w in words if w in COLORS), None)
