@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from agentkit.messages import ImagePart, Message, TextPart
 
@@ -19,7 +19,7 @@ IMAGE_PLACEHOLDER = "[an image was shown here]"
 
 
 # A prompt message: typed (agentkit.messages), or an OpenAI-style dict while callers move to typed ones.
-AnyMessage = Union[Message, dict[str, Any]]
+AnyMessage = Message | dict[str, Any]
 _PLACEHOLDER_PART = TextPart(IMAGE_PLACEHOLDER)
 
 

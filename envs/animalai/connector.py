@@ -28,6 +28,7 @@ from mlagents_envs.side_channel.raw_bytes_channel import RawBytesChannel
 
 from agentkit.envs.animalai.build import ResolvedBuild
 from agentkit.envs.animalai.observations import AgentObservation, decode_agent
+from agentkit.envs.animalai.unity_environment import AnimalAIUnityEnvironment
 from agentkit.envs.animalai_common.protocol import (
     ARENA_CHANNEL,
     BRANCHES,
@@ -36,7 +37,6 @@ from agentkit.envs.animalai_common.protocol import (
     Generation,
     generation_from_handshake,
 )
-from agentkit.envs.animalai.unity_environment import AnimalAIUnityEnvironment
 
 logger = logging.getLogger(__name__)
 

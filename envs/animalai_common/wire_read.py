@@ -280,7 +280,7 @@ class StepInput:
         self.side_channel = b""
         self.discrete: dict[str, list[list[int]]] = {}
         self.vector: dict[str, list[list[float]]] = {}
-        for number, kind, value in fields(buf):
+        for number, _kind, value in fields(buf):
             if number == 1:
                 self._actions(value)
             elif number == 4:

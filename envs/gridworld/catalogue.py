@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gymnasium
-
 import minigrid  # noqa: F401  (registers the MiniGrid-* and BabyAI-* environments we alias)
+
 from agentkit.envs.base import TaskInfo
 
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard", "expert")

@@ -38,8 +38,8 @@ from agentkit.envs.trifinger.causalworld_profile import (
 from agentkit.envs.trifinger.compiler import ScriptCompiler
 from agentkit.envs.trifinger.curriculum import parse_curriculum
 from agentkit.envs.trifinger.dense_reward import DenseReward
-from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
 from agentkit.envs.trifinger.describe import status_lines, structured_state
+from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
 from agentkit.envs.trifinger.overlap import OVERLAP_MODES, aabb_overlap, overlap
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
 from agentkit.envs.trifinger.state_snapshot import read_state
