@@ -187,7 +187,7 @@ class Backend(ABC):
         """
         return None
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: a backend that holds nothing keeps this no-op
         """Release simulator resources."""
 
 

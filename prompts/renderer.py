@@ -22,15 +22,17 @@ import base64
 import hashlib
 import json
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from agentkit.messages import ImagePart, Message, Part, TextPart
 from agentkit.observers import Observation
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; importlib.abc has it from 3.10 on
+    from importlib.abc import Traversable
 
 TEMPLATE_NAMES = ("system.j2", "turn.j2")
 EXAMPLES_NAME = "examples.json"
@@ -42,7 +44,7 @@ class TemplateError(ValueError):
 
 
 def _package_set(template_set: str) -> Traversable:
-    return resources.files("agentkit.prompts").joinpath("templates", template_set)
+    return resources.files("agentkit.prompts").joinpath("templates").joinpath(template_set)
 
 
 def _read_set(root: Traversable | Path) -> dict[str, str]:

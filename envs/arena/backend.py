@@ -341,7 +341,7 @@ class ArenaBackend(Backend):
         rules, world = self._require()
         assert self._layout is not None
         self._last_poses.update(world.item_poses())
-        r = lambda v: round(float(v), _DIGITS) + 0.0  # noqa: E731  (+ 0.0 turns -0.0 into 0.0)
+        r = lambda v: round(float(v), _DIGITS) + 0.0  # + 0.0 turns -0.0 into 0.0
         items = []
         for placed in (*self._layout.items, *world.items.spawned_items()):
             item = world.items.current(placed)

@@ -11,19 +11,19 @@ import logging
 from typing import Any, ClassVar, Literal
 
 import gymnasium
+import minigrid  # noqa: F401  (registers the MiniGrid-* and BabyAI-* environments)
 import numpy as np
 from PIL import Image
 
-import minigrid  # noqa: F401  (registers the MiniGrid-* and BabyAI-* environments)
 from agentkit.actions import Command, CompileError
 from agentkit.envs.base import Backend, PrimitiveAction, ScriptPolicy, StepResult, TaskInfo
-from agentkit.envs.gridworld.quiet import quiet_stdout
-from agentkit.envs.gridworld.state import SeenMap, grid_view, privileged_state, to_cell
-from agentkit.envs.gridworld.catalogue import CATALOGUE, CATEGORIES, DIFFICULTIES
-from agentkit.envs.gridworld.primitives import PRIMITIVES
-from agentkit.envs.gridworld.tasks import TASKS
 from agentkit.envs.gridworld.api_calls import API_CALLS
 from agentkit.envs.gridworld.api_vocabulary import API_VOCABULARY
+from agentkit.envs.gridworld.catalogue import CATALOGUE, CATEGORIES, DIFFICULTIES
+from agentkit.envs.gridworld.primitives import PRIMITIVES
+from agentkit.envs.gridworld.quiet import quiet_stdout
+from agentkit.envs.gridworld.state import SeenMap, grid_view, privileged_state, to_cell
+from agentkit.envs.gridworld.tasks import TASKS
 from agentkit.envs.gridworld.valid_commands import valid_commands
 from agentkit.envs.gridworld.vocabulary import MAX_GO, VOCABULARY, Act, turn_actions
 from agentkit.observers import RawObservation
