@@ -27,6 +27,7 @@ from agentkit.envs.animalai_common.primitives import PRIMITIVES
 from agentkit.envs.base import StepResult
 from agentkit.loop import run_episode
 from agentkit.records import EndReason
+from agentkit.replay import replay_episode
 from agentkit.setup_episode import make_setup
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
@@ -168,12 +169,15 @@ def test_mode_specs_are_parsed_in_one_place():
 
 
 def test_bad_control_settings_are_refused_in_one_line(tmp_path, fake_openai):
-    base = ["run", "--env", "aai-arena", "--task", "01-04-03", "--db", f"sqlite:///{tmp_path / 'r.db'}"]
+    for settings, expected in (({"control": "frames"}, "--control: give script or frame-by-frame[:N]"),
+                               ({"observe": "every:0"}, "--observe every:K"),
+                               ({"observe": "every:5", "include_images": False}, "the run sends no images"),
+                               ({"observe": "events", "control": "frame-by-frame"}, "is for --control script")):
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            RunConfig(env="aai-arena", tasks=[TASK], model="openai/x", **settings)
     cases = (
-        ([*base, "--control", "frame-by-frame:4"], "needs a model that answers primitive actions"),
-        ([*base, "--model", "openai/x", "--control", "frames"], "--control: give script or frame-by-frame[:N]"),
-        ([*base, "--model", "openai/x", "--observe", "every:0"], "--observe every:K"),
-        ([*base, "--model", "openai/x", "--observe", "every:5", "--no-images"], "the run sends no images"),
+        (["run", "--env", "aai-arena", "--task", "01-04-03", "--control", "frame-by-frame:4", "--db",
+          f"sqlite:///{tmp_path / 'r.db'}"], "needs a model that answers primitive actions"),
         (["run", "--env", "trifinger", "--task", "pushing", "--model", "openai/x", "--api-base",
           fake_openai.base_url, "--control", "frame-by-frame", "--db", f"sqlite:///{tmp_path / 't.db'}"],
          "this backend has no primitive actions"),
@@ -195,6 +199,9 @@ def test_the_control_flags_reach_the_stored_run_config(tmp_path, fake_openai):
     run_id = json.loads(proc.stdout)["run_id"]
     config = TranscriptStore(db).get_run(run_id).config
     assert config["control"] == "frame-by-frame:25" and config["observe"] == "end"
+    (episode,) = TranscriptStore(db).list_episodes(run_id=run_id)
+    replayed = replay_episode(TranscriptStore(db), episode.id)  # the stored answers, read as primitives again
+    assert replayed.matches and replayed.recorded["end_reason"] == "goal", replayed.mismatches
     given = RunFlags({"observe": "events", "observe_max_images": 3}, COMMON_FLAGS).apply(
         RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model"))
     assert given.control == "script" and given.observe == "events" and given.observe_max_images == 3
@@ -220,6 +227,7 @@ def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under
     # the stored turns re-render to the same prompts (frames included) under the recorded mode...
     same = rerender_run(store, run_id, control="script")
     assert len(same.turns) == 2 and same.changed_turns == 0
+    assert replay_episode(store, episode.id).matches
     # ...and another mode is refused in one line
     with pytest.raises(ValueError, match="recorded with --control script"):
         rerender_run(store, run_id, control="frame-by-frame:2")
