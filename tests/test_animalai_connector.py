@@ -31,7 +31,6 @@ from agentkit.records import EndReason
 from agentkit.testing.cli_runner import run_cli
 from agentkit.transcripts import TranscriptStore
 
-
 # -- which build -------------------------------------------------------------------------------
 
 

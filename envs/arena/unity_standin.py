@@ -31,20 +31,23 @@ import shutil
 import struct
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # before grpc loads: its C core's notices are not ours to print
 
-import grpc  # noqa: E402
-from google.protobuf.any_pb2 import Any as AnyProto  # noqa: E402
+import grpc
+from google.protobuf.any_pb2 import Any as AnyProto
 from mlagents_envs.communicator_objects.capabilities_pb2 import UnityRLCapabilitiesProto
 from mlagents_envs.communicator_objects.command_pb2 import QUIT, RESET
 from mlagents_envs.communicator_objects.training_analytics_pb2 import TrainingEnvironmentInitialized
 from mlagents_envs.communicator_objects.unity_message_pb2 import UnityMessageProto
 from mlagents_envs.communicator_objects.unity_output_pb2 import UnityOutputProto
-from mlagents_envs.communicator_objects.unity_rl_initialization_output_pb2 import UnityRLInitializationOutputProto
+from mlagents_envs.communicator_objects.unity_rl_initialization_output_pb2 import (
+    UnityRLInitializationOutputProto,
+)
 
 from agentkit.envs.animalai_common import wire, wire_read
 from agentkit.envs.animalai_common.protocol import (
@@ -60,8 +63,8 @@ from agentkit.envs.animalai_common.protocol import (
     pack_side_channels,
     unpack_side_channels,
 )
-from agentkit.envs.arena.backend import AgentReading, ArenaBackend
 from agentkit.envs.animalai_common.vocabulary import NOOP, is_action
+from agentkit.envs.arena.backend import AgentReading, ArenaBackend
 from agentkit.records import EndReason
 
 logger = logging.getLogger("agentkit.arena_server")
