@@ -19,10 +19,14 @@ from mlagents_envs.communicator_objects.observation_pb2 import ObservationProto
 from mlagents_envs.communicator_objects.unity_message_pb2 import UnityMessageProto
 from PIL import Image
 
-from agentkit.envs.animalai_common import wire, wire_read
 from agentkit.envs.animalai.observations import decode_picture, unfiltered_png
+from agentkit.envs.animalai.unity_environment import (
+    AnimalAIUnityEnvironment,
+    EncodedStepInput,
+    read_from_build,
+)
+from agentkit.envs.animalai_common import wire, wire_read
 from agentkit.envs.animalai_common.protocol import BEHAVIOR_NAME
-from agentkit.envs.animalai.unity_environment import AnimalAIUnityEnvironment, EncodedStepInput, read_from_build
 
 
 def _full_output() -> UnityMessageProto:
