@@ -128,7 +128,8 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
         sources = resolve_templates(backend.template_set, config.templates_dir)
         if config.model == "reference":
             backend.reference_policy()  # raises ValueError where there is no reference agent
-        make_control(config.control, config.observe, config.observe_max_images, backend)  # e.g. no primitives
+        control = make_control(config.control, config.observe, config.observe_max_images, backend)
+        control.check_templates(sources)
         for task in dict.fromkeys(task for task, _, _ in config.episode_plan()):
             backend.check_task(task)
         return sources

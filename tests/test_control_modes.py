@@ -235,3 +235,37 @@ def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under
     lines = [line for line in refused.stderr.splitlines() if line.strip()]
     assert refused.returncode != 0 and len(lines) == 1, refused.stderr
     assert "--control frame-by-frame:1: run" in lines[0] and "recorded with --control script" in lines[0]
+
+
+def test_frame_by_frame_is_refused_with_templates_that_only_ask_for_scripts():
+    from agentkit.control import Control, ControlMode
+    from agentkit.prompts.renderer import resolve_templates
+
+    control = Control(ControlMode("frame-by-frame", 2), PRIMITIVES)
+    control.check_templates(resolve_templates("aai-arena"))  # the packaged set describes both modes
+    with pytest.raises(ValueError, match="never reads the variable control"):
+        control.check_templates(resolve_templates("aai-arena", "aai-arena-incontext"))  # its example writes scripts
+
+
+def test_observe_events_takes_a_frame_when_the_lights_change_in_the_arena(tmp_path):
+    from agentkit.control import FrameWatch
+    from agentkit.envs.arena.backend import ArenaBackend
+    from agentkit.observers.image_encoding import encode_image
+
+    arena = tmp_path / "dark.yaml"
+    arena.write_text(Path(TASK).read_text().replace("    t: 60\n", "    t: 60\n    blackouts: [0, 3]\n"))
+    backend = ArenaBackend(render_size=16)
+    watch = FrameWatch(parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=16))
+    try:
+        first = backend.reset(str(arena), 0)
+        assert first.status["lights"] == "off"
+        watch.start(0)
+        for _ in range(8):
+            watch.after_step(backend.step([0, 0]))
+        from agentkit.observers.observer import Observer
+
+        seen = watch.finish(Observer().observe(backend.observe()))
+    finally:
+        backend.close()
+    labels = [image.label for image in seen.images]
+    assert labels == ["step 5 (lights on)", "camera"]  # the blackout's end (frame 3 is step 5: 5/3 of the frames)

@@ -58,6 +58,18 @@ class Control:
         action = primitive.action
         return [list(action) if isinstance(action, (list, tuple)) else action for _ in range(self.mode.steps)]
 
+    def check_templates(self, sources: dict[str, str]) -> None:
+        """Refuse (ValueError, one line) frame-by-frame control with a system template that never
+        reads ``control``: it would tell the model to write scripts the mode cannot read."""
+        if not self.frame_by_frame:
+            return
+        from agentkit.prompts.template_sets import template_variables
+
+        if "control" not in template_variables(sources.get("system.j2", "")):
+            raise ValueError("--control frame-by-frame: these templates' system.j2 never reads the variable "
+                             "control, so it would ask for scripts; use a set that describes frame-by-frame "
+                             "control (aai-arena, gridworld) or add it (docs/templates.md)")
+
     def prompt_context(self) -> dict[str, Any]:
         """Template variables: ``control`` (mode, steps, the primitive actions) and ``observe``."""
         control: dict[str, Any] = {"mode": self.mode.kind, "spec": self.mode.spec}

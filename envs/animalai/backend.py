@@ -167,7 +167,11 @@ class AnimalAIBackend(Backend):
             self._done = True
             self._end_reason = self._why_ended()
         success = self._end_reason is EndReason.GOAL
-        return StepResult(reward=agent.reward, done=agent.done, success=success, end_reason=self._end_reason)
+        info: dict[str, Any] = {}
+        if self._blackouts and lights_on(self._steps, self._blackouts) != lights_on(self._steps - 1, self._blackouts):
+            info["lights"] = "on" if lights_on(self._steps, self._blackouts) else "off"  # --observe events
+        return StepResult(reward=agent.reward, done=agent.done, success=success, end_reason=self._end_reason,
+                          info=info)
 
     def observe(self) -> RawObservation:
         if self._view is None:

@@ -207,7 +207,7 @@ class ArenaBackend(Backend):
             for update in events.updates
         ])
         self._reward_since_observe += outcome.reward
-        info = {"touched": [item.name for item in events.touched]} if events.touched else {}
+        info: dict[str, Any] = {"touched": [item.name for item in events.touched]} if events.touched else {}
         if self._blackouts and lights_on(rules.steps, self._blackouts) != lights_on(rules.steps - 1, self._blackouts):
             info["lights"] = "on" if lights_on(rules.steps, self._blackouts) else "off"  # --observe events
         return StepResult(reward=outcome.reward, done=outcome.done, success=outcome.success,
