@@ -119,7 +119,8 @@ class GridworldBackend(Backend):
             self._task = task
         with quiet_stdout():
             obs, _ = self._env.reset(seed=seed)
-        env = self._raw_env = self._env.unwrapped
+        env: Any = self._env.unwrapped  # a MiniGridEnv (minigrid ships no type information)
+        self._raw_env = env
         env.highlight = self.frame == "agent"
         env.tile_size = max(1, self.render_size // max(env.width, env.height))
         self._episode += 1
@@ -284,5 +285,5 @@ class GridworldBackend(Backend):
         scale = self.render_size / max(height, width)
         if scale != 1:
             size = (max(1, round(width * scale)), max(1, round(height * scale)))
-            frame = np.asarray(Image.fromarray(frame).resize(size, Image.BILINEAR))
+            frame = np.asarray(Image.fromarray(frame).resize(size, Image.Resampling.BILINEAR))
         return np.ascontiguousarray(frame, dtype=np.uint8)
