@@ -113,7 +113,7 @@ COMMON_FLAGS: tuple[Flag, ...] = (
          "Recorded with the run."),
     Flag("observe", "--observe", str, "What a script's model sees on its next turn: end (default: the view "
          "after the script), every:K (also a frame every K steps of it) or events (also when a step brings "
-         "a reward, a touch or a change of lights); each frame labelled with its step."),
+         "a reward, a touch, a change of lights or a goal into view); each frame labelled with its step."),
     Flag("observe_max_images", "--observe-max-images", int, "At most this many frames taken during a script "
          "are sent on the next turn, evenly spread, the latest kept (default 8).", min=1),
 )

@@ -142,6 +142,12 @@ class Backend(ABC):
         refuses ``--observe every:K|events`` in one line."""
         return {}
 
+    def sight_events(self) -> list[str]:
+        """What came into the agent's view since this was last asked, in words (e.g. ``"goal in view:
+        GoodGoal"``), for ``--observe events``; asked only then, after every step, as it may cost a
+        render. The default: nothing (the backend cannot tell)."""
+        return []
+
     @abstractmethod
     def reference_policy(self) -> ScriptPolicy:
         """The backend's privileged reference agent, answering with Commands of its own vocabulary."""

@@ -268,4 +268,25 @@ def test_observe_events_takes_a_frame_when_the_lights_change_in_the_arena(tmp_pa
     finally:
         backend.close()
     labels = [image.label for image in seen.images]
-    assert labels == ["step 5 (lights on)", "camera"]  # the blackout's end (frame 3 is step 5: 5/3 of the frames)
+    # the blackout ends at frame 3, step 5 (5/3 of the frames), and the goal ahead is seen again
+    assert labels == ["step 5 (lights on; GoodGoal in view)", "camera"]
+
+
+def test_observe_events_takes_a_frame_when_a_goal_comes_into_view_in_the_arena():
+    from agentkit.control import FrameWatch
+    from agentkit.envs.arena.backend import ArenaBackend
+    from agentkit.observers.image_encoding import encode_image
+    from agentkit.observers.observer import Observer
+
+    backend = ArenaBackend(render_size=16)
+    watch = FrameWatch(parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=16))
+    try:
+        backend.reset(TASK, 0)  # the goal stands straight ahead, 7 units away
+        watch.start(0)  # in view already: not news
+        for _ in range(60):  # a whole turn to the right, 6 degrees a step
+            watch.after_step(backend.step([0, 1]))
+        seen = watch.finish(Observer().observe(backend.observe()))
+    finally:
+        backend.close()
+    # it leaves the 100-degree view on the way round and comes back at 312 degrees (48 to its left)
+    assert [image.label for image in seen.images] == ["step 52 (GoodGoal in view)", "camera"]

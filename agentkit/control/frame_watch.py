@@ -3,7 +3,8 @@
 Why: with one picture per turn, taken after the whole script, a ``Turn(180)`` sweeps past a goal
 the model never sees (the LLM-AAI paper names this limit). The watch is told of every step the
 loop takes; it takes the backend's frames every K steps of a script, or when a step reports
-something (a reward, a touch, the lights changing: what ``StepResult`` honestly carries), labels
+something (a reward, a touch, the lights changing: what ``StepResult`` honestly carries; a goal
+coming into view, where the backend's renderer can tell: ``Backend.sight_events``), labels
 each with its step, and hands them over with the observation the model sees next: before the
 current view, oldest first, thinned evenly to the image budget (``--observe-max-images``, which
 counts these frames; the current view is always sent). They are the observation's own
@@ -83,6 +84,8 @@ class FrameWatch:
         """A script begins at environment step ``step`` (the step of the observation the model saw)."""
         self._step = self._start = step
         self._taken = []
+        if self.mode.kind == "events":
+            self.backend.sight_events()  # what is in view as the script starts is not news
 
     def after_step(self, result: StepResult) -> None:
         """One low-level action was stepped: take frames if the mode asks for them now."""
@@ -92,7 +95,7 @@ class FrameWatch:
                 return
             why = ""
         else:
-            why = events_of(result)
+            why = "; ".join(filter(None, [events_of(result), *self.backend.sight_events()]))
             if not why:
                 return
         frames = self.backend.frames_now()

@@ -123,6 +123,7 @@ class ArenaBackend(Backend):
         self._camera_revision = -1
         self._pinned_text: dict[str, str] = {}  # per file: the stored text replay plays (use_task_source)
         self._source: dict[str, str] | None = None  # the current episode's file and its text
+        self._goals_in_view: set[int] = set()  # goal bodies the camera showed when last asked (sight_events)
 
     # -- Backend interface -------------------------------------------------------------------
 
@@ -265,6 +266,19 @@ class ArenaBackend(Backend):
 
     def primitive_actions(self) -> tuple[PrimitiveAction, ...]:
         return PRIMITIVES
+
+    def sight_events(self) -> list[str]:
+        """Goals the camera shows now that it did not show when last asked (none in a blackout)."""
+        rules, world = self._require()
+        goals = {b.body: b.item.type.name for b in world.render_bodies() if b.item.type.kind == "goal"}
+        seen: set[int] = set()
+        if self.frames and self._camera is not None and lights_on(rules.steps, self._blackouts):
+            self._refresh_camera()
+            eye, heading = world.eye()
+            seen = {body for body in self._camera.bodies_in_view(eye, heading) if body in goals}
+        new = sorted({goals[body] for body in seen - self._goals_in_view})
+        self._goals_in_view = seen
+        return [f"{name} in view" for name in new]
 
     def frames_now(self) -> dict[str, Any]:
         frame = self.frame()

@@ -162,6 +162,20 @@ class Camera:
                 rgb[...] = np.clip(alpha * tint + (1 - alpha) * rgb + 0.5, 0, 255).astype(np.uint8)
         return rgb
 
+    def bodies_in_view(self, eye: tuple[float, float, float], heading_deg: float, side: int = 32) -> set[int]:
+        """The pybullet bodies some pixel of a small frame from ``eye`` (pybullet coordinates, as
+        ``render`` takes it) shows, nearer ones hiding farther ones: what the agent could see now.
+        Why: ``--observe events`` takes a frame when a goal comes into view; this asks the same
+        renderer the frames come from, at ``side`` pixels, rather than guessing from angles."""
+        ex, ey, ez = eye
+        eye_a = np.asarray((ex, ez, ey), dtype=np.float64)
+        forward, _, up = _basis(heading_deg, 0.0)
+        view = p.computeViewMatrix(_to_bullet(eye_a), _to_bullet(eye_a + forward), _to_bullet(up))
+        seg = p.getCameraImage(side, side, view, self._projection, renderer=p.ER_TINY_RENDERER, shadow=0,
+                               physicsClientId=self.client)[4]
+        ids = np.unique(np.asarray(seg, dtype=np.int64))
+        return {int(i) & ((1 << 24) - 1) for i in ids if i >= 0}
+
     def close(self) -> None:
         self._glass.close()
 
