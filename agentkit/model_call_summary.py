@@ -18,7 +18,7 @@ from agentkit.records import EndReason, EpisodeResult
 
 def model_call_totals(episodes: Iterable[EpisodeResult]) -> dict[str, Any]:
     """Retries, turns cut by max tokens, dropped-prompt warnings and episodes ended by a model error."""
-    totals = {"retries": 0, "cut_by_max_tokens": 0, "dropped_prompt_warnings": 0, "model_errors": 0}
+    totals: dict[str, Any] = {"retries": 0, "cut_by_max_tokens": 0, "dropped_prompt_warnings": 0, "model_errors": 0}
     errors: list[str] = []
     for e in episodes:
         calls = getattr(e, "model_calls", None)

@@ -21,7 +21,7 @@ def arena_world_map(layout: Layout) -> dict[str, Any]:
     shapes: list[dict[str, Any]] = []
     for item in layout.items:
         t = item.type
-        base = {"fill": _hex(item.color), "label": t.name}
+        base: dict[str, Any] = {"fill": _hex(item.color), "label": t.name}
         if t.kind == "zone":
             base["opacity"] = 0.45
         elif t.transparent:
