@@ -290,3 +290,25 @@ def test_observe_events_takes_a_frame_when_a_goal_comes_into_view_in_the_arena()
         backend.close()
     # it leaves the 100-degree view on the way round and comes back at 312 degrees (48 to its left)
     assert [image.label for image in seen.images] == ["step 52 (GoodGoal in view)", "camera"]
+
+
+def test_a_frame_by_frame_gridworld_episode_walks_minigrids_own_actions(fake_openai):
+    """The empty room starts facing east at (1, 1) with the goal at (3, 3): forward twice, turn
+    right, forward twice; each answer is held for one step."""
+    moves = iter(["forward", "forward", "right", "forward", "forward"])
+    fake_openai.responder = lambda body: next(moves)
+    config = RunConfig(env="gridworld", tasks=["gridworld/reach-goal-easy"], model="openai/fake-model",
+                       api_base=fake_openai.base_url, include_images=False, memory="window:2",
+                       control="frame-by-frame", observer=ObserverSettings(views=["ascii"]),
+                       backend_options={"frame": "none"})
+    setup = make_setup(config, api_key=TEST_API_KEY)
+    sink = _Turns()
+    try:
+        result = run_episode(setup, "gridworld/reach-goal-easy", 0, sink=sink)
+    finally:
+        setup.backend.close()
+    assert result.success and [t.actions for t in sink.turns] == [[2], [2], [1], [2], [2]]
+    system = sink.turns[0].messages[0]["content"]
+    assert "- toggle: open or close the door in front" in system and "Go(n)" not in system
+    assert "Step 3." in _user_text(sink.turns[3].messages[-1])
+    assert len(sink.turns[4].messages) == 1 + 2 * 2 + 1  # the window:2 history policy applies
