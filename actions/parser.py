@@ -780,7 +780,7 @@ def _check_range(spec: CommandSpec, param: ParamSpec, value: ArgValue, arg: _Raw
         return value
     too_low = param.minimum is not None and value < param.minimum
     too_high = param.maximum is not None and value > param.maximum
-    off_step = isinstance(value, int) and bool(param.multiple_of) and value % param.multiple_of != 0
+    off_step = bool(isinstance(value, int) and param.multiple_of and value % param.multiple_of != 0)
     if too_low or too_high or off_step:
         raise _reject("out_of_range", _range_message(spec, param, arg), arg.position)
     return value

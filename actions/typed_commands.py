@@ -78,7 +78,7 @@ def _value(param: ParamSpec, value: ArgValue, vocabulary: Vocabulary) -> ArgValu
         number = written_float(float(value), param)
     too_low = param.minimum is not None and number < param.minimum
     too_high = param.maximum is not None and number > param.maximum
-    off_step = isinstance(number, int) and bool(param.multiple_of) and number % param.multiple_of != 0
+    off_step = bool(isinstance(number, int) and param.multiple_of and number % param.multiple_of != 0)
     if too_low or too_high or off_step:
         raise _Unwritable(param.name)
     return number
