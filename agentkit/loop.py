@@ -15,12 +15,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from agentkit.actions import CompileError, Script
+from agentkit.actions import CompileError, ParseError, Script
 from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.models.base import Model, ModelError
-from agentkit.models.participant import Participant, as_participant
+from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule, apply, runs_out_clock
@@ -150,6 +150,46 @@ def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: 
     return out
 
 
+@dataclass
+class _Episode:
+    """One episode's parts and running state, handed from step to step of a turn."""
+
+    setup: EpisodeSetup
+    player: Participant
+    episode_id: str
+    observation: Observation
+    context: dict[str, Any]
+    prefix: list[Any]  # system message, then the worked example if the set has one
+    world_map: Any  # as the episode began, for viewers
+    task_source: Any  # the task's file text, when the task is named by a path
+    budget: _Budget
+    started: float = field(default_factory=time.monotonic)
+    history: list[TurnMessages] = field(default_factory=list)
+    feedback: str | None = None
+    parse_failures: int = 0
+    all_actions: list[Any] = field(default_factory=list)
+    end_reason: EndReason | None = None
+    last_step: StepResult | None = None
+    scripts: int = 0
+    storage_error: str | None = None
+    model_error: ModelError | None = None
+    calls: ModelCallTotals = field(default_factory=ModelCallTotals)  # retries, cut answers, dropped-prompt warnings
+
+
+@dataclass
+class _Turn:
+    """What one turn produced, from the prompt to the observation that followed."""
+
+    user: Any
+    messages: list[Any]
+    answer: Answer
+    script: Script | None
+    parse_error: ParseError | None
+    execution: _Execution
+    next_observation: Observation
+    timings: dict[str, float]
+
+
 def run_episode(
     setup: EpisodeSetup,
     task: str,
@@ -163,156 +203,181 @@ def run_episode(
     ``should_stop`` is asked before every model call (run-wide budgets, cancellation); a reason it
     returns ends the episode cleanly with that reason.
     """
+    ep = _begin(setup, task, seed, episode_id)
+    while ep.end_reason is None:
+        ep.end_reason = _stop_before_turn(ep, should_stop)
+        if ep.end_reason is not None:
+            break
+        turn = _play_turn(ep)
+        if turn is None:  # the model failed: nothing to store
+            break
+        if not _store_turn(ep, turn, sink):
+            break
+        ep.history.append(TurnMessages(user=turn.user, assistant={"role": "assistant",
+                                                                  "content": _sendable(turn.answer.reply.text)}))
+        ep.observation = turn.next_observation
+        ep.end_reason = _end_after_turn(ep, turn.execution)
+    return _result(ep, task, seed)
+
+
+def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episode:
+    """Reset the world and fix what every prompt of the episode shares."""
     started = time.monotonic()
-    backend, observer, renderer, limits = setup.backend, setup.observer, setup.renderer, setup.limits
-    player = as_participant(setup.model)
-    observation: Observation = observer.observe(backend.reset(task, seed))
+    backend, renderer = setup.backend, setup.renderer
+    observation: Observation = setup.observer.observe(backend.reset(task, seed))
     context: dict[str, Any] = {
         "commands": backend.vocabulary.describe(),
-        "max_scripts": limits.max_scripts,
+        "max_scripts": setup.limits.max_scripts,
         "task": task,
         "has_images": renderer.include_images and bool(observation.images),
         **backend.prompt_context(),
         **setup.control.prompt_context(),
     }
-    prefix = renderer.prefix_messages(context)  # system message, then the worked example if the set has one
-    world_map = backend.world_map()  # as the episode began, for viewers
-    task_source = backend.task_source()  # the task's file text, when the task is named by a path
-    history: list[TurnMessages] = []
-    budget = _Budget(limits)
-    feedback: str | None = None
-    parse_failures = 0
-    all_actions: list[Any] = []
-    end_reason: EndReason | None = None
-    last_step: StepResult | None = None
-    scripts = 0
-    storage_error: str | None = None
-    model_error: ModelError | None = None
-    calls = ModelCallTotals()  # retries, answers cut by max tokens, dropped-prompt warnings
+    return _Episode(setup=setup, player=as_participant(setup.model), episode_id=episode_id,
+                    observation=observation, context=context, prefix=renderer.prefix_messages(context),
+                    world_map=backend.world_map(), task_source=backend.task_source(),
+                    budget=_Budget(setup.limits), started=started)
 
-    while end_reason is None:
-        stop = should_stop() if should_stop else None
-        if stop is not None:
-            end_reason = stop
-            break
-        if limits.max_wall_s is not None and time.monotonic() - started >= limits.max_wall_s:
-            end_reason = EndReason.WALL_TIME
-            break
-        timings: dict[str, float] = {}
-        start = time.perf_counter()
-        user = renderer.turn_message(observation, context, feedback, scripts)
-        messages = [*prefix, *setup.memory.select(history), user]
-        timings["render"] = time.perf_counter() - start
 
-        start = time.perf_counter()
+def _stop_before_turn(ep: _Episode, should_stop: Callable[[], EndReason | None] | None) -> EndReason | None:
+    """The run's own stop (budgets, cancellation) or the episode's wall-time limit, asked before each call."""
+    stop = should_stop() if should_stop else None
+    if stop is not None:
+        return stop
+    limit = ep.setup.limits.max_wall_s
+    if limit is not None and time.monotonic() - ep.started >= limit:
+        return EndReason.WALL_TIME
+    return None
+
+
+def _play_turn(ep: _Episode) -> _Turn | None:
+    """Render the prompt, ask the participant, run the script and observe; None if the model failed."""
+    setup = ep.setup
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    user = setup.renderer.turn_message(ep.observation, ep.context, ep.feedback, ep.scripts)
+    messages = [*ep.prefix, *setup.memory.select(ep.history), user]
+    timings["render"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    try:
+        answer = ep.player.answer(messages, ep.observation, setup.backend.vocabulary)
+    except ModelError as exc:
+        log.warning("episode %s: model error: %s", ep.episode_id, exc)
+        ep.end_reason, ep.model_error = EndReason.MODEL_ERROR, exc
+        return None
+    timings["model"] = time.perf_counter() - start - answer.parse_s
+    timings["parse"] = answer.parse_s
+    ep.scripts += 1
+    ep.budget.add(answer.reply.usage)
+    ep.calls.add(answer.reply.call)
+    script, parse_error = setup.control.reread(answer.reply.text, answer.script, answer.parse_error)  # frame-by-frame
+
+    execution, next_observation = _act(ep, script, timings)
+    if execution.last is not None:
+        ep.last_step = execution.last
+    ep.all_actions.extend(execution.actions)
+    ep.feedback = parse_error.message if parse_error else execution.compile_error
+    ep.parse_failures = ep.parse_failures + 1 if parse_error else 0
+    return _Turn(user, messages, answer, script, parse_error, execution, next_observation, timings)
+
+
+def _act(ep: _Episode, script: Script | None, timings: dict[str, float]) -> tuple[_Execution, Observation]:
+    """Run the script (or the idle actions) and observe the world after it."""
+    setup, backend = ep.setup, ep.setup.backend
+    if setup.watch is not None:
+        setup.watch.start(ep.observation.step)
+    execution = _execute(backend, script, backend.idle_actions(), timings, setup.control, setup.watch)
+    next_observation = ep.observation
+    if execution.env_error is None:
         try:
-            answer = player.answer(messages, observation, backend.vocabulary)
-        except ModelError as exc:
-            log.warning("episode %s: model error: %s", episode_id, exc)
-            end_reason, model_error = EndReason.MODEL_ERROR, exc
-            break
-        timings["model"] = time.perf_counter() - start - answer.parse_s
-        timings["parse"] = answer.parse_s
-        reply = answer.reply
-        scripts += 1
-        budget.add(reply.usage)
-        calls.add(reply.call)
-        script, parse_error = answer.script, answer.parse_error
+            start = time.perf_counter()
+            next_observation = setup.observer.observe(backend.observe())
+            if setup.watch is not None:
+                next_observation = setup.watch.finish(next_observation)
+            timings["observe"] = time.perf_counter() - start
+        except Exception as exc:  # a simulator crash ends the episode with its own reason, never silently
+            log.exception("episode %s: environment error", ep.episode_id)
+            execution.env_error = f"{type(exc).__name__}: {exc}"
+    return execution, next_observation
 
-        script, parse_error = setup.control.reread(reply.text, script, parse_error)  # frame-by-frame answers
-        if setup.watch is not None:
-            setup.watch.start(observation.step)
-        execution = _execute(backend, script, backend.idle_actions(), timings, setup.control, setup.watch)
-        next_observation = observation
-        if execution.env_error is None:
-            try:
-                start = time.perf_counter()
-                next_observation = observer.observe(backend.observe())
-                if setup.watch is not None:
-                    next_observation = setup.watch.finish(next_observation)
-                timings["observe"] = time.perf_counter() - start
-            except Exception as exc:  # a simulator crash ends the episode with its own reason, never silently
-                log.exception("episode %s: environment error", episode_id)
-                execution.env_error = f"{type(exc).__name__}: {exc}"
 
-        if execution.last is not None:
-            last_step = execution.last
-        all_actions.extend(execution.actions)
-        feedback = parse_error.message if parse_error else execution.compile_error
-        compile_error = execution.compile_error
-        if execution.env_error is not None:
-            compile_error = f"environment error: {execution.env_error}"
-        parse_failures = parse_failures + 1 if parse_error else 0
+def _store_turn(ep: _Episode, turn: _Turn, sink: TurnSink | None) -> bool:
+    """Write the turn to ``sink``; False (and the episode ends) when it cannot be kept."""
+    if sink is None:
+        return True
+    execution, reply, first = turn.execution, turn.answer.reply, ep.scripts == 1
+    compile_error = execution.compile_error
+    if execution.env_error is not None:
+        compile_error = f"environment error: {execution.env_error}"
+    try:
+        sink.add_turn(ep.episode_id, TurnRecord(
+            index=ep.scripts - 1,
+            observation=ep.observation.to_json(),
+            messages=turn.messages,
+            answer=reply.text,
+            usage=reply.usage,
+            latency_s=reply.latency_s,
+            cached=reply.cached,
+            script=turn.script.to_json() if turn.script else None,
+            parse_error=turn.parse_error.to_json() if turn.parse_error else None,
+            compile_error=compile_error,
+            actions=execution.actions,
+            reward=execution.reward,
+            total_reward=turn.next_observation.total_reward,
+            health=turn.next_observation.health,
+            done=turn.next_observation.done,
+            timings=turn.timings,
+            images=list(ep.observation.images) if ep.setup.renderer.include_images else [],
+            prompt_context=ep.context if first else None,  # the store's JSON encoder takes numpy values
+            world_map=ep.world_map if first else None,
+            task_source=ep.task_source if first else None,
+            model_call=reply.call,
+        ))
+    except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here
+        log.info("episode %s: turn %d not stored: %s", ep.episode_id, ep.scripts - 1, exc)
+        ep.end_reason, ep.storage_error = EndReason.STORAGE_ERROR, str(exc)
+        return False
+    return True
 
-        if sink is not None:
-            try:
-                sink.add_turn(episode_id, TurnRecord(
-                    index=scripts - 1,
-                    observation=observation.to_json(),
-                    messages=messages,
-                    answer=reply.text,
-                    usage=reply.usage,
-                    latency_s=reply.latency_s,
-                    cached=reply.cached,
-                    script=script.to_json() if script else None,
-                    parse_error=parse_error.to_json() if parse_error else None,
-                    compile_error=compile_error,
-                    actions=execution.actions,
-                    reward=execution.reward,
-                    total_reward=next_observation.total_reward,
-                    health=next_observation.health,
-                    done=next_observation.done,
-                    timings=timings,
-                    images=list(observation.images) if renderer.include_images else [],
-                    prompt_context=context if scripts == 1 else None,  # the store's JSON encoder takes numpy values
-                    world_map=world_map if scripts == 1 else None,
-                    task_source=task_source if scripts == 1 else None,
-                    model_call=reply.call,
-                ))
-            except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here
-                log.info("episode %s: turn %d not stored: %s", episode_id, scripts - 1, exc)
-                end_reason, storage_error = EndReason.STORAGE_ERROR, str(exc)
-                break
-        history.append(TurnMessages(user=user, assistant={"role": "assistant", "content": _sendable(reply.text)}))
-        observation = next_observation
 
-        if execution.env_error is not None:
-            end_reason = EndReason.ENV_ERROR
-        elif observation.done:
-            end_reason = (last_step.end_reason if last_step and last_step.end_reason else
-                          (EndReason.GOAL if observation.success else EndReason.FAILED))
-        elif parse_failures >= limits.max_parse_failures:
-            end_reason = EndReason.PARSE_FAILURE_LIMIT
-        elif budget.exhausted():
-            end_reason = EndReason.BUDGET
-        elif scripts >= limits.max_scripts:
-            end_reason = EndReason.SCRIPT_LIMIT
+def _end_after_turn(ep: _Episode, execution: _Execution) -> EndReason | None:
+    """Why the episode ends after this turn, or None to play another."""
+    limits, observation, last = ep.setup.limits, ep.observation, ep.last_step
+    if execution.env_error is not None:
+        return EndReason.ENV_ERROR
+    if observation.done:
+        if last and last.end_reason:
+            return last.end_reason
+        return EndReason.GOAL if observation.success else EndReason.FAILED
+    if ep.parse_failures >= limits.max_parse_failures:
+        return EndReason.PARSE_FAILURE_LIMIT
+    if ep.budget.exhausted():
+        return EndReason.BUDGET
+    if ep.scripts >= limits.max_scripts:
+        return EndReason.SCRIPT_LIMIT
+    return None
 
+
+def _result(ep: _Episode, task: str, seed: int) -> EpisodeResult:
+    """Run out the world's clock if our limits stopped the episode, then judge it."""
+    setup, observation, end_reason = ep.setup, ep.observation, ep.end_reason
     clock: dict[str, Any] | None = None
     if runs_out_clock(end_reason) and not observation.done:
-        observation, clock, broke = _run_out_clock(backend, observer, observation, episode_id)
+        observation, clock, broke = _run_out_clock(setup.backend, setup.observer, observation, ep.episode_id)
         if broke:
             end_reason = EndReason.ENV_ERROR
-    metrics = backend.episode_metrics(observation)
+    metrics = setup.backend.episode_metrics(observation)
     if clock is not None:
         metrics["clock_run_out"] = clock
     success, metrics = apply(setup.pass_rule, end_reason, bool(observation.success) and end_reason == EndReason.GOAL,
                              metrics)
     return EpisodeResult(
-        episode_id=episode_id,
-        task=task,
-        seed=seed,
-        success=success,
-        reward=observation.total_reward,
-        end_reason=end_reason,
-        scripts=scripts,
-        turns=len(history),
-        usage=budget.usage,
-        actions=all_actions,
-        metrics=metrics,
-        error=storage_error or (str(model_error) if model_error is not None else None),
-        relaunchable=model_error is None or model_error.transient,
-        model_calls=calls,
+        episode_id=ep.episode_id, task=task, seed=seed, success=success, reward=observation.total_reward,
+        end_reason=end_reason, scripts=ep.scripts, turns=len(ep.history), usage=ep.budget.usage,
+        actions=ep.all_actions, metrics=metrics,
+        error=ep.storage_error or (str(ep.model_error) if ep.model_error is not None else None),
+        relaunchable=ep.model_error is None or ep.model_error.transient, model_calls=ep.calls,
     )
 
 
