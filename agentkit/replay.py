@@ -13,9 +13,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
-from agentkit.actions import Vocabulary
 from agentkit.models.participant import Answer, ModelParticipant, as_participant
 from agentkit.models.replay_model import ReplayModel
 from agentkit.observers import Observation

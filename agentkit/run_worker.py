@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import EpisodeSetup, run_episode
-from agentkit.actions import Vocabulary
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.pass_rule import apply as judge_metrics

@@ -6,7 +6,8 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agentkit.config import RunConfig
 from agentkit.control import Control, FrameWatch, make_control

@@ -94,7 +94,7 @@ class FrameDisplay:
         for index, data in enumerate(images, start=1):
             try:
                 png = as_png(data)
-            except Exception as exc:  # noqa: BLE001 - an undecodable image is named, not fatal
+            except Exception as exc:  # an undecodable image is named, not fatal
                 log.warning("frame %d of turn %d could not be decoded: %s", index, turn, exc)
                 continue
             path = self.folder / f"turn{turn:03d}_{index}.png"
@@ -125,10 +125,10 @@ class PageFrameDisplay(FrameDisplay):
         display = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            def do_GET(self) -> None:  # the http.server name
                 display._answer(self)
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the http.server name
+            def log_message(self, format: str, *args: object) -> None:  # the http.server name
                 log.debug("frame page: " + format, *args)
 
         try:

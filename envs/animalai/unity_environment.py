@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import atexit
 import queue
-import time
 import threading
+import time
 from concurrent.futures import Executor, Future
 from typing import Any
 
