@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from agentkit.actions import CompileError, ParseError, Script
 from agentkit.control import Control, FrameWatch
