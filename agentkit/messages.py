@@ -10,7 +10,7 @@ to an image by its sha256. A leaf: it imports nothing of agentkit's, so every la
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 
@@ -25,7 +25,7 @@ class TextPart:
 class ImagePart:
     """An image inside a message: its encoded bytes (PNG or JPEG), media type and SHA-256 (hex)."""
 
-    data: bytes
+    data: bytes = field(repr=False)  # tens of kilobytes: a log line shows the hash instead
     media_type: str
     sha256: str
 
@@ -53,11 +53,19 @@ class Message:
     """One chat message: ``content`` is plain text, or a tuple of parts (text and images in order).
 
     Frozen and compared by value; equal messages of a full-history prompt are usually the very same
-    objects, so comparing a prompt with the previous one costs little.
+    objects, so comparing a prompt with the previous one costs little. The hash is computed once, at
+    construction: the store and rerender look messages up by value every turn.
     """
 
     role: str
     content: str | tuple[Part, ...]
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.role, self.content)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def images(self) -> tuple[ImagePart, ...]:

@@ -12,8 +12,9 @@ prompt would have looked like on the old trajectory, not what a model would have
 
 Speed matters (runs have thousands of turns and this is meant to be rerun on every template
 edit), so the recorded prompts are read as references to their content blobs and every distinct
-message is parsed, compared and counted once, and images are handled by hash only: a
-``StoredImage`` renders as ``agentkit-image:<sha256>`` instead of a base64 data URL.
+message is parsed, compared and counted once, and images are handled by hash only: prompts are
+rendered as typed messages (``agentkit.messages``), whose image parts carry the stored sha256 (a
+``StoredImage``'s bytes are never loaded), so no data URL is made, decoded or hashed.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from agentkit.envs import get_backend
 from agentkit.fork_map import fork_map
 from agentkit.line_diff import unified_diff
 from agentkit.memory import MemoryPolicy, TurnMessages, memory_policy_from_spec
+from agentkit.messages import ImagePart
+from agentkit.messages import Message as TypedMessage
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
 from agentkit.replay import config_from_stored
@@ -86,6 +89,7 @@ class _Messages:
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
         self._interned: dict[Msg, Msg] = {}
+        self.typed: dict[TypedMessage, Msg] = {}  # rendered typed messages (compared by value) -> interned
         self._tokens: dict[int, int] = {}
         self._role_tokens: dict[str, int] = {}
         self.image_sizes: dict[str, tuple[int, int]] = {}
@@ -100,6 +104,20 @@ class _Messages:
             parts = (("text", json.dumps(content, sort_keys=True)),)
         msg = (role, parts, json.dumps(extra, sort_keys=True) if extra else "")
         return self._interned.setdefault(msg, msg)
+
+    def of_typed(self, message: TypedMessage) -> Msg:
+        """A rendered typed message as an interned ``Msg`` (images by their sha256)."""
+        msg = self.typed.get(message)
+        if msg is None:
+            content = message.content
+            if content.__class__ is str:
+                parts: tuple[Part, ...] = (("text", content),)  # type: ignore[assignment]
+            else:
+                parts = tuple([("image", p.sha256) if isinstance(p, ImagePart) else ("text", p.text)
+                               for p in content])
+            key = (message.role, parts, "")
+            msg = self.typed[message] = self._interned.setdefault(key, key)
+        return msg
 
     def of_message(self, message: dict[str, Any]) -> Msg:
         if len(message) == 2 and "content" in message and "role" in message:  # the usual shape: no extra keys
@@ -266,7 +284,7 @@ def overlay_templates(recorded: dict[str, str], template_set: str, templates_dir
     if base.is_dir():
         folders: list[Any] = [base, base / template_set]
     else:
-        folders = [resources.files("agentkit.prompts").joinpath("templates", str(templates_dir))]
+        folders = [resources.files("agentkit.prompts").joinpath("templates").joinpath(str(templates_dir))]
     provided = [n for n in (*TEMPLATE_NAMES, EXAMPLES_NAME) if any(f.joinpath(n).is_file() for f in folders)]
     if not provided:
         raise TemplateError(f"--templates {templates_dir}: no {', '.join((*TEMPLATE_NAMES, EXAMPLES_NAME))} in it")
@@ -560,10 +578,9 @@ def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[_EpisodeOutcom
     return out
 
 
-def _prefix(renderer: PromptRenderer, context: dict[str, Any]) -> list[dict[str, Any]]:
+def _prefix(renderer: PromptRenderer, context: dict[str, Any]) -> list[TypedMessage]:
     """What opens every prompt of an episode: the system message, and a worked example if the set has one."""
-    prefix = getattr(renderer, "prefix_messages", None)
-    return prefix(context) if prefix is not None else [renderer.system_message(context)]
+    return renderer.typed_prefix_messages(context)
 
 
 def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Recorded],
@@ -575,24 +592,23 @@ def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Rec
         first = observation_from_json(recorded[0].observation)
         context = {"commands": job.commands, "max_scripts": job.config.max_scripts, "task": task,
                    "has_images": renderer.include_images and bool(first.images), **job.backend_context}
-    prefix_dicts = _prefix(renderer, context)
-    prefix = [msgs.of_message(d) for d in prefix_dicts]
-    history: list[TurnMessages] = []  # holds the rendered dicts, so their ids in as_msg stay valid
-    as_msg: dict[int, Msg] = {}  # rendered dicts -> interned messages
+    prefix = [msgs.of_typed(m) for m in _prefix(renderer, context)]
+    history: list[TurnMessages] = []
+    interned = msgs.typed  # rendered typed messages -> interned messages (by value)
     feedback: str | None = None
     out = []
     for turn in recorded:
         observation = observation_from_json(turn.observation)
         for image in observation.images:
             msgs.image_sizes.setdefault(image.sha256, (image.width, image.height))
-        user_dict = renderer.turn_message(observation, context, feedback, turn.index)
-        assistant_dict = {"role": "assistant", "content": turn.answer}
-        user = as_msg[id(user_dict)] = msgs.of_message(user_dict)
-        as_msg[id(assistant_dict)] = msgs.of_message(assistant_dict)
+        user_message = renderer.typed_turn_message(observation, context, feedback, turn.index)
+        assistant_message = TypedMessage("assistant", turn.answer)
+        user = msgs.of_typed(user_message)
+        msgs.of_typed(assistant_message)
         selected = job.policy.select(history)
-        found = list(map(as_msg.get, map(id, selected)))  # the history's messages, interned already
+        found = list(map(interned.get, selected))  # the history's messages, interned already
         if None in found:  # a policy that rewrites messages (dropping images) makes new ones
-            found = [m if m is not None else msgs.of_message(d) for m, d in zip(found, selected)]
+            found = [m if m is not None else msgs.of_typed(d) for m, d in zip(found, selected)]
         new = [*prefix, *found, user]
         old = turn.messages
         change = TurnChange(episode_id, turn.index, new != old, msgs.prompt_tokens(old), msgs.prompt_tokens(new))
@@ -611,7 +627,7 @@ def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Rec
                 change.history = (f"history: {len(old_hist)} messages, {_count_images(old_hist)} images -> "
                                   f"{len(new_hist)} messages, {_count_images(new_hist)} images")
         out.append(change)
-        history.append(TurnMessages(user=user_dict, assistant=assistant_dict))
+        history.append(TurnMessages(user=user_message, assistant=assistant_message))
         feedback = turn.parse_error.get("message") if turn.parse_error else turn.compile_error
     return out
 
