@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +44,7 @@ class ImagePart:
         return cls(data, media_type, hashlib.sha256(data).hexdigest())
 
 
-Part = Union[TextPart, ImagePart]
+Part = TextPart | ImagePart
 
 
 @dataclass(frozen=True, slots=True)
