@@ -417,6 +417,7 @@ def _export_tables(target: str, out_dir: Path, table_format: str, db: str | None
 
 
 # The other verbs live in their own modules, which import this one's app: registered last.
+from agentkit.cli_db import register as register_db  # noqa: E402  (db upgrade)
 from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
 from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
 from agentkit.cli_templates import register as register_templates  # noqa: E402  (templates list|show|copy)
@@ -426,6 +427,7 @@ register(app)
 register_report(app)
 register_eval(app)
 register_templates(app)
+register_db(app)
 
 
 def main() -> None:

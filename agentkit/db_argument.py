@@ -17,6 +17,10 @@ from pathlib import Path
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file (sqlite.org/fileformat.html)
 
 
+# The modules a PostgreSQL URL may need (psycopg 3 is the postgres extra's; psycopg2 if named).
+_POSTGRES_DRIVERS = frozenset({"psycopg", "psycopg_binary", "psycopg2"})
+
+
 class DatabaseArgumentError(ValueError):
     """The database named cannot be used; the message is one line naming it."""
 
@@ -95,13 +99,17 @@ def opening(db: str) -> Iterator[None]:
     cannot be opened or written) into DatabaseArgumentError naming ``db``."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from agentkit.transcripts.schema_check import SchemaMismatchError
     from agentkit.transcripts.schema_version import SchemaVersionError
 
     try:
         yield
-    except SchemaVersionError as exc:  # made by a newer agentkit: its own line, naming the version
+    except (SchemaVersionError, SchemaMismatchError) as exc:  # newer agentkit, or a table changed by hand
         raise DatabaseArgumentError(f"--db {shown(db)}: {exc}") from None
     except ModuleNotFoundError as exc:
+        if exc.name in _POSTGRES_DRIVERS:
+            raise DatabaseArgumentError(f"--db {shown(db)}: the PostgreSQL driver (psycopg 3) is not installed: "
+                                        "pip install 'agentkit-embodied[postgres]'") from None
         raise DatabaseArgumentError(f"--db {shown(db)}: its database driver is not installed "
                                     f"(no module {exc.name!r}; pip install it)") from None
     except PermissionError as exc:

@@ -139,3 +139,39 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
     """A live fake server for tests that do not use cassettes (timeouts, the server itself)."""
     with FakeOpenAIServer(describing_responder, api_key=TEST_API_KEY) as server:
         yield server
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------------
+# A real server for the store's tests (tests/support/postgres_server.py): started once per test run,
+# only if a test asks for it, stopped at the end; skipped (with the reason shown by -ra) only where
+# Debian's postgresql package is not installed.
+
+NO_POSTGRES = ("PostgreSQL's server binaries (initdb, pg_ctl) are not installed: "
+               "apt-get install postgresql, or ./dev setup as root")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    import postgres_server as pg
+
+    if pg.find_binaries() is None:
+        pytest.skip(NO_POSTGRES)
+    server = pg.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: Any) -> str:
+    """A new, empty database on the test server."""
+    return postgres_server.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """The URL of an empty store: a SQLite file, then a PostgreSQL database (a test using this runs on both)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 't.db'}"
+    return str(request.getfixturevalue("postgres_url"))

@@ -1,4 +1,5 @@
-"""The transcript store against real SQLite files: durability, content addressing, status, export."""
+"""The transcript store against real SQLite files (and, for the key tests, a real PostgreSQL server:
+``any_db``): durability, content addressing, status, export."""
 
 from __future__ import annotations
 
@@ -137,8 +138,8 @@ def test_default_database_is_in_the_working_directory(tmp_path: Path, monkeypatc
     engine.dispose()
 
 
-def test_tables_are_created_once_and_reopened(tmp_path: Path) -> None:
-    url = db_url(tmp_path)
+def test_tables_are_created_once_and_reopened(any_db: str) -> None:
+    url = any_db
     with TranscriptStore(url) as store:
         run_id, _ = new_episode(store)
     with TranscriptStore(url) as store:
@@ -149,8 +150,8 @@ def test_tables_are_created_once_and_reopened(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fast_path", [True, False], ids=["fast", "core"])
-def test_round_trip_stores_each_image_once(tmp_path: Path, fast_path: bool) -> None:
-    store = TranscriptStore(db_url(tmp_path), fast_path=fast_path)
+def test_round_trip_stores_each_image_once(any_db: str, fast_path: bool) -> None:
+    store = TranscriptStore(any_db, fast_path=fast_path)
     run_id, episode_id = new_episode(store)
     turns = full_history_turns(3)  # the same image in 3 turns, and 6 times in all prompts together
     for t in turns:
@@ -191,8 +192,8 @@ def test_restored_messages_do_not_share_state(tmp_path: Path) -> None:
     assert second.messages[1]["content"][0]["text"] == "Step 0. What do you do?"
 
 
-def test_other_content_shapes_round_trip(tmp_path: Path) -> None:
-    store = TranscriptStore(db_url(tmp_path))
+def test_other_content_shapes_round_trip(any_db: str) -> None:
+    store = TranscriptStore(any_db)
     _, episode_id = new_episode(store)
     messages = [
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": JPEG_URL}}]},
@@ -214,8 +215,8 @@ def test_turns_come_back_in_index_order(tmp_path: Path) -> None:
     assert [t.index for t in store.get_turns(episode_id)] == [0, 1, 2]
 
 
-def test_turn_index_is_unique_per_episode(tmp_path: Path) -> None:
-    store = TranscriptStore(db_url(tmp_path))
+def test_turn_index_is_unique_per_episode(any_db: str) -> None:
+    store = TranscriptStore(any_db)
     run_id, episode_id = new_episode(store)
     store.add_turn(episode_id, make_turn(0, [SYSTEM, image_message(0)]))
     with pytest.raises(TurnExistsError):
@@ -232,8 +233,8 @@ def test_turn_index_is_unique_per_episode(tmp_path: Path) -> None:
         store.add_turn("no-such-episode", make_turn(0, [SYSTEM]))
 
 
-def test_finish_episode(tmp_path: Path) -> None:
-    store = TranscriptStore(db_url(tmp_path))
+def test_finish_episode(any_db: str) -> None:
+    store = TranscriptStore(any_db)
     run_id, episode_id = new_episode(store)
     assert store.get_episode(episode_id).status == "running"  # this process is alive
     for t in full_history_turns(2):

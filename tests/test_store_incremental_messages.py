@@ -22,6 +22,7 @@ from agentkit.rerender import _EpisodeReader, _Messages
 from agentkit.transcripts import TranscriptReader, TranscriptStore, make_engine
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.schema import Base, Blob, Episode, Message, Run, Turn
+from agentkit.transcripts.schema_version import SCHEMA_VERSION
 from agentkit.transcripts.store import templates_hash
 from agentkit.viewer.queries import ViewerData
 
@@ -114,7 +115,7 @@ def test_a_reader_without_the_writer_reads_the_same_prompts(tmp_path: Path) -> N
     engine = make_engine(url, create_tables=False)
     reader = TranscriptReader(engine)
     assert [t.messages for t in reader.get_turns(episode)] == sent
-    assert reader.get_episode(episode).turns == 5 and reader.schema_version() == 2
+    assert reader.get_episode(episode).turns == 5 and reader.schema_version() == SCHEMA_VERSION
     assert rerender_reads(reader, episode) == rerender_messages(sent)
     engine.dispose()
 

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
-from agentkit.transcripts.schema import Base
-from agentkit.transcripts.schema_version import check_readable, stamp, stored_version
+from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +37,15 @@ _PRAGMAS = (
     # log back into the database eight times as often costs a quarter of a turn's write time.
     "PRAGMA wal_autocheckpoint=8192",
 )
+
+
+def resolve_url(url: str | URL) -> URL:
+    """``url`` as SQLAlchemy should open it: a bare ``postgresql://`` names psycopg 3 (the
+    ``postgres`` extra), not SQLAlchemy's default psycopg2, which agentkit does not install."""
+    sa_url = make_url(url)
+    if sa_url.drivername == "postgresql":
+        sa_url = sa_url.set(drivername="postgresql+psycopg")
+    return sa_url
 
 
 def default_url() -> str:
@@ -85,7 +93,7 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
     described in the module docstring.
     """
     url = url or default_url()
-    sa_url = make_url(url)
+    sa_url = resolve_url(url)
     sqlite = sa_url.get_backend_name() == "sqlite"
     if sqlite and sa_url.database and sa_url.database != ":memory:" and not sa_url.database.startswith("file:"):
         Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -98,16 +106,26 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
     return engine
 
 
-def _create_tables(engine: Engine) -> None:
+def upgrade_database(url: str) -> Upgrade:
+    """Open ``url`` for writing as a store would, and say what that did: the version found, the
+    migration steps applied, the SQLite backup made (``agentkit db upgrade``)."""
+    engine = make_engine(url, create_tables=False)
     try:
+        return _create_tables(engine)
+    finally:
+        engine.dispose()
+
+
+def _create_tables(engine: Engine) -> Upgrade:
+    """Tables created, an older schema migrated (agentkit.transcripts.db_upgrade), columns checked."""
+    try:
+        with engine.connect() as conn:
+            backup = backup_if_older(conn)  # a SQLite file of an older schema, copied aside first
         with engine.begin() as conn:
             # Write-locked from the start, so two processes opening the same fresh file do not
-            # both find the tables missing and collide on CREATE TABLE.
+            # both find the tables missing and collide on CREATE TABLE (nor both migrate it).
             begin_write(conn)
-            found = stored_version(conn)
-            check_readable(found)  # a newer agentkit's database: refused before anything is added
-            Base.metadata.create_all(conn)
-            stamp(conn, found)
+            return bring_up_to_date(conn, backup)
     except BaseException:
         engine.dispose()
         raise

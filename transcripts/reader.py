@@ -23,6 +23,7 @@ from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnInfo
 from agentkit.transcripts.schema import Blob, Episode, EpisodeContext, EpisodeSource, Run, Turn, TurnModelCall
+from agentkit.transcripts.schema_check import check_columns
 from agentkit.transcripts.schema_version import check_readable, stored_version
 
 RUNS = Run.__table__
@@ -54,7 +55,9 @@ class TranscriptReader:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         with engine.connect() as conn:
-            check_readable(stored_version(conn))
+            version = stored_version(conn)
+            check_readable(version)
+            check_columns(conn, version)  # a column dropped by hand: one line now, not mid-read
 
     def schema_version(self) -> int | None:
         """The layout version the database records (``agentkit.transcripts.schema_version``)."""

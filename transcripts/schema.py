@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -24,12 +25,19 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
-    Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from agentkit.transcripts.server_text import ServerSafeText
+
 SHA256_LEN = 64
+# 64-bit integers where values can be large (a seed of 3000000000, token totals, turn ids in a store
+# that many runs share); SQLite's INTEGER is 64-bit already, and its autoincrementing key must be
+# spelled INTEGER, so SQLite keeps that name (schema 3, agentkit.transcripts.migrations).
+WIDE = BigInteger().with_variant(Integer(), "sqlite")
+# Text that may hold any character a model returns, NUL included (PostgreSQL refuses NUL in text).
+ANY_TEXT = ServerSafeText()
 
 
 class Base(DeclarativeBase):
@@ -79,7 +87,7 @@ class Episode(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     task: Mapped[str] = mapped_column(String(200))
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(WIDE)
     trial: Mapped[int] = mapped_column(Integer, default=0)
     # Relaunches of the same (task, trial, seed) after a failed or killed attempt; the latest counts.
     attempt: Mapped[int] = mapped_column(Integer, default=0)
@@ -89,12 +97,12 @@ class Episode(Base):
     end_reason: Mapped[str | None] = mapped_column(String(40))
     scripts: Mapped[int | None] = mapped_column(Integer)
     turns: Mapped[int | None] = mapped_column(Integer)
-    input_tokens: Mapped[int | None] = mapped_column(Integer)
-    output_tokens: Mapped[int | None] = mapped_column(Integer)
+    input_tokens: Mapped[int | None] = mapped_column(WIDE)
+    output_tokens: Mapped[int | None] = mapped_column(WIDE)
     cost_usd: Mapped[float | None] = mapped_column(Float)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    error: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(ANY_TEXT)
     # Backend-specific outcome measures (e.g. Animal-AI "pass" and "level", TriFinger "overlap").
     metrics: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     writer_host: Mapped[str | None] = mapped_column(String(255))
@@ -132,8 +140,8 @@ class EpisodeSource(Base):
     __tablename__ = "episode_sources"
 
     episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
-    name: Mapped[str] = mapped_column(Text)  # the task's file as it was named when the episode ran
-    text: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(ANY_TEXT)  # the task's file as it was named when the episode ran
+    text: Mapped[str] = mapped_column(ANY_TEXT)
     sha256: Mapped[str] = mapped_column(String(64))
 
 
@@ -142,22 +150,22 @@ class Turn(Base):
 
     __tablename__ = "turns"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(WIDE, primary_key=True, autoincrement=True)
     episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"))
     index: Mapped[int] = mapped_column("index", Integer)
     observation: Mapped[dict[str, Any]] = mapped_column(JSON)
-    answer: Mapped[str] = mapped_column(Text)
+    answer: Mapped[str] = mapped_column(ANY_TEXT)
     script: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True))
     parse_error: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
-    compile_error: Mapped[str | None] = mapped_column(Text)
+    compile_error: Mapped[str | None] = mapped_column(ANY_TEXT)
     actions: Mapped[list[Any]] = mapped_column(JSON)
     reward: Mapped[float] = mapped_column(Float)
     total_reward: Mapped[float] = mapped_column(Float)
     health: Mapped[float | None] = mapped_column(Float)
     done: Mapped[bool] = mapped_column(Boolean)
     timings: Mapped[dict[str, Any]] = mapped_column(JSON)
-    input_tokens: Mapped[int] = mapped_column(Integer)
-    output_tokens: Mapped[int] = mapped_column(Integer)
+    input_tokens: Mapped[int] = mapped_column(WIDE)
+    output_tokens: Mapped[int] = mapped_column(WIDE)
     cost_usd: Mapped[float] = mapped_column(Float)
     latency_s: Mapped[float] = mapped_column(Float)
     cached: Mapped[bool] = mapped_column(Boolean)
@@ -177,14 +185,14 @@ class TurnModelCall(Base):
 
     __tablename__ = "model_calls"
 
-    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
+    turn_id: Mapped[int] = mapped_column(WIDE, ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
     finish_reason: Mapped[str | None] = mapped_column(String(40))
     retries: Mapped[int] = mapped_column(Integer, default=0)
-    provider_input_tokens: Mapped[int | None] = mapped_column(Integer)
-    provider_output_tokens: Mapped[int | None] = mapped_column(Integer)
-    provider_cached_tokens: Mapped[int | None] = mapped_column(Integer)
-    our_input_tokens: Mapped[int | None] = mapped_column(Integer)
-    warning: Mapped[str | None] = mapped_column(Text)
+    provider_input_tokens: Mapped[int | None] = mapped_column(WIDE)
+    provider_output_tokens: Mapped[int | None] = mapped_column(WIDE)
+    provider_cached_tokens: Mapped[int | None] = mapped_column(WIDE)
+    our_input_tokens: Mapped[int | None] = mapped_column(WIDE)
+    warning: Mapped[str | None] = mapped_column(ANY_TEXT)
 
 
 class Message(Base):
@@ -193,7 +201,7 @@ class Message(Base):
 
     __tablename__ = "messages"
 
-    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
+    turn_id: Mapped[int] = mapped_column(WIDE, ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     role: Mapped[str] = mapped_column(String(20))
     content_sha256: Mapped[str] = mapped_column(ForeignKey("blobs.sha256"))
@@ -222,7 +230,7 @@ class TurnPrompt(Base):
 
     __tablename__ = "turn_prompts"
 
-    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
+    turn_id: Mapped[int] = mapped_column(WIDE, ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True)
     spans: Mapped[list[Any]] = mapped_column(JSON)
 
 
@@ -243,7 +251,7 @@ class Blob(Base):
     sha256: Mapped[str] = mapped_column(String(SHA256_LEN), primary_key=True)
     media_type: Mapped[str] = mapped_column(String(100))
     data: Mapped[bytes] = mapped_column(LargeBinary)
-    size: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(WIDE)
 
 
 class CachedResponse(Base):
@@ -253,8 +261,8 @@ class CachedResponse(Base):
 
     key: Mapped[str] = mapped_column(String(SHA256_LEN), primary_key=True)
     model: Mapped[str] = mapped_column(String(200))
-    answer: Mapped[str] = mapped_column(Text)
-    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
-    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    answer: Mapped[str] = mapped_column(ANY_TEXT)
+    input_tokens: Mapped[int] = mapped_column(WIDE, default=0)
+    output_tokens: Mapped[int] = mapped_column(WIDE, default=0)
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[float] = mapped_column(Float)

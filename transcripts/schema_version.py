@@ -4,10 +4,12 @@ Why: the tables change shape between releases (layout 2 writes a turn's new mess
 database outlives the agentkit that wrote it. A database records its version in the one-row
 ``agentkit_schema`` table when it is created (or first opened for writing by this release); one
 without that table was made before versions were stored: layout 1. A database made by a newer
-agentkit is refused in one line rather than misread. Migrations are not done here.
+agentkit is refused in one line rather than misread. An older one is upgraded by the steps of
+``agentkit.transcripts.migrations`` when a writer opens it (``agentkit.transcripts.db_upgrade``).
 
-Versions: 1 = every turn's messages in ``messages``; 2 = ``episode_messages`` + ``turn_prompts``
-(layout 1 rows are still read, so an older database opened for writing holds both).
+Versions: 1 = every turn's messages in ``messages`` (the first release: no ``episodes.attempt``
+or ``metrics``); 2 = ``episode_messages`` + ``turn_prompts`` (layout 1 rows are still read, so an
+older database opened for writing holds both); 3 = 64-bit seeds, token counts and turn ids.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from agentkit.transcripts.schema import SchemaVersion
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # the layout this release writes, and the newest it reads
+SCHEMA_VERSION = 3  # the layout this release writes, and the newest it reads
 LEGACY_VERSION = 1  # a database without a stored version
 VERSIONS = SchemaVersion.__table__
 
