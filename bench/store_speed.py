@@ -9,6 +9,11 @@ into a SQLite file in WAL mode. Also reports full-history prompts (every earlier
 where images already stored are recognised by hash and not written again, and (schema 2) each
 message row is written once per episode: a turn writes only its new messages and names the spans
 of the episode's rows it sent. The message rows each mode wrote are printed beside the figures.
+Each mode runs twice: with typed messages (``agentkit.messages``: the frame an image part with its
+bytes and sha256) and with the OpenAI-style dicts the loop still hands over (the frame's data URL,
+the encoded frame in ``TurnRecord.images``). Beside the wall time of ``add_turn``, the writer
+thread's CPU time and the load average are printed: on a shared machine the wall figure mostly
+measures the other processes.
 
 Targets: >= 2,000 turns/s with images; >= 5,000 turns/s with full-history prompts (issue 18; the
 full-history figure cannot exceed the one-image one, which writes the same image and commit).
