@@ -20,6 +20,7 @@ from agentkit.actions import CompileError, ParseError, Script
 from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
+from agentkit.memory.policies import AnyMessage
 from agentkit.models.base import Model, ModelError
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
@@ -160,7 +161,7 @@ class _Episode:
     episode_id: str
     observation: Observation
     context: dict[str, Any]
-    prefix: list[Any]  # system message, then the worked example if the set has one
+    prefix: list[dict[str, Any]]  # system message, then the worked example if the set has one
     world_map: Any  # as the episode began, for viewers
     task_source: Any  # the task's file text, when the task is named by a path
     budget: _Budget
@@ -181,8 +182,8 @@ class _Episode:
 class _Turn:
     """What one turn produced, from the prompt to the observation that followed."""
 
-    user: Any
-    messages: list[Any]
+    user: dict[str, Any]
+    messages: list[AnyMessage]  # as memory selects them: typed or OpenAI-shaped
     answer: Answer
     script: Script | None
     parse_error: ParseError | None
@@ -363,6 +364,8 @@ def _end_after_turn(ep: _Episode, execution: _Execution) -> EndReason | None:
 def _result(ep: _Episode, task: str, seed: int) -> EpisodeResult:
     """Run out the world's clock if our limits stopped the episode, then judge it."""
     setup, observation, end_reason = ep.setup, ep.observation, ep.end_reason
+    if end_reason is None:  # every way out of run_episode's loop names its reason
+        raise RuntimeError(f"episode {ep.episode_id}: the loop ended without a reason")
     clock: dict[str, Any] | None = None
     if runs_out_clock(end_reason) and not observation.done:
         observation, clock, broke = _run_out_clock(setup.backend, setup.observer, observation, ep.episode_id)
