@@ -84,3 +84,26 @@ def test_gridworld_api_calls_with_choices_and_defaults():
     param = spec.params[0]
     good = script_from_tool_calls(_calls(("go_to", {param.name: "red key"})), GRID_API)
     assert good == parse_script(f'go_to({param.name}="red key");', GRID_API)
+
+
+def test_the_local_server_answers_tool_calls_through_litellm_and_they_read_as_a_script(fake_openai, fake_api_key):
+    """The pieces end to end over HTTP: the vocabulary's tools are sent, the local OpenAI-compatible
+    server answers with tool calls, and what litellm returns reads as the script it means."""
+    import litellm
+
+    def responder(body: dict) -> dict:
+        assert [t["function"]["name"] for t in body["tools"]] == ["Go", "Turn", "Think"]
+        return {"content": None, "tool_calls": [{"name": "Think", "arguments": '{"text": "ahead"}'},
+                                                {"name": "Go", "arguments": '{"n": 12}'}]}
+
+    fake_openai.responder = responder
+    response = litellm.completion(model="openai/fake-model", api_base=fake_openai.base_url, api_key=fake_api_key,
+                                  messages=[{"role": "user", "content": "go"}], tools=tool_schemas(ARENA),
+                                  # litellm 1.106's completion(tools=...) imports its MCP bridge, which needs
+                                  # the optional `mcp` package (not installed); its own switch skips the bridge
+                                  _skip_mcp_handler=True)
+    choice = response.choices[0]
+    assert choice.finish_reason == "tool_calls" and not choice.message.content
+    calls = [ToolCall(c.function.name, c.function.arguments, c.id) for c in choice.message.tool_calls]
+    assert all(c.id.startswith("call_") for c in calls)
+    assert script_from_tool_calls(calls, ARENA) == parse_script('Think("ahead"); Go(12);', ARENA)

@@ -45,7 +45,7 @@ IMAGE_TOKENS = 85
 MESSAGE_OVERHEAD_TOKENS = 4
 CHARS_PER_TOKEN = 4
 
-Responder = Callable[[dict[str, Any]], str]
+Responder = Callable[[dict[str, Any]], Any]  # the answer text, or a dict with tool calls
 
 # Faults a real provider (or the network) produces; injected at ``fault_rate`` in tests.
 FAULT_KINDS = ("429", "500", "timeout", "truncated", "malformed")
@@ -106,7 +106,9 @@ def _error_body(status: int, message: str) -> dict[str, Any]:
 class FakeOpenAIServer:
     """An OpenAI-compatible chat endpoint in a background thread; use it as a context manager.
 
-    ``responder`` maps a request body to the answer text (default: a fixed script). ``latency_s``
+    ``responder`` maps a request body to the answer text (default: a fixed script), or to a dict
+    ``{"content": text or None, "tool_calls": [{"name", "arguments" (JSON text)}]}`` for an answer
+    of tool calls (``finish_reason`` "tool_calls", as OpenAI's). ``latency_s``
     delays every chat answer. ``api_key``, when given, is required as the bearer token (others get
     401, as from a real provider). ``fail_next(429, 500)`` forces the next answers to be those
     errors, for retry tests. Every chat request is kept in ``requests`` (JSON bodies) with its
@@ -248,7 +250,15 @@ class FakeOpenAIServer:
         if fault is not None:
             return fault, _error_body(fault, f"forced error {fault} (fault injection)")
         answer = self.responder(body)
-        finish_reason = "stop"
+        tool_calls = None
+        if isinstance(answer, dict):  # {"content": text or None, "tool_calls": [{"name", "arguments"}]}
+            tool_calls = [
+                {"id": f"call_{next(self._ids):06d}", "type": "function",
+                 "function": {"name": str(call["name"]), "arguments": str(call.get("arguments", "{}"))}}
+                for call in answer.get("tool_calls") or []
+            ] or None
+            answer = str(answer.get("content") or "")
+        finish_reason = "tool_calls" if tool_calls else "stop"
         stop = body.get("stop")
         for s in [stop] if isinstance(stop, str) else (stop or []):
             if s and s in answer:
@@ -258,7 +268,8 @@ class FakeOpenAIServer:
             answer = answer[: max_tokens * CHARS_PER_TOKEN]
             finish_reason = "length"
         prompt_tokens = estimate_prompt_tokens(messages)
-        completion_tokens = text_tokens(answer)
+        completion_tokens = text_tokens(answer) + sum(
+            text_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in tool_calls or [])
         response = {
             "id": f"chatcmpl-fake-{next(self._ids):06d}",
             "object": "chat.completion",
@@ -268,7 +279,8 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": answer, "refusal": None},
+                    "message": {"role": "assistant", "content": answer if answer or not tool_calls else None,
+                                "refusal": None, **({"tool_calls": tool_calls} if tool_calls else {})},
                     "logprobs": None,
                     "finish_reason": finish_reason,
                 }
