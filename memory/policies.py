@@ -21,6 +21,8 @@ IMAGE_PLACEHOLDER = "[an image was shown here]"
 # A prompt message: typed (agentkit.messages), or an OpenAI-style dict while callers move to typed ones.
 AnyMessage = Message | dict[str, Any]
 _PLACEHOLDER_PART = TextPart(IMAGE_PLACEHOLDER)
+_STRIPPED_SIZE = 4096  # typed messages whose image-free form is remembered (last-images:K strips each every turn)
+_stripped: dict[Message, Message] = {}
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,19 @@ class TurnMessages:
 def strip_images(message: AnyMessage) -> AnyMessage:
     """The message with image parts replaced by a short text marker (text parts kept as they were)."""
     if isinstance(message, Message):
-        if isinstance(message.content, str) or not message.images:
-            return message
-        parts = tuple(_PLACEHOLDER_PART if isinstance(p, ImagePart) else p for p in message.content)
-        return Message(message.role, parts)
+        stripped = _stripped.get(message)
+        if stripped is None:  # each turn strips the same older messages again: remembered by value
+            if isinstance(message.content, str) or not message.images:
+                return message
+            parts = tuple(_PLACEHOLDER_PART if isinstance(p, ImagePart) else p for p in message.content)
+            stripped = Message(message.role, parts)
+            if len(_stripped) >= _STRIPPED_SIZE:
+                try:  # forget the oldest; another thread may be doing the same
+                    _stripped.pop(next(iter(_stripped)), None)
+                except (RuntimeError, StopIteration):
+                    pass
+            _stripped[message] = stripped
+        return stripped
     content = message.get("content")
     if not isinstance(content, list):
         return message
