@@ -250,7 +250,7 @@ class FakeOpenAIServer:
         if fault is not None:
             return fault, _error_body(fault, f"forced error {fault} (fault injection)")
         answer = self.responder(body)
-        tool_calls = None
+        tool_calls: list[dict[str, Any]] | None = None
         if isinstance(answer, dict):  # {"content": text or None, "tool_calls": [{"name", "arguments"}]}
             tool_calls = [
                 {"id": f"call_{next(self._ids):06d}", "type": "function",
