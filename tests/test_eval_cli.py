@@ -63,24 +63,40 @@ def test_eval_reports_per_level_pass_rates_as_json(tmp_path):
     assert all("pass" in e and "level" in e for e in data["episodes"])
 
 
-def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_path):
-    db_path = tmp_path / "kill.db"
-    db = f"sqlite:///{db_path}"
-    path = _write(tmp_path, "env: aai-arena\ntasks: [01-04-03, 01-06-02, 03-09-01]\ntrials: 2\nmax_concurrency: 2\n")
+def _finished_episodes(db: str) -> int:
+    """Finished episodes in the store so far (0 while it is not yet made), read without creating it."""
+    from sqlalchemy import create_engine, exc, text
+
+    from agentkit.transcripts.db import resolve_url
+
+    engine = create_engine(resolve_url(db))
+    try:
+        with engine.connect() as con:
+            return con.execute(text("SELECT count(*) FROM episodes WHERE status='finished'")).scalar_one()
+    except exc.DBAPIError:
+        return 0
+    finally:
+        engine.dispose()
+
+
+def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_path, any_db):
+    """On SQLite and on PostgreSQL (any_db)."""
+    db_path = tmp_path / "t.db"
+    db = any_db
+    # PostgreSQL plays a smaller plan (2 tasks x 2 trials, killed after 1): the same paths, less time.
+    tasks = "01-04-03, 01-06-02, 03-09-01" if db.startswith("sqlite") else "01-04-03, 03-09-01"
+    total, kill_after = (6, 2) if db.startswith("sqlite") else (4, 1)
+    path = _write(tmp_path, f"env: aai-arena\ntasks: [{tasks}]\ntrials: 2\nmax_concurrency: 2\n")
     proc = subprocess.Popen([*AGENTKIT, "eval", str(path), "--db", db, "--json"], cwd=tmp_path, env=cli_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.time() + 240
         finished = 0
-        while time.time() < deadline and finished < 2 and proc.poll() is None:
+        while time.time() < deadline and finished < kill_after and proc.poll() is None:
             time.sleep(0.3)
-            if db_path.exists():
-                try:
-                    with sqlite3.connect(db_path) as con:
-                        finished = con.execute("SELECT count(*) FROM episodes WHERE status='finished'").fetchone()[0]
-                except sqlite3.OperationalError:
-                    finished = 0
-        assert proc.poll() is None and finished >= 2, "the eval finished (or failed) before it could be killed"
+            if db_path.exists() or not db.startswith("sqlite"):
+                finished = _finished_episodes(db)
+        assert proc.poll() is None and finished >= kill_after, "the eval finished (or failed) before it could be killed"
         os.killpg(proc.pid, signal.SIGKILL)  # the run and its worker processes, as a crash would
         proc.wait(timeout=30)
     finally:
@@ -90,17 +106,18 @@ def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_p
         (run,) = store.list_runs()
         before = {e.id for e in store.list_episodes(run_id=run.id, status="finished")}
     data = run_json(["eval", "--resume", run.id, "--db", db], tmp_path)
-    assert data["run_id"] == run.id and len(data["episodes"]) == 6
+    assert data["run_id"] == run.id and len(data["episodes"]) == total
     keys = [(e["task"], e["trial"]) for e in data["episodes"]]
-    assert len(set(keys)) == 6
+    assert len(set(keys)) == total
     assert before <= {e["episode_id"] for e in data["episodes"]}  # finished episodes were not played again
     with TranscriptStore(db) as store:
         rows = store.list_episodes(run_id=run.id)
         final = [e for e in rows if e.status == "finished"]
-        assert len({(e.task, e.trial) for e in final}) == 6 and len(final) == 6
+        assert len({(e.task, e.trial) for e in final}) == total and len(final) == total
         assert all(e.status == "unfinished" for e in rows if e.status != "finished")
-    with sqlite3.connect(db_path) as con:
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    if db.startswith("sqlite"):
+        with sqlite3.connect(db_path) as con:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def test_per_level_groups_are_in_numeric_order():

@@ -1,4 +1,5 @@
-"""The viewer on a real recorded database: pages, read-only access, refusals, comparison, export, long episodes."""
+"""The viewer on a real recorded database: pages, read-only access, refusals, comparison, export, long episodes
+(the key pages and queries also on a PostgreSQL copy of it: ``sample_url``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,25 @@ def sample(tmp_path_factory):
     """A recorded reference run and scripted-model run, shared by the viewer's test modules."""
     path = tmp_path_factory.getbasetemp() / "viewer-sample.db"
     return path, sample_database(path)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def sample_url(request, sample):
+    """The sample's URL: the SQLite file, then a PostgreSQL copy of it (the key query tests run on both)."""
+    path, _ = sample
+    if request.param == "sqlite":
+        return f"sqlite:///{path}"
+    from postgres_server import copy_database
+
+    url = request.getfixturevalue("postgres_server").new_database()
+    copy_database(f"sqlite:///{path}", url)
+    return url
+
+
+@pytest.fixture(scope="module")
+def any_app(sample_url):
+    """The viewer on the sample, on SQLite and on PostgreSQL."""
+    return ViewerApp(open_readonly(sample_url))
 
 
 @pytest.fixture(scope="module")
@@ -80,29 +100,29 @@ def _episodes(sample, run: str):
 # --- pages ------------------------------------------------------------------------------------------
 
 
-def test_index_lists_runs_and_filters_episodes(app, sample):
+def test_index_lists_runs_and_filters_episodes(any_app, sample):
     _, ids = sample
-    page = app.handle("GET", "/").body.decode()
+    page = any_app.handle("GET", "/").body.decode()
     assert ids["reference"] in page and ids["scripted"] in page
     assert "scripted/wanderer" in page and "BabyAI-PickupLoc-v0" in page
-    only_ok = app.handle("GET", "/?outcome=success").body.decode()
+    only_ok = any_app.handle("GET", "/?outcome=success").body.decode()
     assert ids["reference"] in only_ok and "badge b-fail" not in only_ok
-    by_model = app.handle("GET", "/?model=scripted%2Fwanderer&task=BabyAI-GoToLocal-v0").body.decode()
+    by_model = any_app.handle("GET", "/?model=scripted%2Fwanderer&task=BabyAI-GoToLocal-v0").body.decode()
     assert re.search(r"(\d+) match", by_model).group(1) == "2"
 
 
-def test_run_page_shows_config_templates_and_paged_episodes(app, sample):
+def test_run_page_shows_config_templates_and_paged_episodes(any_app, sample):
     _, ids = sample
-    page = app.handle("GET", f"/runs/{ids['scripted']}").body.decode()
+    page = any_app.handle("GET", f"/runs/{ids['scripted']}").body.decode()
     assert "template turn.j2" in page and "configuration" in page and "compare with" in page
     assert page.count('class="ep-link"') == 4
-    filtered = app.handle("GET", f"/runs/{ids['scripted']}?task=BabyAI-PickupLoc-v0").body.decode()
+    filtered = any_app.handle("GET", f"/runs/{ids['scripted']}?task=BabyAI-PickupLoc-v0").body.decode()
     assert filtered.count('class="ep-link"') == 2
 
 
-def test_episode_page_shows_frames_prompt_answer_script_and_figures(app, sample):
+def test_episode_page_shows_frames_prompt_answer_script_and_figures(any_app, sample):
     episode = next(e for e in _episodes(sample, "scripted") if e.task == "BabyAI-GoToLocal-v0")
-    html = app.handle("GET", f"/episodes/{episode.id}?turn=0").body.decode()
+    html = any_app.handle("GET", f"/episodes/{episode.id}?turn=0").body.decode()
     assert re.search(r'<img class="frame" src="/blob/[0-9a-f]{64}"', html)
     assert "Mission: go to" in html and "You control an agent" in html  # the turn's prompt and the system message
     assert 'Think(&#34;I should look around first&#34;); Turn(90);' in html  # answer, escaped
@@ -110,7 +130,7 @@ def test_episode_page_shows_frames_prompt_answer_script_and_figures(app, sample)
     assert 'class="map"' in html and 'class="agent"' in html  # the trajectory map
     assert html.count('class="chart"') >= 3  # reward, tokens, latency (and cost)
     assert "data:image" not in html  # images are links, never inlined
-    step2 = app.handle("GET", f"/episodes/{episode.id}?turn=2").body.decode()
+    step2 = any_app.handle("GET", f"/episodes/{episode.id}?turn=2").body.decode()
     assert 'id="parse-error"' in step2  # the scripted model's prose answer did not parse
     assert "earlier history" not in step2 and step2.count('class="msg role-assistant"') == 2
 
@@ -240,9 +260,9 @@ def test_the_store_is_opened_read_only(sample, tmp_path):
 # --- comparison --------------------------------------------------------------------------------------
 
 
-def test_comparison_matrix_and_tallies(sample):
-    path, ids = sample
-    data = ViewerData(open_readonly(f"sqlite:///{path}"))
+def test_comparison_matrix_and_tallies(sample, sample_url):
+    _, ids = sample
+    data = ViewerData(open_readonly(sample_url))
     c = compare_runs(data, ids["reference"], ids["scripted"])
     assert [t for t, _ in c.rows] == ["BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0"] and c.seeds == [0, 1]
     assert all(cell.change == "lost" for _, cells in c.rows for cell in cells)
@@ -250,9 +270,9 @@ def test_comparison_matrix_and_tallies(sample):
     assert [t.a_rate for t in c.per_task] == [1.0, 1.0]
 
 
-def test_first_divergence_of_paired_episodes(sample):
-    path, ids = sample
-    data = ViewerData(open_readonly(f"sqlite:///{path}"))
+def test_first_divergence_of_paired_episodes(sample, sample_url):
+    _, ids = sample
+    data = ViewerData(open_readonly(sample_url))
     ref = {(e.task, e.seed): e for e in data.all_episodes(ids["reference"])}
     scr = {(e.task, e.seed): e for e in data.all_episodes(ids["scripted"])}
     a, b = ref[("BabyAI-GoToLocal-v0", 0)], scr[("BabyAI-GoToLocal-v0", 0)]

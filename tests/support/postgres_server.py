@@ -112,3 +112,28 @@ def start() -> PostgresServer:
         raise
     log.info("PostgreSQL test server on 127.0.0.1:%d (%s)", port, folder)
     return server
+
+
+def copy_database(source_url: str, target_url: str) -> None:
+    """Copy every transcript row of one store into a new, empty one (e.g. a recorded SQLite sample
+    into a PostgreSQL database), so read tests see the same data on both without playing it again."""
+    from sqlalchemy import create_engine, select
+
+    from agentkit.transcripts import TranscriptStore
+    from agentkit.transcripts.db import resolve_url
+    from agentkit.transcripts.schema import Base
+
+    TranscriptStore(target_url).close()  # tables made and the version stamped
+    source = create_engine(resolve_url(source_url))
+    target = create_engine(resolve_url(target_url))
+    try:
+        with source.connect() as read, target.begin() as write:
+            for table in Base.metadata.sorted_tables:
+                if table.name == "agentkit_schema":
+                    continue
+                rows = [dict(r._mapping) for r in read.execute(select(table))]
+                if rows:
+                    write.execute(table.insert(), rows)
+    finally:
+        source.dispose()
+        target.dispose()
