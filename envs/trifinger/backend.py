@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from agentkit.envs.trifinger.curriculum import parse_curriculum
 from agentkit.envs.trifinger.dense_reward import DenseReward
 from agentkit.envs.trifinger.describe import status_lines, structured_state
 from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
-from agentkit.envs.trifinger.overlap import OVERLAP_MODES, aabb_overlap, overlap
+from agentkit.envs.trifinger.overlap import OVERLAP_MODES, OverlapMode, aabb_overlap, is_overlap_mode, overlap
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import task_infos
@@ -48,6 +48,9 @@ from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.envs.trifinger.world import TIME_STEP_S, TriFingerWorld
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
+
+if TYPE_CHECKING:
+    from agentkit.envs.trifinger.cameras import PlatformCameras
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +83,7 @@ class TriFingerBackend(Backend):
                  curriculum: dict[str, Any] | None = None, profile: str = DEFAULT_PROFILE,
                  number_of_obstacles: int = 0) -> None:
         check_profile(profile)
-        if overlap_mode not in OVERLAP_MODES:
+        if not is_overlap_mode(overlap_mode):
             raise ValueError(f"overlap_mode must be one of {', '.join(OVERLAP_MODES)}, got {overlap_mode!r}")
         if render_size < 16:
             raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
@@ -88,7 +91,7 @@ class TriFingerBackend(Backend):
         self.cameras = cameras
         self.render_size = render_size
         self.goal_images = goal_images
-        self.overlap_mode = overlap_mode
+        self.overlap_mode: OverlapMode = overlap_mode
         self.end_on_success = end_on_success
         self.curriculum = parse_curriculum(curriculum)
         self.profile = profile
@@ -97,7 +100,7 @@ class TriFingerBackend(Backend):
         self._time_limit_s = 20.0
         self._world: TriFingerWorld | None = None
         self._compiler: ScriptCompiler | None = None
-        self._camera = None
+        self._camera: PlatformCameras | None = None
         self._task: str | None = None
         self._protocol: str | None = None
         self._interventions: list[dict[str, Any]] = []
@@ -126,7 +129,7 @@ class TriFingerBackend(Backend):
             self._world = TriFingerWorld()
             self._compiler = ScriptCompiler(self._world)
         self._world.build(scene)
-        self._compiler.reset()
+        self._require_compiler().reset()
         self._interventions = []
         if self.number_of_obstacles:
             self.record_intervention({"by": "number_of_obstacles", "applied": True,
@@ -143,9 +146,9 @@ class TriFingerBackend(Backend):
         family = task.partition("@")[0]
         world = self._world
         if self.profile == "causalworld":
-            self._time_limit_s = episode_length_s(family, len(world.block_specs) + len(world.scene.obstacles))
+            self._time_limit_s = episode_length_s(family, len(world.block_specs) + len(world.built_scene().obstacles))
         else:
-            self._time_limit_s = world.scene.time_limit_s
+            self._time_limit_s = world.built_scene().time_limit_s
         self._dense = DenseReward(family)
         self._dense.reset(read_state(world))
         world.control_hook = self._control_step
@@ -158,7 +161,7 @@ class TriFingerBackend(Backend):
 
     def compile(self, command: Command) -> list[dict]:
         self._require()
-        return self._compiler.compile(command)
+        return self._require_compiler().compile(command)
 
     def step(self, action: Any) -> StepResult:
         world = self._require()
@@ -277,7 +280,7 @@ class TriFingerBackend(Backend):
         world = self._require()
         return int(round((self._time_limit_s if world.scene else 20.0) * 1000))
 
-    def current_overlap(self, mode: str | None = None) -> float:
+    def current_overlap(self, mode: OverlapMode | None = None) -> float:
         """The task's score now: block/goal overlap, or for reaching the fingertips' closeness."""
         world = self._require()
         if world.scene is not None and world.scene.tip_goals:
@@ -288,7 +291,7 @@ class TriFingerBackend(Backend):
     def verdict(self) -> Verdict:
         """Whether the current state counts as solved under the run's profile, and by which measure."""
         world = self._require()
-        tip_goals = np.asarray(world.scene.tip_goals, dtype=float).reshape(-1, 3)
+        tip_goals = np.asarray(world.built_scene().tip_goals, dtype=float).reshape(-1, 3)
         return judge(self.profile, world.block_cuboids(), world.goal_cuboids(), world.tips(), tip_goals,
                      self.overlap_mode)
 
@@ -313,6 +316,11 @@ class TriFingerBackend(Backend):
         if self._world is None or self._world.scene is None:
             raise RuntimeError("reset() the trifinger backend before using it")
         return self._world
+
+    def _require_compiler(self) -> ScriptCompiler:
+        if self._compiler is None:
+            raise RuntimeError("reset() the trifinger backend before using it")
+        return self._compiler
 
 
 def _check_action(action: Any) -> tuple[list[float], int]:

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-Vec3 = tuple[float, float, float]
-Quat = tuple[float, float, float, float]
+from agentkit.envs.trifinger.geometry import Quat, Vec3, quat, vec3
 
 #: TriFingerPro pose holding the fingertips 21 cm up, out of the blocks' way. CausalWorld raises its
 #: TriFinger Edu for towers and general (robot/trifinger.py get_joint_positions_raised, action.py
@@ -61,10 +60,10 @@ def tower_start_positions(count: int, size: Vec3) -> list[Vec3]:
     """towers.py ``_set_up_cuboid``: blocks start on the diagonal from (-0.12, -0.12), one block
     plus 5 mm apart; past 0.12 the diagonal restarts half a block higher (CausalWorld's rule, whose
     restarted blocks overlap the first ones; towers tasks of more blocks are scattered instead)."""
-    out = []
+    out: list[Vec3] = []
     position = np.array([-0.12, -0.12, size[2] / 2])
     for _ in range(count):
-        out.append(tuple(float(v) for v in position))
+        out.append(vec3(position))
         position[:2] += np.asarray(size[:2]) + 0.005
         if np.any(position[:2] > 0.12):
             position[:2] = -0.12
@@ -98,7 +97,7 @@ def dropped_poses(drops: tuple[tuple[Vec3, Quat], ...], side: float, mass: float
             rested = []
             for i in range(index + 1):
                 pos, orn = world.block_pose(i)
-                rested.append((tuple(float(v) for v in pos), tuple(float(v) for v in orn)))
+                rested.append((vec3(pos), quat(orn)))
         return tuple(rested)
     finally:
         world.close()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentkit.envs.trifinger.geometry import Cuboid
-from agentkit.envs.trifinger.overlap import aabb_overlap, overlap
+from agentkit.envs.trifinger.overlap import OverlapMode, aabb_overlap, overlap
 
 PROFILES: tuple[str, ...] = ("causalworld", "agentkit")
 DEFAULT_PROFILE = "causalworld"
@@ -94,19 +94,28 @@ class Verdict:
     value: float
 
 
+def _reach_arrays(tips: np.ndarray | None, tip_goals: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(tips, tip_goals) when the state is a reaching one (``tip_goals`` non-empty), else None."""
+    if tip_goals is None or len(tip_goals) == 0:
+        return None
+    if tips is None:
+        raise ValueError("judge: a reaching state (tip_goals given) needs the fingertip positions (tips)")
+    return tips, tip_goals
+
+
 def judge(profile: str, blocks: Sequence[Cuboid], goals: Sequence[Cuboid], tips: np.ndarray | None = None,
-          tip_goals: np.ndarray | None = None, overlap_mode: str = "volumetric") -> Verdict:
+          tip_goals: np.ndarray | None = None, overlap_mode: OverlapMode = "volumetric") -> Verdict:
     """The profile's success verdict for one state (reaching when ``tip_goals`` is non-empty)."""
-    reaching = tip_goals is not None and len(tip_goals) > 0
+    reach = _reach_arrays(tips, tip_goals)
     if profile == "causalworld":
-        if reaching:
-            error = reaching_error(tips, tip_goals)
+        if reach is not None:
+            error = reaching_error(*reach)
             return Verdict(error < REACHING_SUCCESS_ERROR, "causalworld_reaching_mean_abs_error<0.01", error)
         value = causalworld_overlap(blocks, goals)
         return Verdict(value > OVERLAP_SUCCESS, "causalworld_aabb_overlap>0.9", value)
     check_profile(profile)
-    if reaching:
-        score = agentkit_reach_score(tips, tip_goals)
+    if reach is not None:
+        score = agentkit_reach_score(*reach)
         return Verdict(score > OVERLAP_SUCCESS, "agentkit_reach_score>0.9", score)
     value = overlap(blocks, goals, overlap_mode)
     return Verdict(value > OVERLAP_SUCCESS, f"{overlap_mode}_overlap>0.9", value)

@@ -8,13 +8,14 @@ across calls. Errors a model can fix (unknown block, nothing held, unreachable p
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
 import numpy as np
 
 from agentkit.actions import Command, CompileError
-from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.geometry import Cuboid, vec3
 from agentkit.envs.trifinger.grasping import APPROACH, SQUEEZE, TIP_RADIUS, plan_grasp
 from agentkit.envs.trifinger.motion import CARRY_TOLERANCE, TrajectoryBuilder, UnreachableError
 from agentkit.envs.trifinger.scene import REST_JOINTS
@@ -92,7 +93,7 @@ class ScriptCompiler:
         """The point a command asks the fingers (or the grasped block's centre) to go to, when it names one."""
         try:
             if name in ("move_to", "move_tip"):
-                return tuple(float(v) for v in args[-3:])
+                return vec3(args[-3:])
             if name == "grasp" or name == "rotate" or name == "push":
                 x, y, z = self._block(int(args[0])).position
                 if name == "push":
@@ -218,7 +219,7 @@ class ScriptCompiler:
             # all tips back up; an idle one already as high as it goes (the raised start) stays
             trial.move(self._within_reach(trial, trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]), trial.tips))
 
-        _first_reachable(build, [lambda trial, f=fingers: push_with(f, trial)
+        _first_reachable(build, [functools.partial(push_with, fingers)
                                  for fingers in ((0, 1, 2), (0, 1), (1, 2), (0, 2), (0,), (1,), (2,))])
 
     def _move_tip(self, build: TrajectoryBuilder, finger: int, x: float, y: float, z: float) -> None:
@@ -301,7 +302,8 @@ class ScriptCompiler:
         that path is out of reach from a tip above ``safe`` (the raised start pose, 0.204 m: a slanted
         path from so high passes points TriFingerPro cannot reach), the tips come straight down to
         ``safe`` first."""
-        _first_reachable(build, [lambda trial, down=come_down: self._reposition_path(trial, targets, safe, fingers, down)
+        _first_reachable(build, [functools.partial(self._reposition_path, targets=targets, safe=safe, fingers=fingers,
+                                                   come_down=come_down)
                                  for come_down in (False, True)])
 
     def _reposition_path(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,

@@ -88,9 +88,11 @@ class DenseReward:
 
     def step(self, state: WorldState) -> float:
         """The reward of the control step that ended in ``state`` (already scaled by dt), added to ``total``."""
-        if self._previous is None:
+        previous = self._previous
+        if previous is None:
             self.reset(state)
-        terms = self.terms(self._previous, state)
+            previous = state
+        terms = self.terms(previous, state)
         goal = self.goal_reward(state)
         reward = (float(np.dot(terms, self.spec.weights)) if len(terms) else 0.0) + goal * self.spec.fractional_weight
         reward *= CONTROL_STEP_S

@@ -7,11 +7,29 @@ planning), so the maths is plain numpy on arrays, without a pybullet round trip.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import SupportsFloat
 
 import numpy as np
 
-IDENTITY = (0.0, 0.0, 0.0, 1.0)
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]
+
+IDENTITY: Quat = (0.0, 0.0, 0.0, 1.0)
+
+
+def vec3(values: Iterable[SupportsFloat]) -> Vec3:
+    """Three plain floats from any three numbers (a numpy row, a list, pybullet's tuple); the type
+    checker then knows the length, which ``tuple(float(v) for v in values)`` does not tell it."""
+    x, y, z = (float(v) for v in values)
+    return (x, y, z)
+
+
+def quat(values: Iterable[SupportsFloat]) -> Quat:
+    """Four plain floats (a quaternion x, y, z, w, or an RGBA colour), as ``vec3`` does for three."""
+    x, y, z, w = (float(v) for v in values)
+    return (x, y, z, w)
 
 
 def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.trifinger.geometry import quat, vec3
 from agentkit.envs.trifinger.scene import Scene
 from agentkit.envs.trifinger.task_spaces import ALIASES, PNP_ANGLES, task_space
 from agentkit.envs.trifinger.world import TriFingerWorld
@@ -26,12 +27,12 @@ PNP_BLOCK_RADIUS = 0.09
 
 def snapshot(world: TriFingerWorld) -> Scene:
     """The world's scene with its current block poses and the current goal and block specs."""
-    scene = copy.deepcopy(world.scene)
+    scene = copy.deepcopy(world.built_scene())
     scene.goals = copy.deepcopy(world.goal_specs)
     scene.blocks = copy.deepcopy(world.block_specs)
     for i, block in enumerate(scene.blocks):
         pos, orn = world.block_pose(i)
-        block.position, block.orientation = tuple(float(v) for v in pos), tuple(orn)
+        block.position, block.orientation = vec3(pos), quat(orn)
     return scene
 
 

@@ -31,7 +31,7 @@ axis-aligned overlap, or for reaching the mean tip error), ``overlap`` (our exac
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -44,6 +44,9 @@ from agentkit.envs.trifinger.obstacles import count_of
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import default_scene, family
 from agentkit.envs.trifinger.world import CONTROL_STEP_S, SKIP_FRAME
+
+if TYPE_CHECKING:
+    from agentkit.envs.trifinger.cameras import CausalWorldCameras
 
 ACTION_MODES = ("joint_positions", "joint_torques", "end_effector_positions")
 OBSERVATION_MODES = ("structured", "pixel")
@@ -83,7 +86,7 @@ class TriFingerGymEnv(gymnasium.Env):
         obstacles = count_of(number_of_obstacles, self.family) if number_of_obstacles else 0
         self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", end_on_success=False, profile="causalworld",
                                         number_of_obstacles=obstacles)
-        self._pixels = None
+        self._pixels: CausalWorldCameras | None = None
         scene = default_scene(self.family)
         blocks = max(len(scene.blocks), max_objects or MAX_OBJECTS.get(self.family, 0))
         goals = max(len(scene.goals), max_objects or MAX_OBJECTS.get(self.family, 0))
@@ -140,6 +143,7 @@ class TriFingerGymEnv(gymnasium.Env):
             world.hold_steps(solution.joints, self.skip_frame)
         self._steps += 1
         dense = self.backend._dense
+        assert dense is not None  # the backend's reset() made it
         reward, self._last_return = dense.total - self._last_return, dense.total
         truncated = self._steps >= self._max_steps
         return self._observation(), float(reward), False, truncated, self._info()
@@ -168,7 +172,9 @@ class TriFingerGymEnv(gymnasium.Env):
 
     def _observation(self) -> np.ndarray:
         if self.observation_mode == "pixel":
-            images = np.concatenate([self._pixels.scene_images(), self._pixels.goal_images()], axis=0)
+            pixels = self._pixels
+            assert pixels is not None  # reset() made the cameras for pixel observations
+            images = np.concatenate([pixels.scene_images(), pixels.goal_images()], axis=0)
             return images.astype(np.float32) / 255.0 if self.normalize_observations else images
         return ov.vector(self.entries, read_state(self.backend.world), self._time_left(), self.normalize_observations)
 

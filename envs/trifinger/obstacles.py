@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.trifinger.geometry import vec3
 from agentkit.envs.trifinger.scene import BlockSpec, Scene
 
 #: Tasks whose generator defines number_of_obstacles, with its range (the same in spaces A and B).
@@ -81,7 +82,7 @@ def with_obstacles(scene: Scene, value: Any, generator: np.random.Generator) -> 
     for index in range(have, wanted):
         reason = ""
         for _ in range(ATTEMPTS):
-            position = tuple(float(v) for v in generator.uniform(low, high))
+            position = vec3(generator.uniform(low, high))
             cube = BlockSpec(f"{PREFIX}{index}", (OBSTACLE_SIDE,) * 3, position, mass=0.0,
                              color=OBSTACLE_COLOR, static=True)
             scene.obstacles.append(cube)

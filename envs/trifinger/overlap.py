@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, TypeGuard
 
 import numpy as np
 
@@ -24,6 +24,11 @@ from agentkit.envs.trifinger.geometry import Cuboid
 
 OverlapMode = Literal["volumetric", "causalworld_aabb"]
 OVERLAP_MODES: tuple[str, ...] = ("volumetric", "causalworld_aabb")
+
+
+def is_overlap_mode(name: str) -> TypeGuard[OverlapMode]:
+    """Whether ``name`` is one of OVERLAP_MODES (and so, for the type checker, an OverlapMode)."""
+    return name in OVERLAP_MODES
 DEFAULT_POINTS = 1024
 
 

@@ -55,7 +55,7 @@ def _short(value: Any) -> str:
 
 def table_rows(entries: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """Rows (task, seed, blocks, goals, other intervened variables) for a human-readable table."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for entry in entries:
         if "error" in entry:
             rows.append((entry["task"], str(entry["seed"]), "", "", f"ERROR: {entry['error']}"))
@@ -63,7 +63,7 @@ def table_rows(entries: list[dict[str, Any]]) -> list[tuple[str, ...]]:
         blocks = "\n".join(f"{b['name']} {_pose(b)} {b['mass'] * 1000:.0f} g" for b in entry["blocks"])
         goals = "\n".join(f"{g['name']} {_pose(g)}" for g in entry["goals"])
         goals += "".join(f"\ntip {i} ({t[0]:+.3f}, {t[1]:+.3f}, {t[2]:.3f})" for i, t in enumerate(entry["tip_goals"]))
-        other = []
+        other: list[str] = []
         for name, value in entry["intervention"].items():
             if isinstance(value, dict):
                 other.extend(f"{name}.{prop} = {_short(v)}" for prop, v in value.items())

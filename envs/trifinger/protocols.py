@@ -218,6 +218,7 @@ def sample_intervention(selection: Selection, variables: WorldVariables, generat
                 best = solved
             if solved.worst < 0.01:
                 break
+        assert best is not None  # the loop above runs at least once
         return {"joint_positions": [float(v) for v in best.joints]}
     task = variables.world.scene.task if variables.world.scene is not None else None
     if selection.task_goal and task in TASK_GOALS:

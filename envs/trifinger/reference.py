@@ -35,7 +35,7 @@ import numpy as np
 from agentkit.actions import Command, Script
 from agentkit.actions.formatter import format_script
 from agentkit.envs.trifinger.compiler import tilt_degrees
-from agentkit.envs.trifinger.geometry import Cuboid, yaw_of
+from agentkit.envs.trifinger.geometry import Cuboid, vec3, yaw_of
 from agentkit.envs.trifinger.grasping import plan_grasp
 from agentkit.envs.trifinger.overlap import aabb_overlap, volumetric_overlap
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
@@ -193,7 +193,7 @@ class TriFingerReference:
         last = all(other_g == g or self._attempts.get(other_g, 0) > 0 for other_g, _ in pairs) and pairs[-1][0] == g
         commands = self._pick_and_place(blocks, goals, b, g, keep_holding=last, tries=tries)
         if any(c.name == "grasp" for c in commands):
-            self._grasped_from[b] = tuple(float(v) for v in blocks[b].position)
+            self._grasped_from[b] = vec3(blocks[b].position)
         return commands
 
     # -- recovery --------------------------------------------------------------------------------

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE
-from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.geometry import Cuboid, vec3
 from agentkit.envs.trifinger.protocols import Protocol, protocol_for
-from agentkit.envs.trifinger.scene import Scene
+from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
 from agentkit.envs.trifinger.start_pose import with_start_pose
 from agentkit.envs.trifinger.task_spaces import ALIASES, task_space
 from agentkit.envs.trifinger.tasks import default_scene
@@ -133,11 +133,13 @@ def sample(protocol: Protocol, space: dict[str, Any], generator: np.random.Gener
             elif name != "joint_positions":
                 draw[name] = _uniform(value, generator)
         return draw
+    first, second = protocol.first, protocol.second
+    assert first is not None and second is not None, "only the fully random protocol has no regexes"
     for name, value in space.items():
-        if not re.fullmatch(protocol.first, name):
+        if not re.fullmatch(first, name):
             continue
         if isinstance(value, dict):
-            picked = {prop: _uniform(rng, generator) for prop, rng in value.items() if re.fullmatch(protocol.second, prop)}
+            picked = {prop: _uniform(rng, generator) for prop, rng in value.items() if re.fullmatch(second, prop)}
             if picked:
                 draw[name] = picked
         else:
@@ -202,9 +204,11 @@ def apply(scene: Scene, draw: dict[str, Any], generator: np.random.Generator | N
             if "cylindrical_position" in value:
                 scene.tip_goals[index] = _cartesian(value["cylindrical_position"])
             continue  # a sphere's colour and orientation are not modelled
-        spec = {"block": scene.blocks, "goal": scene.goals, "obstacle": scene.obstacles}[kind][index]
+        specs: dict[str, list[BlockSpec] | list[GoalSpec]] = {
+            "block": scene.blocks, "goal": scene.goals, "obstacle": scene.obstacles}
+        spec = specs[kind][index]
         if "size" in value:
-            spec.size = tuple(float(v) for v in value["size"])
+            spec.size = vec3(value["size"])
             if kind == "obstacle":  # a fixed wall stays standing on the floor
                 spec.position = (spec.position[0], spec.position[1], spec.size[2] / 2)
         if "cylindrical_position" in value:
@@ -212,8 +216,8 @@ def apply(scene: Scene, draw: dict[str, Any], generator: np.random.Generator | N
         if "euler_orientation" in value:
             spec.orientation = _quaternion(value["euler_orientation"])
         if "color" in value:
-            spec.color = tuple(float(v) for v in value["color"])
-        if "mass" in value:
+            spec.color = vec3(value["color"])
+        if "mass" in value and isinstance(spec, BlockSpec):  # goals have no mass
             spec.mass = float(value["mass"])
     if "number_of_obstacles" in draw:
         from agentkit.envs.trifinger.obstacles import with_obstacles
@@ -256,7 +260,7 @@ def goal_problems(scene: Scene) -> list[str]:
     problems = []
     low, high = np.asarray(ARENA_BB[0]), np.asarray(ARENA_BB[1])
     shapes = [(g.name, g.cuboid()) for g in scene.goals]
-    shapes += [(f"tip_goal{i}", Cuboid(tuple(t), (0.03, 0.03, 0.03))) for i, t in enumerate(scene.tip_goals)]
+    shapes += [(f"tip_goal{i}", Cuboid(vec3(t), (0.03, 0.03, 0.03))) for i, t in enumerate(scene.tip_goals)]
     for name, cuboid in shapes:
         box_low, box_high = cuboid.aabb()
         inside = np.clip(np.minimum(box_high, high) - np.maximum(box_low, low), 0.0, None).prod()

@@ -9,10 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agentkit.envs.trifinger.geometry import IDENTITY, Cuboid
-
-Vec3 = tuple[float, float, float]
-Quat = tuple[float, float, float, float]
+from agentkit.envs.trifinger.geometry import IDENTITY, Cuboid, Quat, Vec3
 
 #: TriFingerPro's rest pose (per finger: upper, middle, lower joint), as trifinger-simulation uses it.
 REST_JOINTS: tuple[float, ...] = (0.0, 0.9, -1.7) * 3

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agentkit.envs.trifinger.geometry import Cuboid, quaternion_matrix
+from agentkit.envs.trifinger.geometry import Cuboid, quat, quaternion_matrix, vec3
 from agentkit.envs.trifinger.sim_import import p
 
 
@@ -32,8 +32,7 @@ class BodyState:
         return self.position - half, self.position + half
 
     def cuboid(self) -> Cuboid:
-        return Cuboid(tuple(float(v) for v in self.position), tuple(float(v) for v in self.size),
-                      tuple(float(v) for v in self.orientation))
+        return Cuboid(vec3(self.position), vec3(self.size), quat(self.orientation))
 
 
 @dataclass

@@ -202,11 +202,14 @@ def _combine(a: Range, b: Range) -> Range:
     low, high = [], []
     for i in range(len(a[0])):
         if a[0][i] < b[0][i]:
-            low.append(a[0][i]), high.append(b[1][i])
+            low.append(a[0][i])
+            high.append(b[1][i])
         elif a[0][i] == b[0][i]:
-            low.append(a[0][i]), high.append(max(a[1][i], b[1][i]))
+            low.append(a[0][i])
+            high.append(max(a[1][i], b[1][i]))
         else:
-            low.append(b[0][i]), high.append(a[1][i])
+            low.append(b[0][i])
+            high.append(a[1][i])
     return (low, high)
 
 

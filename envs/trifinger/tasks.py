@@ -25,7 +25,7 @@ from agentkit.envs.trifinger.causalworld_layouts import (
     stacked_wall,
     tower_start_positions,
 )
-from agentkit.envs.trifinger.geometry import yaw_quaternion
+from agentkit.envs.trifinger.geometry import vec3, yaw_quaternion
 from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
 
 CUBE = 0.065  # envs/scene/objects.py Cuboid size default [0.065] * 3 (silhouette.py SCuboid: the same)
@@ -129,7 +129,7 @@ def stacking2(rng: np.random.Generator | None) -> Scene:
         b1, b2, goal_xy, yaws = (0.0, 0.0), (0.01, 0.08), (-0.06, -0.06), (0.0, 0.0, 0.0)
     else:
         goal_xy, b1, b2 = _free_spots(rng, 3, 0.095, [])
-        yaws = tuple(rng.uniform(-math.pi, math.pi) for _ in range(3))
+        yaws = vec3(rng.uniform(-math.pi, math.pi) for _ in range(3))
     goal_yaw = yaws[2]
     return Scene("stacking2", "Stack the two cubes into the green two-cube tower.",
                  blocks=[_cube("block0", 0, b1, yaws[0]), _cube("block1", 2, b2, yaws[1])],
@@ -145,14 +145,16 @@ def towers(rng: np.random.Generator | None) -> Scene:
     if rng is None:
         counts, dims, centre, mass = (1, 1, 5), (0.035, 0.035, 0.175), (0.0, 0.0), 0.08
     else:
-        counts = tuple(int(rng.integers(1, 4)) for _ in range(3))
-        dims = tuple(float(v) for v in rng.uniform(0.08, 0.12, size=3))
-        centre = tuple(float(v) for v in rng.uniform(-0.1, 0.05, size=2))
+        nx, ny, nz = (int(rng.integers(1, 4)) for _ in range(3))
+        counts = (nx, ny, nz)
+        dims = vec3(rng.uniform(0.08, 0.12, size=3))
+        cx, cy = (float(v) for v in rng.uniform(-0.1, 0.05, size=2))
+        centre = (cx, cy)
         mass = float(rng.uniform(0.02, 0.06))
     # towers.py defaults: tool_block_mass 0.08, number_of_blocks_in_tower (1, 1, 5), tower_dims
     # (0.035, 0.035, 0.175), tower_center (0, 0); space A as task_spaces lists it.
-    size = tuple(d / n for d, n in zip(dims, counts))
-    goals = []
+    size = vec3(d / n for d, n in zip(dims, counts))
+    goals: list[GoalSpec] = []
     for level in range(counts[2]):
         for col in range(counts[1]):
             for row in range(counts[0]):
@@ -217,12 +219,12 @@ def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scen
     if rng is None:
         levels, width = STACKED_DEFAULTS[task]
         wall = stacked_wall(levels, width)
-        side = (wall.side,) * 3
-        blocks = [BlockSpec(f"block{i}", side, p, yaw_quaternion(0.0), STACKED_MASS, PALETTE[i % len(PALETTE)][1])
+        cube = (wall.side,) * 3
+        blocks = [BlockSpec(f"block{i}", cube, p, yaw_quaternion(0.0), STACKED_MASS, PALETTE[i % len(PALETTE)][1])
                   for i, p in enumerate(wall.block_positions)]
         shown = [p for p, level in zip(wall.goal_positions, wall.goal_levels)
                  if not creative or level in (0, levels - 1)]
-        goals = [_goal(f"goal{i}", side, p) for i, p in enumerate(shown)]
+        goals = [_goal(f"goal{i}", cube, p) for i, p in enumerate(shown)]
         count = len(wall.block_positions)
     else:
         # space A of stacked_blocks.py (creative: stack_levels 3-5), drawn as its sample_new_goal
@@ -260,6 +262,7 @@ def _placed_block(rng: np.random.Generator, name: str, size: Vec3, mass: float, 
                           PALETTE[len(placed) % len(PALETTE)][1])
         if not block_problems(Scene("stacked", "", blocks=[*placed, block])):
             break
+    assert block is not None  # the loop above runs at least once
     return block
 
 
@@ -281,7 +284,7 @@ def general(rng: np.random.Generator | None) -> Scene:
         count, side, mass = int(rng.integers(1, 5)), float(rng.uniform(0.05, 0.07)), float(rng.uniform(0.02, 0.06))
         # general.py: drop points uniform in the arena box shrunk by 4 cm at the sides and 8 cm on top
         low, high = np.array([-0.11, -0.11, 0.0]), np.array([0.11, 0.11, 0.22])
-        drops = tuple((tuple(float(v) for v in rng.uniform(low, high)), _euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
+        drops = tuple((vec3(rng.uniform(low, high)), _euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
                       for _ in range(count))
         local = rng
     rested = dropped_poses(drops, side, mass)

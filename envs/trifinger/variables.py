@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agentkit.envs.trifinger.geometry import quaternion_matrix
+from agentkit.envs.trifinger.geometry import quat, quaternion_matrix, vec3
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec
 from agentkit.envs.trifinger.sim_import import p
 from agentkit.envs.trifinger.world import TriFingerWorld
@@ -63,8 +63,8 @@ class WorldVariables:
         out: dict[str, tuple[str, ...]] = {}
         for spec in self.world.block_specs:
             out[spec.name] = BLOCK_PROPERTIES
-        for spec in self.world.goal_specs:
-            out[spec.name] = GOAL_PROPERTIES
+        for goal in self.world.goal_specs:
+            out[goal.name] = GOAL_PROPERTIES
         for name in LINK_NAMES:
             out[name] = LINK_PROPERTIES
         return out
@@ -100,9 +100,10 @@ class WorldVariables:
                     "color": list(spec.color), "mass": float(spec.mass)}[prop]
         goal = self._goal_index(name)
         if goal is not None:
-            spec = w.goal_specs[goal]
-            return {"cylindrical_position": _cylindrical(spec.position), "euler_orientation": _euler(spec.orientation),
-                    "size": list(spec.size), "color": list(spec.color)}[prop]
+            goal_spec = w.goal_specs[goal]
+            return {"cylindrical_position": _cylindrical(goal_spec.position),
+                    "euler_orientation": _euler(goal_spec.orientation),
+                    "size": list(goal_spec.size), "color": list(goal_spec.color)}[prop]
         if name in self.link_colors:
             if prop == "color":
                 return list(self.link_colors[name])
@@ -157,16 +158,16 @@ class WorldVariables:
             p.resetBasePositionAndOrientation(body, _cartesian(value), orn, physicsClientId=client)
             p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=client)
         elif prop == "euler_orientation":
-            quat = p.getQuaternionFromEuler([float(v) for v in value])
-            p.resetBasePositionAndOrientation(body, pos, quat, physicsClientId=client)
+            turned = p.getQuaternionFromEuler([float(v) for v in value])
+            p.resetBasePositionAndOrientation(body, pos, turned, physicsClientId=client)
         elif prop == "color":
-            spec.color = tuple(float(v) for v in value)
+            spec.color = vec3(value)
             p.changeVisualShape(body, -1, rgbaColor=[*spec.color, 1.0], physicsClientId=client)
         elif prop == "mass":
             spec.mass = float(value)
             p.changeDynamics(body, -1, mass=spec.mass, physicsClientId=client)
         elif prop == "size":
-            new = BlockSpec(spec.name, tuple(float(v) for v in value), tuple(float(v) for v in pos), tuple(orn),
+            new = BlockSpec(spec.name, vec3(value), vec3(pos), quat(orn),
                             spec.mass, spec.color, spec.static)
             w.replace_block(index, new)
         else:
@@ -180,9 +181,9 @@ class WorldVariables:
         elif prop == "euler_orientation":
             spec.orientation = tuple(p.getQuaternionFromEuler([float(v) for v in value]))
         elif prop == "size":
-            spec.size = tuple(float(v) for v in value)
+            spec.size = vec3(value)
         elif prop == "color":
-            spec.color = tuple(float(v) for v in value)
+            spec.color = vec3(value)
         else:
             raise KeyError(prop)
         w.replace_goal(index, GoalSpec(spec.name, spec.size, spec.position, spec.orientation, spec.color))

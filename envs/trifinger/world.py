@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agentkit.envs.trifinger.geometry import Cuboid
+from agentkit.envs.trifinger.geometry import Cuboid, vec3
 from agentkit.envs.trifinger.kinematics import JOINT_HIGH, JOINT_LOW, TipKinematics
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
 from agentkit.envs.trifinger.sim_import import SimFinger, p, trifinger_simulation
@@ -90,6 +90,12 @@ class TriFingerWorld:
                             p.setCollisionFilterPair(self.robot_id, self.robot_id, a, b, 0, physicsClientId=self.client)
 
     # -- building -------------------------------------------------------------------------------
+
+    def built_scene(self) -> Scene:
+        """The scene of the last ``build`` (a RuntimeError before the first)."""
+        if self.scene is None:
+            raise RuntimeError("build() a scene in the TriFinger world before reading it")
+        return self.scene
 
     def build(self, scene: Scene) -> None:
         """Remove the previous scene's bodies and create ``scene``'s; the robot goes to its start pose."""
@@ -173,7 +179,7 @@ class TriFingerWorld:
             self._tick()
         self.target = goal
 
-    def hold_steps(self, joints: Sequence[float], count: int) -> None:
+    def hold_steps(self, joints: Sequence[float] | np.ndarray, count: int) -> None:
         """Hold the set-point ``joints`` (no ramp) for ``count`` physics steps: CausalWorld's
         joint-position control step (``envs/robot/trifinger.py`` ``apply_action``)."""
         goal = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
@@ -241,7 +247,7 @@ class TriFingerWorld:
         return [g.cuboid() for g in self.goal_specs]
 
     def set_gravity(self, gravity: Sequence[float]) -> None:
-        self.gravity = tuple(float(g) for g in gravity)
+        self.gravity = vec3(gravity)
         p.setGravity(*self.gravity, physicsClientId=self.client)
         self.kinematics.set_gravity(self.gravity)
 
