@@ -419,6 +419,7 @@ def _export_tables(target: str, out_dir: Path, table_format: str, db: str | None
 # The other verbs live in their own modules, which import this one's app: registered last.
 from agentkit.cli_db import register as register_db  # noqa: E402  (db upgrade)
 from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
+from agentkit.cli_play import register as register_play  # noqa: E402  (play: people in the browser)
 from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
 from agentkit.cli_templates import register as register_templates  # noqa: E402  (templates list|show|copy)
 from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)
@@ -428,6 +429,7 @@ register_report(app)
 register_eval(app)
 register_templates(app)
 register_db(app)
+register_play(app)
 
 
 def main() -> None:

@@ -1,0 +1,64 @@
+"""`agentkit play`: a participant plays the arena's tasks in a browser, stored as a run of model `human:<id>`.
+
+Why its own module: the play server (agentkit.play) is only imported when the verb runs, so the
+other commands start as fast as before; ``register(app)`` adds the verb to the main app.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from agentkit.cli_common import DB_HELP, err, fail, out
+
+log = logging.getLogger("agentkit.play")
+
+
+def play(
+    participant: str = typer.Option(..., "--participant", help="The participant's id (letters, digits, - _ .); nothing else about the person is stored."),
+    db: str | None = typer.Option(None, help=DB_HELP),
+    suite: str = typer.Option("aai-children40", "--suite", help="The suite played in order (after the tutorial)."),
+    tasks: str | None = typer.Option(None, "--tasks", help="Task ids or suites, comma-separated, instead of the whole suite."),
+    mode: str = typer.Option("keyboard", "--mode", help="keyboard (arrow keys, real time) or script (typed Go/Turn scripts, one frame a turn)."),
+    condition: str = typer.Option("", "--condition", help="The experimental condition, stored in the run config."),
+    size: int | None = typer.Option(None, "--size", min=16, max=2048, help="Frame side in pixels (default: the model runs' 512)."),
+    tutorial: bool = typer.Option(True, "--tutorial/--no-tutorial", help="Start with the tutorial arena (testbed 01-01-01)."),
+    seed: int = typer.Option(0, "--seed", help="The run's seed (as for model runs)."),
+    host: str = typer.Option("127.0.0.1", help="Address to bind; anything but loopback lets others on the network play."),
+    port: int = typer.Option(8770, min=0, max=65535, help="Port (0 picks a free one)."),
+) -> None:
+    """Serve a local page where a participant plays a tutorial, then the tasks, recorded like a model's run."""
+    from agentkit.cli_common import open_store
+    from agentkit.play import PlayOptions, PlayServer
+    from agentkit.play.session import TUTORIAL_TASK, check_tasks, suite_tasks
+
+    if len(condition) > 200:
+        fail("--condition: at most 200 characters")
+    try:
+        options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks), mode=mode,
+                              condition=condition, size=size, tutorial=TUTORIAL_TASK if tutorial else None, seed=seed)
+        check_tasks(options)
+    except ValueError as exc:
+        fail(str(exc))
+    store = open_store(db)
+    try:
+        server = PlayServer(store, options, host=host, port=port)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("play is bound to %s: anyone who can reach it can play as participant %s", host, participant)
+    err.print(f"participant {participant}: {len(options.tasks)} task(s) in {mode} mode"
+              f"{' after the tutorial' if tutorial else ''}", markup=False)
+    out.print(f"agentkit play on {server.url}  - open it in a browser; Ctrl-C to stop", markup=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        store.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)

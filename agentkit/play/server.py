@@ -1,0 +1,207 @@
+"""The local web server of ``agentkit play``: the page, its assets and a small JSON API.
+
+Why the standard library's threading server: one request a step (at most ~17 a second per
+participant) needs nothing more, and each request may wait for the world to step. The page polls
+``/api/step`` with the keys it holds (keyboard mode) or posts a typed script (script mode); each
+request moves the world by exactly one answer and returns the frame that follows, so the world
+advances only while a page asks, never faster than one step per 0.06 s. ``/api/session`` opens
+the participant's session, or returns the one in play (a reloaded or reopened tab resumes).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from agentkit.play.keys import held_keys_action
+from agentkit.play.session import STEP_S, PlayOptions, PlaySession
+from agentkit.transcripts import TranscriptStore
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 64 * 1024
+MAX_SCRIPT = 4000  # characters of one typed script
+MAX_KEYS = 16
+ASSETS = {"play.html": "text/html; charset=utf-8", "play.js": "text/javascript; charset=utf-8",
+          "play.css": "text/css; charset=utf-8"}
+CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("agentkit.play").joinpath("static").joinpath(name).read_bytes()
+
+
+class BadRequest(ValueError):
+    """A request the API refuses, with the one line the page shows."""
+
+
+@dataclass
+class _Seat:
+    """A session and when its world last stepped (for the 0.06 s pace)."""
+
+    session: PlaySession
+    last_step: float = 0.0
+    lock: threading.Lock = threading.Lock()
+
+
+class PlayServer:
+    """Serves one experimenter's sittings: ``options`` name the participant, tasks and mode."""
+
+    def __init__(self, store: TranscriptStore, options: PlayOptions, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.store = store
+        self.options = options
+        self._seats: dict[str, _Seat] = {}
+        self._by_participant: dict[str, str] = {}
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(_Handler):
+            play = server
+
+        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd.daemon_threads = True
+        self.host, self.port = host, self.httpd.server_address[1]
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    # ------------------------------------------------------------------ lifecycle
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever(poll_interval=0.2)
+
+    def start(self) -> str:
+        """Serve on a background thread (tests, benchmarks); returns the page's URL."""
+        self._thread = threading.Thread(target=self.serve_forever, name="play-server", daemon=True)
+        self._thread.start()
+        return self.url
+
+    def close(self) -> None:
+        """Stop serving and close every session (an episode in play ends; its run is closed)."""
+        if self._thread is not None:
+            self.httpd.shutdown()
+            self._thread.join(10)
+        self.httpd.server_close()
+        for seat in list(self._seats.values()):
+            seat.session.close()
+
+    # ------------------------------------------------------------------ API
+    def open_session(self) -> dict[str, Any]:
+        """The participant's session (created on first call): its token and state."""
+        with self._lock:
+            token = self._by_participant.get(self.options.participant)
+            if token is None:
+                session = PlaySession(self.options, self.store)
+                session.start()
+                token = secrets.token_urlsafe(16)
+                self._seats[token] = _Seat(session, lock=threading.Lock())
+                self._by_participant[self.options.participant] = token
+                log.info("participant %s: run %s (%s mode)", self.options.participant, session.run_id,
+                         self.options.mode)
+            seat = self._seats[token]
+        assert seat.session.participant is not None
+        seat.session.participant.wait_first_frame()
+        return {"session": token, **seat.session.state()}
+
+    def seat(self, token: Any) -> _Seat:
+        seat = self._seats.get(token) if isinstance(token, str) else None
+        if seat is None:
+            raise BadRequest("unknown session (reload the page to open one)")
+        return seat
+
+    def step(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Move the world by one answer: the held ``keys`` (keyboard mode) or a ``script``."""
+        seat = self.seat(body.get("session"))
+        session = seat.session
+        assert session.participant is not None
+        if session.options.mode == "keyboard":
+            keys = body.get("keys", [])
+            if not isinstance(keys, list) or len(keys) > MAX_KEYS or not all(isinstance(k, str) for k in keys):
+                raise BadRequest("keys: a list of at most 16 key names")
+            text = held_keys_action(keys)
+        else:
+            script = body.get("script")
+            if not isinstance(script, str) or not script.strip():
+                raise BadRequest("script: type a script (for example Turn(30); Go(5))")
+            text = script
+            if len(text) > MAX_SCRIPT:
+                raise BadRequest(f"script: at most {MAX_SCRIPT} characters")
+        with seat.lock:  # one answer at a time per session, however many tabs ask
+            if session.options.mode == "keyboard":
+                wait = seat.last_step + STEP_S - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+            session.participant.hand_over(text)
+            seat.last_step = time.monotonic()
+        return session.state()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    play: PlayServer
+    server_version = "agentkit-play"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data: dict[str, Any]) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json")
+
+    def do_GET(self) -> None:
+        url = urlparse(self.path)
+        name = "play.html" if url.path in ("/", "/index.html") else url.path.removeprefix("/static/")
+        if name in ASSETS and (url.path.startswith("/static/") or name == "play.html"):
+            self._send(HTTPStatus.OK, _asset(name), ASSETS[name])
+        elif url.path == "/api/state":
+            try:
+                seat = self.play.seat(parse_qs(url.query).get("session", [""])[0])
+            except BadRequest as exc:
+                self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+                return
+            self._json(HTTPStatus.OK, seat.session.state())
+        else:
+            self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
+
+    def do_POST(self) -> None:
+        url = urlparse(self.path)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length < 0 or length > MAX_BODY:
+                raise BadRequest(f"request body: at most {MAX_BODY} bytes")
+            raw = self.rfile.read(length) if length else b"{}"
+            try:
+                body = json.loads(raw)
+            except (ValueError, UnicodeDecodeError):
+                raise BadRequest("request body: not JSON") from None
+            if not isinstance(body, dict):
+                raise BadRequest("request body: a JSON object")
+            if url.path == "/api/session":
+                self._json(HTTPStatus.OK, self.play.open_session())
+            elif url.path == "/api/step":
+                self._json(HTTPStatus.OK, self.play.step(body))
+            else:
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no endpoint {url.path}"})
+        except BadRequest as exc:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        except (BrokenPipeError, ConnectionResetError):
+            log.debug("the page left before its answer")

@@ -1,0 +1,229 @@
+"""One participant's sitting: a run of episodes played through the page, stored like a model's run.
+
+Why: a person's episodes must be comparable with a model's and readable by the same tools, so the
+sitting is an ordinary run (``agentkit.config.RunConfig``, the loop, the store) whose model is
+``human:<participant id>``. Only two things differ: the participant (the page, through
+:class:`~agentkit.play.page_participant.PageParticipant`) and, in keyboard mode, the control (one
+Animal-AI step per answer: ``frame-by-frame:1``, under a memory that keeps only the current turn,
+as a held key is no conversation). The run's config also records the participant id, the
+condition, the play mode and the tutorial task; nothing else about the person is kept.
+
+The tutorial is the testbed arena ``01-01-01`` (Animal-AI Testbed, category 1 "Food Retrieval":
+one green goal straight ahead): a few steps forward reach it, so the participant learns the keys
+and sees what a reward looks like before the first task counts. It is stored as the run's first
+episode, flagged as the tutorial in the run config, so reports can leave it out.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentkit import __version__
+from agentkit.config import ObserverSettings, RunConfig
+from agentkit.loop import run_episode
+from agentkit.pass_rule import apply as judge_metrics
+from agentkit.models.participant import Participant
+from agentkit.play.page_participant import PageParticipant
+from agentkit.prompts.renderer import resolve_templates
+from agentkit.records import EndReason, EpisodeResult, StorageError
+from agentkit.run_worker import episode_id_for
+from agentkit.setup_episode import make_backend, make_setup
+from agentkit.transcripts import TranscriptStore
+
+log = logging.getLogger(__name__)
+
+TUTORIAL_TASK = "01-01-01"  # Animal-AI Testbed 1-1-1: one green goal straight ahead (see the docstring)
+# Animal-AI decides every 3 physics frames of 0.02 s (Unity's fixed timestep; the arena's stand-in
+# refuses any other --decisionPeriod, envs/arena/unity_standin.py): one step per 0.06 s.
+STEP_S = 0.06
+ENV = "aai-arena"
+MODES = ("keyboard", "script")
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What the experimenter chose for a sitting (``agentkit play``'s options)."""
+
+    participant: str
+    tasks: list[str]
+    mode: str = "keyboard"
+    condition: str = ""
+    size: int | None = None  # frame side in pixels (the arena renders and the observer sends this size)
+    tutorial: str | None = TUTORIAL_TASK  # None: no tutorial
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"--mode: give keyboard or script, not {self.mode!r}")
+        if not self.participant or len(self.participant) > 64 or not self.participant.replace("-", "").replace(
+                "_", "").replace(".", "").isalnum():
+            raise ValueError(f"--participant: an id of letters, digits, '-', '_' or '.' (at most 64), "
+                             f"not {self.participant!r}")
+        if not self.tasks:
+            raise ValueError("--tasks: no task to play")
+
+    @property
+    def model(self) -> str:
+        return f"human:{self.participant}"
+
+    def run_config(self) -> RunConfig:
+        """The run's configuration: the model's conditions, plus frame-by-frame control in keyboard mode."""
+        tasks = ([self.tutorial] if self.tutorial else []) + list(self.tasks)
+        fields: dict[str, Any] = {"env": ENV, "tasks": tasks, "model": self.model, "seed": self.seed,
+                                  "max_concurrency": 1, "workers": "threads"}
+        views = ObserverSettings().views
+        if self.mode == "keyboard":  # the person sees only the frame; no text to render each step
+            fields.update(control="frame-by-frame:1", memory="markovian")
+            views = ["image"]
+        if self.size is not None:
+            fields["backend_options"] = {"render_size": self.size}
+        fields["observer"] = ObserverSettings(views=views, **({"max_side": self.size} if self.size else {}))
+        return RunConfig(**fields)
+
+
+def _failed(episode_id: str, task: str, seed: int, rule: str) -> EpisodeResult:
+    """The result of an episode whose world could not be played (judged by the run's pass rule)."""
+    success, metrics = judge_metrics(rule, EndReason.ENV_ERROR, False, {})
+    return EpisodeResult(episode_id=episode_id, task=task, seed=seed, success=success, reward=0.0,
+                         end_reason=EndReason.ENV_ERROR, scripts=0, turns=0, metrics=metrics)
+
+
+def suite_tasks(suite: str | None, tasks: str | None) -> list[str]:
+    """The tasks of ``--tasks`` (comma-separated ids or suite names) or else of ``--suite``, in order."""
+    from agentkit.envs import get_backend
+
+    suites = get_backend(ENV).suites()
+    names = [t.strip() for t in (tasks or "").split(",") if t.strip()] or [suite or "aai-children40"]
+    out: list[str] = []
+    for name in names:
+        out.extend(suites.get(name, [name]))
+    return out
+
+
+def check_tasks(options: PlayOptions) -> None:
+    """ValueError (one line, naming the task) when a task of the sitting cannot be played."""
+    config = options.run_config()
+    backend = make_backend(config)
+    try:
+        for task in dict.fromkeys(config.tasks):
+            backend.check_task(task)
+    finally:
+        backend.close()
+
+
+@dataclass
+class EpisodeOutcome:
+    """How one played episode ended (for the page and the experimenter)."""
+
+    task: str
+    episode_id: str
+    success: bool
+    end_reason: str
+    reward: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task, "episode_id": self.episode_id, "success": self.success,
+                "end_reason": self.end_reason, "reward": round(self.reward, 4)}
+
+
+@dataclass
+class PlaySession:
+    """Creates the run, then plays its episodes in order on a thread of its own, each answer
+    waiting for the page (``participant.hand_over``)."""
+
+    options: PlayOptions
+    store: TranscriptStore
+    run_id: str = ""
+    participant: PageParticipant | None = None
+    outcomes: list[EpisodeOutcome] = field(default_factory=list)
+    current: int = 0  # index of the episode being played in the run's plan
+    error: str | None = None
+    _thread: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        self.config = self.options.run_config()
+        self.plan = list(self.config.episode_plan())
+
+    def start(self) -> None:
+        """Create the run and start playing (the world waits for the page). The tasks are checked
+        before, by :func:`check_tasks` (``agentkit play`` does, before it serves)."""
+        backend = make_backend(self.config)
+        try:
+            templates = resolve_templates(backend.template_set, self.config.templates_dir)
+            names = [p.name for p in backend.primitive_actions()]
+        finally:
+            backend.close()
+        self.templates = templates
+        config = {**self.config.model_dump(), "agentkit_version": __version__,
+                  "participant": self.options.participant, "condition": self.options.condition,
+                  "play_mode": self.options.mode, "tutorial": self.options.tutorial}
+        self.run_id = self.store.create_run(env=self.config.env, tasks=self.config.tasks, model=self.config.model,
+                                            config=config, templates=templates)
+        self.participant = PageParticipant(self.config.model, self.options.mode, names)
+        self._thread = threading.Thread(target=self._play_all, name=f"play-{self.options.participant}", daemon=True)
+        self._thread.start()
+
+    def _play_all(self) -> None:
+        participant = self.participant
+        assert participant is not None
+        player: Participant = participant
+        setup = make_setup(self.config, templates=self.templates, model_factory=lambda backend: player)
+        status = "finished"
+        try:
+            for index, (task, trial, seed) in enumerate(self.plan):
+                self.current = index
+                episode_id = episode_id_for(self.run_id, task, trial, seed, 0)
+                self.store.start_episode(self.run_id, task, seed, trial=trial, episode_id=episode_id)
+                try:
+                    result = run_episode(setup, task, seed, sink=self.store, episode_id=episode_id)
+                except (StorageError, KeyError):
+                    raise
+                except Exception as exc:  # resetting the world failed: recorded, and the sitting stops
+                    log.exception("participant %s: %s could not be played", self.options.participant, task)
+                    self.store.finish_episode(episode_id, _failed(episode_id, task, seed, self.config.pass_rule),
+                                              error=f"{type(exc).__name__}: {exc}")
+                    self.error, status = f"{task}: {type(exc).__name__}: {exc}", "stopped"
+                    break
+                result.trial = trial
+                self.store.finish_episode(episode_id, result, error=result.error)
+                self.outcomes.append(EpisodeOutcome(task, episode_id, result.success, result.end_reason.value,
+                                                    result.reward))
+                log.info("participant %s: %s ended (%s)", self.options.participant, task, result.end_reason.value)
+                if result.end_reason in (EndReason.MODEL_ERROR, EndReason.STORAGE_ERROR):
+                    status = "stopped"  # the session was closed, or nothing more can be kept
+                    break
+        except (StorageError, KeyError) as exc:
+            log.error("participant %s: %s", self.options.participant, exc)
+            self.error, status = str(exc), "stopped"
+        finally:
+            setup.backend.close()
+            try:
+                self.store.finish_run(self.run_id, status)
+            except StorageError as exc:
+                log.info("run %s not closed: %s", self.run_id, exc)
+            self.current = len(self.plan)
+            participant.mark_finished()
+
+    def state(self) -> dict[str, Any]:
+        """What the page needs: where the participant is, the frame, and how earlier episodes ended."""
+        assert self.participant is not None
+        board = self.participant.board
+        with board.cond:
+            view = board.view.to_json()
+            finished = board.finished
+        index = min(self.current, len(self.plan) - 1)
+        tutorial = bool(self.options.tutorial) and index == 0 and not finished
+        return {"run_id": self.run_id, "participant": self.options.participant, "mode": self.options.mode,
+                "task": self.plan[index][0], "task_index": self.current, "tasks_total": len(self.plan),
+                "tutorial": tutorial, "finished": finished, "error": self.error,
+                "outcomes": [o.to_json() for o in self.outcomes], "step_s": STEP_S, **view}
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Stop waiting for the page: the episode in play ends (model error, relaunchable) and the run is closed."""
+        if self.participant is not None:
+            self.participant.close()
+        if self._thread is not None:
+            self._thread.join(timeout_s)

@@ -1,0 +1,145 @@
+// The participant's page: hold arrow keys (keyboard mode) or type scripts (script mode).
+// Each request moves the world by one answer and returns the next frame; the page asks only while an
+// arena is running and the tab is visible, so a hidden or closed tab pauses the world.
+"use strict";
+
+const KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"]);
+const held = new Set();
+let token = null;
+let state = null;
+let running = false;
+let shownIndex = -1;
+
+async function api(path, body) {
+  const response = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                      body: JSON.stringify(body || {})});
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function el(id) { return document.getElementById(id); }
+
+function overlay(text) {
+  const box = el("overlay");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+function outcomeLine(o) {
+  return `${o.task}: ${o.success ? "pass" : "fail"} (${o.end_reason.replace(/_/g, " ")}, reward ${o.reward})`;
+}
+
+function render(next) {
+  state = next;
+  window.playState = next;
+  document.body.dataset.taskIndex = String(next.task_index);
+  document.body.dataset.finished = String(next.finished);
+  el("arena").textContent = next.finished ? "All done - thank you!"
+    : `${next.tutorial ? "Tutorial" : "Arena"} ${Math.min(next.task_index + 1, next.tasks_total)} of ${next.tasks_total}`;
+  el("numbers").textContent = `step ${next.step} - reward ${next.reward} - health ${next.health}`;
+  if (next.frame) el("frame").src = next.frame;
+  const list = el("outcomes");
+  list.replaceChildren(...next.outcomes.map((o) => {
+    const item = document.createElement("li");
+    item.textContent = outcomeLine(o);
+    return item;
+  }));
+  if (next.mode === "script") {
+    el("prompt").textContent = next.prompt;
+    el("feedback").textContent = next.feedback;
+  }
+}
+
+function arenaChanged() {
+  if (state.finished) {
+    running = false;
+    overlay("All arenas played. Thank you!");
+    return true;
+  }
+  if (state.task_index !== shownIndex) {
+    const last = state.outcomes[state.outcomes.length - 1];
+    shownIndex = state.task_index;
+    running = false;
+    const before = last ? `${outcomeLine(last)}. ` : "";
+    if (state.mode === "keyboard") overlay(`${before}Press Space to start ${state.tutorial ? "the tutorial" : "the next arena"}.`);
+    else overlay(before ? `${before}Next arena.` : "");
+    if (state.mode === "script") setTimeout(() => overlay(""), 1500);
+    return true;
+  }
+  return false;
+}
+
+async function tick() {
+  if (!running) return;
+  const started = performance.now();
+  try {
+    render(await api("/api/step", {session: token, keys: [...held]}));
+  } catch (error) {
+    running = false;
+    overlay(`${error.message}. Press Space to try again.`);
+    return;
+  }
+  if (arenaChanged()) return;
+  setTimeout(tick, Math.max(0, state.step_s * 1000 - (performance.now() - started)));
+}
+
+function onKeyDown(event) {
+  if (!state || state.mode !== "keyboard") return;
+  if (KEYS.has(event.key)) {
+    held.add(event.key);
+    event.preventDefault();
+  } else if (event.key === " " && !running && !state.finished) {
+    event.preventDefault();
+    running = true;
+    overlay("");
+    tick();
+  }
+}
+
+function onKeyUp(event) { held.delete(event.key); }
+
+async function sendScript(event) {
+  if (event) event.preventDefault();
+  const text = el("script").value;
+  if (!text.trim() || state.finished) return;
+  el("send").disabled = true;
+  try {
+    render(await api("/api/step", {session: token, script: text}));
+    el("script").value = "";
+    arenaChanged();
+  } catch (error) {
+    el("feedback").textContent = error.message;
+  } finally {
+    el("send").disabled = false;
+  }
+}
+
+async function start() {
+  try {
+    const opened = await api("/api/session", {});
+    token = opened.session;
+    render(opened);
+  } catch (error) {
+    overlay(`Cannot start: ${error.message}`);
+    return;
+  }
+  el(state.mode === "keyboard" ? "help-keyboard" : "help-script").hidden = false;
+  arenaChanged();
+  document.addEventListener("keydown", onKeyDown);
+  document.addEventListener("keyup", onKeyUp);
+  window.addEventListener("blur", () => held.clear());
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden && running) {
+      running = false;
+      held.clear();
+      overlay("Paused. Press Space to go on.");
+    }
+  });
+  el("script-form").addEventListener("submit", sendScript);
+  el("script").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) sendScript(event);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", start);

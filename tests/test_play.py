@@ -1,0 +1,168 @@
+"""`agentkit play` without a browser: the page's JSON API over real HTTP on 127.0.0.1.
+
+A participant's sitting must be an ordinary run (model ``human:<id>``, the condition in its config)
+whose episodes replay exactly; script mode must give the model's conditions (the prompt, one frame
+per turn, a refused script's message); the world must not move while no page asks; and a bad
+request is answered in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from agentkit.play import PlayOptions, PlayServer, held_keys_action
+from agentkit.play.session import suite_tasks
+from agentkit.replay import replay_episode
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
+from agentkit.transcripts import TranscriptStore
+
+CHILD_TASK = "07-16-01"  # a children40 task that going straight ahead ends in 4 steps (the agent dies)
+
+
+def _post(url: str, body: object, raw: bytes | None = None) -> tuple[int, dict]:
+    data = raw if raw is not None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    servers: list[PlayServer] = []
+    store = TranscriptStore(f"sqlite:///{tmp_path / 'play.db'}")
+
+    def start(**options) -> tuple[str, PlayServer]:
+        server = PlayServer(store, PlayOptions(**{"tasks": [CHILD_TASK], "size": 64, **options}))
+        servers.append(server)
+        return server.start(), server
+
+    yield start, store
+    for server in servers:
+        server.close()
+    store.close()
+
+
+def test_held_keys_name_animal_ai_actions():
+    assert held_keys_action(["ArrowUp"]) == "forward"
+    assert held_keys_action(["ArrowUp", "ArrowLeft"]) == "forward-left"
+    assert held_keys_action(["ArrowDown", "ArrowRight", "Shift"]) == "back-right"
+    assert held_keys_action(["ArrowUp", "ArrowDown", "ArrowLeft"]) == "left"  # up and down cancel
+    assert held_keys_action(["ArrowLeft", "ArrowRight"]) == "stay"
+    assert held_keys_action([]) == "stay"
+
+
+def test_suite_and_tasks_options():
+    assert len(suite_tasks("aai-children40", None)) == 40
+    assert suite_tasks("aai-children40", "07-16-01, 01-01-02") == ["07-16-01", "01-01-02"]
+
+
+def test_script_mode_is_the_models_conditions_and_replays(serve):
+    start, store = serve
+    url, server = start(participant="p-2", mode="script", condition="adults")
+    status, state = _post(url + "api/session", {})
+    assert status == 200 and state["tutorial"] and state["task"] == "01-01-01"
+    assert "Turn 1 of at most 30" in state["prompt"] and state["frame"].startswith("data:image/jpeg;base64,")
+    token = state["session"]
+
+    status, state = _post(url + "api/step", {"session": token, "script": "Jump(3)"})
+    assert status == 200 and "Jump" in state["feedback"] and not state["outcomes"]
+    assert "could not be carried out" in state["prompt"]  # the model's own feedback line
+    status, state = _post(url + "api/step", {"session": token, "script": "Go(10)"})
+    assert state["outcomes"][0]["end_reason"] == "goal" and state["task"] == CHILD_TASK
+    status, state = _post(url + "api/step", {"session": token, "script": "Go(10)"})
+    assert state["finished"] and [o["task"] for o in state["outcomes"]] == ["01-01-01", CHILD_TASK]
+
+    run = store.get_run(state["run_id"])
+    assert run.model == "human:p-2" and run.status == "finished"
+    assert (run.config["participant"], run.config["condition"], run.config["play_mode"]) == ("p-2", "adults", "script")
+    assert run.config["control"] == "script" and run.config["memory"] == "full"
+    episodes = store.list_episodes(run_id=run.id)
+    assert sorted(e.task for e in episodes) == sorted(["01-01-01", CHILD_TASK])
+    tutorial = next(e for e in episodes if e.task == "01-01-01")
+    assert [t.answer for t in store.get_turns(tutorial.id, with_messages=False)] == ["Jump(3)", "Go(10)"]
+    for episode in episodes:
+        report = replay_episode(store, episode.id)
+        assert report.matches, report.mismatches
+
+
+def test_keyboard_world_waits_for_the_page(serve):
+    start, store = serve
+    url, server = start(participant="p3", mode="keyboard", tutorial=None)
+    _, state = _post(url + "api/session", {})
+    token = state["session"]
+    assert state["task"] == CHILD_TASK and not state["tutorial"] and state["prompt"] == ""
+    for _ in range(2):
+        _, state = _post(url + "api/step", {"session": token, "keys": ["ArrowLeft"]})
+    assert state["step"] == 2
+    time.sleep(0.5)  # no page asks: nothing moves
+    with urllib.request.urlopen(f"{url}api/state?session={token}", timeout=30) as response:
+        assert json.load(response)["step"] == 2
+    _, again = _post(url + "api/session", {})  # a reopened tab resumes the same sitting
+    assert again["session"] == token and again["step"] == 2
+    _, state = _post(url + "api/step", {"session": token, "keys": ["ArrowRight"]})
+    assert state["step"] == 3
+    turns = store.get_turns(store.list_episodes(run_id=state["run_id"])[0].id, with_messages=False)
+    assert [t.answer for t in turns] == ["left", "left", "right"]
+    assert [t.actions for t in turns] == [[[0, 2]], [[0, 2]], [[0, 1]]]
+    run = store.get_run(state["run_id"])
+    assert run.config["control"] == "frame-by-frame:1" and run.config["tutorial"] is None
+
+
+def test_bad_requests_get_one_line(serve):
+    start, _ = serve
+    url, _ = start(participant="p4", mode="keyboard", tutorial=None)
+    status, answer = _post(url + "api/step", {"session": "nope", "keys": []})
+    assert status == 400 and "unknown session" in answer["error"]
+    _, state = _post(url + "api/session", {})
+    status, answer = _post(url + "api/step", {"session": state["session"], "keys": "ArrowUp"})
+    assert status == 400 and answer["error"].startswith("keys:")
+    status, answer = _post(url + "api/step", {}, raw=b"{not json")
+    assert status == 400 and answer["error"] == "request body: not JSON"
+    status, answer = _post(url + "api/nothing", {})
+    assert status == 404
+    with urllib.request.urlopen(url, timeout=30) as response:
+        page = response.read().decode()
+        assert "/static/play.js" in page and "default-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+def test_cli_refuses_bad_options_in_one_line(tmp_path):
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    for args, named in ((["--participant", "a b"], "--participant"), (["--participant", "p", "--tasks", "99-99-99"], "99-99-99"),
+                        (["--participant", "p", "--mode", "mouse", "--tasks", CHILD_TASK], "--mode")):
+        proc = run_cli(["play", *args, "--db", db], tmp_path, check=False)
+        assert proc.returncode == 2 and named in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_cli_serves_a_sitting_until_ctrl_c(tmp_path):
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    proc = subprocess.Popen([*AGENTKIT, "play", "--participant", "p5", "--condition", "pilot", "--tasks", CHILD_TASK,
+                             "--no-tutorial", "--size", "64", "--port", "0", "--db", db],
+                            cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        _, state = _post(url + "api/session", {})
+        token = state["session"]
+        while not state["finished"]:
+            _, state = _post(url + "api/step", {"session": token, "keys": ["ArrowUp"]})
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    assert proc.returncode == 0, proc.stderr.read()
+    store = TranscriptStore(db)
+    run = store.get_run(state["run_id"])
+    assert run.model == "human:p5" and run.config["condition"] == "pilot" and run.status == "finished"
+    assert [e.end_reason for e in store.list_episodes(run_id=run.id)] == ["died"]
+    store.close()
