@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 from sqlalchemy.pool import QueuePool
 
 from agentkit.transcripts import TranscriptStore
-from agentkit.transcripts.db import BUSY_TIMEOUT_MS, default_url, dumps
+from agentkit.transcripts.db import BUSY_TIMEOUT_MS, default_url, dumps, resolve_url
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class DatabaseNotFound(FileNotFoundError):
 
 def readonly_engine(url: str | None = None) -> Engine:
     """An engine on ``url`` (default: ``agentkit.db`` in the working directory) that refuses writes."""
-    sa_url = make_url(url or default_url())
+    sa_url = resolve_url(url or default_url())  # a bare postgresql:// opens psycopg 3, as writers do
     if sa_url.get_backend_name() == "sqlite":
         return _sqlite_readonly(sa_url.database or "")
     options: dict[str, Any] = {}
