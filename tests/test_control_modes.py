@@ -312,3 +312,24 @@ def test_a_frame_by_frame_gridworld_episode_walks_minigrids_own_actions(fake_ope
     assert "- toggle: open or close the door in front" in system and "Go(n)" not in system
     assert "Step 3." in _user_text(sink.turns[3].messages[-1])
     assert len(sink.turns[4].messages) == 1 + 2 * 2 + 1  # the window:2 history policy applies
+
+
+def test_observe_events_in_the_gridworld_reports_objects_coming_into_the_agents_view():
+    from agentkit.control import FrameWatch
+    from agentkit.envs.gridworld.backend import GridworldBackend
+    from agentkit.observers.image_encoding import encode_image
+    from agentkit.observers.observer import Observer
+
+    backend = GridworldBackend(frame="agent", render_size=32)
+    watch = FrameWatch(parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=32))
+    try:
+        backend.reset("BabyAI-GoToLocal-v0", 3)  # "go to the red key"; the key is in view from the start
+        watch.start(0)
+        for _ in range(4):  # turning right on the spot: a grey key, then what was behind comes back
+            watch.after_step(backend.step(1))
+        seen = watch.finish(Observer().observe(backend.observe()))
+    finally:
+        backend.close()
+    assert [image.label for image in seen.images] == [
+        "step 1 (grey key in view)", "step 3 (green box in view; grey ball in view)",
+        "step 4 (red ball in view; red box in view; red key in view)", "view"]  # an event's frame stays

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 import gymnasium
 import minigrid  # noqa: F401  (registers the MiniGrid-* and BabyAI-* environments)
 import numpy as np
+from minigrid.core.constants import IDX_TO_COLOR, IDX_TO_OBJECT
 from PIL import Image
 
 from agentkit.actions import Command, CompileError
@@ -35,6 +36,7 @@ FrameMode = Literal["agent", "full", "none"]
 CommandSet = Literal["primitives", "api"]
 _ACTIONS = frozenset(int(a) for a in Act)
 _SIMPLE = {"pickup": Act.PICKUP, "drop": Act.DROP, "toggle": Act.TOGGLE}
+_NAMED_OBJECTS = frozenset({"key", "ball", "box", "goal"})  # what --observe events reports coming into view
 
 
 class GridworldBackend(Backend):
@@ -86,6 +88,7 @@ class GridworldBackend(Backend):
         self._task: str | None = None
         self._episode = 0  # bumped by every reset, so planners can tell episodes apart
         self._seen: SeenMap | None = None
+        self._in_view: set[tuple[str, str]] = set()  # (colour, object) the agent's view showed when last asked
         self._reward_since_observe = 0.0
         self._total_reward = 0.0
         self._done = False
@@ -219,6 +222,18 @@ class GridworldBackend(Backend):
 
     def primitive_actions(self) -> tuple[PrimitiveAction, ...]:
         return PRIMITIVES
+
+    def sight_events(self) -> list[str]:
+        """Objects a mission can name (keys, balls, boxes, goals) that the agent's own partial view
+        shows now and did not when last asked: MiniGrid's observation of the agent (``gen_obs``),
+        walls and closed doors hiding what is behind them, as the agent itself is shown."""
+        if self._env is None:
+            raise RuntimeError("reset() the gridworld before asking what is in view")
+        image = np.asarray(self.unwrapped.gen_obs()["image"])
+        now = {(IDX_TO_COLOR[int(c)], IDX_TO_OBJECT[int(o)]) for o, c in image[:, :, :2].reshape(-1, 2)
+               if IDX_TO_OBJECT.get(int(o)) in _NAMED_OBJECTS}
+        new, self._in_view = sorted(now - self._in_view), now
+        return [f"{colour} {kind} in view" for colour, kind in new]
 
     def frames_now(self) -> dict[str, Any]:
         if self._env is None:
