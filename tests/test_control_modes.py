@@ -143,6 +143,14 @@ def test_events_are_what_a_step_reports():
         "touched Wall; lights off"
 
 
+def test_observe_is_refused_in_one_line_where_the_backend_takes_no_frames_mid_script():
+    from agentkit.control import make_control
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    with pytest.raises(ValueError, match="the trifinger backend cannot take frames during a script"):
+        make_control("script", "every:5", 8, TriFingerBackend.__new__(TriFingerBackend))
+
+
 def test_a_primitive_answer_is_read_strictly():
     names = [p.name for p in PRIMITIVES]
     assert names == ["forward-left", "forward-right", "forward", "back-left", "back-right", "back", "left",

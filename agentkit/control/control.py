@@ -91,4 +91,6 @@ def make_control(control: str, observe: str, observe_max_images: int, backend: B
     if mode.kind == "frame-by-frame" and watch.kind != "end":
         raise ValueError("--observe: frames during a script are for --control script; frame-by-frame "
                          "already sees every answer's end")
+    if watch.kind != "end" and type(backend).frames_now is Backend.frames_now:
+        raise ValueError(f"--observe {watch.spec}: the {backend.name} backend cannot take frames during a script")
     return Control(mode, backend.primitive_actions(), watch, observe_max_images)
