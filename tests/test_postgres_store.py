@@ -83,3 +83,22 @@ def test_an_unreachable_server_is_one_line_without_the_password(command: list[st
     assert done.returncode != 0 and "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"error: --db {url.replace('s3cret', '***')}: cannot open the database (")
+
+
+def test_a_run_with_a_seed_past_2_31_is_stored_on_postgres(postgres_url: str, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "agentkit.cli", "run", "--env", "gridworld", "--task",
+                           "BabyAI-GoToLocal-v0", "--episodes", "1", "--seed", str(BIG_SEED), "--db", postgres_url],
+                          capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with TranscriptStore(postgres_url) as store:
+        (episode,) = store.list_episodes()
+        assert episode.seed == BIG_SEED and episode.status == "finished" and store.get_turns(episode.id)
+
+
+def test_writers_opening_a_new_database_at_once_all_succeed(postgres_url: str) -> None:
+    """Tables are made under a lock: workers of a sweep may open a fresh store together."""
+    code = "import sys; from agentkit.transcripts import TranscriptStore; TranscriptStore(sys.argv[1]).close()"
+    procs = [subprocess.Popen([sys.executable, "-c", code, postgres_url], stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import sys
 from dataclasses import asdict, is_dataclass
 from enum import Enum
 from pathlib import Path
@@ -21,10 +22,14 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
+from agentkit.transcripts.sqlite_driver import sqlite_connection
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DB_FILE = "agentkit.db"
+# The PostgreSQL advisory lock taken while tables are created or migrated (any fixed 64-bit number
+# that no other application of the database uses; these are the ASCII bytes of "agentkit").
+_SCHEMA_LOCK_KEY = int.from_bytes(b"agentkit", "big") & 0x7FFF_FFFF_FFFF_FFFF
 BUSY_TIMEOUT_MS = 30_000
 
 _PRAGMAS = (
@@ -125,6 +130,10 @@ def _create_tables(engine: Engine) -> Upgrade:
             # Write-locked from the start, so two processes opening the same fresh file do not
             # both find the tables missing and collide on CREATE TABLE (nor both migrate it).
             begin_write(conn)
+            if conn.dialect.name == "postgresql":
+                # PostgreSQL has no database-wide write lock: writers opening one store at once
+                # (workers of a sweep) queue on this transaction-scoped lock instead.
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
             return bring_up_to_date(conn, backup)
     except BaseException:
         engine.dispose()
@@ -142,7 +151,7 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     nothing per statement, unlike SQLAlchemy's "begin" event recipe, which slows the add_turn hot
     path by a third.
     """
-    if hasattr(dbapi_connection, "autocommit"):  # Python >= 3.12: keep the legacy control explicitly
+    if sys.version_info >= (3, 12) and hasattr(dbapi_connection, "autocommit"):  # keep the legacy control explicitly
         dbapi_connection.autocommit = sqlite3.LEGACY_TRANSACTION_CONTROL
     dbapi_connection.isolation_level = "IMMEDIATE"
     cursor = dbapi_connection.cursor()
@@ -161,5 +170,5 @@ def begin_write(conn: Connection) -> None:
 
     Call first thing inside ``conn.begin()``. A no-op on other databases.
     """
-    if conn.dialect.name == "sqlite" and not conn.connection.driver_connection.in_transaction:
+    if conn.dialect.name == "sqlite" and not sqlite_connection(conn).in_transaction:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
