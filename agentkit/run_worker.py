@@ -17,6 +17,7 @@ from typing import Any
 from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import EpisodeSetup, run_episode
+from agentkit.models.base import PromptMessage
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.pass_rule import apply as judge_metrics
@@ -66,7 +67,7 @@ class _BudgetedPlayer:
     def __init__(self, inner: Participant, budget: RunBudget) -> None:
         self.inner, self.budget, self.name = inner, budget, inner.name
 
-    def answer(self, messages: list[dict[str, Any]], observation: Observation, vocabulary: Vocabulary) -> Answer:
+    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
         answer = self.inner.answer(messages, observation, vocabulary)
         self.budget.add(answer.reply.usage)
         return answer

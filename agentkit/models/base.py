@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
+from agentkit.messages import Message
 from agentkit.records import ModelReply
+
+# A prompt message as models receive it: typed (agentkit.messages), or an OpenAI-style dict from a
+# caller (or a model) written before typed messages. A model that reads typed messages says so with
+# ``takes_typed_messages = True``; others are handed OpenAI dicts (agentkit.models.openai_messages).
+PromptMessage = Message | dict[str, Any]
 
 
 class ModelError(Exception):
@@ -26,4 +33,4 @@ class Model(Protocol):
 
     name: str
 
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply: ...
+    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply: ...

@@ -21,7 +21,7 @@ import binascii
 import contextlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from agentkit.models.base import ModelError
+from agentkit.messages import Message
+from agentkit.models.base import ModelError, PromptMessage
 from agentkit.models.human_frames import FrameDisplay
 from agentkit.records import ModelReply, Usage
 
@@ -91,6 +92,24 @@ def _image_urls(content: Any) -> list[str]:
     return urls
 
 
+def _role(message: PromptMessage) -> str:
+    return message.role if isinstance(message, Message) else str(message.get("role", ""))
+
+
+def _message_text(message: PromptMessage) -> str:
+    """The text a person reads: a typed message's text, or a dict's text content."""
+    return message.text if isinstance(message, Message) else _content_text(message.get("content"))
+
+
+def _attached(message: PromptMessage) -> tuple[int, list[bytes]]:
+    """How many images the message attaches, and the bytes of those that can be shown (a typed
+    message's own; a dict's data-URL images decoded, other URLs only counted)."""
+    if isinstance(message, Message):
+        return len(message.images), [image.data for image in message.images]
+    urls = _image_urls(message.get("content"))
+    return len(urls), HumanModel._decode_images(urls)
+
+
 def _read_line_prompting_on_stderr(prompt: str) -> str:
     """:func:`input` with its prompt on stderr, for when stdout is not the terminal (``--json > run.json``)."""
     sys.stderr.write(prompt)
@@ -137,7 +156,9 @@ class HumanModel:
         self._turn = 0
         self._instructions_shown = False
 
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+    takes_typed_messages = True  # shows their text and image bytes as they are
+
+    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
         """Show the latest user message (and, once, the system instructions); return the typed script."""
         with self.hold():
             self._show(messages)
@@ -160,23 +181,23 @@ class HumanModel:
             self._frames.close()
 
     # ----------------------------------------------------------------- display
-    def _show(self, messages: list[dict[str, Any]]) -> None:
+    def _show(self, messages: Sequence[PromptMessage]) -> None:
         if not self._instructions_shown:
-            system = [m for m in messages if m.get("role") == "system"]
+            system = [m for m in messages if _role(m) == "system"]
             if system:
                 self.console.rule("instructions")
-                self.console.print(Text(_content_text(system[0].get("content"))))
+                self.console.print(Text(_message_text(system[0])))
             self._instructions_shown = True
-        user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+        user = next((m for m in reversed(messages) if _role(m) == "user"), None)
         self.console.rule(f"turn {self._turn}")
         if user is None:
             self.console.print(Text("(no user message this turn)"))
         else:
-            self.console.print(Text(_content_text(user.get("content"))))
-            urls = _image_urls(user.get("content"))
-            if urls:
-                self.console.print(Text(f"[{len(urls)} image(s) attached]", style="bold"))
-                for line in self.frames.show(self._turn, self._decode_images(urls)):
+            self.console.print(Text(_message_text(user)))
+            count, images = _attached(user)
+            if count:
+                self.console.print(Text(f"[{count} image(s) attached]", style="bold"))
+                for line in self.frames.show(self._turn, images):
                     self.console.print(Text(f"  {line}"))
         self.console.print(Text("Type your script; finish with an empty line (Ctrl-D to stop).", style="dim"))
 

@@ -27,7 +27,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tenacity import (
@@ -41,8 +41,9 @@ from tenacity import (
 
 from agentkit.log_streams import import_litellm
 from agentkit.models import client_warmup, usage_guard
-from agentkit.models.base import ModelError
+from agentkit.models.base import ModelError, PromptMessage
 from agentkit.models.fold_system import fold_system_message
+from agentkit.models.openai_messages import to_openai
 from agentkit.models.plain_openai_client import async_plain_messages, plain_messages
 from agentkit.models.prompt_cache import mark_stable_prefix, takes_cache_markers
 from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
@@ -204,13 +205,17 @@ class LiteLLMModel:
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
 
+    takes_typed_messages = True  # made into OpenAI dicts (data URLs) here, and nowhere before
+
     def __repr__(self) -> str:
         api_base = redact_url(self.api_base) if self.api_base else None
         return f"LiteLLMModel(model={self.model!r}, api_base={api_base!r})"
 
     # ----------------------------------------------------------------- public
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
-        """Answer ``messages`` (OpenAI chat shape, images as data URLs)."""
+    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
+        """Answer ``messages``: typed messages (made into OpenAI chat dicts with data-URL images here),
+        or messages already in that shape."""
+        chat = to_openai(messages)
         if self.warm_up and not client_warmup.is_warm(self.model):
             client_warmup.warm_up(self)
         if self._checked_client is None and usage_guard.wants_checked_client(self.model, self.api_base):
@@ -221,13 +226,14 @@ class LiteLLMModel:
             for attempt in Retrying(**self._retry_policy()):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = self._completion_within_deadline(self._request(messages))
+                    response = self._completion_within_deadline(self._request(chat))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
-        return self._reply(response, time.perf_counter() - start, attempts, messages)
+        return self._reply(response, time.perf_counter() - start, attempts, chat)
 
-    async def acomplete(self, messages: list[dict[str, Any]]) -> ModelReply:
+    async def acomplete(self, messages: Sequence[PromptMessage]) -> ModelReply:
         """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
+        chat = to_openai(messages)
         if self.warm_up and not client_warmup.is_warm(self.model):
             await asyncio.to_thread(client_warmup.warm_up, self)
         start = time.perf_counter()
@@ -236,10 +242,10 @@ class LiteLLMModel:
             async for attempt in AsyncRetrying(**self._retry_policy()):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = await self._acompletion_within_deadline(self._request(messages))
+                    response = await self._acompletion_within_deadline(self._request(chat))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
-        return self._reply(response, time.perf_counter() - start, attempts, messages)
+        return self._reply(response, time.perf_counter() - start, attempts, chat)
 
     # ----------------------------------------------------------------- internals
     def _completion_within_deadline(self, request: dict[str, Any]) -> Any:

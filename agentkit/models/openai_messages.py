@@ -59,6 +59,17 @@ def to_openai(messages: Sequence[Message | dict[str, Any]]) -> list[dict[str, An
     return [openai_message(m) for m in messages]
 
 
+def takes_typed(model: object) -> bool:
+    """Whether ``model`` reads typed messages itself (it says so with ``takes_typed_messages = True``)."""
+    return bool(getattr(model, "takes_typed_messages", False))
+
+
+def messages_for(model: object, messages: Sequence[Message | dict[str, Any]]) -> list[Message | dict[str, Any]]:
+    """The prompt as ``model`` reads it: as it is for a model that takes typed messages, else as
+    OpenAI chat dicts (a model written before typed messages, such as a test's scripted fake)."""
+    return list(messages) if takes_typed(model) else list(to_openai(messages))
+
+
 def _keyed(message: Message | dict[str, Any]) -> Any:
     """What of a message goes into a cache key: images by sha256, never their bytes or base64."""
     if not isinstance(message, Message):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from agentkit.actions import ParseError, Script, Vocabulary, parse_script
-from agentkit.models.base import Model
+from agentkit.models.base import Model, PromptMessage
+from agentkit.models.openai_messages import messages_for
 from agentkit.observers import Observation
 from agentkit.records import ModelReply
 
@@ -44,7 +45,7 @@ class Participant(Protocol):
 
     name: str
 
-    def answer(self, messages: list[dict[str, Any]], observation: Observation, vocabulary: Vocabulary) -> Answer: ...
+    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer: ...
 
 
 class ModelParticipant:
@@ -54,8 +55,8 @@ class ModelParticipant:
         self.model = model
         self.name = model.name
 
-    def answer(self, messages: list[dict[str, Any]], observation: Observation, vocabulary: Vocabulary) -> Answer:
-        reply = self.model.complete(messages)
+    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+        reply = self.model.complete(messages_for(self.model, messages))
         start = time.perf_counter()
         parsed = parse_script(reply.text, vocabulary)
         return Answer(reply, parsed, time.perf_counter() - start)

@@ -7,9 +7,8 @@ calling (or paying) the provider again, which makes transcripts checkable and bu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from agentkit.models.base import ModelError
+from agentkit.models.base import ModelError, PromptMessage
 from agentkit.records import ModelReply, Usage
 
 
@@ -19,6 +18,8 @@ class ReplayModel:
     Once all answers are used, the next call raises ModelError naming the turn (0-based, like
     ``TurnRecord.index``), so the loop ends the episode with MODEL_ERROR instead of inventing one.
     """
+
+    takes_typed_messages = True  # it reads none of them
 
     def __init__(self, answers: Sequence[str], name: str = "replay") -> None:
         self.name = name
@@ -30,7 +31,7 @@ class ReplayModel:
         """Answers not yet given."""
         return len(self._answers) - self._turn
 
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
         """The next recorded answer; the messages are ignored."""
         if self._turn >= len(self._answers):
             raise ModelError(
