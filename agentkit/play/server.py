@@ -138,12 +138,12 @@ class PlayServer:
             if len(text) > MAX_SCRIPT:
                 raise BadRequest(f"script: at most {MAX_SCRIPT} characters")
         with seat.lock:  # one answer at a time per session, however many tabs ask
-            if session.options.mode == "keyboard":
+            if session.options.mode == "keyboard":  # steps begin at least 0.06 s apart
                 wait = seat.last_step + STEP_S - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)
-            session.participant.hand_over(text)
             seat.last_step = time.monotonic()
+            session.participant.hand_over(text)
         return session.state()
 
 

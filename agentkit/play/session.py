@@ -24,8 +24,8 @@ from typing import Any
 from agentkit import __version__
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
-from agentkit.pass_rule import apply as judge_metrics
 from agentkit.models.participant import Participant
+from agentkit.pass_rule import apply as judge_metrics
 from agentkit.play.page_participant import PageParticipant
 from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, EpisodeResult, StorageError
