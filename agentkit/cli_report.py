@@ -43,6 +43,7 @@ def _split_ids(values: list[str] | None) -> list[str]:
 @report_app.command("aai")
 def aai(
     runs: list[str] | None = typer.Option(None, "--runs", help="Run id to report (repeatable, or comma-separated)."),
+    humans: list[str] | None = typer.Option(None, "--humans", help="Run ids of people's sittings (`agentkit play`, model human:<id>), pooled into one 'humans' column; their tutorial never counts (repeatable, or comma-separated)."),
     reference: str | None = typer.Option(None, "--reference", help="Run id of a reference-agent run (e.g. from `agentkit run --env aai-arena --suite aai-children40`), shown as the 'reference' column; it is read, not re-run."),
     db: str | None = typer.Option(None, help=DB_HELP),
     tasks: str | None = typer.Option(None, "--tasks", help="A suite (aai-children40, the default; aai-testbed; aai-level-NN) or task ids LL-TT-VV separated by commas."),
@@ -59,8 +60,9 @@ def aai(
     from agentkit.viewer import DatabaseNotFound
 
     run_ids = _split_ids(runs)
-    if not run_ids and reference is None:
-        _fail("name at least one run: --runs RUN_ID (and/or --reference RUN_ID)")
+    human_ids = _split_ids(humans)
+    if not run_ids and reference is None and not human_ids:
+        _fail("name at least one run: --runs RUN_ID (and/or --reference RUN_ID, --humans RUN_ID)")
     try:
         task_ids = resolve_task_set(tasks)
         baselines = shipped_baselines()
@@ -68,6 +70,10 @@ def aai(
 
         store = open_reading_store(db)  # a bad or missing --db is one line
         results = [read_run(store, run_id) for run_id in run_ids]
+        if human_ids:
+            from agentkit.reports.human_runs import read_humans
+
+            results.append(read_humans(store, human_ids))
         reference_results = read_run(store, reference) if reference else None
     except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:
         _fail(str(exc))

@@ -21,7 +21,7 @@ import pytest
 from agentkit.play import PlayOptions, PlayServer, held_keys_action
 from agentkit.play.session import suite_tasks
 from agentkit.replay import replay_episode
-from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
 CHILD_TASK = "07-16-01"  # a children40 task that going straight ahead ends in 4 steps (the agent dies)
@@ -166,3 +166,28 @@ def test_cli_serves_a_sitting_until_ctrl_c(tmp_path):
     assert run.model == "human:p5" and run.config["condition"] == "pilot" and run.status == "finished"
     assert [e.end_reason for e in store.list_episodes(run_id=run.id)] == ["died"]
     store.close()
+
+
+def _script_sitting(url: str, scripts: list[str]) -> str:
+    _, state = _post(url + "api/session", {})
+    token = state["session"]
+    for script in scripts:
+        _, state = _post(url + "api/step", {"session": token, "script": script})
+    assert state["finished"]
+    return state["run_id"]
+
+
+def test_report_pools_people_into_a_humans_column(serve, tmp_path):
+    start, store = serve
+    url_a, _ = start(participant="a1", mode="script")
+    url_b, _ = start(participant="b2", mode="script")
+    runs = [_script_sitting(url_a, ["Go(10)", "Go(10)"]), _script_sitting(url_b, ["Go(10)", "Go(10)"])]
+    model_run = store.create_run(env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={})
+    db = str(store.url)
+    report = run_json(["report", "aai", "--humans", ",".join(runs), "--tasks", f"01-01-01,{CHILD_TASK}", "--no-figure",
+                       "--db", db], tmp_path)
+    assert report["labels"]["humans"] == "humans (n=2)"
+    overall = report["overall"]
+    assert overall["n"]["runs"]["humans"] == 2  # two people on the one task; the tutorial never counts
+    proc = run_cli(["report", "aai", "--humans", model_run, "--db", db, "--no-figure"], tmp_path, check=False)
+    assert proc.returncode == 2 and "not a person's" in proc.stderr and "Traceback" not in proc.stderr

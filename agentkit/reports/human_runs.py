@@ -1,0 +1,59 @@
+"""People's runs (``agentkit play``) pooled into one column of the Animal-AI report, beside the 2022 children.
+
+Why: each participant's sitting is a run of its own (model ``human:<id>``), but a comparison wants
+the group: every (participant x task) pair counts once, as the children's column counts them. The
+tutorial arena a sitting began with (its run config's ``tutorial``) is practice and never counts.
+A run that is not a person's is refused in one line, so a model never slips into the humans column.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from agentkit.reports.proportions import Proportion
+from agentkit.reports.run_results import RunResults, RunResultsError, read_run
+from agentkit.reports.task_ids import canonical_task_id
+from agentkit.transcripts import TranscriptStore
+
+log = logging.getLogger(__name__)
+
+HUMANS = "humans"  # the column's key in the report (JSON: runs.humans)
+HUMAN_PREFIX = "human:"
+
+
+def read_humans(store: TranscriptStore, run_ids: list[str]) -> RunResults:
+    """The pooled outcomes of the people's runs ``run_ids``; RunResultsError (one line) for a run
+    that is missing, not Animal-AI, or not a person's."""
+    by_task: dict[str, Proportion] = {}
+    participants: list[str] = []
+    rules = set()
+    not_counted = not_judged = 0
+    episodes: list[str] = []
+    env = ""
+    for run_id in run_ids:
+        try:
+            run = store.get_run(run_id)
+        except KeyError:
+            raise RunResultsError(f"--humans: no run {run_id!r} in the transcript store") from None
+        if not run.model.startswith(HUMAN_PREFIX):
+            raise RunResultsError(f"--humans {run_id}: a run of model {run.model!r}, not a person's "
+                                  f"(agentkit play stores human:<id>); give it with --runs")
+        result = read_run(store, run_id)
+        tutorial = (run.config or {}).get("tutorial")
+        practice = canonical_task_id(tutorial) if isinstance(tutorial, str) and tutorial else None
+        for task, counts in result.by_task.items():
+            if task != practice:
+                by_task[task] = by_task.get(task, Proportion(0, 0)) + counts
+        participants.append(run.model[len(HUMAN_PREFIX):])
+        rules.add(result.pass_rule)
+        not_counted += result.not_counted
+        not_judged += result.not_judged
+        episodes.extend(result.episodes)
+        env = env or result.env
+    if len(rules) > 1:
+        log.warning("--humans: the runs were judged by different pass rules (%s)", ", ".join(sorted(map(str, rules))))
+    people = len(set(participants))
+    return RunResults(run_id=HUMANS, model="human", env=env, by_task=dict(sorted(by_task.items())),
+                      not_counted=not_counted, episodes=episodes,
+                      pass_rule=next(iter(rules)) if len(rules) == 1 else None, not_judged=not_judged,
+                      name=f"humans (n={people})")
