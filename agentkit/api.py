@@ -148,15 +148,12 @@ def run(
     ``backend_options``. ``api_key_env`` names the environment variable holding the API key (the key
     is never stored). ``on_episode`` is called with each finished episode.
     """
-    from agentkit.envs import get_backend
+    from agentkit.suite_tasks import suite_tasks
 
     with _setup_errors():
         task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
         if suite:
-            suites = get_backend(env).suites()
-            if suite not in suites:
-                raise ValueError(f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}")
-            task_list.extend(suites[suite])
+            task_list.extend(suite_tasks(env, suite))
         if not task_list:
             raise ValueError("name tasks or a suite")
         settings, backend_options = _split_options(env, options)
@@ -206,7 +203,7 @@ def evaluate(
                 stored = store.get_run(resume)
             except KeyError:
                 raise RunSetupError(f"resume: no run {resume!r} in the store") from None
-            base = RunConfig.model_validate({k: v for k, v in stored.config.items() if k in RunConfig.model_fields})
+            base = RunConfig.from_stored(stored.config)
             kept = {k: v for k, v in overrides.items() if k in ("max_concurrency", "workers", "api_base")}
             summary = _execute(base.model_copy(update=kept), store, api_key_env, progress, on_episode,
                                explicit_workers="workers" in overrides, resume=resume)

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from agentkit import run_defaults as default
 from agentkit.cli_common import (
     AAI_VERSION_HELP,
     DB_HELP,
@@ -79,61 +80,40 @@ def run(
     env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
     task: list[str] | None = typer.Option(None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."),
     suite: str | None = typer.Option(None, help="A named task list of the backend (see `agentkit tasks ENV`)."),
-    model: str = typer.Option("reference", help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o."),
+    model: str = typer.Option(default.MODEL, help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o."),
     api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
     api_key_env: str | None = typer.Option(None, help="Name of the environment variable holding the API key (the key is never stored)."),
-    episodes: int = typer.Option(1, min=1, help="Episodes per task; episode i uses seed+i."),
-    seed: int = typer.Option(0, help="Seed of the first episode."),
+    episodes: int = typer.Option(default.EPISODES, min=1, help="Episodes per task; episode i uses seed+i."),
+    seed: int = typer.Option(default.SEED, help="Seed of the first episode."),
     db: str | None = typer.Option(None, help=DB_HELP),
-    max_scripts: int = typer.Option(30, min=1, help="Scripts (model answers) per episode."),
-    max_parse_failures: int = typer.Option(5, min=1, help="Consecutive unusable answers before the episode ends."),
-    memory: str = typer.Option("full", help="History policy: full, markovian, window:K, last-images:K."),
+    max_scripts: int = typer.Option(default.MAX_SCRIPTS, min=1, help="Scripts (model answers) per episode."),
+    max_parse_failures: int = typer.Option(default.MAX_PARSE_FAILURES, min=1, help="Consecutive unusable answers before the episode ends."),
+    memory: str = typer.Option(default.MEMORY, help="History policy: full, markovian, window:K, last-images:K."),
     templates: Path | None = typer.Option(None, help="Folder of Jinja templates overriding the built-in ones."),
     no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
-    temperature: float = typer.Option(0.0),
-    max_tokens: int = typer.Option(1024),
-    max_consecutive_model_errors: int = typer.Option(3, min=0, help="Stop the run after this many episodes in a row end in model errors (0: never)."),
+    temperature: float = typer.Option(default.TEMPERATURE),
+    max_tokens: int = typer.Option(default.MAX_TOKENS),
+    max_consecutive_model_errors: int = typer.Option(default.MAX_CONSECUTIVE_MODEL_ERRORS, min=0, help="Stop the run after this many episodes in a row end in model errors (0: never)."),
     max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars."),
     aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
     aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
-    pass_rule: str = typer.Option("aai", "--pass-rule", help=PASS_RULE_HELP),
-    human_frames: str = typer.Option("auto", "--human-frames", help=HUMAN_FRAMES_HELP),
+    pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP),
+    human_frames: str = typer.Option(default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
-    from pydantic import ValidationError
-
-    from agentkit.config import RunConfig
-    from agentkit.envs import get_backend
-    from agentkit.prompts import TemplateError
-    from agentkit.records import StorageError
-    from agentkit.runner import execute_run
-
-    tasks_to_run = list(task or [])
-    try:
-        if suite:
-            suites = get_backend(env).suites()
-            if suite not in suites:
-                _fail(f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}")
-            tasks_to_run.extend(suites[suite])
-    except ValueError as exc:
-        _fail(str(exc))
-    if not tasks_to_run:
-        _fail("name a --task or a --suite")
+    tasks_to_run = _tasks_of(env, task, suite)
     if pass_rule not in PASS_RULES:
         _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
-    try:
-        config = RunConfig(
-            env=env, tasks=tasks_to_run, model=model, api_base=api_base, episodes=episodes, seed=seed,
-            max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
-            templates_dir=str(templates) if templates else None, include_images=not no_images,
-            temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost, pass_rule=pass_rule,
-            max_consecutive_model_errors=max_consecutive_model_errors or None,
-            backend_options=animal_ai_options(aai_build, aai_version),
-        )
-    except ValidationError as exc:
-        _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
+    config = _new_config(
+        env=env, tasks=tasks_to_run, model=model, api_base=api_base, episodes=episodes, seed=seed,
+        max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
+        templates_dir=str(templates) if templates else None, include_images=not no_images,
+        temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost, pass_rule=pass_rule,
+        max_consecutive_model_errors=max_consecutive_model_errors or None,
+        backend_options=animal_ai_options(aai_build, aai_version),
+    )
     config = with_human_frames(config, human_frames)
     config = _with_flags(config, run_flags)
     _refuse_human_setup(config)
@@ -145,7 +125,42 @@ def run(
     except PreflightError as exc:
         _fail(str(exc))
     api_key = os.environ.get(api_key_env) if api_key_env else None
+    store, summary = _play_run(config, db, api_key, as_json)
+    _print_run_summary(store, summary, config, as_json)
+    from agentkit.cli_stops import exit_if_stopped
 
+    exit_if_stopped(summary)  # 3 and one line when the run stopped before playing everything
+
+
+def _tasks_of(env: str, task: list[str] | None, suite: str | None) -> list[str]:
+    """The tasks ``--task`` names, then those of ``--suite``; one line for an unknown env or suite, or neither."""
+    from agentkit.suite_tasks import suite_tasks
+
+    tasks_to_run = list(task or [])
+    try:
+        if suite:
+            tasks_to_run.extend(suite_tasks(env, suite))
+    except ValueError as exc:  # an unknown env or suite, named with the known ones
+        _fail(str(exc))
+    if not tasks_to_run:
+        _fail("name a --task or a --suite")
+    return tasks_to_run
+
+
+def _new_config(**fields):
+    """The RunConfig of ``agentkit run``'s own flags; one line naming the flag for a bad value."""
+    from pydantic import ValidationError
+
+    from agentkit.config import RunConfig
+
+    try:
+        return RunConfig(**fields)
+    except ValidationError as exc:
+        _fail(f"invalid option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
+
+
+def _episode_line(config, as_json: bool):
+    """What to print as each episode ends: its verdict by the backend's word (nothing with --json)."""
     def line(result) -> None:
         if not as_json:  # each episode says its backend's word (Animal-AI: pass/fail), as the summary does
             from agentkit.outcome_words import fail_word, outcome_word, verdict
@@ -157,9 +172,19 @@ def run(
             out.print(f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
                       f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}")
 
+    return line
+
+
+def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
+    """The store and the summary of the run played; a run that cannot start or write ends in one line."""
+    from agentkit.prompts import TemplateError
+    from agentkit.records import StorageError
+    from agentkit.runner import execute_run
+
     try:
         store = _store(db)
-        summary = execute_run(config, store, api_key=api_key, on_episode=line, show_progress=not as_json)
+        summary = execute_run(config, store, api_key=api_key, on_episode=_episode_line(config, as_json),
+                              show_progress=not as_json)
     except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt as exc:
@@ -170,31 +195,32 @@ def run(
         err.print(f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
                   f"make room, then `agentkit eval --resume {summary.run_id}`")
         raise typer.Exit(1)
+    return store, summary
+
+
+def _print_run_summary(store, summary, config, as_json: bool) -> None:
+    """The run's JSON, or its lines: verdict rate by the backend's word, model calls, input tokens and cost."""
     from agentkit.model_call_summary import model_call_line, run_model_call_totals
 
     calls = run_model_call_totals(store, summary.run_id, summary.episodes)  # retries, turns cut, model errors
     if as_json:
         _emit_json({**summary.to_json(), "model_calls": calls})
-    else:
-        from agentkit.outcome_words import outcome_word
+        return
+    from agentkit.outcome_words import outcome_word
 
-        judged = summary.judged
-        left_out = len(summary.episodes) - len(judged)
-        note = f"; {left_out} without a verdict" if left_out else ""
-        word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
-        out.print(f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
-                  f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
-        if model_call_line(calls):
-            out.print(model_call_line(calls), markup=False)
-        from agentkit.run_input_tokens import run_input_tokens
+    judged = summary.judged
+    left_out = len(summary.episodes) - len(judged)
+    note = f"; {left_out} without a verdict" if left_out else ""
+    word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
+    out.print(f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
+              f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
+    if model_call_line(calls):
+        out.print(model_call_line(calls), markup=False)
+    from agentkit.run_input_tokens import run_input_tokens
 
-        tokens = run_input_tokens(store, summary.run_id, config.model, config.price_per_mtok)
-        if tokens is not None:  # input tokens: N (M cached), cost $X (saved $Y)
-            out.print(tokens.line(), markup=False)
-
-    from agentkit.cli_stops import exit_if_stopped
-
-    exit_if_stopped(summary)  # 3 and one line when the run stopped before playing everything
+    tokens = run_input_tokens(store, summary.run_id, config.model, config.price_per_mtok)
+    if tokens is not None:  # input tokens: N (M cached), cost $X (saved $Y)
+        out.print(tokens.line(), markup=False)
 
 
 @app.command()

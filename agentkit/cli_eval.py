@@ -13,6 +13,21 @@ from typing import Any
 
 import typer
 
+from agentkit.cli_common import (
+    AAI_VERSION_HELP,
+    DB_HELP,
+    PASS_RULE_HELP,
+    PASS_RULES,
+    animal_ai_options,
+    emit_json,
+    err,
+    fail,
+    open_store,
+    out,
+    refuse_human_setup,
+    warn_unpriced_budget,
+)
+from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
 from agentkit.outcome_words import outcome_word
 
 
@@ -54,212 +69,270 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
     return data
 
 
+def eval_command(
+    config_file: Path | None = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
+    model: str | None = typer.Option(None, help="Model id replacing the file's model(s)."),
+    resume: str | None = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
+    max_concurrency: int | None = typer.Option(None, min=1, help="Episodes in flight at once."),
+    workers: str | None = typer.Option(None, help="auto, threads or processes."),
+    api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+    api_key_env: str | None = typer.Option(None, help="Environment variable holding the API key."),
+    db: str | None = typer.Option(None, help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    env: str | None = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
+    aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
+    categories: str | None = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
+    difficulties: str | None = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
+    seeds_per_pair: int | None = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
+    modality: str | None = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
+    harness: str | None = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
+    figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here."),
+    pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
+    tasks: str | None = typer.Option(None, "--tasks", help="Task or suite names, comma-separated, replacing the file's (stored with the run)."),
+    trials: int | None = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
+    list_presets: bool = typer.Option(False, "--list-presets", help="List the packaged experiment presets and exit."),
+    run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
+) -> None:
+    """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
+    if list_presets:
+        from agentkit.eval_presets_cli import print_presets
+
+        print_presets(as_json)
+        return
+    from agentkit.eval_presets_cli import plan_overrides, resolve_experiment
+
+    overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
+                                 "api_base": api_base, "pass_rule": pass_rule}
+    overrides.update(plan_overrides(tasks, trials, limit, resume))  # --tasks, --trials, --limit
+    config_file = resolve_experiment(config_file)
+    _refuse_rule_and_resume_clashes(pass_rule, resume, run_flags)
+    store = open_store(db) if resume else None  # a new run's store is opened once its settings are checked
+    name, configs = "", []
+    if resume:
+        configs = [_resumed_config(store, resume, overrides)]
+    elif config_file is None and env is None:
+        fail("name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN")
+    elif config_file is None:
+        catalogue = _catalogue(categories, difficulties, seeds_per_pair, modality, harness)
+        name, configs = _catalogue_configs(env, catalogue, overrides)
+    else:
+        name, configs = _file_configs(config_file, {
+            **overrides, "env": env, "backend_options": animal_ai_options(aai_build, aai_version) or None,
+            "catalogue": {"modality": modality, "harness": harness}})
+    if not resume:
+        configs = _with_flags(run_flags, configs)
+        _refuse_animal_ai_flags(configs, aai_build, aai_version)
+    for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
+        refuse_human_setup(config)
+    if store is None:  # a refused command leaves no database behind
+        store = open_store(db)
+    results, stopped_runs = _play_each(configs, store, api_key_env, resume, figure, as_json)
+    _finish(name, results, stopped_runs, as_json)
+
+
 def register(app: typer.Typer) -> None:
-    from agentkit.cli_common import (
-        AAI_VERSION_HELP,
-        DB_HELP,
-        PASS_RULE_HELP,
-        PASS_RULES,
-        animal_ai_options,
-        err,
-        out,
-    )
-    from agentkit.cli_common import emit_json as _emit_json
-    from agentkit.cli_common import fail as _fail
-    from agentkit.cli_common import open_store as _store
-    from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
+    """Add ``agentkit eval`` to the command line, with the run settings' flags (agentkit.cli_run_options)."""
+    app.command("eval")(with_run_flags(COMMON_FLAGS, EVAL_FLAGS)(eval_command))
 
-    @app.command("eval")
-    @with_run_flags(COMMON_FLAGS, EVAL_FLAGS)  # the file's settings as flags (agentkit.cli_run_options)
-    def eval_command(
-        config_file: Path | None = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
-        model: str | None = typer.Option(None, help="Model id replacing the file's model(s)."),
-        resume: str | None = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
-        max_concurrency: int | None = typer.Option(None, min=1, help="Episodes in flight at once."),
-        workers: str | None = typer.Option(None, help="auto, threads or processes."),
-        api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
-        api_key_env: str | None = typer.Option(None, help="Environment variable holding the API key."),
-        db: str | None = typer.Option(None, help=DB_HELP),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-        env: str | None = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
-        aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
-        aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
-        categories: str | None = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
-        difficulties: str | None = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
-        seeds_per_pair: int | None = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
-        modality: str | None = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
-        harness: str | None = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
-        figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here."),
-        pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
-        tasks: str | None = typer.Option(None, "--tasks", help="Task or suite names, comma-separated, replacing the file's (stored with the run)."),
-        trials: int | None = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
-        limit: int | None = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
-        list_presets: bool = typer.Option(False, "--list-presets", help="List the packaged experiment presets and exit."),
-        run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
-    ) -> None:
-        """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
-        if list_presets:
-            from agentkit.eval_presets_cli import print_presets
 
-            print_presets(as_json)
-            return
-        from agentkit.config import RunConfig
-        from agentkit.experiment import ExperimentError, load_experiment
-        from agentkit.prompts import TemplateError
-        from agentkit.records import EndReason, StorageError
-        from agentkit.runner import execute_run
-        from agentkit.transcripts.run_lease import RunBusyError
+def _refuse_rule_and_resume_clashes(pass_rule: str | None, resume: str | None, run_flags: Any) -> None:
+    """One line for an unknown --pass-rule, and for settings given with --resume (a resumed run keeps its own)."""
+    if pass_rule is not None and pass_rule not in PASS_RULES:
+        fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
+    if resume and pass_rule is not None:
+        fail("--pass-rule: a resumed run keeps the rule it was started with")
+    if resume and run_flags.given():
+        flag = run_flags.flags[sorted(run_flags.given())[0]].decl.split("/")[0]
+        fail(f"{flag}: a resumed run keeps the settings it was started with")
 
-        overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
-                                     "api_base": api_base, "pass_rule": pass_rule}
-        from agentkit.eval_presets_cli import plan_overrides, resolve_experiment
 
-        narrowing = plan_overrides(tasks, trials, limit, resume)  # --tasks, --trials, --limit
-        overrides.update(narrowing)
-        config_file = resolve_experiment(config_file)
-        if pass_rule is not None and pass_rule not in PASS_RULES:
-            _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
-        if resume and pass_rule is not None:
-            _fail("--pass-rule: a resumed run keeps the rule it was started with")
-        if resume and run_flags.given():
-            flag = run_flags.flags[sorted(run_flags.given())[0]].decl.split("/")[0]
-            _fail(f"{flag}: a resumed run keeps the settings it was started with")
-        store = _store(db) if resume else None  # a new run's store is opened once its settings are checked
-        name = ""
-        if resume:
-            try:
-                stored = store.get_run(resume)
-            except KeyError:
-                _fail(f"--resume: no run {resume!r} in the store")
-            base = RunConfig.model_validate({k: v for k, v in stored.config.items() if k in RunConfig.model_fields})
-            configs = [base.model_copy(update={k: v for k, v in overrides.items() if v is not None and k != "model"})]
-        elif config_file is None and env is None:
-            _fail("name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN")
-        elif config_file is None:
-            from agentkit.experiment import Experiment
+def _resumed_config(store: Any, resume: str, overrides: dict[str, Any]) -> Any:
+    """The stored configuration of run ``resume``, with the command line's concurrency, workers and api_base."""
+    from agentkit.config import RunConfig
 
-            split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None
-            catalogue = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
-                         "harness": harness}
-            if seeds_per_pair:
-                catalogue["seeds_per_pair"] = seeds_per_pair
-            try:
-                experiment = Experiment.model_validate({"env": env, "name": f"{env}-catalogue",
-                                                        "catalogue": {k: v for k, v in catalogue.items() if v is not None}})
-                configs = experiment.run_configs(None, overrides)
-            except (ExperimentError, ValueError) as exc:
-                _fail(str(exc))
-            name = experiment.name
-        else:
-            try:
-                experiment, configs = load_experiment(
-                    config_file, {**overrides, "env": env,
-                                  "backend_options": animal_ai_options(aai_build, aai_version) or None,
-                                  "catalogue": {"modality": modality, "harness": harness}})
-            except ExperimentError as exc:
-                _fail(str(exc))
-            name = experiment.name
-        if not resume:
-            from agentkit.cli_run_options import apply_to_all
+    try:
+        stored = store.get_run(resume)
+    except KeyError:
+        fail(f"--resume: no run {resume!r} in the store")
+    base = RunConfig.from_stored(stored.config)
+    return base.model_copy(update={k: v for k, v in overrides.items() if v is not None and k != "model"})
 
-            try:
-                configs = apply_to_all(run_flags, configs)
-            except ValueError as exc:
-                _fail(str(exc))
-        if aai_build and not resume:
-            from agentkit.envs.registry import available_backends
-            from agentkit.experiment import backend_accepts
 
-            refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_build")})
-            if refusing:
-                takers = [name for name in available_backends() if backend_accepts(name, "aai_build")]
-                _fail(f"--aai-build: env {refusing[0]!r} plays no Animal-AI build (give --env {' or '.join(takers)})")
-        if aai_version and not resume:
-            from agentkit.experiment import backend_accepts
+def _catalogue(categories: str | None, difficulties: str | None, seeds_per_pair: int | None, modality: str | None,
+               harness: str | None) -> dict[str, Any]:
+    """The catalogue options the flags give (``--categories a,b`` as a list; options not given left out)."""
+    split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None
+    catalogue = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
+                 "harness": harness}
+    if seeds_per_pair:
+        catalogue["seeds_per_pair"] = seeds_per_pair
+    return {k: v for k, v in catalogue.items() if v is not None}
 
-            refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_version")})
-            if refusing:
-                _fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
-        from agentkit.cli_common import refuse_human_setup as _refuse_human_setup
-        from agentkit.run_preflight import PreflightError, check_model_access
 
-        for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
-            _refuse_human_setup(config)
-        if store is None:  # a refused command leaves no database behind
-            store = _store(db)
-        api_key = os.environ.get(api_key_env) if api_key_env else None
-        results = []
-        stopped_runs: list[Any] = []  # summaries of runs that stopped before playing everything
-        for config in configs:
-            def line(result: Any, _model: str = config.model) -> None:
-                if not as_json:
-                    verdict = result.metrics.get("pass", result.success)
-                    mark = ("[yellow]no verdict[/yellow]" if verdict is None else
-                            "[green]pass[/green]" if verdict else "[red]fail[/red]")
-                    out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
-                              f"reward={result.reward:.3f}  end={result.end_reason.value}  ({_model})")
+def _catalogue_configs(env: str, catalogue: dict[str, Any], overrides: dict[str, Any]) -> tuple[str, list[Any]]:
+    """``--env ENV`` without a file: the env's whole catalogue, one run per model."""
+    from agentkit.experiment import Experiment, ExperimentError
 
-            from agentkit.cli_common import warn_unpriced_budget as _warn_unpriced_budget
+    try:
+        experiment = Experiment.model_validate({"env": env, "name": f"{env}-catalogue", "catalogue": catalogue})
+        configs = experiment.run_configs(None, overrides)
+    except (ExperimentError, ValueError) as exc:
+        fail(str(exc))
+    return experiment.name, configs
 
-            try:  # a missing key or a server nobody listens on fails now, not after every episode's retries
-                check_model_access(config.model, config.api_base, api_key_env)
-            except PreflightError as exc:
-                _fail(str(exc))
 
-            _warn_unpriced_budget(config)  # a cost budget on an unpriced model: one warning line
-            try:
-                summary = execute_run(config, store, api_key=api_key, on_episode=line, show_progress=not as_json,
-                                      resume_run_id=resume)
-            except (ValueError, TemplateError) as exc:
-                _fail(str(exc))
-            except RunBusyError as exc:
-                _fail(f"--resume: {exc}")
-            except StorageError as exc:  # the run could not even be created or taken over
-                _fail(str(exc))
-            except KeyboardInterrupt as exc:
-                from agentkit.cli_stops import exit_interrupted
+def _file_configs(config_file: Path, overrides: dict[str, Any]) -> tuple[str, list[Any]]:
+    """An experiment file or packaged preset, the command line's settings over the file's."""
+    from agentkit.experiment import ExperimentError, load_experiment
 
-                exit_interrupted(getattr(exc, "run_id", None))
-            if summary.stopped is EndReason.STORAGE_ERROR or summary.error:
-                err.print(f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
-                          f"{summary.run_id} stopped, what was written is kept: make room, then "
-                          f"`agentkit eval --resume {summary.run_id}`")
-                raise typer.Exit(1)
-            data = run_json(summary, store)
-            if summary.config.evaluation is not None:
-                from agentkit.evals import get_evaluation
+    try:
+        experiment, configs = load_experiment(config_file, overrides)
+    except ExperimentError as exc:
+        fail(str(exc))
+    return experiment.name, configs
 
-                evaluation = get_evaluation(summary.config.env)
-                options = evaluation.options_model.model_validate(summary.config.evaluation)
-                target = figure if figure is None or len(configs) == 1 else figure.with_name(f"{figure.stem}-{summary.run_id}{figure.suffix}")
-                board = evaluation.score(data["episodes"], summary.config, options, target)
-                data.update({k: v for k, v in board.items() if k not in ("episodes", "env", "model")})
-                if not as_json:
-                    out.print(f"  ONS overall {board['overall_ons']:.3f} (95% CI {board['overall_ci']})")
-                    for category, row in board["categories"].items():
-                        out.print(f"  {category}: ONS {row['ons'] if row['ons'] is None else round(row['ons'], 3)}")
-            results.append(data)
-            if summary.stopped is not None:
-                stopped_runs.append(summary)
-            if not as_json:
-                stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
-                unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
-                word = outcome_word(summary.config.env)  # the same name and verdict as `agentkit run`
-                out.print(f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
-                          f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
-                          f"pass rule {config.pass_rule}{unjudged}){stopped}", markup=False)
-                for group in data.get("by_level", []):
-                    out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
-                from agentkit.model_call_summary import model_call_line
 
-                if model_call_line(data["model_calls"]):
-                    out.print(f"  {model_call_line(data['model_calls'])}", markup=False)
-        if as_json:
-            document: dict[str, Any] = {"experiment": name, "runs": results}
-            if len(results) == 1:
-                document = {**results[0], **document}
-            _emit_json(document)
-        if stopped_runs:
-            from agentkit.cli_stops import exit_if_stopped
+def _with_flags(run_flags: Any, configs: list[Any]) -> list[Any]:
+    from agentkit.cli_run_options import apply_to_all
 
-            exit_if_stopped(stopped_runs[0])  # 3 and one line: a run stopped before playing everything
+    try:
+        return apply_to_all(run_flags, configs)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _refuse_animal_ai_flags(configs: list[Any], aai_build: str | None, aai_version: str | None) -> None:
+    """One line when --aai-build or --aai-version is given for an env that has no use for it."""
+    from agentkit.envs.registry import available_backends
+    from agentkit.experiment import backend_accepts
+
+    if aai_build:
+        refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_build")})
+        if refusing:
+            takers = [name for name in available_backends() if backend_accepts(name, "aai_build")]
+            fail(f"--aai-build: env {refusing[0]!r} plays no Animal-AI build (give --env {' or '.join(takers)})")
+    if aai_version:
+        refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_version")})
+        if refusing:
+            fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
+
+
+def _play_each(configs: list[Any], store: Any, api_key_env: str | None, resume: str | None, figure: Path | None,
+               as_json: bool) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Play the runs one after the other: each run's JSON, and the summaries of the runs that stopped
+    before playing everything."""
+    api_key = os.environ.get(api_key_env) if api_key_env else None
+    results: list[dict[str, Any]] = []
+    stopped_runs: list[Any] = []
+    for config in configs:
+        summary, data = _play(config, store, api_key, api_key_env, resume, as_json)
+        if summary.config.evaluation is not None:
+            data.update(_scores(summary, data, _figure_of(figure, summary.run_id, len(configs)), as_json))
+        results.append(data)
+        if summary.stopped is not None:
+            stopped_runs.append(summary)
+        if not as_json:
+            _print_run(summary, data, config)
+    return results, stopped_runs
+
+
+def _episode_line(model: str, as_json: bool) -> Any:
+    """What to print as each episode ends (nothing with --json)."""
+    def line(result: Any) -> None:
+        if not as_json:
+            verdict = result.metrics.get("pass", result.success)
+            mark = ("[yellow]no verdict[/yellow]" if verdict is None else
+                    "[green]pass[/green]" if verdict else "[red]fail[/red]")
+            out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
+                      f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})")
+
+    return line
+
+
+def _play(config: Any, store: Any, api_key: str | None, api_key_env: str | None, resume: str | None,
+          as_json: bool) -> tuple[Any, dict[str, Any]]:
+    """Play one run (or the rest of a resumed one) into ``store``: its summary and its JSON. A run that
+    cannot start, or whose store cannot write, ends the command in one line."""
+    from agentkit.prompts import TemplateError
+    from agentkit.records import EndReason, StorageError
+    from agentkit.run_preflight import PreflightError, check_model_access
+    from agentkit.runner import execute_run
+    from agentkit.transcripts.run_lease import RunBusyError
+
+    try:  # a missing key or a server nobody listens on fails now, not after every episode's retries
+        check_model_access(config.model, config.api_base, api_key_env)
+    except PreflightError as exc:
+        fail(str(exc))
+    warn_unpriced_budget(config)  # a cost budget on an unpriced model: one warning line
+    try:
+        summary = execute_run(config, store, api_key=api_key, on_episode=_episode_line(config.model, as_json),
+                              show_progress=not as_json, resume_run_id=resume)
+    except (ValueError, TemplateError) as exc:
+        fail(str(exc))
+    except RunBusyError as exc:
+        fail(f"--resume: {exc}")
+    except StorageError as exc:  # the run could not even be created or taken over
+        fail(str(exc))
+    except KeyboardInterrupt as exc:
+        from agentkit.cli_stops import exit_interrupted
+
+        exit_interrupted(getattr(exc, "run_id", None))
+    if summary.stopped is EndReason.STORAGE_ERROR or summary.error:
+        err.print(f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
+                  f"{summary.run_id} stopped, what was written is kept: make room, then "
+                  f"`agentkit eval --resume {summary.run_id}`")
+        raise typer.Exit(1)
+    return summary, run_json(summary, store)
+
+
+def _figure_of(figure: Path | None, run_id: str, runs: int) -> Path | None:
+    """Where a run's figure goes: ``--figure`` itself, or with several runs one file per run id."""
+    if figure is None or runs == 1:
+        return figure
+    return figure.with_name(f"{figure.stem}-{run_id}{figure.suffix}")
+
+
+def _scores(summary: Any, data: dict[str, Any], figure: Path | None, as_json: bool) -> dict[str, Any]:
+    """The scores of a run played under its env's evaluation protocol (the gridworld catalogue's ONS)."""
+    from agentkit.evals import get_evaluation
+
+    evaluation = get_evaluation(summary.config.env)
+    options = evaluation.options_model.model_validate(summary.config.evaluation)
+    board = evaluation.score(data["episodes"], summary.config, options, figure)
+    if not as_json:
+        out.print(f"  ONS overall {board['overall_ons']:.3f} (95% CI {board['overall_ci']})")
+        for category, row in board["categories"].items():
+            out.print(f"  {category}: ONS {row['ons'] if row['ons'] is None else round(row['ons'], 3)}")
+    return {k: v for k, v in board.items() if k not in ("episodes", "env", "model")}
+
+
+def _print_run(summary: Any, data: dict[str, Any], config: Any) -> None:
+    """A run's summary line: its verdict rate by the backend's word, then per level and model calls."""
+    from agentkit.model_call_summary import model_call_line
+
+    stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
+    unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
+    word = outcome_word(summary.config.env)  # the same name and verdict as `agentkit run`
+    out.print(f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
+              f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
+              f"pass rule {config.pass_rule}{unjudged}){stopped}", markup=False)
+    for group in data.get("by_level", []):
+        out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
+    if model_call_line(data["model_calls"]):
+        out.print(f"  {model_call_line(data['model_calls'])}", markup=False)
+
+
+def _finish(name: str, results: list[dict[str, Any]], stopped_runs: list[Any], as_json: bool) -> None:
+    """The JSON document (one run's keys at the top when there is one run), and exit 3 with one line
+    when a run stopped before playing everything."""
+    if as_json:
+        document: dict[str, Any] = {"experiment": name, "runs": results}
+        if len(results) == 1:
+            document = {**results[0], **document}
+        emit_json(document)
+    if stopped_runs:
+        from agentkit.cli_stops import exit_if_stopped
+
+        exit_if_stopped(stopped_runs[0])  # 3 and one line: a run stopped before playing everything

@@ -79,16 +79,7 @@ def aai(
         _fail(str(exc))
     if reference_results is not None and reference_results.model != "reference":
         log.warning("--reference run %s was made by model %r, not the reference agent", reference, reference_results.model)
-    for result in [*results, *([reference_results] if reference_results else [])]:
-        outside = sorted(set(result.by_task) - set(task_ids))
-        if outside:
-            log.info("run %s: %d task(s) outside the selected set are not counted", result.run_id, len(outside))
-        covered = len(set(result.by_task) & set(task_ids))
-        if not covered:
-            log.warning("run %s has no finished episode on the selected tasks", result.run_id)
-        elif covered < len(task_ids):
-            log.warning("run %s played %d of the %d selected tasks; its figures are over those only",
-                        result.run_id, covered, len(task_ids))
+    _warn_of_coverage([*results, *([reference_results] if reference_results else [])], task_ids)
 
     report = build_report(baselines, task_ids, results, reference_results, task_set=tasks or DEFAULT_TASK_SET)
     files: dict[str, Path] = {}
@@ -104,7 +95,26 @@ def aai(
         data = report.to_json(detail=detail)
         data["files"] = {kind: str(path) for kind, path in files.items()}
         _emit_json(data)
-        return
+    else:
+        _print_report(report, detail, files)
+
+
+def _warn_of_coverage(results: list, task_ids: list[str]) -> None:
+    """A log line for each run that played tasks outside the selected set, or not all of it."""
+    for result in results:
+        outside = sorted(set(result.by_task) - set(task_ids))
+        if outside:
+            log.info("run %s: %d task(s) outside the selected set are not counted", result.run_id, len(outside))
+        covered = len(set(result.by_task) & set(task_ids))
+        if not covered:
+            log.warning("run %s has no finished episode on the selected tasks", result.run_id)
+        elif covered < len(task_ids):
+            log.warning("run %s played %d of the %d selected tasks; its figures are over those only",
+                        result.run_id, covered, len(task_ids))
+
+
+def _print_report(report, detail: bool, files: dict[str, Path]) -> None:
+    """The report as tables: per level (and per task with --detail), then what the columns are."""
     from agentkit.reports.console_table import level_table, task_table
 
     out.print(level_table(report))

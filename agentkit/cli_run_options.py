@@ -52,6 +52,8 @@ from typing import Any
 
 import typer
 
+from agentkit import run_defaults as default
+
 
 @dataclass(frozen=True)
 class Flag:
@@ -74,13 +76,13 @@ COMMON_FLAGS: tuple[Flag, ...] = (
     Flag("name", "--name", str, "A label for the run, stored with it: `agentkit report aai` and the viewer "
          "show it instead of the bare run id."),
     Flag("timeout_s", "--timeout-s", float, "Seconds one whole model request may take before it fails as a "
-         "timeout and is retried (default 120).", min=0.001),
+         f"timeout and is retried (default {default.TIMEOUT_S:g}).", min=0.001),
     Flag("max_retries", "--max-retries", int, "Retries of a failed model request (rate limit, 5xx, timeout), "
-         "with exponential backoff (default 5; 0: none).", min=0),
-    Flag("retry_base_s", "--retry-base-s", float, "First backoff wait of those retries, in seconds (default 1).",
+         f"with exponential backoff (default {default.MAX_RETRIES}; 0: none).", min=0),
+    Flag("retry_base_s", "--retry-base-s", float, f"First backoff wait of those retries, in seconds (default {default.RETRY_BASE_S:g}).",
          min=0),
     Flag("max_attempts", "--max-attempts", int, "Launches of a trial that ends in a model or environment error "
-         "(default 2).", min=1),
+         f"(default {default.MAX_ATTEMPTS}).", min=1),
     Flag("rate_limit_rpm", "--rate-limit-rpm", float, "At most this many model requests per minute per provider.",
          min=0.001),
     Flag("cache", "--cache/--no-cache", bool, "Answer identical requests from the store's response cache, "
@@ -120,15 +122,15 @@ COMMON_FLAGS: tuple[Flag, ...] = (
 
 # Flags `agentkit run` has had all along that `agentkit eval` lacked (the file set them).
 EVAL_FLAGS: tuple[Flag, ...] = (
-    Flag("temperature", "--temperature", float, "Sampling temperature (default 0)."),
-    Flag("max_tokens", "--max-tokens", int, "Output tokens per answer (default 1024).", min=1),
+    Flag("temperature", "--temperature", float, f"Sampling temperature (default {default.TEMPERATURE:g})."),
+    Flag("max_tokens", "--max-tokens", int, f"Output tokens per answer (default {default.MAX_TOKENS}).", min=1),
     Flag("seed", "--seed", int, "Seed of each task's first trial (trial i uses seed + i).", min=0),
-    Flag("max_scripts", "--max-scripts", int, "Scripts (model answers) per episode (default 30).", min=1),
+    Flag("max_scripts", "--max-scripts", int, f"Scripts (model answers) per episode (default {default.MAX_SCRIPTS}).", min=1),
     Flag("max_parse_failures", "--max-parse-failures", int, "Consecutive unusable answers before the episode "
-         "ends (default 5).", min=1),
+         f"ends (default {default.MAX_PARSE_FAILURES}).", min=1),
     Flag("max_cost", "--max-cost", float, "Cost budget per episode in US dollars.", field="max_cost_usd", min=0),
     Flag("max_consecutive_model_errors", "--max-consecutive-model-errors", int, "Stop the run after this many "
-         "episodes in a row end in model errors (0: never; default 3).", min=0),
+         f"episodes in a row end in model errors (0: never; default {default.MAX_CONSECUTIVE_MODEL_ERRORS}).", min=0),
     Flag("memory", "--memory", str, "History policy: full, markovian, window:K, last-images:K."),
     Flag("templates", "--templates", str, "Folder of Jinja templates, or a packaged set's name.",
          field="templates_dir"),
@@ -143,7 +145,7 @@ RUN_FLAGS: tuple[Flag, ...] = (
     Flag("modality", "--modality", str, "What the model is shown, where the env names its modalities "
          "(gridworld: mission, ascii, language, structured, ..., see `agentkit tasks gridworld`).",
          field="(modality)"),
-    Flag("max_concurrency", "--max-concurrency", int, "Episodes in flight at once (default 1).", min=1),
+    Flag("max_concurrency", "--max-concurrency", int, f"Episodes in flight at once (default {default.MAX_CONCURRENCY}).", min=1),
     Flag("workers", "--workers", str, "auto, threads or processes."),
 )
 

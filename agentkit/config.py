@@ -4,6 +4,10 @@ Seeds and episode counts are bounded here, where the command line, experiment fi
 all pass: a seed is stored in a 64-bit column and every backend wants one >= 0 (gridworld's
 generator refuses negative seeds, so every such episode ended in ``env_error``), and a run's episodes
 are planned up front, so an absurd count must be refused in one line, not by a MemoryError.
+
+One source per fact: the defaults are agentkit.run_defaults' (the command line's flags read the
+same ones), the observer's settings are the observer's own ``ObserverConfig``, and a stored run's
+configuration is rebuilt by ``RunConfig.from_stored`` (replay, resume, the Python API and eval).
 """
 
 from __future__ import annotations
@@ -13,19 +17,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from agentkit import run_defaults as default
 from agentkit.memory import memory_policy_from_spec
+from agentkit.observers import ObserverConfig
 
 MAX_SEED = 2**63 - 1  # the largest value of the store's 64-bit seed column
 MAX_EPISODES = 1_000_000  # episodes one run may plan (tasks x episodes, or an explicit plan)
 
 
-class ObserverSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def ObserverSettings(**fields: Any) -> ObserverConfig:
+    """The observer settings of a run: an ``ObserverConfig`` whose views default to the run's
+    (agentkit.run_defaults.OBSERVER_VIEWS) rather than the bare observer's every view."""
+    return ObserverConfig(**{"views": list(default.OBSERVER_VIEWS), **fields})
 
-    views: list[Literal["image", "ascii", "language", "structured"]] = ["image", "ascii", "language"]
-    image_format: Literal["jpeg", "png"] = "jpeg"
-    max_side: int = Field(512, ge=16, le=4096)
-    quality: int = Field(85, ge=1, le=100)
+
+def _run_observer() -> ObserverConfig:
+    """The observer a run uses unless told otherwise: the default views, images as the observer encodes them."""
+    return ObserverSettings()
 
 
 class RunConfig(BaseModel):
@@ -37,39 +45,39 @@ class RunConfig(BaseModel):
     tasks: list[str] = Field(min_length=1)
     # A label for the run (``--name``): reports and the viewer show it instead of the bare run id.
     name: str | None = Field(None, min_length=1, max_length=200)
-    model: str = "reference"
+    model: str = default.MODEL
     api_base: str | None = None
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    episodes: int = Field(1, ge=1)  # per task
-    seed: int = 0
-    max_scripts: int = Field(30, ge=1)
-    max_parse_failures: int = Field(5, ge=1)
+    temperature: float = default.TEMPERATURE
+    max_tokens: int = default.MAX_TOKENS
+    episodes: int = Field(default.EPISODES, ge=1)  # per task
+    seed: int = default.SEED
+    max_scripts: int = Field(default.MAX_SCRIPTS, ge=1)
+    max_parse_failures: int = Field(default.MAX_PARSE_FAILURES, ge=1)
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     max_cost_usd: float | None = None
     max_wall_s: float | None = Field(None, gt=0)  # per episode
     # How an episode stopped by these limits or broken by an error is judged (agentkit.pass_rule):
     # "aai" (Animal-AI's, the default) or "llm-aai" (as the LLM-AAI paper's code judged).
-    pass_rule: Literal["aai", "llm-aai"] = "aai"
+    pass_rule: Literal["aai", "llm-aai"] = default.PASS_RULE
     # Run-wide limits: when one is reached no new episode starts and running ones end cleanly.
     run_max_cost_usd: float | None = Field(None, gt=0)
     run_max_tokens: int | None = Field(None, gt=0)
     run_max_wall_s: float | None = Field(None, gt=0)
     # Reliability and throughput.
-    max_concurrency: int = Field(1, ge=1, le=256)
-    max_attempts: int = Field(2, ge=1)  # an episode ending in model_error/env_error is relaunched
+    max_concurrency: int = Field(default.MAX_CONCURRENCY, ge=1, le=256)
+    max_attempts: int = Field(default.MAX_ATTEMPTS, ge=1)  # an episode ending in model_error/env_error is relaunched
     # The run stops once this many episodes in a row end in model_error (a model that cannot answer
     # would otherwise fail every episode left); None: never.
-    max_consecutive_model_errors: int | None = Field(3, ge=1)
+    max_consecutive_model_errors: int | None = Field(default.MAX_CONSECUTIVE_MODEL_ERRORS, ge=1)
     rate_limit_rpm: float | None = Field(None, gt=0)  # requests per minute per provider
     cache: bool = False  # answer identical requests from the store's response cache
     cache_max_age_s: float | None = Field(None, gt=0)
     workers: Literal["auto", "threads", "processes"] = "auto"  # how episodes run concurrently
     # Model client: per-request timeout, retries with backoff, and a price for unlisted models.
-    timeout_s: float = Field(120.0, gt=0)
-    max_retries: int = Field(5, ge=0)
-    retry_base_s: float = Field(1.0, ge=0)
+    timeout_s: float = Field(default.TIMEOUT_S, gt=0)
+    max_retries: int = Field(default.MAX_RETRIES, ge=0)
+    retry_base_s: float = Field(default.RETRY_BASE_S, ge=0)
     price_per_mtok: tuple[float, float] | None = None  # (input, output) USD per million tokens
     # Send the system message as the start of the first user message (models without a system role).
     fold_system: bool = False
@@ -81,12 +89,12 @@ class RunConfig(BaseModel):
     # Options of the env's evaluation protocol (e.g. the gridworld catalogue) that made ``plan``;
     # kept so a resumed or re-scored run is scored the same way.
     evaluation: dict[str, Any] | None = None
-    memory: str = "full"
+    memory: str = default.MEMORY
     # Where ``--model human`` shows the frames: auto, window, page or files (agentkit.models.human_frames).
-    human_frames: Literal["auto", "window", "page", "files"] = "auto"
+    human_frames: Literal["auto", "window", "page", "files"] = default.HUMAN_FRAMES
     templates_dir: str | None = None
     include_images: bool = True
-    observer: ObserverSettings = Field(default_factory=ObserverSettings)
+    observer: ObserverConfig = Field(default_factory=_run_observer)
     backend_options: dict[str, Any] = Field(default_factory=dict)
     # How the model acts (agentkit.control): "script" (the paper's, the default) or
     # "frame-by-frame[:N]" (one primitive action per answer, held for N steps).
@@ -120,6 +128,15 @@ class RunConfig(BaseModel):
             if not info.data.get("include_images", True):
                 raise ValueError("--observe every:K|events shows frames, but the run sends no images (--no-images)")
         return observe.spec
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> RunConfig:
+        """The configuration a run was stored with (the store's ``runs.config``), validated again.
+
+        Keys this version does not know (a later agentkit's settings, the ``agentkit_version`` stamp)
+        are left out, so an older agentkit still replays, resumes and re-scores a newer run's record.
+        """
+        return cls.model_validate({k: v for k, v in stored.items() if k in cls.model_fields})
 
     @field_validator("memory")
     @classmethod

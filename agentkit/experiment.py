@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentkit.config import MAX_EPISODES, RunConfig
+from agentkit.suite_tasks import UnknownSuite, expand_task_names, suite_tasks
 
 
 class ExperimentError(ValueError):
@@ -63,17 +64,14 @@ class Experiment(BaseModel):
         return data
 
     def task_list(self) -> list[str]:
-        from agentkit.envs import get_backend
-
         tasks = list(self.tasks)
         if self.catalogue is not None and not tasks and not self.suite:
             return ["(catalogue)"]  # replaced by the evaluation's plan
         if self.suite:
-            suites = get_backend(self.env).suites()
-            if self.suite not in suites:
-                raise ExperimentError(f"suite: unknown suite {self.suite!r} for env {self.env!r}; "
-                                      f"known: {', '.join(sorted(suites)) or 'none'}")
-            tasks.extend(suites[self.suite])
+            try:
+                tasks.extend(suite_tasks(self.env, self.suite))
+            except UnknownSuite as exc:
+                raise ExperimentError(f"suite: {exc}") from None
         if not tasks:
             raise ExperimentError("tasks: name 'tasks' or a 'suite'")
         return tasks
@@ -145,18 +143,6 @@ class Experiment(BaseModel):
             evaluation = get_evaluation(self.env)
             configs = [evaluation.configure(c, options) for c in configs]
         return [limited(c, limit) for c in configs] if limit is not None else configs
-
-
-def expand_task_names(env: str, names: list[str]) -> list[str]:
-    """Task names as given, each name of one of ``env``'s suites replaced by the suite's tasks (in order,
-    a task named twice played once)."""
-    from agentkit.envs import get_backend
-
-    suites = get_backend(env).suites()
-    tasks: list[str] = []
-    for name in names:
-        tasks.extend(suites.get(name, [name]))
-    return list(dict.fromkeys(tasks))
 
 
 def limited(config: RunConfig, limit: int) -> RunConfig:

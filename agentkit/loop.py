@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agentkit import run_defaults
 from agentkit.actions import CompileError, ParseError, Script
 from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
@@ -46,8 +47,8 @@ def _sendable(text: str) -> str:
 class EpisodeLimits:
     """Per-episode limits. Every model answer counts as one script, parseable or not (as in the paper)."""
 
-    max_scripts: int = 30
-    max_parse_failures: int = 5  # consecutive unusable answers before giving up
+    max_scripts: int = run_defaults.MAX_SCRIPTS
+    max_parse_failures: int = run_defaults.MAX_PARSE_FAILURES  # consecutive unusable answers before giving up
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     max_cost_usd: float | None = None

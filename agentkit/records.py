@@ -8,12 +8,23 @@ stamps it on every run.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 # agentkit's version (pyproject.toml's [project] version); ``agentkit.__version__`` is this.
 VERSION = "0.1.0"
+
+
+def templates_hash(templates: dict[str, str]) -> str:
+    """The one hash of a template set, stored with each run: SHA-256 of the (name, source) pairs sorted
+    by name, written as compact JSON (sorted keys, no spaces, UTF-8, the store's canonical form);
+    equal sets hash equal. Here, below both, so the renderer and the store cannot disagree."""
+    pairs = sorted([name, source] for name, source in templates.items())
+    text = json.dumps(pairs, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class EndReason(str, Enum):

@@ -56,16 +56,11 @@ class ReplayReport:
                 "mismatches": self.mismatches}
 
 
-def config_from_stored(stored: dict[str, Any]) -> RunConfig:
-    """The RunConfig of a stored run (fields added by later versions are ignored)."""
-    return RunConfig(**{k: v for k, v in stored.items() if k in RunConfig.model_fields})
-
-
 def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
     episode = store.get_episode(episode_id)
     run = store.get_run(episode.run_id)
     recorded_turns = store.get_turns(episode_id, with_messages=False)
-    config = config_from_stored(run.config)
+    config = RunConfig.from_stored(run.config)
     answers = [t.answer for t in recorded_turns]
     setup = make_setup(config, templates=run.templates, model_factory=lambda backend: ReplayModel(answers))
     sink = _Collect()
@@ -197,7 +192,7 @@ def continue_live(
                          f"so the live model can take over at 0..{len(recorded)}")
     if live_from and recorded[live_from - 1].done:
         raise ValueError(f"episode {episode_id} ended on turn {live_from - 1}: nothing is left to play live")
-    source = config_from_stored(run.config)
+    source = RunConfig.from_stored(run.config)
     changes: dict[str, Any] = {"tasks": [episode.task], "episodes": 1, "seed": episode.seed}
     if model is not None:
         changes.update(model=model, api_base=api_base)

@@ -45,7 +45,6 @@ from agentkit.messages import ImagePart
 from agentkit.messages import Message as TypedMessage
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
-from agentkit.replay import config_from_stored
 from agentkit.stored_observation import IMAGE_REF_SCHEME, StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptReader
@@ -475,7 +474,7 @@ def rerender_run(
     """
     started = time.perf_counter()
     run = store.get_run(run_id)
-    config = config_from_stored(run.config)
+    config = RunConfig.from_stored(run.config)
     check_same_control(config.control, control, run_id)  # another mode cannot re-render these turns
     template_set, commands, backend_context = backend_prompt_facts(config)
     sources = overlay_templates(run.templates, template_set, templates_dir)

@@ -172,31 +172,8 @@ def execute_run(
     resume_run_id: str | None = None,
 ) -> RunSummary:
     """Create (or resume) the run and play every planned episode that has no final result yet."""
-    done: list[EpisodeResult] = []
-    spent = Usage()
-    if resume_run_id:
-        run = store.get_run(resume_run_id)
-        stored = RunConfig.model_validate({k: v for k, v in run.config.items() if k in RunConfig.model_fields})
-        from agentkit.url_redaction import url_to_resume  # the stored api_base lost its credentials
-
-        config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers,
-                                           "api_base": url_to_resume(stored.api_base, config.api_base)})
-        run_id, templates = resume_run_id, run.templates
-        lease = store.take_run(run_id)  # one live writer per run: RunBusyError if another writes it
-        latest, spent = _resume_state(store, run_id)
-    else:
-        templates = _check_and_templates(config)
-        run_id = store.create_run(env=config.env, tasks=config.tasks, model=config.model,
-                                  config={**config.model_dump(), "agentkit_version": __version__}, templates=templates)
-        lease = store.take_run(run_id)
-        latest = {}
-    plan: list[PlannedEpisode] = []
-    for task, trial, seed in config.episode_plan():
-        prior = latest.get((task, trial, seed))
-        if prior is not None and prior.status == "finished" and prior.end_reason not in RERUN_REASONS:
-            done.append(_result_of(prior))
-        else:
-            plan.append(PlannedEpisode(task, trial, seed, first_attempt=prior.attempt + 1 if prior else 0))
+    config, run_id, templates, lease, latest, spent = _open_run(config, store, resume_run_id)
+    done, plan = _plan(config, latest)
     if resume_run_id:
         log.info("resuming run %s: %d episode(s) done, %d to play", run_id, len(done), len(plan))
 
@@ -217,27 +194,9 @@ def execute_run(
         with keeper, progress, terminal_hold.showing(progress):  # a person typing holds the bar still
             bar = progress.add_task(f"{config.env} ({config.model}, {config.max_concurrency} at once)",
                                     total=len(plan) + len(done), completed=len(done))
-
-            streak = [0]  # episodes in a row that ended in model_error
-
-            def finished(result: EpisodeResult) -> None:
-                summary.episodes.append(result)
-                streak[0] = streak[0] + 1 if result.end_reason is EndReason.MODEL_ERROR else 0
-                limit = config.max_consecutive_model_errors
-                if limit is not None and streak[0] >= limit and budget.stop_reason() is None:
-                    summary.stop_message = (f"{streak[0]} episodes in a row ended in model errors (last: "
-                                            f"{result.error or 'no detail'})")
-                    budget.stop(EndReason.MODEL_ERROR)
-                if result.end_reason is EndReason.STORAGE_ERROR:  # nothing more can be kept: stop the run
-                    summary.error = summary.error or result.error
-                    budget.stop(EndReason.STORAGE_ERROR)
-                if kind == "processes":
-                    budget.add(result.usage)  # workers in other processes cannot add to this budget
-                if on_episode:
-                    on_episode(result)
-                progress.advance(bar)
-
-            _play_all(plan, ctx, store, budget, kind, stop_cell, finished)
+            tally = _Tally(summary, budget, counts_usage=kind == "processes", on_episode=on_episode,
+                           advance=lambda: progress.advance(bar))
+            _play_all(plan, ctx, store, budget, kind, stop_cell, tally.finished)
         summary.stopped = budget.flag.get()
         status = "finished" if summary.stopped is None else "stopped"
     except KeyboardInterrupt as exc:
@@ -253,6 +212,70 @@ def execute_run(
     order = {key: i for i, key in enumerate(config.episode_plan())}
     summary.episodes.sort(key=lambda e: order.get((e.task, e.trial, e.seed), len(order)))
     return summary
+
+
+def _open_run(config: RunConfig, store: TranscriptStore, resume_run_id: str | None) -> tuple[
+        RunConfig, str, dict[str, str], Any, dict[tuple[str, int, int], Any], Usage]:
+    """The run to play, created or (``resume_run_id``) taken over, with its lease: its configuration
+    (a resumed run's own, with this command's concurrency, workers and api_base), id, templates, the
+    latest record of each planned episode, and what the run has spent so far."""
+    if not resume_run_id:
+        templates = _check_and_templates(config)
+        run_id = store.create_run(env=config.env, tasks=config.tasks, model=config.model,
+                                  config={**config.model_dump(), "agentkit_version": __version__}, templates=templates)
+        return config, run_id, templates, store.take_run(run_id), {}, Usage()
+    run = store.get_run(resume_run_id)
+    stored = RunConfig.from_stored(run.config)
+    from agentkit.url_redaction import url_to_resume  # the stored api_base lost its credentials
+
+    config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers,
+                                       "api_base": url_to_resume(stored.api_base, config.api_base)})
+    lease = store.take_run(resume_run_id)  # one live writer per run: RunBusyError if another writes it
+    latest, spent = _resume_state(store, resume_run_id)
+    return config, resume_run_id, run.templates, lease, latest, spent
+
+
+def _plan(config: RunConfig, latest: dict[tuple[str, int, int], Any]) -> tuple[list[EpisodeResult],
+                                                                              list[PlannedEpisode]]:
+    """The episodes already finished for good (kept as they are), and those to play (again)."""
+    done: list[EpisodeResult] = []
+    plan: list[PlannedEpisode] = []
+    for task, trial, seed in config.episode_plan():
+        prior = latest.get((task, trial, seed))
+        if prior is not None and prior.status == "finished" and prior.end_reason not in RERUN_REASONS:
+            done.append(_result_of(prior))
+        else:
+            plan.append(PlannedEpisode(task, trial, seed, first_attempt=prior.attempt + 1 if prior else 0))
+    return done, plan
+
+
+class _Tally:
+    """What happens as each episode ends: it joins the summary, and the run stops after too many model
+    errors in a row or when the store cannot write."""
+
+    def __init__(self, summary: RunSummary, budget: RunBudget, counts_usage: bool,
+                 on_episode: Callable[[EpisodeResult], None] | None, advance: Callable[[], None]) -> None:
+        self.summary, self.budget, self.counts_usage = summary, budget, counts_usage
+        self.on_episode, self.advance = on_episode, advance
+        self.streak = 0  # episodes in a row that ended in model_error
+
+    def finished(self, result: EpisodeResult) -> None:
+        summary, budget = self.summary, self.budget
+        summary.episodes.append(result)
+        self.streak = self.streak + 1 if result.end_reason is EndReason.MODEL_ERROR else 0
+        limit = summary.config.max_consecutive_model_errors
+        if limit is not None and self.streak >= limit and budget.stop_reason() is None:
+            summary.stop_message = (f"{self.streak} episodes in a row ended in model errors (last: "
+                                    f"{result.error or 'no detail'})")
+            budget.stop(EndReason.MODEL_ERROR)
+        if result.end_reason is EndReason.STORAGE_ERROR:  # nothing more can be kept: stop the run
+            summary.error = summary.error or result.error
+            budget.stop(EndReason.STORAGE_ERROR)
+        if self.counts_usage:
+            budget.add(result.usage)  # workers in other processes cannot add to this budget
+        if self.on_episode:
+            self.on_episode(result)
+        self.advance()
 
 
 def _play_all(plan: list[PlannedEpisode], ctx: WorkerContext, store: TranscriptStore, budget: RunBudget, kind: str,

@@ -20,7 +20,7 @@ from agentkit.models.participant import Participant
 from agentkit.models.rate_limit import RateLimitedModel, limiter_for, provider_of
 from agentkit.observers.image_encoding import encode_image
 from agentkit.observers.observation import EncodedImage
-from agentkit.observers.observer import Observer, ObserverConfig
+from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
@@ -49,8 +49,7 @@ def make_backend(config: RunConfig) -> Backend:
 
 
 def make_observer(config: RunConfig) -> Observer:
-    s = config.observer
-    return Observer(ObserverConfig(views=tuple(s.views), image_format=s.image_format, max_side=s.max_side, quality=s.quality))
+    return Observer(config.observer)  # the run stores the observer's own settings (ObserverConfig)
 
 
 def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) -> Model | Participant:

@@ -21,11 +21,12 @@ View = Literal["image", "ascii", "language", "structured"]
 
 
 class ObserverConfig(BaseModel):
-    """Which views to produce and how to encode images."""
+    """Which views to produce and how to encode images: built here, and stored with a run as its
+    ``RunConfig.observer`` (the run's default views are agentkit.run_defaults.OBSERVER_VIEWS)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    views: tuple[View, ...] = ("image", "ascii", "language", "structured")
+    views: list[View] = ["image", "ascii", "language", "structured"]
     image_format: Literal["jpeg", "png"] = "jpeg"
     max_side: int = Field(512, ge=16, le=4096)
     quality: int = Field(85, ge=1, le=100)

@@ -19,7 +19,6 @@ it; resolving inlines them as data URLs, so the stored sources alone re-render t
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -30,6 +29,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from agentkit.messages import ImagePart, Message, Part, TextPart
 from agentkit.observers import Observation
+from agentkit.records import templates_hash  # the one template hash, stored with each run
 
 if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; importlib.abc has it from 3.10 on
     from importlib.abc import Traversable
@@ -105,13 +105,6 @@ def resolve_templates(template_set: str, user_dir: str | Path | None = None) -> 
     if missing:
         raise TemplateError(f"template set {template_set!r} lacks {', '.join(missing)}")
     return sources
-
-
-def templates_hash(sources: dict[str, str]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(sources):
-        digest.update(name.encode() + b"\0" + sources[name].encode() + b"\0")
-    return digest.hexdigest()
 
 
 def _image_part(url: str) -> ImagePart:

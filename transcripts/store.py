@@ -44,7 +44,7 @@ from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from agentkit.messages import Message
 from agentkit.records import VERSION as AGENTKIT_VERSION
-from agentkit.records import EpisodeResult, StorageError, TurnRecord
+from agentkit.records import EpisodeResult, StorageError, TurnRecord, templates_hash
 from agentkit.transcripts import prompt_reader, run_lease
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
@@ -97,11 +97,6 @@ _EPISODE_LOG_SIZE = 1024  # episodes whose message rows are remembered (others a
 
 
 # --- content addressing ----------------------------------------------------------------------------
-
-
-def templates_hash(templates: dict[str, str]) -> str:
-    """SHA-256 over the (name, source) pairs sorted by name; equal template sets hash equal."""
-    return hashlib.sha256(canonical_json(sorted([name, source] for name, source in templates.items()))).hexdigest()
 
 
 def _new_id(n: int) -> str:

@@ -60,12 +60,12 @@ def _pose(raw: Any) -> Pose | None:
 
 def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
     """The step path of a stored episode (see the module's docstring), or an empty one with a reason."""
+    from agentkit.config import RunConfig
     from agentkit.envs import get_backend
-    from agentkit.replay import config_from_stored
 
     episode = store.get_episode(episode_id)
     try:
-        config = config_from_stored(store.get_run(episode.run_id).config)
+        config = RunConfig.from_stored(store.get_run(episode.run_id).config)
     except Exception as exc:  # a stored config this version cannot read
         return StepPath(reason=f"the run's stored configuration cannot be read here ({exc})")
     try:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentkit.config import ObserverSettings, RunConfig
+from agentkit.config import RunConfig
+from agentkit.observers import ObserverConfig
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,6 @@ def apply_modality(config: RunConfig, name: str) -> RunConfig:
     observer = config.observer.model_copy(update={"views": settings["observer"]["views"]})
     options = {**config.backend_options, **settings["backend_options"]}
     return config.model_copy(
-        update={"observer": ObserverSettings.model_validate(observer.model_dump()),
+        update={"observer": ObserverConfig.model_validate(observer.model_dump()),
                 "include_images": settings["include_images"], "backend_options": options}
     )

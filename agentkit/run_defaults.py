@@ -1,0 +1,34 @@
+"""The defaults of a run, written once: the run configuration, the loop and the command line read them here.
+
+Why one place: the 30 scripts, 5 parse failures and 1024 output tokens used to be written in
+``cli.py``'s flags, in ``RunConfig`` and in the loop's ``EpisodeLimits``, with the help texts
+saying them a fourth time; changing one left the others behind. ``agentkit.config.RunConfig``
+takes its field defaults from here, and so do ``EpisodeLimits``, the flags of ``agentkit run``
+and the "(default N)" of every help text.
+
+It imports nothing (not even pydantic), so ``agentkit --help`` can show the defaults without
+loading the run configuration's validation.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+MODEL: Final = "reference"  # the backend's reference agent: no key, no network
+TEMPERATURE: Final = 0.0
+MAX_TOKENS: Final = 1024  # output tokens per answer
+EPISODES: Final = 1  # per task
+SEED: Final = 0  # of each task's first episode; episode i uses seed + i
+MAX_SCRIPTS: Final = 30  # model answers per episode, as in the LLM-AAI paper
+MAX_PARSE_FAILURES: Final = 5  # consecutive unusable answers before the episode ends
+MAX_CONSECUTIVE_MODEL_ERRORS: Final = 3  # episodes in a row ending in model errors before the run stops
+MAX_CONCURRENCY: Final = 1
+MAX_ATTEMPTS: Final = 2  # launches of an episode that ends in a model or environment error
+TIMEOUT_S: Final = 120.0  # one whole model request
+MAX_RETRIES: Final = 5  # of a failed model request, with exponential backoff
+RETRY_BASE_S: Final = 1.0  # the first backoff wait
+MEMORY: Final = "full"  # what of the past each prompt repeats (agentkit.memory)
+PASS_RULE: Final = "aai"  # how a stopped or broken episode is judged (agentkit.pass_rule)
+HUMAN_FRAMES: Final = "auto"  # where --model human shows the frames (agentkit.models.human_frames)
+# The observer's views a run asks for ("structured" is for tools and maps, not prompts).
+OBSERVER_VIEWS: Final = ("image", "ascii", "language")
