@@ -7,20 +7,24 @@ start included), N runs after one warm-up, and prints per command the median wal
 the peak memory, and which heavy libraries the process imported.
 
 Figures (whole-process medians of 5 runs after a warm-up, 2 cores shared with five other
-engineers' test runs, so wall time was 2-5x the CPU time: compare the CPU seconds):
+engineers' test runs, so wall time was 3-4x the CPU time: compare the CPU seconds):
 
-    command                   issue 18 (before)   session start (3f421de)
-    agentkit --help           2.8 s, 194 MB       cpu 0.34 s, 25.5 MB, no heavy library
-    agentkit tasks            -                   cpu 0.47 s, 39 MB (a usage error: ENV is required)
-    agentkit tasks aai-arena  -                   cpu 0.94 s, 60 MB
-    agentkit tasks gridworld  -                   cpu 0.90 s, 76 MB
-    agentkit tasks trifinger  -                   cpu 1.41 s, 165 MB
+    command                   issue 18 (before)   session start (3f421de)  session end (13a3373)
+    agentkit --help           2.8 s, 194 MB       cpu 0.34 s, 25.5 MB      cpu 0.24 s, 29 MB; no heavy library
+    agentkit tasks            -                   cpu 0.47 s, 39 MB        cpu 0.38 s, 39 MB (usage error: ENV required)
+    agentkit tasks aai-arena  -                   cpu 0.94 s, 60 MB        cpu 0.79 s, 60 MB
+    agentkit tasks gridworld  -                   cpu 0.90 s, 76 MB        cpu 0.83 s, 77 MB
+    agentkit tasks trifinger  -                   cpu 1.41 s, 165 MB       cpu 1.10 s, 165 MB
 
-Where `tasks ENV` spends its time (python -X importtime and cProfile, aai-arena): ~0.35 s in typer,
-which builds a pydantic TypeAdapter per parameter of the invoked command (typer 0.29's own
-`_adapters`, pydantic included); ~0.4 s importing agentkit.envs (envs/base.py -> observers ->
-numpy, PIL); the backend's module (the arena's imports pybullet, gridworld's minigrid, trifinger's
-trifinger-simulation); and rich's layout of the 917-row table. `--json` skips the table.
+(The session's changes did not aim at these; the drift between the columns is mostly the machine's.)
+Where `tasks aai-arena` spends its CPU (time.process_time around each step, 13a3373): importing
+agentkit.cli 0.11 s; agentkit.envs 0.19 s (envs/base.py -> observers -> numpy, PIL, pydantic); the
+arena backend's module 0.10 s (pybullet); tasks() and suites() 0.01 s; then 0.25 s in the command
+itself, of which rich's layout of the 917-row table is ~0.22 s (`--json`: 0.04 s) and the rest
+typer 0.29's per-parameter pydantic TypeAdapters (`typer._adapters`, which imports pydantic for
+every sub-command, `--help` included); the interpreter's own start is the remainder. Going below
+0.8 s for every backend needs a catalogue that lists tasks without importing the backend's module
+(and numpy), which is left for later.
 
 Usage: python bench/cli_startup.py [--runs N] [--env ENV ...]
 """
