@@ -16,7 +16,7 @@ log = logging.getLogger("agentkit.play")
 
 
 def play(
-    participant: str = typer.Option(..., "--participant", help="The participant's id (letters, digits, - _ .); nothing else about the person is stored."),
+    participant: str | None = typer.Option(None, "--participant", help="The participant's id (letters, digits, - _ .); nothing else about the person is stored. Without it, name participants on the experimenter page (/experimenter)."),
     db: str | None = typer.Option(None, help=DB_HELP),
     suite: str = typer.Option("aai-children40", "--suite", help="The suite played in order (after the tutorial)."),
     tasks: str | None = typer.Option(None, "--tasks", help="Task ids or suites, comma-separated, instead of the whole suite."),
@@ -33,8 +33,6 @@ def play(
     from agentkit.play import PlayOptions, PlayServer
     from agentkit.play.session import TUTORIAL_TASK, check_tasks, suite_tasks
 
-    if len(condition) > 200:
-        fail("--condition: at most 200 characters")
     try:
         options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks), mode=mode,
                               condition=condition, size=size, tutorial=TUTORIAL_TASK if tutorial else None, seed=seed)
@@ -47,9 +45,10 @@ def play(
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     if host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("play is bound to %s: anyone who can reach it can play as participant %s", host, participant)
-    err.print(f"participant {participant}: {len(options.tasks)} task(s) in {mode} mode"
-              f"{' after the tutorial' if tutorial else ''}", markup=False)
+        log.warning("play is bound to %s: anyone who can reach it can play and start sittings", host)
+    who = f"participant {participant}" if participant else "participants named on the experimenter page"
+    err.print(f"{who}: {len(options.tasks)} task(s) in {mode} mode{' after the tutorial' if tutorial else ''}; "
+              f"sittings and outcomes on {server.url}experimenter", markup=False)
     out.print(f"agentkit play on {server.url}  - open it in a browser; Ctrl-C to stop", markup=False)
     try:
         server.serve_forever()

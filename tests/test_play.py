@@ -191,3 +191,34 @@ def test_report_pools_people_into_a_humans_column(serve, tmp_path):
     assert overall["n"]["runs"]["humans"] == 2  # two people on the one task; the tutorial never counts
     proc = run_cli(["report", "aai", "--humans", model_run, "--db", db, "--no-figure"], tmp_path, check=False)
     assert proc.returncode == 2 and "not a person's" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_two_participants_on_one_server_do_not_mix(serve):
+    start, store = serve
+    url, _ = start(participant=None, mode="keyboard", tutorial=None)
+    status, answer = _post(url + "api/session", {})
+    assert status == 400 and "experimenter" in answer["error"]
+    status, answer = _post(url + "api/sessions", {"participant": "no good", "condition": ""})
+    assert status == 400 and answer["error"].startswith("participant:")
+    links = {}
+    for who, condition in (("ann", "day"), ("bob", "night")):
+        status, answer = _post(url + "api/sessions", {"participant": who, "condition": condition})
+        assert status == 200 and answer["link"] == f"/?session={answer['session']}"
+        links[who] = answer["session"]
+    keys = {"ann": ["ArrowLeft"], "bob": ["ArrowRight"]}
+    for who, token in links.items():
+        _, state = _post(url + "api/session", {"session": token})
+        assert state["participant"] == who
+    for _ in range(3):
+        for who, token in links.items():
+            _post(url + "api/step", {"session": token, "keys": keys[who]})
+    with urllib.request.urlopen(url + "api/sessions", timeout=30) as response:
+        rows = {row["participant"]: row for row in json.load(response)["sessions"]}
+    assert set(rows) == {"ann", "bob"} and rows["bob"]["condition"] == "night"
+    for who, answer in (("ann", "left"), ("bob", "right")):
+        run = store.get_run(rows[who]["run_id"])
+        assert run.model == f"human:{who}" and run.config["condition"] == rows[who]["condition"]
+        (episode,) = store.list_episodes(run_id=run.id)
+        assert [t.answer for t in store.get_turns(episode.id, with_messages=False)] == [answer] * 3
+    with urllib.request.urlopen(url + "experimenter", timeout=30) as response:
+        assert "/static/experimenter.js" in response.read().decode()

@@ -85,11 +85,17 @@ def test_keyboard_sitting_in_chromium(browser, store):
         _hold_until(browser, "ArrowUp", "document.body.dataset.finished === 'true'")
         assert "All arenas played" in _overlay(browser)
         assert browser.evaluate("document.querySelectorAll('#outcomes li').length") == 2
+        run_id = browser.evaluate("window.playState.run_id")
+        assert not browser.problems(), browser.problems()
+        browser.goto(url + "experimenter")  # the experimenter sees the sitting, done, with each outcome
+        row = "document.querySelector('tr[data-participant=\"kid-7\"]')"
+        browser.wait_for(f"{row} && {row}.textContent.includes('done')")
+        assert "01-01-01 pass" in browser.evaluate(f"{row}.textContent")
+        browser.screenshot(ARTIFACTS / "play-experimenter.png")
         assert not browser.problems(), browser.problems()
     finally:
         server.close()
 
-    run_id = browser.evaluate("window.playState.run_id")
     run = store.get_run(run_id)
     assert run.model == "human:kid-7" and run.config["condition"] == "browser-test" and run.status == "finished"
     episodes = {e.task: e for e in store.list_episodes(run_id=run_id)}

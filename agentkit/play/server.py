@@ -6,6 +6,11 @@ participant) needs nothing more, and each request may wait for the world to step
 request moves the world by exactly one answer and returns the frame that follows, so the world
 advances only while a page asks, never faster than one step per 0.06 s. ``/api/session`` opens
 the participant's session, or returns the one in play (a reloaded or reopened tab resumes).
+
+The experimenter page (``/experimenter``) names participants (id and condition; ``/api/sessions``):
+each gets a sitting of its own (its own run, world and thread) and a link ``/?session=TOKEN``, so
+several people can play at once on one server without mixing. The page lists every sitting with
+its progress and each task's outcome.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import logging
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -23,7 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from agentkit.play.keys import held_keys_action
-from agentkit.play.session import STEP_S, PlayOptions, PlaySession
+from agentkit.play.session import STEP_S, PlayOptions, PlaySession, check_condition, check_participant
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -32,7 +37,9 @@ MAX_BODY = 64 * 1024
 MAX_SCRIPT = 4000  # characters of one typed script
 MAX_KEYS = 16
 ASSETS = {"play.html": "text/html; charset=utf-8", "play.js": "text/javascript; charset=utf-8",
-          "play.css": "text/css; charset=utf-8"}
+          "play.css": "text/css; charset=utf-8", "experimenter.html": "text/html; charset=utf-8",
+          "experimenter.js": "text/javascript; charset=utf-8"}
+PAGES = {"/": "play.html", "/index.html": "play.html", "/experimenter": "experimenter.html"}
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"
 
 
@@ -97,22 +104,49 @@ class PlayServer:
             seat.session.close()
 
     # ------------------------------------------------------------------ API
-    def open_session(self) -> dict[str, Any]:
-        """The participant's session (created on first call): its token and state."""
+    def add_participant(self, participant: str, condition: str = "") -> str:
+        """The token of ``participant``'s sitting, created (with its run) unless one is in play."""
+        try:
+            check_participant(participant, "participant")
+            check_condition(condition, "condition")
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
         with self._lock:
-            token = self._by_participant.get(self.options.participant)
-            if token is None:
-                session = PlaySession(self.options, self.store)
-                session.start()
-                token = secrets.token_urlsafe(16)
-                self._seats[token] = _Seat(session, lock=threading.Lock())
-                self._by_participant[self.options.participant] = token
-                log.info("participant %s: run %s (%s mode)", self.options.participant, session.run_id,
-                         self.options.mode)
-            seat = self._seats[token]
+            token = self._by_participant.get(participant)
+            if token is not None and not self._seats[token].session.state()["finished"]:
+                return token
+            session = PlaySession(replace(self.options, participant=participant, condition=condition), self.store)
+            session.start()
+            token = secrets.token_urlsafe(16)
+            self._seats[token] = _Seat(session, lock=threading.Lock())
+            self._by_participant[participant] = token
+        log.info("participant %s: run %s (%s mode)", participant, session.run_id, self.options.mode)
+        return token
+
+    def open_session(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The page's sitting: the one its link names (``session``), else the participant named on the
+        command line (created on first call); its token and state."""
+        token = body.get("session")
+        if not token:
+            if self.options.participant is None:
+                raise BadRequest("no participant: open the link the experimenter page gives")
+            token = self.add_participant(self.options.participant, self.options.condition)
+        seat = self.seat(token)
         assert seat.session.participant is not None
         seat.session.participant.wait_first_frame()
         return {"session": token, **seat.session.state()}
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Every sitting of this server, for the experimenter page: who, where, and each task's outcome."""
+        rows = []
+        for token, seat in list(self._seats.items()):
+            state = seat.session.state()
+            rows.append({"session": token, "link": f"/?session={token}", "participant": state["participant"],
+                         "condition": seat.session.options.condition, "run_id": state["run_id"],
+                         "mode": state["mode"], "task": state["task"], "task_index": state["task_index"],
+                         "tasks_total": state["tasks_total"], "finished": state["finished"],
+                         "error": state["error"], "outcomes": state["outcomes"]})
+        return rows
 
     def seat(self, token: Any) -> _Seat:
         seat = self._seats.get(token) if isinstance(token, str) else None
@@ -169,9 +203,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
-        name = "play.html" if url.path in ("/", "/index.html") else url.path.removeprefix("/static/")
-        if name in ASSETS and (url.path.startswith("/static/") or name == "play.html"):
+        name = PAGES.get(url.path) or url.path.removeprefix("/static/")
+        if name in ASSETS and (url.path.startswith("/static/") or url.path in PAGES):
             self._send(HTTPStatus.OK, _asset(name), ASSETS[name])
+        elif url.path == "/api/sessions":
+            self._json(HTTPStatus.OK, {"sessions": self.play.sessions()})
         elif url.path == "/api/state":
             try:
                 seat = self.play.seat(parse_qs(url.query).get("session", [""])[0])
@@ -196,7 +232,13 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(body, dict):
                 raise BadRequest("request body: a JSON object")
             if url.path == "/api/session":
-                self._json(HTTPStatus.OK, self.play.open_session())
+                self._json(HTTPStatus.OK, self.play.open_session(body))
+            elif url.path == "/api/sessions":  # the experimenter names a participant
+                participant, condition = body.get("participant"), body.get("condition", "")
+                if not isinstance(participant, str) or not isinstance(condition, str):
+                    raise BadRequest("participant and condition: text")
+                token = self.play.add_participant(participant.strip(), condition.strip())
+                self._json(HTTPStatus.OK, {"session": token, "link": f"/?session={token}"})
             elif url.path == "/api/step":
                 self._json(HTTPStatus.OK, self.play.step(body))
             else:

@@ -43,11 +43,26 @@ ENV = "aai-arena"
 MODES = ("keyboard", "script")
 
 
+def check_participant(participant: str, option: str = "--participant") -> str:
+    """The id itself, or ValueError (one line): letters, digits, '-', '_' or '.', at most 64."""
+    if not participant or len(participant) > 64 or not participant.replace("-", "").replace("_", "").replace(
+            ".", "").isalnum() or not participant.isascii():
+        raise ValueError(f"{option}: an id of letters, digits, '-', '_' or '.' (at most 64), not {participant!r}")
+    return participant
+
+
+def check_condition(condition: str, option: str = "--condition") -> str:
+    if len(condition) > 200 or any(ord(c) < 32 for c in condition):
+        raise ValueError(f"{option}: at most 200 printable characters")
+    return condition
+
+
 @dataclass(frozen=True)
 class PlayOptions:
-    """What the experimenter chose for a sitting (``agentkit play``'s options)."""
+    """What the experimenter chose for a sitting (``agentkit play``'s options). ``participant``
+    None: the server waits for the experimenter page to name each participant."""
 
-    participant: str
+    participant: str | None
     tasks: list[str]
     mode: str = "keyboard"
     condition: str = ""
@@ -58,15 +73,16 @@ class PlayOptions:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"--mode: give keyboard or script, not {self.mode!r}")
-        if not self.participant or len(self.participant) > 64 or not self.participant.replace("-", "").replace(
-                "_", "").replace(".", "").isalnum():
-            raise ValueError(f"--participant: an id of letters, digits, '-', '_' or '.' (at most 64), "
-                             f"not {self.participant!r}")
+        if self.participant is not None:
+            check_participant(self.participant)
+        check_condition(self.condition)
         if not self.tasks:
             raise ValueError("--tasks: no task to play")
 
     @property
     def model(self) -> str:
+        if self.participant is None:
+            raise ValueError("a sitting needs a participant id")
         return f"human:{self.participant}"
 
     def run_config(self) -> RunConfig:

@@ -117,7 +117,8 @@ async function sendScript(event) {
 
 async function start() {
   try {
-    const opened = await api("/api/session", {});
+    const named = new URLSearchParams(location.search).get("session");  // the experimenter's link
+    const opened = await api("/api/session", named ? {session: named} : {});
     token = opened.session;
     render(opened);
   } catch (error) {
