@@ -18,12 +18,13 @@ log = logging.getLogger("agentkit.play")
 def play(
     participant: str | None = typer.Option(None, "--participant", help="The participant's id (letters, digits, - _ .); nothing else about the person is stored. Without it, name participants on the experimenter page (/experimenter)."),
     db: str | None = typer.Option(None, help=DB_HELP),
-    suite: str = typer.Option("aai-children40", "--suite", help="The suite played in order (after the tutorial)."),
+    env: str = typer.Option("aai-arena", "--env", help="aai-arena (keys held, real time) or gridworld (a step a key press)."),
+    suite: str | None = typer.Option(None, "--suite", help="The suite played in order, after the tutorial (default: aai-children40; gridworld-easy)."),
     tasks: str | None = typer.Option(None, "--tasks", help="Task ids or suites, comma-separated, instead of the whole suite."),
     mode: str = typer.Option("keyboard", "--mode", help="keyboard (arrow keys, real time) or script (typed Go/Turn scripts, one frame a turn)."),
     condition: str = typer.Option("", "--condition", help="The experimental condition, stored in the run config."),
     size: int | None = typer.Option(None, "--size", min=16, max=2048, help="Frame side in pixels (default: the model runs' 512)."),
-    tutorial: bool = typer.Option(True, "--tutorial/--no-tutorial", help="Start with the tutorial arena (testbed 01-01-01)."),
+    tutorial: bool = typer.Option(True, "--tutorial/--no-tutorial", help="Start with the tutorial (testbed 01-01-01; gridworld/reach-goal-easy)."),
     seed: int = typer.Option(0, "--seed", help="The run's seed (as for model runs)."),
     host: str = typer.Option("127.0.0.1", help="Address to bind; anything but loopback lets others on the network play."),
     port: int = typer.Option(8770, min=0, max=65535, help="Port (0 picks a free one)."),
@@ -31,11 +32,12 @@ def play(
     """Serve a local page where a participant plays a tutorial, then the tasks, recorded like a model's run."""
     from agentkit.cli_common import open_store
     from agentkit.play import PlayOptions, PlayServer
-    from agentkit.play.session import TUTORIAL_TASK, check_tasks, suite_tasks
+    from agentkit.play.session import TUTORIALS, check_tasks, suite_tasks
 
     try:
-        options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks), mode=mode,
-                              condition=condition, size=size, tutorial=TUTORIAL_TASK if tutorial else None, seed=seed)
+        options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks, env), mode=mode,
+                              condition=condition, size=size, tutorial=TUTORIALS.get(env) if tutorial else None,
+                              seed=seed, env=env)
         check_tasks(options)
     except ValueError as exc:
         fail(str(exc))

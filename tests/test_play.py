@@ -139,7 +139,8 @@ def test_bad_requests_get_one_line(serve):
 def test_cli_refuses_bad_options_in_one_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     for args, named in ((["--participant", "a b"], "--participant"), (["--participant", "p", "--tasks", "99-99-99"], "99-99-99"),
-                        (["--participant", "p", "--mode", "mouse", "--tasks", CHILD_TASK], "--mode")):
+                        (["--participant", "p", "--mode", "mouse", "--tasks", CHILD_TASK], "--mode"),
+                        (["--participant", "p", "--env", "mars"], "--env")):
         proc = run_cli(["play", *args, "--db", db], tmp_path, check=False)
         assert proc.returncode == 2 and named in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
@@ -222,3 +223,23 @@ def test_two_participants_on_one_server_do_not_mix(serve):
         assert [t.answer for t in store.get_turns(episode.id, with_messages=False)] == [answer] * 3
     with urllib.request.urlopen(url + "experimenter", timeout=30) as response:
         assert "/static/experimenter.js" in response.read().decode()
+
+
+def test_gridworld_keys_step_once_a_press_and_replay(serve):
+    start, store = serve
+    url, _ = start(participant="g1", env="gridworld", tasks=["gridworld/reach-goal-easy"], tutorial=None)
+    _, state = _post(url + "api/session", {})
+    token = state["session"]
+    assert state["stepping"] == "turns" and state["health"] is None
+    status, answer = _post(url + "api/step", {"session": token, "keys": ["ArrowUp"]})  # held keys mean nothing here
+    assert status == 400 and answer["error"].startswith("press:")
+    presses = ["ArrowUp", "ArrowUp", "ArrowUp", "ArrowRight", "ArrowUp", "ArrowUp"]  # seed 0's room: the goal
+    for key in presses:
+        _, state = _post(url + "api/step", {"session": token, "press": key})
+    assert state["finished"] and state["outcomes"][0]["end_reason"] == "goal"
+    run = store.get_run(state["run_id"])
+    assert run.env == "gridworld" and run.config["control"] == "frame-by-frame:1"
+    (episode,) = store.list_episodes(run_id=run.id)
+    answers = [t.answer for t in store.get_turns(episode.id, with_messages=False)]
+    assert answers == ["forward", "forward", "forward", "right", "forward", "forward"]
+    assert replay_episode(store, episode.id).matches

@@ -30,3 +30,18 @@ def held_keys_action(keys: Iterable[str]) -> str:
     move = "forward" if up and not down else "back" if down and not up else ""
     turn = "left" if left and not right else "right" if right and not left else ""
     return "-".join(part for part in (move, turn) if part) or "stay"
+
+
+# The gridworld is turn-based (MiniGrid steps only when the agent acts), so a key press is one
+# step. The keys are MiniGrid's own manual control's (minigrid/manual_control.py: arrows, space
+# toggles, page up picks up, page down drops, enter says done) plus letters for laptops.
+GRID_KEYS = {
+    "ArrowUp": "forward", "ArrowLeft": "left", "ArrowRight": "right",
+    " ": "toggle", "t": "toggle", "PageUp": "pickup", "p": "pickup", "PageDown": "drop", "d": "drop",
+    "Enter": "done",
+}
+
+
+def pressed_key_action(key: str) -> str | None:
+    """The gridworld action of one key press, or None for a key that means none."""
+    return GRID_KEYS.get(key) or GRID_KEYS.get(key.lower())

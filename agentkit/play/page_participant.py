@@ -29,13 +29,14 @@ class View:
     frame: str = ""  # a data URL of the observation's image (what a model would be shown)
     step: int = 0
     reward: float = 0.0
-    health: float = 0.0
+    health: float | None = None  # None: the world has no health (the gridworld)
     prompt: str = ""  # the turn's prompt text (script mode shows it: the model's conditions)
     feedback: str = ""  # why the last script was refused, as the model would be told
 
     def to_json(self) -> dict[str, Any]:
         return {"frame": self.frame, "step": self.step, "reward": round(self.reward, 4),
-                "health": round(self.health, 2), "prompt": self.prompt, "feedback": self.feedback}
+                "health": None if self.health is None else round(self.health, 2), "prompt": self.prompt,
+                "feedback": self.feedback}
 
 
 def _message_text(message: Any) -> tuple[str, str]:
@@ -88,7 +89,7 @@ class PageParticipant:
         image = observation.images[0].data_url() if observation.images else ""
         with board.cond:
             board.view = View(frame=image, step=observation.step, reward=observation.total_reward,
-                              health=float(observation.health or 0.0),
+                              health=None if observation.health is None else float(observation.health),
                               prompt=prompt_text(messages) if self.mode == "script" else "",
                               feedback=board.view.feedback)
             board.version += 1

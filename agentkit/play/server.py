@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from agentkit.play.keys import held_keys_action
+from agentkit.play.keys import GRID_KEYS, held_keys_action, pressed_key_action
 from agentkit.play.session import STEP_S, PlayOptions, PlaySession, check_condition, check_participant
 from agentkit.transcripts import TranscriptStore
 
@@ -159,11 +159,17 @@ class PlayServer:
         seat = self.seat(body.get("session"))
         session = seat.session
         assert session.participant is not None
-        if session.options.mode == "keyboard":
+        realtime = session.options.stepping == "realtime"
+        if realtime:
             keys = body.get("keys", [])
             if not isinstance(keys, list) or len(keys) > MAX_KEYS or not all(isinstance(k, str) for k in keys):
                 raise BadRequest("keys: a list of at most 16 key names")
             text = held_keys_action(keys)
+        elif session.options.mode == "keyboard":
+            action = pressed_key_action(body["press"]) if isinstance(body.get("press"), str) else None
+            if action is None:
+                raise BadRequest(f"press: one of the keys {', '.join(repr(k) for k in sorted(GRID_KEYS))}")
+            text = action
         else:
             script = body.get("script")
             if not isinstance(script, str) or not script.strip():
@@ -172,7 +178,7 @@ class PlayServer:
             if len(text) > MAX_SCRIPT:
                 raise BadRequest(f"script: at most {MAX_SCRIPT} characters")
         with seat.lock:  # one answer at a time per session, however many tabs ask
-            if session.options.mode == "keyboard":  # steps begin at least 0.06 s apart
+            if realtime:  # steps begin at least 0.06 s apart
                 wait = seat.last_step + STEP_S - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)

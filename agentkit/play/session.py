@@ -36,10 +36,14 @@ from agentkit.transcripts import TranscriptStore
 log = logging.getLogger(__name__)
 
 TUTORIAL_TASK = "01-01-01"  # Animal-AI Testbed 1-1-1: one green goal straight ahead (see the docstring)
+# Per world: the tutorial and the suite played by default. The gridworld's tutorial is its easiest
+# navigation task (reach the green goal square in a small empty room).
+TUTORIALS = {"aai-arena": TUTORIAL_TASK, "gridworld": "gridworld/reach-goal-easy"}
+DEFAULT_SUITES = {"aai-arena": "aai-children40", "gridworld": "gridworld-easy"}
 # Animal-AI decides every 3 physics frames of 0.02 s (Unity's fixed timestep; the arena's stand-in
 # refuses any other --decisionPeriod, envs/arena/unity_standin.py): one step per 0.06 s.
 STEP_S = 0.06
-ENV = "aai-arena"
+ENV = "aai-arena"  # the default world
 MODES = ("keyboard", "script")
 
 
@@ -69,8 +73,11 @@ class PlayOptions:
     size: int | None = None  # frame side in pixels (the arena renders and the observer sends this size)
     tutorial: str | None = TUTORIAL_TASK  # None: no tutorial
     seed: int = 0
+    env: str = ENV  # aai-arena (real time under keys) or gridworld (a step a key press)
 
     def __post_init__(self) -> None:
+        if self.env not in TUTORIALS:
+            raise ValueError(f"--env: give {' or '.join(TUTORIALS)}, not {self.env!r}")
         if self.mode not in MODES:
             raise ValueError(f"--mode: give keyboard or script, not {self.mode!r}")
         if self.participant is not None:
@@ -78,6 +85,12 @@ class PlayOptions:
         check_condition(self.condition)
         if not self.tasks:
             raise ValueError("--tasks: no task to play")
+
+    @property
+    def stepping(self) -> str:
+        """``realtime`` (the arena under held keys: a step per 0.06 s while the page asks) or
+        ``turns`` (a step per key press or typed script)."""
+        return "realtime" if self.env == "aai-arena" and self.mode == "keyboard" else "turns"
 
     @property
     def model(self) -> str:
@@ -88,7 +101,7 @@ class PlayOptions:
     def run_config(self) -> RunConfig:
         """The run's configuration: the model's conditions, plus frame-by-frame control in keyboard mode."""
         tasks = ([self.tutorial] if self.tutorial else []) + list(self.tasks)
-        fields: dict[str, Any] = {"env": ENV, "tasks": tasks, "model": self.model, "seed": self.seed,
+        fields: dict[str, Any] = {"env": self.env, "tasks": tasks, "model": self.model, "seed": self.seed,
                                   "max_concurrency": 1, "workers": "threads"}
         views = ObserverSettings().views
         if self.mode == "keyboard":  # the person sees only the frame; no text to render each step
@@ -107,12 +120,15 @@ def _failed(episode_id: str, task: str, seed: int, rule: str) -> EpisodeResult:
                          end_reason=EndReason.ENV_ERROR, scripts=0, turns=0, metrics=metrics)
 
 
-def suite_tasks(suite: str | None, tasks: str | None) -> list[str]:
-    """The tasks of ``--tasks`` (comma-separated ids or suite names) or else of ``--suite``, in order."""
+def suite_tasks(suite: str | None, tasks: str | None, env: str = ENV) -> list[str]:
+    """The tasks of ``--tasks`` (comma-separated ids or suite names) or else of ``--suite`` (the
+    world's default suite when None), in order."""
     from agentkit.envs import get_backend
 
-    suites = get_backend(ENV).suites()
-    names = [t.strip() for t in (tasks or "").split(",") if t.strip()] or [suite or "aai-children40"]
+    if env not in DEFAULT_SUITES:
+        raise ValueError(f"--env: give {' or '.join(DEFAULT_SUITES)}, not {env!r}")
+    suites = get_backend(env).suites()
+    names = [t.strip() for t in (tasks or "").split(",") if t.strip()] or [suite or DEFAULT_SUITES[env]]
     out: list[str] = []
     for name in names:
         out.extend(suites.get(name, [name]))
@@ -233,6 +249,7 @@ class PlaySession:
         index = min(self.current, len(self.plan) - 1)
         tutorial = bool(self.options.tutorial) and index == 0 and not finished
         return {"run_id": self.run_id, "participant": self.options.participant, "mode": self.options.mode,
+                "env": self.options.env, "stepping": self.options.stepping,
                 "task": self.plan[index][0], "task_index": self.current, "tasks_total": len(self.plan),
                 "tutorial": tutorial, "finished": finished, "error": self.error,
                 "outcomes": [o.to_json() for o in self.outcomes], "step_s": STEP_S, **view}

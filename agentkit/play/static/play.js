@@ -4,6 +4,8 @@
 "use strict";
 
 const KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"]);
+const GRID_KEYS = new Set(["ArrowUp", "ArrowLeft", "ArrowRight", " ", "t", "T", "PageUp", "p", "P", "PageDown", "d", "D",
+                           "Enter"]);
 const held = new Set();
 let token = null;
 let state = null;
@@ -37,7 +39,8 @@ function render(next) {
   document.body.dataset.finished = String(next.finished);
   el("arena").textContent = next.finished ? "All done - thank you!"
     : `${next.tutorial ? "Tutorial" : "Arena"} ${Math.min(next.task_index + 1, next.tasks_total)} of ${next.tasks_total}`;
-  el("numbers").textContent = `step ${next.step} - reward ${next.reward} - health ${next.health}`;
+  const health = next.health === null ? "" : ` - health ${next.health}`;
+  el("numbers").textContent = `step ${next.step} - reward ${next.reward}${health}`;
   if (next.frame) el("frame").src = next.frame;
   const list = el("outcomes");
   list.replaceChildren(...next.outcomes.map((o) => {
@@ -62,9 +65,12 @@ function arenaChanged() {
     shownIndex = state.task_index;
     running = false;
     const before = last ? `${outcomeLine(last)}. ` : "";
-    if (state.mode === "keyboard") overlay(`${before}Press Space to start ${state.tutorial ? "the tutorial" : "the next arena"}.`);
-    else overlay(before ? `${before}Next arena.` : "");
-    if (state.mode === "script") setTimeout(() => overlay(""), 1500);
+    if (state.stepping === "realtime") {
+      overlay(`${before}Press Space to start ${state.tutorial ? "the tutorial" : "the next arena"}.`);
+    } else {
+      overlay(before ? `${before}Next arena.` : "");
+      setTimeout(() => overlay(""), 1500);
+    }
     return true;
   }
   return false;
@@ -84,8 +90,29 @@ async function tick() {
   setTimeout(tick, Math.max(0, state.step_s * 1000 - (performance.now() - started)));
 }
 
+let pressing = false;
+
+async function press(event) {
+  // A turn-based world (the gridworld): one key press is one step, one at a time.
+  if (pressing || state.finished || event.repeat || !GRID_KEYS.has(event.key)) return;
+  event.preventDefault();
+  pressing = true;
+  try {
+    render(await api("/api/step", {session: token, press: event.key}));
+    arenaChanged();
+  } catch (error) {
+    overlay(error.message);
+  } finally {
+    pressing = false;
+  }
+}
+
 function onKeyDown(event) {
   if (!state || state.mode !== "keyboard") return;
+  if (state.stepping === "turns") {
+    press(event);
+    return;
+  }
   if (KEYS.has(event.key)) {
     held.add(event.key);
     event.preventDefault();
@@ -125,7 +152,8 @@ async function start() {
     overlay(`Cannot start: ${error.message}`);
     return;
   }
-  el(state.mode === "keyboard" ? "help-keyboard" : "help-script").hidden = false;
+  const help = state.mode === "script" ? "help-script" : state.stepping === "turns" ? "help-grid" : "help-keyboard";
+  el(help).hidden = false;
   arenaChanged();
   document.addEventListener("keydown", onKeyDown);
   document.addEventListener("keyup", onKeyUp);
