@@ -23,6 +23,7 @@ from agentkit.play.session import suite_tasks
 from agentkit.replay import replay_episode
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
+from agentkit.viewer import ViewerServer, open_readonly
 
 CHILD_TASK = "07-16-01"  # a children40 task that going straight ahead ends in 4 steps (the agent dies)
 
@@ -94,6 +95,10 @@ def test_script_mode_is_the_models_conditions_and_replays(serve):
     for episode in episodes:
         report = replay_episode(store, episode.id)
         assert report.matches, report.mismatches
+    with ViewerServer(open_readonly(str(store.url)), port=0) as viewer:  # the viewer reads it as any run
+        with urllib.request.urlopen(f"{viewer.url}episodes/{tutorial.id}", timeout=30) as response:
+            page = response.read().decode()
+    assert "human:p-2" in page and "Go(10)" in page
 
 
 def test_keyboard_world_waits_for_the_page(serve):
