@@ -20,6 +20,7 @@ from agentkit.transcripts.migrations import run_steps
 from agentkit.transcripts.schema import Base
 from agentkit.transcripts.schema_check import check_columns
 from agentkit.transcripts.schema_version import SCHEMA_VERSION, check_readable, stamp, stored_version
+from agentkit.transcripts.sqlite_driver import sqlite_connection
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def sqlite_backup(conn: Connection, found: int) -> Path | None:
         target = source.with_name(f"{source.name}.schema{found}-{stamp_text}-{n}.bak")
     copy = sqlite3.connect(target)
     try:
-        conn.connection.driver_connection.backup(copy)  # a consistent copy, WAL included
+        sqlite_connection(conn).backup(copy)  # a consistent copy, WAL included
     finally:
         copy.close()
     log.warning("transcript database %s is schema %d: copied to %s before upgrading it to schema %d",

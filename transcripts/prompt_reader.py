@@ -21,12 +21,12 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, expand
-from agentkit.transcripts.schema import EpisodeMessage, Message, Turn, TurnPrompt
+from agentkit.transcripts.schema import EpisodeMessage, Message, Turn, TurnPrompt, table_of
 
-TURNS = Turn.__table__
-MESSAGES = Message.__table__
-EPISODE_MESSAGES = EpisodeMessage.__table__
-TURN_PROMPTS = TurnPrompt.__table__
+TURNS = table_of(Turn)
+MESSAGES = table_of(Message)
+EPISODE_MESSAGES = table_of(EpisodeMessage)
+TURN_PROMPTS = table_of(TurnPrompt)
 
 #: One stored message row: (role, content sha256, its extra keys as JSON text, or None).
 MessageRef = tuple[str, str, str | None]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.engine import Connection
@@ -22,21 +22,34 @@ from agentkit.transcripts import prompt_reader
 from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnInfo
-from agentkit.transcripts.schema import Blob, Episode, EpisodeContext, EpisodeSource, Run, Turn, TurnModelCall
+from agentkit.transcripts.schema import (
+    Blob,
+    Episode,
+    EpisodeContext,
+    EpisodeSource,
+    Run,
+    Turn,
+    TurnModelCall,
+    table_of,
+)
 from agentkit.transcripts.schema_check import check_columns
 from agentkit.transcripts.schema_version import check_readable, stored_version
 
-RUNS = Run.__table__
-EPISODES = Episode.__table__
-TURNS = Turn.__table__
-BLOBS = Blob.__table__
-CONTEXTS = EpisodeContext.__table__
-SOURCES = EpisodeSource.__table__
-CALLS = TurnModelCall.__table__
+RUNS = table_of(Run)
+EPISODES = table_of(Episode)
+TURNS = table_of(Turn)
+BLOBS = table_of(Blob)
+CONTEXTS = table_of(EpisodeContext)
+SOURCES = table_of(EpisodeSource)
+CALLS = table_of(TurnModelCall)
 
 _IN_CHUNK = 500  # ids per IN (...) list, below every backend's parameter limit
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: None) -> None: ...
 def _utc(value: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; everything is stored in UTC."""
     if value is not None and value.tzinfo is None:

@@ -21,12 +21,12 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from agentkit.transcripts.liveness import _HOST, _process_alive, _writer_identity
-from agentkit.transcripts.schema import Run, RunLease
+from agentkit.transcripts.schema import Run, RunLease, table_of
 
 log = logging.getLogger(__name__)
 
-RUNS = Run.__table__
-LEASES = RunLease.__table__
+RUNS = table_of(Run)
+LEASES = table_of(RunLease)
 
 LEASE_TTL_S = 60.0  # a holder silent this long has lost the run (a hung or unreachable process)
 RENEW_EVERY_S = 10.0  # heartbeat period, well inside the TTL (a busy database may delay one)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -42,6 +43,16 @@ ANY_TEXT = ServerSafeText()
 
 class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, Any: JSON}
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table a mapped class of this module maps. Why a helper: SQLAlchemy types
+    ``__table__`` as a FromClause (a class may map a join or a select), which insert(), update()
+    and delete() do not take; every class here maps one Table, and this says so once."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} maps no single table")
+    return table
 
 
 class Run(Base):

@@ -20,13 +20,13 @@ from sqlalchemy import inspect, select
 from sqlalchemy.engine import Connection
 
 from agentkit.records import StorageError
-from agentkit.transcripts.schema import SchemaVersion
+from agentkit.transcripts.schema import SchemaVersion, table_of
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3  # the layout this release writes, and the newest it reads
 LEGACY_VERSION = 1  # a database without a stored version
-VERSIONS = SchemaVersion.__table__
+VERSIONS = table_of(SchemaVersion)
 
 
 class SchemaVersionError(StorageError):

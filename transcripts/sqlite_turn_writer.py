@@ -15,12 +15,13 @@ from typing import Any
 from sqlalchemy import Engine, insert
 from sqlalchemy.engine import Connection
 
-from agentkit.transcripts.schema import Blob, EpisodeMessage, Turn, TurnPrompt
+from agentkit.transcripts.schema import Blob, EpisodeMessage, Turn, TurnPrompt, table_of
+from agentkit.transcripts.sqlite_driver import sqlite_connection
 
-TURNS = Turn.__table__
-MESSAGES = EpisodeMessage.__table__
-PROMPTS = TurnPrompt.__table__
-BLOBS = Blob.__table__
+TURNS = table_of(Turn)
+MESSAGES = table_of(EpisodeMessage)
+PROMPTS = table_of(TurnPrompt)
+BLOBS = table_of(Blob)
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,11 @@ class _SQLiteTurnWriter:
     ) -> int:
         """Insert the turn, its new blobs, the episode's new message rows and the turn's prompt
         spans (layout 2, ``agentkit.transcripts.prompt_spans``); returns the turn's id."""
-        driver = conn.connection.driver_connection
+        driver = sqlite_connection(conn)
         if blobs:
             driver.executemany(self.blobs.sql, [self.blobs.params(b) for b in blobs])
         turn_id = driver.execute(self.turn.sql, self.turn.params(row)).lastrowid
+        assert turn_id is not None  # sqlite3 sets it after every INSERT
         if messages:
             driver.executemany(self.messages.sql, [self.messages.params(m) for m in messages])
         driver.execute(self.prompt.sql, self.prompt.params({"turn_id": turn_id, "spans": spans}))

@@ -69,7 +69,7 @@ from agentkit.transcripts.records import (  # re-exported
     TurnExistsError,
     TurnInfo,
 )
-from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, TurnPrompt
+from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, TurnPrompt, table_of
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
@@ -86,9 +86,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-EPISODE_MESSAGES = EpisodeMessage.__table__  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
-TURN_PROMPTS = TurnPrompt.__table__
-CACHE = CachedResponse.__table__
+EPISODE_MESSAGES = table_of(EpisodeMessage)  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
+TURN_PROMPTS = table_of(TurnPrompt)
+CACHE = table_of(CachedResponse)
 
 JSON_MEDIA_TYPE = "application/json"
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
@@ -111,14 +111,16 @@ def _insert_ignore(engine: Engine) -> Insert | None:
     """An INSERT into blobs that skips rows already present, for this backend; None if unknown."""
     name = engine.dialect.name
     if name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    elif name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    elif name in ("mysql", "mariadb"):
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"])
+    if name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"])
+    if name in ("mysql", "mariadb"):
         return insert(BLOBS).prefix_with("IGNORE")
-    else:
-        return None
-    return dialect_insert(BLOBS).on_conflict_do_nothing(index_elements=["sha256"])
+    return None
 
 
 # --- the store -------------------------------------------------------------------------------------
@@ -360,7 +362,9 @@ class TranscriptStore(TranscriptReader):
                 else:
                     if new_blobs:
                         self._insert_blobs(conn, list(new_blobs.values()))
-                    turn_id = conn.execute(self._turn_insert, row).inserted_primary_key[0]
+                    primary = conn.execute(self._turn_insert, row).inserted_primary_key
+                    assert primary is not None  # a one-row INSERT with an autoincrement key
+                    turn_id = primary[0]
                     if new_rows:
                         conn.execute(self._message_insert, new_rows)
                     conn.execute(self._prompt_insert, {"turn_id": turn_id, "spans": plan.spans})
@@ -626,7 +630,7 @@ class TranscriptStore(TranscriptReader):
             sha, media_type = ref
             new_part = {k: v for k, v in part.items() if k not in ("type", "image_url")}
             new_part.update(type="image_ref", sha256=sha, media_type=media_type)
-            options = {k: v for k, v in image_url.items() if k != "url"}  # e.g. "detail"
+            options = {k: v for k, v in (image_url or {}).items() if k != "url"}  # e.g. "detail"; a dict here
             if options:
                 new_part["image_url_options"] = options
             out.append(new_part)

@@ -19,10 +19,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
+from sqlalchemy.engine.interfaces import ReflectedColumn
 
 from agentkit.transcripts.migrations import v0002_episode_attempts, v0003_wide_integers
 
@@ -76,7 +77,7 @@ def run_steps(conn: Connection, found: int, target: int) -> list[int]:
     return done
 
 
-def existing_columns(conn: Connection, table: str) -> dict[str, dict[str, Any]]:
+def existing_columns(conn: Connection, table: str) -> dict[str, ReflectedColumn]:
     """The columns a table has (name -> reflected column), empty when the table is missing."""
     inspector = inspect(conn)
     if not inspector.has_table(table):
