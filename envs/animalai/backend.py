@@ -288,7 +288,7 @@ class AnimalAIBackend(Backend):
     def _arena_file(self, task: str) -> tuple[str, str]:
         """The task's YAML text and a file holding it (4.x builds read the file themselves)."""
         if TASK_ID.match(task):
-            text = resources.files("agentkit.envs.arena").joinpath("data", "testbed", f"{task}.yaml").read_text("utf-8")
+            text = (resources.files("agentkit.envs.arena") / "data" / "testbed" / f"{task}.yaml").read_text("utf-8")
             if self._files is None:
                 self._files = Path(tempfile.mkdtemp(prefix="agentkit-aai-"))
             path = self._files / f"{task}.yaml"

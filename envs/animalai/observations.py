@@ -94,10 +94,11 @@ def decode_picture(obs, channels_first: bool) -> np.ndarray:
         frame = np.clip(np.rint(pixels * 255.0), 0, 255).astype(np.uint8)
     else:
         # A picture of more than 3 channels is several concatenated PNGs; Animal-AI's camera is one.
-        frame = unfiltered_png(obs.compressed_data)
-        if frame is None:
+        decoded = unfiltered_png(obs.compressed_data)
+        if decoded is None:
             with Image.open(io.BytesIO(obs.compressed_data)) as image:
-                frame = np.asarray(image.convert("RGB") if image.mode not in ("RGB", "L") else image)
+                decoded = np.asarray(image.convert("RGB") if image.mode not in ("RGB", "L") else image)
+        frame = decoded
         if frame.ndim == 2:
             frame = frame[:, :, None]
         if frame.shape[:2] != (height, width):

@@ -98,7 +98,9 @@ class _Servicer(UnityToExternalProtoServicer):
     """The Exchange handler: the build's message goes to the caller, the caller's answer back."""
 
     def __init__(self) -> None:
-        to_caller, to_build = queue.SimpleQueue(), queue.SimpleQueue()  # C queues: the cheapest hand-over
+        # C queues: the cheapest hand-over
+        to_caller: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        to_build: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.parent_conn = _Conduit(inbox=to_caller, outbox=to_build)
         self.child_conn = _Conduit(inbox=to_build, outbox=to_caller)
 

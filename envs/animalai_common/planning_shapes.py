@@ -58,7 +58,7 @@ class Part:
         if self.rise == 0:
             return np.full(np.shape(x), self.top, dtype=float)
         _, lz = self.local(x, z)
-        frac = (np.clip(lz, -self.hz, self.hz) + self.hz) / (2 * self.hz) if self.hz > 0 else 1.0
+        frac = (np.clip(lz, -self.hz, self.hz) + self.hz) / (2 * self.hz) if self.hz > 0 else np.ones(np.shape(lz))
         if self.rise < 0:
             frac = 1.0 - frac
         return self.bottom + (self.top - self.bottom) * frac

@@ -89,8 +89,8 @@ def passed(final_reward: float, pass_mark: float | None) -> bool:
 def _outcome(result: Any) -> tuple[int, bool]:
     """(level, pass) of one episode: an EpisodeResult (its ``metrics``), a mapping, or a (task, pass) pair."""
     if isinstance(result, tuple):
-        task, ok = result
-        return level_of(task), bool(ok)
+        name, ok = result
+        return level_of(name), bool(ok)
     metrics: Mapping[str, Any]
     task: str | None
     if isinstance(result, Mapping):

@@ -84,4 +84,4 @@ def is_action(action: object) -> bool:
     """Whether ``action`` is a valid ``[b0, b1]`` pair (a list or tuple of two integers 0..2)."""
     if not isinstance(action, (list, tuple)) or len(action) != 2:
         return False
-    return all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and 0 <= b <= 2 for b in action)
+    return all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and 0 <= int(b) <= 2 for b in action)

@@ -49,6 +49,7 @@ def fields(buf: bytes) -> list[tuple[int, int, Any]]:
     length-delimited fields and fixed32/fixed64 (raw, little-endian)."""
     out: list[tuple[int, int, Any]] = []
     pos, end = 0, len(buf)
+    value: int | bytes
     while pos < end:
         key = buf[pos]  # one-byte keys and lengths are the rule: read them inline
         if key < 0x80:

@@ -19,7 +19,7 @@ The Testbed's largest file has 3,460 nodes and nesting depth 7, far below the li
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from yaml.constructor import ConstructorError
@@ -38,6 +38,13 @@ _STANDARD_TAG = "tag:yaml.org,2002:"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
+def _mark(event: yaml.Event) -> yaml.error.Mark | None:
+    """Where ``event`` starts, for an error message. types-PyYAML types the mark as the pure-Python
+    Mark or the C parser's, and ConstructorError's as the pure-Python one only, though it takes
+    either (it only prints it): hence the cast."""
+    return cast("yaml.error.Mark | None", event.start_mark)
+
+
 def check_shape(text: str, loader: type) -> None:
     """Raise ``ConstructorError`` (with the line) when ``text`` nests too deep or holds too many nodes."""
     depth = 0
@@ -48,8 +55,7 @@ def check_shape(text: str, loader: type) -> None:
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise ConstructorError(None, None, NESTING_PROBLEM,
-                                       event.start_mark)
+                raise ConstructorError(None, None, NESTING_PROBLEM, _mark(event))
             frames.append([event.anchor, 1])
             added = 1
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
@@ -67,7 +73,7 @@ def check_shape(text: str, loader: type) -> None:
             if frames:
                 frames[-1][1] += 1
         elif isinstance(event, yaml.AliasEvent):
-            added = sizes.get(event.anchor, 1)
+            added = sizes.get(event.anchor, 1) if event.anchor is not None else 1
             if frames:
                 frames[-1][1] += added
         else:
@@ -75,7 +81,7 @@ def check_shape(text: str, loader: type) -> None:
         total += added
         if total > MAX_NODES:
             raise ConstructorError(None, None, f"more than {MAX_NODES:,} values (aliases counted as what they "
-                                   "repeat)", event.start_mark)
+                                   "repeat)", _mark(event))
 
 
 def construct_checked_mapping(base: Callable[..., Any]) -> Callable[..., Any]:

@@ -210,7 +210,8 @@ def _basis(heading_deg: float, pitch_deg: float) -> tuple[np.ndarray, np.ndarray
     return forward, right, up
 
 
-def _rays(n: int, forward: np.ndarray, right: np.ndarray, up: np.ndarray, level: bool, fov_deg: float):
+def _rays(n: int, forward: np.ndarray, right: np.ndarray, up: np.ndarray, level: bool,
+          fov_deg: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pixel ray directions (forward component 1) as float32 arrays dx, dy, dz. For a level
     camera they are a row of columns and a column of rows (numpy broadcasts them to n x n)."""
     half = math.tan(math.radians(fov_deg) / 2)

@@ -61,6 +61,7 @@ class ArenaGymEnv(gymnasium.Env):
         raw = self.backend.reset(self.task, episode_seed)
         self._done = False
         self._frame = raw.frames["camera"]
+        assert raw.health is not None  # the arena reports health in every observation
         return self._frame.copy(), self._info(raw.health, episode_seed)
 
     def step(self, action):
@@ -68,13 +69,15 @@ class ArenaGymEnv(gymnasium.Env):
             raise RuntimeError("the episode is over; call reset() before stepping again")
         result = self.backend.step(self._branches(action))
         self._done = result.done
-        self._frame = self.backend.frame()
+        frame = self.backend.frame()
+        assert frame is not None  # the backend was made with frames=True
+        self._frame = frame
         reading = self.backend.agent_reading()
         info = self._info(reading.health)
         if result.done:
             info["success"] = result.success
             info["end_reason"] = None if result.end_reason is None else str(result.end_reason.value)
-        return self._frame.copy(), float(result.reward), bool(result.done), False, info
+        return frame.copy(), float(result.reward), bool(result.done), False, info
 
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array" or self._frame is None:

@@ -106,9 +106,9 @@ class ItemRuntime:
         for item in layout.items:
             behaviour = item.type.behaviour
             if behaviour in ("decay", "ripen"):
-                state: RewardChange | SizeChange = reward_change(behaviour, item.params, version)
-                self.changing[item.id] = state
-                self._colours[item.id] = state.color
+                change = reward_change(behaviour, item.params, version)
+                self.changing[item.id] = change
+                self._colours[item.id] = change.color
             elif behaviour in ("grow", "shrink"):
                 self.changing[item.id] = size_change(behaviour, item.params, version)
             elif behaviour in ("tree", "dispenser", "container"):

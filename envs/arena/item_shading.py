@@ -251,7 +251,8 @@ class GlassLayer:
         for i, material in made:
             self._material[i + 1] = material
 
-    def draw(self, view: list[float], projection: list[float], m: int, eye: np.ndarray, rays: tuple):
+    def draw(self, view: list[float], projection: list[float], m: int, eye: np.ndarray,
+             rays: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Colour (m, m, 3) float32, opacity (m, m) and view distance (m, m) of the nearest glass or
         zone surface, or None when none is in view."""
         ndl, z, seg = _snapshot(self._client, view, projection, m)

@@ -136,7 +136,7 @@ def open_door(grid: GridView, command: Command) -> list[int]:
     if target.kind != "door":
         raise CompileError(f"open() takes a door, e.g. open(\"yellow door\"), not a {target.kind}", command)
     known = KnownMap(grid)
-    doors = [(pos, known.cell(pos)) for pos in _matches(known, target)]
+    doors = [(pos, cell) for pos in _matches(known, target) if (cell := known.cell(pos)) is not None]
     if not doors:
         raise _not_seen(target, command)
     closed = [(pos, cell) for pos, cell in doors if cell.state != "open"]
@@ -215,7 +215,7 @@ def explore(grid: GridView, command: Command) -> list[int]:
         reach = search(known, start, facing_one_of({pos for pos, _ in doors}))
         if reach is not None:
             return [*reach[0], int(Act.TOGGLE)]
-    locked = sorted({cell.color for _, cell in known.things() if cell.kind == "door" and cell.state == "locked"})
+    locked = sorted({cell.color for _, cell in known.things() if cell.kind == "door" and cell.state == "locked" and cell.color})
     hint = f"; the locked {' and '.join(locked)} door(s) need a key of their colour" if locked else ""
     raise CompileError(f"everything you can reach has been seen{hint}", command)
 

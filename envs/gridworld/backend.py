@@ -146,7 +146,7 @@ class GridworldBackend(Backend):
         if name in API_CALLS and (name != "pickup" or command.args and command.args[0]):
             if self._env is None:
                 raise RuntimeError("reset() the gridworld before compiling API calls")
-            return API_CALLS[name](grid_view(self.unwrapped, self._seen.current()), command)
+            return API_CALLS[name](grid_view(self.unwrapped, self._seen_map().current()), command)
         if name in _SIMPLE:
             return [int(_SIMPLE[name])]
         value = command.args[0] if command.args else None
@@ -171,7 +171,7 @@ class GridworldBackend(Backend):
             raise ValueError(f"gridworld actions are MiniGrid ints 0..{len(Act) - 1}, got {action!r}")
         with self._quiet:
             obs, reward, terminated, truncated, info = self._env.step(int(action))
-        self._seen.add(self._raw_env, obs["image"])
+        self._seen_map().add(self._raw_env, obs["image"])
         reward = float(reward)
         self._reward_since_observe += reward
         self._total_reward += reward
@@ -197,7 +197,7 @@ class GridworldBackend(Backend):
         env = self.unwrapped
         frames = self.frames_now()
         carrying = to_cell(env.carrying)
-        grid = grid_view(env, self._seen.current())
+        grid = grid_view(env, self._seen_map().current())
         observation = RawObservation(
             step=int(env.step_count),
             frames=frames,
@@ -293,7 +293,15 @@ class GridworldBackend(Backend):
 
     def _render(self) -> np.ndarray:
         """The top-down map, scaled so its longer side is ``render_size`` pixels."""
-        return self._scaled(self._env.render())
+        if self._env is None:
+            raise RuntimeError("reset() the gridworld before rendering it")
+        return self._scaled(np.asarray(self._env.render()))  # an rgb_array render: already an array
+
+    def _seen_map(self) -> SeenMap:
+        """The cells seen so far this episode (made by reset())."""
+        if self._seen is None:
+            raise RuntimeError("reset() the gridworld before reading it")
+        return self._seen
 
     def _scaled(self, frame: np.ndarray) -> np.ndarray:
         height, width = frame.shape[:2]

@@ -85,9 +85,11 @@ def plan_to_goal(env: Any, max_states: int = 200_000) -> list[int]:
         cell = env.grid.get(state.x, state.y)
         if cell is not None and cell.type == "goal" and state != start:
             actions: list[int] = []
-            while parents[state] is not None:
-                state, action = parents[state]
+            step = parents[state]
+            while step is not None:
+                state, action = step
                 actions.append(action)
+                step = parents[state]
             return actions[::-1]
         for action, nxt in successors(state):
             if nxt not in parents:

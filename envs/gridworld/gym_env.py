@@ -55,7 +55,9 @@ class OneHotView(gymnasium.ObservationWrapper):
 
     def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(env)
-        height, width, _ = env.observation_space.shape
+        shape = env.observation_space.shape
+        assert shape is not None  # MiniGrid's image observation has a shape
+        height, width, _ = shape
         self._offsets = np.array([0, len(OBJECT_TO_IDX), len(OBJECT_TO_IDX) + len(COLOR_TO_IDX)])
         self._depth = len(OBJECT_TO_IDX) + len(COLOR_TO_IDX) + len(STATE_TO_IDX)
         self._cells = height * width
