@@ -28,22 +28,36 @@ def play(
     seed: int = typer.Option(0, "--seed", help="The run's seed (as for model runs)."),
     host: str = typer.Option("127.0.0.1", help="Address to bind; anything but loopback lets others on the network play."),
     port: int = typer.Option(8770, min=0, max=65535, help="Port (0 picks a free one)."),
+    resume: str | None = typer.Option(None, "--resume", help="Go on with this sitting's run (a stopped server cut it short): its options come from the run."),
 ) -> None:
     """Serve a local page where a participant plays a tutorial, then the tasks, recorded like a model's run."""
     from agentkit.cli_common import open_store
     from agentkit.play import PlayOptions, PlayServer
     from agentkit.play.session import TUTORIALS, check_tasks, suite_tasks
 
+    point = None
+    if resume is not None:
+        from agentkit.play.resume import resume_point
+
+        store = open_store(db)
+        try:
+            options, point = resume_point(store, resume)
+        except ValueError as exc:
+            fail(str(exc))
+        if participant not in (None, options.participant):
+            fail(f"--resume {resume}: the sitting of participant {options.participant}, not {participant}")
+        participant, mode = options.participant, options.mode
+    else:
+        try:
+            options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks, env), mode=mode,
+                                  condition=condition, size=size, tutorial=TUTORIALS.get(env) if tutorial else None,
+                                  seed=seed, env=env)
+            check_tasks(options)
+        except ValueError as exc:
+            fail(str(exc))
+        store = open_store(db)
     try:
-        options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks, env), mode=mode,
-                              condition=condition, size=size, tutorial=TUTORIALS.get(env) if tutorial else None,
-                              seed=seed, env=env)
-        check_tasks(options)
-    except ValueError as exc:
-        fail(str(exc))
-    store = open_store(db)
-    try:
-        server = PlayServer(store, options, host=host, port=port)
+        server = PlayServer(store, options, host=host, port=port, resume=point)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     if host not in ("127.0.0.1", "localhost", "::1"):

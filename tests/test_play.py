@@ -145,7 +145,7 @@ def test_cli_refuses_bad_options_in_one_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     for args, named in ((["--participant", "a b"], "--participant"), (["--participant", "p", "--tasks", "99-99-99"], "99-99-99"),
                         (["--participant", "p", "--mode", "mouse", "--tasks", CHILD_TASK], "--mode"),
-                        (["--participant", "p", "--env", "mars"], "--env")):
+                        (["--participant", "p", "--env", "mars"], "--env"), (["--resume", "nope"], "nope")):
         proc = run_cli(["play", *args, "--db", db], tmp_path, check=False)
         assert proc.returncode == 2 and named in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
@@ -248,3 +248,40 @@ def test_gridworld_keys_step_once_a_press_and_replay(serve):
     answers = [t.answer for t in store.get_turns(episode.id, with_messages=False)]
     assert answers == ["forward", "forward", "forward", "right", "forward", "forward"]
     assert replay_episode(store, episode.id).matches
+
+
+def test_a_stopped_sitting_resumes_where_it_was_cut(serve):
+    from agentkit.play.resume import resume_point
+
+    start, store = serve
+    url, server = start(participant="r1", condition="pilot", mode="keyboard")
+    _, state = _post(url + "api/session", {})
+    token = state["session"]
+    while state["task_index"] == 0:
+        _, state = _post(url + "api/step", {"session": token, "keys": ["ArrowUp"]})
+    _post(url + "api/step", {"session": token, "keys": ["ArrowLeft"]})
+    run_id = state["run_id"]
+    server.close()  # the server stops mid-task: that episode ends, the tutorial is kept
+    assert store.get_run(run_id).status == "stopped"
+
+    options, point = resume_point(store, run_id)
+    assert (options.participant, options.condition, options.tasks, options.size) == ("r1", "pilot", [CHILD_TASK], 64)
+    assert list(point.done) == [0] and point.attempts == {1: 1}
+    resumed = PlayServer(store, options, resume=point)
+    url = resumed.start()
+    try:
+        _, state = _post(url + "api/session", {})
+        assert state["run_id"] == run_id and state["task"] == CHILD_TASK and state["step"] == 0
+        assert [o["task"] for o in state["outcomes"]] == ["01-01-01"]
+        token = state["session"]
+        while not state["finished"]:
+            _, state = _post(url + "api/step", {"session": token, "keys": ["ArrowUp"]})
+    finally:
+        resumed.close()
+    assert store.get_run(run_id).status == "finished"
+    child = sorted((e for e in store.list_episodes(run_id=run_id) if e.task == CHILD_TASK), key=lambda e: e.attempt)
+    assert [(e.attempt, e.end_reason) for e in child] == [(0, "model_error"), (1, "died")]
+    assert replay_episode(store, child[1].id).matches
+    model_run = store.create_run(env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={})
+    with pytest.raises(ValueError, match="not an agentkit play sitting"):
+        resume_point(store, model_run)

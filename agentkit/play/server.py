@@ -63,9 +63,11 @@ class _Seat:
 class PlayServer:
     """Serves one experimenter's sittings: ``options`` name the participant, tasks and mode."""
 
-    def __init__(self, store: TranscriptStore, options: PlayOptions, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, store: TranscriptStore, options: PlayOptions, host: str = "127.0.0.1", port: int = 0,
+                 resume: Any = None) -> None:
         self.store = store
         self.options = options
+        self._resume = resume  # an agentkit.play.resume.ResumePoint for options.participant's first sitting
         self._seats: dict[str, _Seat] = {}
         self._by_participant: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -115,8 +117,12 @@ class PlayServer:
             token = self._by_participant.get(participant)
             if token is not None and not self._seats[token].session.state()["finished"]:
                 return token
-            session = PlaySession(replace(self.options, participant=participant, condition=condition), self.store)
+            resume = self._resume if participant == self.options.participant else None
+            session = PlaySession(replace(self.options, participant=participant, condition=condition), self.store,
+                                  resume=resume)
             session.start()
+            if resume is not None:
+                self._resume = None
             token = secrets.token_urlsafe(16)
             self._seats[token] = _Seat(session, lock=threading.Lock())
             self._by_participant[participant] = token

@@ -173,6 +173,7 @@ class PlaySession:
     outcomes: list[EpisodeOutcome] = field(default_factory=list)
     current: int = 0  # index of the episode being played in the run's plan
     error: str | None = None
+    resume: Any = None  # an agentkit.play.resume.ResumePoint: go on with that stored sitting
     _thread: threading.Thread | None = None
 
     def __post_init__(self) -> None:
@@ -188,12 +189,17 @@ class PlaySession:
             names = [p.name for p in backend.primitive_actions()]
         finally:
             backend.close()
-        self.templates = templates
-        config = {**self.config.model_dump(), "agentkit_version": __version__,
-                  "participant": self.options.participant, "condition": self.options.condition,
-                  "play_mode": self.options.mode, "tutorial": self.options.tutorial}
-        self.run_id = self.store.create_run(env=self.config.env, tasks=self.config.tasks, model=self.config.model,
-                                            config=config, templates=templates)
+        if self.resume is not None:  # the stored templates, so the sitting reads as it began
+            self.templates, self.run_id = self.resume.templates, self.resume.run_id
+            self.outcomes = [self.resume.done[i] for i in sorted(self.resume.done)]
+            self.store.reopen_run(self.run_id)
+        else:
+            self.templates = templates
+            config = {**self.config.model_dump(), "agentkit_version": __version__,
+                      "participant": self.options.participant, "condition": self.options.condition,
+                      "play_mode": self.options.mode, "tutorial": self.options.tutorial}
+            self.run_id = self.store.create_run(env=self.config.env, tasks=self.config.tasks,
+                                                model=self.config.model, config=config, templates=templates)
         self.participant = PageParticipant(self.config.model, self.options.mode, names)
         self._thread = threading.Thread(target=self._play_all, name=f"play-{self.options.participant}", daemon=True)
         self._thread.start()
@@ -206,9 +212,12 @@ class PlaySession:
         status = "finished"
         try:
             for index, (task, trial, seed) in enumerate(self.plan):
+                if self.resume is not None and index in self.resume.done:
+                    continue
                 self.current = index
-                episode_id = episode_id_for(self.run_id, task, trial, seed, 0)
-                self.store.start_episode(self.run_id, task, seed, trial=trial, episode_id=episode_id)
+                attempt = self.resume.attempts.get(index, 0) if self.resume is not None else 0
+                episode_id = episode_id_for(self.run_id, task, trial, seed, attempt)
+                self.store.start_episode(self.run_id, task, seed, trial=trial, attempt=attempt, episode_id=episode_id)
                 try:
                     result = run_episode(setup, task, seed, sink=self.store, episode_id=episode_id)
                 except (StorageError, KeyError):
