@@ -70,10 +70,12 @@ def aai(
 
         store = open_reading_store(db)  # a bad or missing --db is one line
         results = [read_run(store, run_id) for run_id in run_ids]
+        people = None
         if human_ids:
             from agentkit.reports.human_runs import read_humans
 
-            results.append(read_humans(store, human_ids))
+            people = read_humans(store, human_ids)
+            results.append(people)
         reference_results = read_run(store, reference) if reference else None
     except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:
         _fail(str(exc))
@@ -82,6 +84,10 @@ def aai(
     _warn_of_coverage([*results, *([reference_results] if reference_results else [])], task_ids)
 
     report = build_report(baselines, task_ids, results, reference_results, task_set=tasks or DEFAULT_TASK_SET)
+    if people is not None:
+        from agentkit.reports.human_runs import cluster_by_participant
+
+        cluster_by_participant(report, people)
     files: dict[str, Path] = {}
     if not no_figure:
         from agentkit.reports.figure import write_figure

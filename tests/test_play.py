@@ -195,6 +195,7 @@ def test_report_pools_people_into_a_humans_column(serve, tmp_path):
     assert report["labels"]["humans"] == "humans (n=2)"
     overall = report["overall"]
     assert overall["n"]["runs"]["humans"] == 2  # two people on the one task; the tutorial never counts
+    assert report["clustered_by"]["humans"] == "participant"
     proc = run_cli(["report", "aai", "--humans", model_run, "--db", db, "--no-figure"], tmp_path, check=False)
     assert proc.returncode == 2 and "not a person's" in proc.stderr and "Traceback" not in proc.stderr
 
