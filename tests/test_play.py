@@ -286,3 +286,13 @@ def test_a_stopped_sitting_resumes_where_it_was_cut(serve):
     model_run = store.create_run(env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={})
     with pytest.raises(ValueError, match="not an agentkit play sitting"):
         resume_point(store, model_run)
+
+
+def test_a_world_that_cannot_start_ends_the_sitting_in_one_line(serve):
+    start, store = serve
+    url, _ = start(participant="x1", tasks=["99-99-99"], tutorial=None)  # the CLI checks tasks first; here not
+    _, state = _post(url + "api/session", {})
+    assert state["finished"] and "99-99-99" in state["error"] and "\n" not in state["error"]
+    run = store.get_run(state["run_id"])
+    assert run.status == "stopped"
+    assert [e.end_reason for e in store.list_episodes(run_id=run.id)] == ["env_error"]

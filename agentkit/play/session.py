@@ -205,48 +205,57 @@ class PlaySession:
         self._thread.start()
 
     def _play_all(self) -> None:
+        """The sitting's thread: every episode of the plan not already kept, in order."""
         participant = self.participant
         assert participant is not None
         player: Participant = participant
-        setup = make_setup(self.config, templates=self.templates, model_factory=lambda backend: player)
+        setup = None
         status = "finished"
         try:
+            setup = make_setup(self.config, templates=self.templates, model_factory=lambda backend: player)
             for index, (task, trial, seed) in enumerate(self.plan):
                 if self.resume is not None and index in self.resume.done:
                     continue
                 self.current = index
-                attempt = self.resume.attempts.get(index, 0) if self.resume is not None else 0
-                episode_id = episode_id_for(self.run_id, task, trial, seed, attempt)
-                self.store.start_episode(self.run_id, task, seed, trial=trial, attempt=attempt, episode_id=episode_id)
-                try:
-                    result = run_episode(setup, task, seed, sink=self.store, episode_id=episode_id)
-                except (StorageError, KeyError):
-                    raise
-                except Exception as exc:  # resetting the world failed: recorded, and the sitting stops
-                    log.exception("participant %s: %s could not be played", self.options.participant, task)
-                    self.store.finish_episode(episode_id, _failed(episode_id, task, seed, self.config.pass_rule),
-                                              error=f"{type(exc).__name__}: {exc}")
-                    self.error, status = f"{task}: {type(exc).__name__}: {exc}", "stopped"
+                if not self._play_one(setup, index, task, trial, seed):
+                    status = "stopped"
                     break
-                result.trial = trial
-                self.store.finish_episode(episode_id, result, error=result.error)
-                self.outcomes.append(EpisodeOutcome(task, episode_id, result.success, result.end_reason.value,
-                                                    result.reward))
-                log.info("participant %s: %s ended (%s)", self.options.participant, task, result.end_reason.value)
-                if result.end_reason in (EndReason.MODEL_ERROR, EndReason.STORAGE_ERROR):
-                    status = "stopped"  # the session was closed, or nothing more can be kept
-                    break
-        except (StorageError, KeyError) as exc:
-            log.error("participant %s: %s", self.options.participant, exc)
-            self.error, status = str(exc), "stopped"
+        except Exception as exc:  # the store failed, or the world could not be built: the sitting stops
+            log.exception("participant %s: the sitting stopped", self.options.participant)
+            self.error, status = f"{type(exc).__name__}: {exc}", "stopped"
         finally:
-            setup.backend.close()
+            if setup is not None:
+                setup.backend.close()
             try:
                 self.store.finish_run(self.run_id, status)
             except StorageError as exc:
                 log.info("run %s not closed: %s", self.run_id, exc)
             self.current = len(self.plan)
             participant.mark_finished()
+
+    def _play_one(self, setup: Any, index: int, task: str, trial: int, seed: int) -> bool:
+        """Play and store one episode; False when the sitting cannot go on (closed, or broken)."""
+        attempt = self.resume.attempts.get(index, 0) if self.resume is not None else 0
+        episode_id = episode_id_for(self.run_id, task, trial, seed, attempt)
+        self.store.start_episode(self.run_id, task, seed, trial=trial, attempt=attempt, episode_id=episode_id)
+        try:
+            result = run_episode(setup, task, seed, sink=self.store, episode_id=episode_id)
+        except StorageError:
+            raise
+        except Exception as exc:  # resetting the world failed: recorded, and the sitting stops
+            log.exception("participant %s: %s could not be played", self.options.participant, task)
+            self.store.finish_episode(episode_id, _failed(episode_id, task, seed, self.config.pass_rule),
+                                      error=f"{type(exc).__name__}: {exc}")
+            self.error = f"{task}: {type(exc).__name__}: {exc}"
+            return False
+        result.trial = trial
+        if attempt:
+            result.metrics = {**result.metrics, "attempt": attempt}
+        self.store.finish_episode(episode_id, result, error=result.error)
+        self.outcomes.append(EpisodeOutcome(task, episode_id, result.success, result.end_reason.value, result.reward))
+        log.info("participant %s: %s ended (%s)", self.options.participant, task, result.end_reason.value)
+        # a closed session (model error) or a store that keeps nothing more ends the sitting
+        return result.end_reason not in (EndReason.MODEL_ERROR, EndReason.STORAGE_ERROR)
 
     def state(self) -> dict[str, Any]:
         """What the page needs: where the participant is, the frame, and how earlier episodes ended."""
