@@ -22,7 +22,7 @@ from agentkit.play import PlayOptions, PlayServer, held_keys_action
 from agentkit.play.session import suite_tasks
 from agentkit.replay import replay_episode
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptStore, export_jsonl
 from agentkit.viewer import ViewerServer, open_readonly
 
 CHILD_TASK = "07-16-01"  # a children40 task that going straight ahead ends in 4 steps (the agent dies)
@@ -68,7 +68,7 @@ def test_suite_and_tasks_options():
     assert suite_tasks("aai-children40", "07-16-01, 01-01-02") == ["07-16-01", "01-01-02"]
 
 
-def test_script_mode_is_the_models_conditions_and_replays(serve):
+def test_script_mode_is_the_models_conditions_and_replays(serve, tmp_path):
     start, store = serve
     url, server = start(participant="p-2", mode="script", condition="adults")
     status, state = _post(url + "api/session", {})
@@ -99,6 +99,10 @@ def test_script_mode_is_the_models_conditions_and_replays(serve):
         with urllib.request.urlopen(f"{viewer.url}episodes/{tutorial.id}", timeout=30) as response:
             page = response.read().decode()
     assert "human:p-2" in page and "Go(10)" in page
+    exported = tmp_path / "sitting.jsonl"  # and exports it as any run
+    assert export_jsonl(store, run.id, exported, images="files") == 3
+    rows = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert [r["answer"] for r in rows][:2] == ["Jump(3)", "Go(10)"]
 
 
 def test_keyboard_world_waits_for_the_page(serve):
