@@ -140,6 +140,16 @@ def test_bad_requests_get_one_line(serve):
     assert status == 400 and answer["error"] == "request body: not JSON"
     status, answer = _post(url + "api/nothing", {})
     assert status == 404
+    form = urllib.request.Request(url + "api/sessions", data=b"participant=eve",
+                                  headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with pytest.raises(urllib.error.HTTPError) as refused:  # another site's form cannot start a sitting
+        urllib.request.urlopen(form, timeout=30)
+    assert refused.value.code == 400
+    rebound = urllib.request.Request(url + "api/sessions", data=b"{}", headers={"Host": "evil.example:80",
+                                                                                "Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:  # nor a page that renamed its address
+        urllib.request.urlopen(rebound, timeout=30)
+    assert refused.value.code == 421
     with urllib.request.urlopen(url, timeout=30) as response:
         page = response.read().decode()
         assert "/static/play.js" in page and "default-src 'self'" in response.headers["Content-Security-Policy"]

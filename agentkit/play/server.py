@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlparse
 from agentkit.play.keys import GRID_KEYS, held_keys_action, pressed_key_action
 from agentkit.play.session import STEP_S, PlayOptions, PlaySession, check_condition, check_participant
 from agentkit.transcripts import TranscriptStore
+from agentkit.viewer.server import loopback_hosts
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,10 @@ class PlayServer:
 
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
-        self.host, self.port = host, self.httpd.server_address[1]
+        self.host, self.port = host, int(self.httpd.server_address[1])
+        # Bound to loopback: only requests addressed to it (a page of another site that renamed its
+        # own address to 127.0.0.1 cannot reach the API). None: any Host (bound elsewhere, on purpose).
+        self.allowed_hosts = loopback_hosts(host, self.port)
         self._thread: threading.Thread | None = None
 
     @property
@@ -213,7 +217,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, data: dict[str, Any]) -> None:
         self._send(status, json.dumps(data).encode(), "application/json")
 
+    def _refused(self) -> bool:
+        """Answer (and True) a request not addressed to this server's loopback name."""
+        allowed = self.play.allowed_hosts
+        if allowed is not None and (self.headers.get("Host") or "").lower() not in allowed:
+            self._json(HTTPStatus.MISDIRECTED_REQUEST, {"error": "this server answers only requests to its own loopback address"})
+            return True
+        return False
+
     def do_GET(self) -> None:
+        if self._refused():
+            return
         url = urlparse(self.path)
         name = PAGES.get(url.path) or url.path.removeprefix("/static/")
         if name in ASSETS and (url.path.startswith("/static/") or url.path in PAGES):
@@ -231,8 +245,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
 
     def do_POST(self) -> None:
+        if self._refused():
+            return
         url = urlparse(self.path)
         try:
+            # JSON only: a form on another site cannot post here without a preflight we never grant
+            if not (self.headers.get("Content-Type") or "").startswith("application/json"):
+                raise BadRequest("requests must be JSON (Content-Type: application/json)")
             length = int(self.headers.get("Content-Length") or 0)
             if length < 0 or length > MAX_BODY:
                 raise BadRequest(f"request body: at most {MAX_BODY} bytes")
