@@ -1,11 +1,19 @@
-"""Name -> backend class. Backends are imported lazily so their heavy dependencies stay optional."""
+"""Name -> backend class. Backends are imported lazily so their heavy dependencies stay optional.
+
+Also name -> task catalogue: what `agentkit tasks ENV` lists, found without importing the backend
+(its simulator, numpy), so listing tasks starts quickly.
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agentkit.envs.base import Backend
+if TYPE_CHECKING:
+    from agentkit.envs.base import Backend
 
 _BACKENDS: dict[str, str] = {
     "gridworld": "agentkit.envs.gridworld.backend:GridworldBackend",
@@ -51,7 +59,7 @@ def get_backend(name: str) -> type[Backend]:
     try:
         target = _BACKENDS[name]
     except KeyError:
-        raise ValueError(f"unknown env {name!r}; known: {', '.join(available_backends())}") from None
+        raise _unknown_env(name) from None
     module_name, _, attr = target.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -63,3 +71,73 @@ def get_backend(name: str) -> type[Backend]:
             f"install them with: pip install 'agentkit-embodied[{_EXTRAS.get(name, name)}]'"
         ) from exc
     return getattr(module, attr)
+
+
+def _unknown_env(name: str) -> ValueError:
+    return ValueError(f"unknown env {name!r}; known: {', '.join(available_backends())}")
+
+
+# Where `agentkit tasks ENV` finds a backend's tasks and suites without importing the backend: a
+# light module's function ("module:function" returning (rows, suites), rows being (name, category,
+# description)), or a JSON file under envs/ written from the backend's own tasks() and suites() by
+# scripts/write_task_catalogues.py (tests/test_task_catalogues.py fails when one no longer matches).
+_CATALOGUES: dict[str, str] = {
+    "aai-arena": "agentkit.envs.animalai_common.testbed_listing:task_catalogue",
+    "animalai": "agentkit.envs.animalai_common.testbed_listing:task_catalogue",
+    "gridworld": "file:gridworld/task_catalogue.json",
+    "trifinger": "file:trifinger/task_catalogue.json",
+}
+
+
+@dataclass(frozen=True)
+class ListedTask:
+    """One row of `agentkit tasks ENV`."""
+
+    name: str
+    category: str
+    description: str
+
+
+@dataclass(frozen=True)
+class TaskCatalogue:
+    """A backend's tasks in its own order, and its named suites (suite -> task names)."""
+
+    tasks: list[ListedTask]
+    suites: dict[str, list[str]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tasks": [[t.name, t.category, t.description] for t in self.tasks], "suites": self.suites}
+
+
+def catalogue_file(name: str) -> str | None:
+    """The path (under envs/) of backend ``name``'s generated catalogue file, None if it has none."""
+    target = _CATALOGUES.get(name, "")
+    return target.removeprefix("file:") if target.startswith("file:") else None
+
+
+def catalogue_from_backend(name: str) -> TaskCatalogue:
+    """The catalogue as backend ``name`` itself says it (imports the backend and its simulator)."""
+    backend = get_backend(name)
+    return TaskCatalogue([ListedTask(t.name, t.category, t.description) for t in backend.tasks()],
+                         backend.suites())
+
+
+def task_catalogue(name: str) -> TaskCatalogue:
+    """What `agentkit tasks ENV` lists for backend ``name``, read without importing the backend."""
+    if name not in _BACKENDS:
+        raise _unknown_env(name)
+    target = _CATALOGUES.get(name)
+    if target is None:
+        return catalogue_from_backend(name)
+    path = catalogue_file(name)
+    if path is None:
+        module_name, _, attr = target.partition(":")
+        rows, suites = getattr(importlib.import_module(module_name), attr)()
+    else:
+        try:
+            data = json.loads(resources.files("agentkit.envs").joinpath(path).read_text(encoding="utf-8"))
+            rows, suites = data["tasks"], data["suites"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"envs/{path}: unreadable task catalogue ({exc}); "
+                             "rewrite it with scripts/write_task_catalogues.py") from exc
+    return TaskCatalogue([ListedTask(*row) for row in rows], {suite: list(tasks) for suite, tasks in suites.items()})

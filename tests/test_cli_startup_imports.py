@@ -62,3 +62,14 @@ def test_listing_and_help_load_no_model_client_or_store(args, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert not found & {"litellm", "sqlalchemy", "jinja2", "httpx", "openai", "tenacity", "rapidfuzz"}, (
         f"`agentkit {' '.join(args)}` imported {sorted(found)}")
+
+
+@pytest.mark.parametrize("args", [["tasks", "aai-arena"], ["tasks", "animalai", "--json"], ["tasks", "gridworld"],
+                                  ["tasks", "trifinger", "--json"]])
+def test_listing_tasks_starts_no_simulator(args, tmp_path):
+    """`agentkit tasks ENV` reads the backend's light task catalogue: no simulator (pybullet, minigrid,
+    gymnasium, trifinger-simulation, Unity's ML-Agents), no numpy or PIL (envs/registry.py's task_catalogue)."""
+    found, done = loaded(args, tmp_path)
+    assert done.returncode == 0 and done.stdout, done.stderr[-2000:]
+    assert not found & {"pybullet", "minigrid", "gymnasium", "trifinger_simulation", "mlagents_envs", "numpy", "PIL"}, (
+        f"`agentkit {' '.join(args)}` imported {sorted(found)}")

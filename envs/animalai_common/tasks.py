@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agentkit.envs.animalai_common.config import ArenaConfig
 from agentkit.envs.animalai_common.config_loader import load_arena_config, parse_arena_config, read_arena_text
+from agentkit.envs.animalai_common.testbed_listing import packaged_task_ids, testbed_rows
 from agentkit.envs.base import TaskInfo
 
 TASK_ID = re.compile(r"^(\d{2})-(\d{2})-(\d{2})$")
@@ -41,17 +42,10 @@ def _testbed() -> resources.abc.Traversable:
     return resources.files("agentkit.envs.arena").joinpath("data").joinpath("testbed")
 
 
-@lru_cache(maxsize=1)
-def packaged_task_ids() -> tuple[str, ...]:
-    """The ids of the packaged Testbed files, sorted."""
-    return tuple(sorted(entry.name[:-5] for entry in _testbed().iterdir()
-                        if entry.name.endswith(".yaml") and TASK_ID.match(entry.name[:-5])))
-
-
 def task_infos() -> list[TaskInfo]:
     """Every Testbed task with its level as category (``"level 01"`` .. ``"level 10"``)."""
-    return [TaskInfo(name=task, description=f"Animal-AI Testbed task {task}", category=f"level {task[:2]}")
-            for task in packaged_task_ids()]
+    return [TaskInfo(name=name, description=description, category=category)
+            for name, category, description in testbed_rows()]
 
 
 def task_level(task: str) -> int | None:

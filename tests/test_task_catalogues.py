@@ -1,0 +1,53 @@
+"""Each backend's light task catalogue (what `agentkit tasks ENV` lists) matches the backend's own lists.
+
+Why: `agentkit tasks ENV` reads the catalogue instead of importing the backend (its simulator and
+numpy), and for gridworld and trifinger the catalogue is a generated file; these tests fail when a
+backend's tasks or suites change and the catalogue does not (rewrite it with
+scripts/write_task_catalogues.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkit.envs import registry
+from agentkit.envs.registry import available_backends, catalogue_from_backend, task_catalogue
+
+
+@pytest.mark.parametrize("env", available_backends())
+def test_the_catalogue_lists_what_the_backend_offers(env):
+    light = task_catalogue(env)
+    assert light.tasks, f"{env}: no tasks listed"
+    assert light == catalogue_from_backend(env), (
+        f"{env}: the task catalogue no longer matches the backend; run scripts/write_task_catalogues.py")
+
+
+def test_every_backend_has_a_light_catalogue():
+    """A backend without one would be imported by `agentkit tasks ENV` (the registry's fallback)."""
+    assert set(registry._CATALOGUES) == set(available_backends())
+
+
+def test_an_unknown_env_is_one_line():
+    with pytest.raises(ValueError, match=r"^unknown env 'nope'; known: aai-arena, animalai, gridworld, trifinger$"):
+        task_catalogue("nope")
+
+
+def test_an_unreadable_catalogue_file_names_it(monkeypatch):
+    monkeypatch.setitem(registry._CATALOGUES, "gridworld", "file:gridworld/no_such_catalogue.json")
+    with pytest.raises(ValueError, match=r"^envs/gridworld/no_such_catalogue.json: unreadable task catalogue"):
+        task_catalogue("gridworld")
+
+
+def test_the_writer_writes_the_packaged_files():
+    """scripts/write_task_catalogues.py's text is the packaged file's, byte for byte."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("write_task_catalogues", root / "scripts" / "write_task_catalogues.py")
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    for env in available_backends():
+        path = registry.catalogue_file(env)
+        if path is not None:
+            assert (root / "envs" / path).read_text(encoding="utf-8") == writer.catalogue_text(env), path
