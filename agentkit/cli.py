@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -34,6 +35,9 @@ from agentkit.cli_common import (
 )
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run_flags
+
+if TYPE_CHECKING:
+    from agentkit.transcripts.export import ImageExport
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
@@ -256,28 +260,12 @@ def tasks(
     task: str | None = typer.Option(None, "--task", help="With --protocol: only this task (default: every task that has it)."),
 ) -> None:
     """List the tasks a backend offers (trifinger --protocol Pn: what the protocol draws per seed)."""
-    from agentkit.envs import available_backends, get_backend
-
     if protocol is not None:
         _protocol_preview(env, protocol, sample, task, as_json)
         return
-    try:
-        infos = get_backend(env).tasks()
-    except ValueError as exc:
-        _fail(f"{exc} (backends: {', '.join(available_backends())})")
-    suites = get_backend(env).suites()
-    if as_json:
-        _emit_json([{"name": t.name, "category": t.category, "description": t.description} for t in infos])
-        return
-    for name, members in sorted(suites.items()):
-        out.print(f"suite [bold]{name}[/bold]: {len(members)} tasks")
-    table = Table(title=f"{env} tasks")
-    table.add_column("task")
-    table.add_column("category")
-    table.add_column("description")
-    for t in infos:
-        table.add_row(t.name, t.category, t.description)
-    out.print(table)
+    from agentkit.cli_tasks import list_tasks  # the backend's light catalogue: no simulator, no numpy
+
+    list_tasks(env, as_json)
 
 
 def _protocol_preview(env: str, protocol: str, sample: int, task: str | None, as_json: bool) -> None:
@@ -311,7 +299,7 @@ def transcripts_list(
     """Runs and their episodes, newest run last; killed episodes show as unfinished."""
     store = _reading_store(db)
     runs = [r for r in store.list_runs() if run_id is None or r.id == run_id]
-    listing = []
+    listing: list[dict[str, Any]] = []
     for r in runs:
         episodes = store.list_episodes(run_id=r.id, task=task, status=status)
         listing.append({"run": {k: v for k, v in r.to_json().items() if k not in ("templates", "config")},
@@ -414,7 +402,8 @@ def transcripts_export(
     if table_format is not None:
         _export_tables(target, out_path, table_format, db)
         return
-    mode = {"files": "files", "data-url": "data_url", "data_url": "data_url"}.get(images)
+    modes: dict[str, ImageExport] = {"files": "files", "data-url": "data_url", "data_url": "data_url"}
+    mode = modes.get(images)
     if mode is None:
         _fail("--images must be files or data-url")
     store = _reading_store(db)
