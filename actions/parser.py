@@ -199,7 +199,7 @@ def _fenced_segments(text: str) -> list[tuple[int, int]]:
         # A bare word after the backticks is a language tag; anything else is already content.
         tag_only = _LANGUAGE_TAG.fullmatch(text[after:line_end].strip()) is not None
         content = line_end if tag_only else after
-        closing = _find_fence(text, content, lambda t, k, start=content: _is_closing_fence(t, k, start))
+        closing = _find_fence(text, content, functools.partial(_is_closing_fence, content_start=content))
         if closing < 0:
             segments.append((content, len(text)))
             return segments
@@ -621,12 +621,12 @@ def _read_text_call(src: _Source, spec: CommandSpec, start: int) -> tuple[list[_
         if close:
             return args, i
         i += 1
-    arg, close = _read_text_value(src, spec, i)
-    if arg is not None and arg.keyword is None and any(a.keyword for a in args):
-        arg = replace(arg, keyword=spec.params[-1].name)  # the free text can only be the last parameter
-    if arg is not None:
-        args.append(arg)
-    return args, close
+    last, after = _read_text_value(src, spec, i)
+    if last is not None and last.keyword is None and any(a.keyword for a in args):
+        last = replace(last, keyword=spec.params[-1].name)  # the free text can only be the last parameter
+    if last is not None:
+        args.append(last)
+    return args, after
 
 
 def _read_text_value(src: _Source, spec: CommandSpec, start: int) -> tuple[_RawArg | None, int]:

@@ -15,7 +15,7 @@ import pickle
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -41,7 +41,7 @@ def fork_map(fn: Callable[[P], R], parts: Sequence[P], after_fork: Callable[[], 
             os.close(write_end)
             children.append((pid, read_end))
         last = fn(parts[-1])
-        results = []
+        results: list[tuple[bool, Any]] = []  # (ok, result or the exception raised), per child
         while children:
             pid, read_end = children[0]
             del children[0]  # reaped by _collect, whatever it finds
@@ -80,7 +80,8 @@ def _child(fn: Callable[[P], R], part: P, after_fork: Callable[[], None] | None,
         os._exit(code)  # no exit hooks, no atexit: they belong to the parent
 
 
-def _collect(pid: int, read_end: int) -> tuple[bool, object]:
+def _collect(pid: int, read_end: int) -> tuple[bool, Any]:
+    """(ok, value) unpickled from a worker: its result when ok, else the exception it raised."""
     try:
         with os.fdopen(read_end, "rb") as source:
             data = source.read()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from types import ModuleType
+from typing import Any
 
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -32,7 +32,7 @@ def route_litellm_to_root() -> None:
     calls this right after importing it)."""
     if "litellm" not in sys.modules:
         return
-    litellm = sys.modules["litellm"]
+    litellm: Any = sys.modules["litellm"]  # its settings (set_verbose, ...) are module globals it does not type
     litellm.set_verbose = False
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)
@@ -44,11 +44,13 @@ def route_litellm_to_root() -> None:
             logger.setLevel(logging.NOTSET)
 
 
-def import_litellm() -> ModuleType:
+def import_litellm() -> Any:
     """``import litellm`` with its log records kept off stdout, then ``route_litellm_to_root``.
 
     Its handler picks ``sys.stdout`` as each record is written, and importing it already logs at
     DEBUG (when the root logger is at DEBUG), so stdout points at stderr while it is imported.
+    Typed Any: callers set litellm's module-level settings (``suppress_debug_info``), which its type
+    information does not declare.
     """
     with contextlib.redirect_stdout(sys.stderr):
         import litellm

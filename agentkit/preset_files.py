@@ -8,6 +8,7 @@ a preset (with or without ``.yaml``) is that preset.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -43,7 +44,7 @@ def presets() -> list[Preset]:
     return found
 
 
-def experiment_path(argument: str | Path) -> Path:
+def experiment_path(argument: str | os.PathLike[str]) -> Path:
     """``argument`` when it is an existing file, else the packaged preset it names; a name that is
     neither is returned unchanged (reading it then reports the missing file, with the presets' names)."""
     path = Path(argument)

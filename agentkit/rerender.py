@@ -33,7 +33,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Text, bindparam, select, type_coerce
+from sqlalchemy import BindParameter, Text, bindparam, select, type_coerce
 
 from agentkit.config import RunConfig
 from agentkit.control.modes import check_same_control
@@ -109,8 +109,8 @@ class _Messages:
         msg = self.typed.get(message)
         if msg is None:
             content = message.content
-            if content.__class__ is str:
-                parts: tuple[Part, ...] = (("text", content),)  # type: ignore[assignment]
+            if isinstance(content, str):
+                parts: tuple[Part, ...] = (("text", content),)
             else:
                 parts = tuple([("image", p.sha256) if isinstance(p, ImagePart) else ("text", p.text)
                                for p in content])
@@ -323,7 +323,7 @@ class _Recorded:
     messages: list[Msg]
 
 
-_EPISODE = bindparam("episode_id")
+_EPISODE: BindParameter[str] = bindparam("episode_id")
 # Built once: constructing and caching a statement per episode costs as much as running it.
 _TURNS_OF_EPISODE = (
     select(TURNS.c.id, TURNS.c["index"], TURNS.c.observation, TURNS.c.answer, TURNS.c.parse_error,
@@ -383,9 +383,9 @@ class _EpisodeReader:
         cursor.execute(self._turns_sql, self._turns_params(episode_id))
         rows = cursor.fetchall()
         cursor.execute(self._messages_sql, self._messages_params(episode_id))
-        refs = cursor.fetchall()  # schema 1: every turn's rows; schema 2 below (agentkit.transcripts.prompt_reader)
-        refs.extend((turn_id, *ref) for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
-                    for ref in turn_refs)
+        # schema 1: every turn's rows; schema 2 after them (agentkit.transcripts.prompt_reader)
+        refs = [*cursor.fetchall(), *((turn_id, *ref) for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
+                                      for ref in turn_refs)]
         missing = sorted({r[2] for r in refs} - contents.keys())
         for i in range(0, len(missing), 500):
             chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))
@@ -500,11 +500,11 @@ def rerender_run(
         results = _run_parallel(job, plan, turns, n_workers)
     else:
         results = _run_episodes(job, plan)
-    for turns, rebuilt in results:
-        if turns:
+    for changes, rebuilt in results:
+        if changes:
             report.episodes += 1
             report.episodes_without_context += rebuilt
-            report.turns.extend(turns)
+            report.turns.extend(changes)
     _once_per_system_change(report.turns)
     report.seconds = time.perf_counter() - started
     return report
@@ -582,6 +582,14 @@ def _prefix(renderer: PromptRenderer, context: dict[str, Any]) -> list[TypedMess
     return renderer.typed_prefix_messages(context)
 
 
+def _typed_only(selected: list[TypedMessage | dict[str, Any]]) -> list[TypedMessage]:
+    """A memory policy's selection from a history of typed messages: typed messages only."""
+    typed = [m for m in selected if isinstance(m, TypedMessage)]
+    if len(typed) != len(selected):
+        raise TypeError("the memory policy returned a dict message from a history of typed messages")
+    return typed
+
+
 def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Recorded],
                       context: dict[str, Any] | None, msgs: _Messages, differ: _Differ) -> list[TurnChange]:
     """Re-render one episode's turns with the variables its prompts were made from: the recorded
@@ -604,10 +612,9 @@ def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Rec
         assistant_message = TypedMessage("assistant", turn.answer)
         user = msgs.of_typed(user_message)
         msgs.of_typed(assistant_message)
-        selected = job.policy.select(history)
-        found = list(map(interned.get, selected))  # the history's messages, interned already
-        if None in found:  # a policy that rewrites messages (dropping images) makes new ones
-            found = [m if m is not None else msgs.of_typed(d) for m, d in zip(found, selected)]
+        selected = _typed_only(job.policy.select(history))
+        # the history's messages are interned already; a policy that rewrites messages (dropping images) makes new ones
+        found = [m if m is not None else msgs.of_typed(d) for m, d in zip(map(interned.get, selected), selected)]
         new = [*prefix, *found, user]
         old = turn.messages
         change = TurnChange(episode_id, turn.index, new != old, msgs.prompt_tokens(old), msgs.prompt_tokens(new))

@@ -31,7 +31,7 @@ _OBSERVATION_FIELDS = {f.name for f in fields(Observation)} - {"images", "privil
 
 def observation_from_json(data: dict[str, Any]) -> Observation:
     """The Observation a stored turn's ``observation`` JSON describes (privileged state is not stored)."""
-    images = [
+    images: list[EncodedImage] = [
         StoredImage(label=str(i.get("label", "")), media_type=str(i.get("media_type", "")), data=b"",
                     sha256=str(i["sha256"]), width=int(i.get("width") or 0), height=int(i.get("height") or 0))
         for i in data.get("images") or []

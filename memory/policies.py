@@ -52,11 +52,11 @@ def strip_images(message: AnyMessage) -> AnyMessage:
     content = message.get("content")
     if not isinstance(content, list):
         return message
-    parts = [
+    kept = [
         part if part.get("type") != "image_url" else {"type": "text", "text": IMAGE_PLACEHOLDER}
         for part in content
     ]
-    return {**message, "content": parts}
+    return {**message, "content": kept}
 
 
 class MemoryPolicy(ABC):

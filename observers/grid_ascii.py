@@ -98,7 +98,8 @@ def ascii_map(grid: GridView) -> AsciiMap:
             elif cell.kind in ("wall", "unseen"):
                 symbol = _TERRAIN[cell.kind]
                 fixed.setdefault(symbol, _FIXED_MEANING[symbol])
-            elif (symbol := _fixed_symbol(cell)) is not None:
+            elif (fixed_symbol := _fixed_symbol(cell)) is not None:
+                symbol = fixed_symbol
                 fixed.setdefault(symbol, cell_name(cell))
             else:
                 symbol, meaning = _shared_symbol(cell, spares)

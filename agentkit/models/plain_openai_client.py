@@ -53,7 +53,7 @@ def _request_options(options: dict[str, Any]) -> Any:
 
 
 class _PlainCompletions(Completions):
-    def create(self, **params: Any) -> Any:  # type: ignore[override]
+    def create(self, **params: Any) -> Any:
         plain = _plain(params)
         if plain is None:
             return super().create(**params)
@@ -63,7 +63,7 @@ class _PlainCompletions(Completions):
 
 
 class _AsyncPlainCompletions(AsyncCompletions):
-    async def create(self, **params: Any) -> Any:  # type: ignore[override]
+    async def create(self, **params: Any) -> Any:
         plain = _plain(params)
         if plain is None:
             return await super().create(**params)
