@@ -22,6 +22,7 @@ from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.memory.policies import AnyMessage
+from agentkit.messages import Message
 from agentkit.models.base import Model, ModelError
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
@@ -162,7 +163,7 @@ class _Episode:
     episode_id: str
     observation: Observation
     context: dict[str, Any]
-    prefix: list[dict[str, Any]]  # system message, then the worked example if the set has one
+    prefix: list[Message]  # system message, then the worked example if the set has one
     world_map: Any  # as the episode began, for viewers
     task_source: Any  # the task's file text, when the task is named by a path
     budget: _Budget
@@ -183,8 +184,8 @@ class _Episode:
 class _Turn:
     """What one turn produced, from the prompt to the observation that followed."""
 
-    user: dict[str, Any]
-    messages: list[AnyMessage]  # as memory selects them: typed or OpenAI-shaped
+    user: Message
+    messages: list[AnyMessage]  # typed (agentkit.messages): only the model client makes OpenAI dicts
     answer: Answer
     script: Script | None
     parse_error: ParseError | None
@@ -216,8 +217,8 @@ def run_episode(
             break
         if not _store_turn(ep, turn, sink):
             break
-        ep.history.append(TurnMessages(user=turn.user, assistant={"role": "assistant",
-                                                                  "content": _sendable(turn.answer.reply.text)}))
+        answer = Message("assistant", _sendable(turn.answer.reply.text))
+        ep.history.append(TurnMessages(user=turn.user, assistant=answer))
         ep.observation = turn.next_observation
         ep.end_reason = _end_after_turn(ep, turn.execution)
     return _result(ep, task, seed)
@@ -237,7 +238,7 @@ def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episo
         **setup.control.prompt_context(),
     }
     return _Episode(setup=setup, player=as_participant(setup.model), episode_id=episode_id,
-                    observation=observation, context=context, prefix=renderer.prefix_messages(context),
+                    observation=observation, context=context, prefix=renderer.typed_prefix_messages(context),
                     world_map=backend.world_map(), task_source=backend.task_source(),
                     budget=_Budget(setup.limits), started=started)
 
@@ -258,8 +259,8 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     setup = ep.setup
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    user = setup.renderer.turn_message(ep.observation, ep.context, ep.feedback, ep.scripts)
-    messages = [*ep.prefix, *setup.memory.select(ep.history), user]
+    user = setup.renderer.typed_turn_message(ep.observation, ep.context, ep.feedback, ep.scripts)
+    messages: list[AnyMessage] = [*ep.prefix, *setup.memory.select(ep.history), user]
     timings["render"] = time.perf_counter() - start
 
     start = time.perf_counter()

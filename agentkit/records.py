@@ -114,7 +114,10 @@ class TurnRecord:
 
     index: int
     observation: dict[str, Any]  # Observation.to_json() of what the model saw
-    messages: list[dict[str, Any]]  # the chat messages sent (OpenAI shape, images as data URLs)
+    # The chat messages sent: typed (agentkit.messages.Message, images by sha256) from the loop;
+    # OpenAI-style dicts from other writers (the store keeps both as the same rows). ``Any``: this
+    # module is a leaf and imports nothing of ours.
+    messages: list[Any]
     answer: str
     usage: Usage
     latency_s: float

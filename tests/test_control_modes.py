@@ -12,6 +12,7 @@ import json
 import re
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from agentkit.control.primitive_answer import parse_primitive
 from agentkit.envs.animalai_common.primitives import PRIMITIVES
 from agentkit.envs.base import StepResult
 from agentkit.loop import run_episode
+from agentkit.models.openai_messages import to_openai
 from agentkit.records import EndReason
 from agentkit.replay import replay_episode
 from agentkit.setup_episode import make_setup
@@ -78,7 +80,8 @@ class _Turns:
         self.turns: list[Any] = []
 
     def add_turn(self, episode_id: str, turn: Any) -> None:
-        self.turns.append(turn)
+        # The loop hands typed messages; this test reads them as the model client sends them.
+        self.turns.append(replace(turn, messages=to_openai(turn.messages)))
 
 
 def _play(base_url: str, **settings: Any):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.evals.gridworld.harness import HARNESSES, apply_harness, harness_names, harness_preset
 from agentkit.loop import run_episode
+from agentkit.models.openai_messages import to_openai
 from agentkit.setup_episode import make_setup
 
 TASK, SEED = "gridworld/key-corridor-medium", 5  # the reference agent needs several scripts here
@@ -17,7 +20,8 @@ class _Turns:
         self.turns = []
 
     def add_turn(self, episode_id, turn) -> None:
-        self.turns.append(turn)
+        # The loop hands typed messages; this test reads them as the model client sends them.
+        self.turns.append(replace(turn, messages=to_openai(turn.messages)))
 
 
 def _play(harness: str):

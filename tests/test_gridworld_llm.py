@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 import socket
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
+from agentkit.models.openai_messages import to_openai
 from agentkit.records import EndReason
 from agentkit.setup_episode import make_setup
 from agentkit.testing.fake_openai import FakeOpenAIServer
@@ -59,7 +61,8 @@ class _Turns:
         self.turns = []
 
     def add_turn(self, episode_id, turn) -> None:
-        self.turns.append(turn)
+        # The loop hands typed messages; this test reads them as the model client sends them.
+        self.turns.append(replace(turn, messages=to_openai(turn.messages)))
 
 
 def _play(record_mode: str, responder, task: str, seed: int, commands: str):
