@@ -10,6 +10,7 @@ The DevTools client is the viewer tests' (tests/test_viewer_browser.py), loaded 
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(browsing.CHROMIUM is None, reason="no chromium o
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 CHILD_TASK = "07-16-01"  # children40: straight ahead ends it in 4 steps
-KEY_CODES = {"ArrowUp": 38, " ": 32, "Enter": 13}
+KEY_CODES = {"ArrowUp": 38, "ArrowLeft": 37, " ": 32, "Enter": 13}
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +132,27 @@ def test_script_sitting_in_chromium(browser, store):
     for episode in episodes:
         assert [t.answer for t in store.get_turns(episode.id, with_messages=False)] == ["Go(10)"]
         assert replay_episode(store, episode.id).matches
+
+
+def test_a_closed_tab_pauses_the_world_and_a_new_one_resumes(browser, store):
+    server = PlayServer(store, PlayOptions(participant="kid-8", tasks=[CHILD_TASK], mode="keyboard", size=64))
+    url = server.start()
+    try:
+        browser.goto(url)
+        browser.wait_for("window.playState && document.getElementById('frame').naturalWidth > 0")
+        _key(browser, "keyDown", " ")
+        _key(browser, "keyUp", " ")
+        _hold_until(browser, "ArrowLeft", "window.playState.step >= 5")  # turning on the spot: nothing ends
+        browser.goto("about:blank")  # the tab leaves: nobody asks for frames
+        session = server.sessions()[0]
+        left_at = server.seat(session["session"]).session.state()["step"]
+        time.sleep(0.6)  # ten steps' worth of Animal-AI time
+        assert server.seat(session["session"]).session.state()["step"] == left_at
+        browser.goto(url)  # a new tab: the same sitting, where it was, waiting for Space
+        browser.wait_for("window.playState && window.playState.step > 0")
+        assert browser.evaluate("window.playState.step") == left_at
+        assert browser.evaluate("window.playState.run_id") == session["run_id"]
+        assert "Press Space" in _overlay(browser)
+        assert not browser.problems(), browser.problems()
+    finally:
+        server.close()
