@@ -63,6 +63,13 @@ def test_held_keys_name_animal_ai_actions():
     assert held_keys_action([]) == "stay"
 
 
+def test_options_refused_in_one_line():
+    for options, named in (({"mode": "mouse"}, "--mode"), ({"env": "mars"}, "--env"), ({"condition": "a\nb"}, "--condition"),
+                           ({"participant": "x" * 65}, "--participant"), ({"tasks": []}, "--tasks")):
+        with pytest.raises(ValueError, match=named):
+            PlayOptions(**{"participant": "p", "tasks": [CHILD_TASK], **options})
+
+
 def test_suite_and_tasks_options():
     assert len(suite_tasks("aai-children40", None)) == 40
     assert suite_tasks("aai-children40", "07-16-01, 01-01-02") == ["07-16-01", "01-01-02"]
@@ -158,8 +165,7 @@ def test_bad_requests_get_one_line(serve):
 def test_cli_refuses_bad_options_in_one_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     for args, named in ((["--participant", "a b"], "--participant"), (["--participant", "p", "--tasks", "99-99-99"], "99-99-99"),
-                        (["--participant", "p", "--mode", "mouse", "--tasks", CHILD_TASK], "--mode"),
-                        (["--participant", "p", "--env", "mars"], "--env"), (["--resume", "nope"], "nope")):
+                        (["--resume", "nope"], "nope")):
         proc = run_cli(["play", *args, "--db", db], tmp_path, check=False)
         assert proc.returncode == 2 and named in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
