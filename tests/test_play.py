@@ -90,6 +90,8 @@ def test_script_mode_is_the_models_conditions_and_replays(serve, tmp_path):
     assert state["outcomes"][0]["end_reason"] == "goal" and state["task"] == CHILD_TASK
     status, state = _post(url + "api/step", {"session": token, "script": "Go(10)"})
     assert state["finished"] and [o["task"] for o in state["outcomes"]] == ["01-01-01", CHILD_TASK]
+    _, again = _post(url + "api/session", {})  # a reload after the last arena: the sitting, done
+    assert again["session"] == token and again["finished"] and again["run_id"] == state["run_id"]
 
     run = store.get_run(state["run_id"])
     assert run.model == "human:p-2" and run.status == "finished"

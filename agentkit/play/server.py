@@ -20,7 +20,7 @@ import logging
 import secrets
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -58,7 +58,7 @@ class _Seat:
 
     session: PlaySession
     last_step: float = 0.0
-    lock: threading.Lock = threading.Lock()
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one answer at a time per sitting
 
 
 class PlayServer:
@@ -128,7 +128,7 @@ class PlayServer:
             if resume is not None:
                 self._resume = None
             token = secrets.token_urlsafe(16)
-            self._seats[token] = _Seat(session, lock=threading.Lock())
+            self._seats[token] = _Seat(session)
             self._by_participant[participant] = token
         log.info("participant %s: run %s (%s mode)", participant, session.run_id, self.options.mode)
         return token
@@ -140,7 +140,10 @@ class PlayServer:
         if not token:
             if self.options.participant is None:
                 raise BadRequest("no participant: open the link the experimenter page gives")
-            token = self.add_participant(self.options.participant, self.options.condition)
+            with self._lock:  # a page reloaded after the last arena sees the sitting done, not a new one
+                token = self._by_participant.get(self.options.participant)
+            if token is None:
+                token = self.add_participant(self.options.participant, self.options.condition)
         seat = self.seat(token)
         assert seat.session.participant is not None
         seat.session.participant.wait_first_frame()
@@ -278,3 +281,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
         except (BrokenPipeError, ConnectionResetError):
             log.debug("the page left before its answer")
+        except Exception as exc:  # e.g. the store cannot create the run: one line for the page, details in the log
+            log.exception("play request %s failed", url.path)
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]})
