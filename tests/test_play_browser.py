@@ -3,7 +3,9 @@
 The participant's page must load, start an arena on Space, step the world while an arrow key is
 held (keyboard mode) or send a typed script on Ctrl+Enter (script mode), move on from the tutorial
 to the task and end the sitting, with no script error and no Content-Security-Policy breach. The
-stored episodes must replay exactly. A screenshot of the play page is kept in ``test-artifacts/``.
+stored episodes must replay exactly, and the experimenter page must show the sitting done. A tab
+that leaves must stop the world, and a new tab resume the same sitting where it was. Screenshots of
+the play page and the experimenter page are kept in ``test-artifacts/``.
 The DevTools client is the viewer tests' (tests/test_viewer_browser.py), loaded as they load it.
 """
 

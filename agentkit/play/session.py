@@ -56,6 +56,7 @@ def check_participant(participant: str, option: str = "--participant") -> str:
 
 
 def check_condition(condition: str, option: str = "--condition") -> str:
+    """The condition itself, or ValueError (one line) for one too long or with control characters."""
     if len(condition) > 200 or any(ord(c) < 32 for c in condition):
         raise ValueError(f"{option}: at most 200 printable characters")
     return condition
