@@ -6,25 +6,35 @@ line. Issue 18 asks for <= 0.8 s. This times each command as a whole process (th
 start included), N runs after one warm-up, and prints per command the median wall and CPU seconds,
 the peak memory, and which heavy libraries the process imported.
 
-Figures (whole-process medians of 5 runs after a warm-up, 2 cores shared with five other
-engineers' test runs, so wall time was 3-4x the CPU time: compare the CPU seconds):
+Figures (whole-process medians of 5-7 runs after a warm-up, 2 cores shared with five other
+engineers' test runs, so wall time was 2-4x the CPU time: compare the CPU seconds):
 
-    command                   issue 18 (before)   session start (3f421de)  session end (13a3373)
-    agentkit --help           2.8 s, 194 MB       cpu 0.34 s, 25.5 MB      cpu 0.24 s, 29 MB; no heavy library
-    agentkit tasks            -                   cpu 0.47 s, 39 MB        cpu 0.38 s, 39 MB (usage error: ENV required)
-    agentkit tasks aai-arena  -                   cpu 0.94 s, 60 MB        cpu 0.79 s, 60 MB
-    agentkit tasks gridworld  -                   cpu 0.90 s, 76 MB        cpu 0.83 s, 77 MB
-    agentkit tasks trifinger  -                   cpu 1.41 s, 165 MB       cpu 1.10 s, 165 MB
+    command                   issue 18 (before)   session start (3f421de)  item 5 (13a3373)   item 6b (7d33d48)
+    agentkit --help           2.8 s, 194 MB       cpu 0.34 s, 25.5 MB      cpu 0.24 s, 29 MB  cpu 0.27 s, 29 MB
+    agentkit tasks            -                   cpu 0.47 s, 39 MB        cpu 0.38 s, 39 MB  cpu 0.44 s, 39 MB (usage error)
+    agentkit tasks aai-arena  -                   cpu 0.94 s, 60 MB        cpu 0.79 s, 60 MB  cpu 0.26 s, 36 MB (wall 0.39 s)
+    agentkit tasks gridworld  -                   cpu 0.90 s, 76 MB        cpu 0.83 s, 77 MB  cpu 0.30 s, 36 MB (wall 0.62 s)
+    agentkit tasks trifinger  -                   cpu 1.41 s, 165 MB       cpu 1.10 s, 165 MB cpu 0.28 s, 36 MB (wall 0.67 s)
 
-(The session's changes did not aim at these; the drift between the columns is mostly the machine's.)
-Where `tasks aai-arena` spends its CPU (time.process_time around each step, 13a3373): importing
-agentkit.cli 0.11 s; agentkit.envs 0.19 s (envs/base.py -> observers -> numpy, PIL, pydantic); the
-arena backend's module 0.10 s (pybullet); tasks() and suites() 0.01 s; then 0.25 s in the command
-itself, of which rich's layout of the 917-row table is ~0.22 s (`--json`: 0.04 s) and the rest
-typer 0.29's per-parameter pydantic TypeAdapters (`typer._adapters`, which imports pydantic for
-every sub-command, `--help` included); the interpreter's own start is the remainder. Going below
-0.8 s for every backend needs a catalogue that lists tasks without importing the backend's module
-(and numpy), which is left for later.
+(Load average ~8 during the last column; the drift of --help and bare `tasks` between columns is
+the machine's, those commands did not change.) Before item 6b, `tasks aai-arena` spent its CPU
+(time.process_time around each step, 13a3373) importing agentkit.cli 0.11 s; agentkit.envs 0.19 s
+(envs/base.py -> observers -> numpy, PIL, pydantic); the arena backend's module 0.10 s (pybullet);
+tasks() and suites() 0.01 s; then 0.25 s in the command itself, of which rich's layout of the
+917-row table ~0.22 s (`--json`: 0.04 s) and the rest typer 0.29's per-parameter pydantic
+TypeAdapters (`typer._adapters`); `python -X importtime` put agentkit.envs at 0.32 s cumulative and
+agentkit.envs.gridworld.backend (minigrid, gymnasium, pygame, networkx) at 0.77 s.
+
+Item 6b: `tasks ENV` reads the backend's light task catalogue (envs/registry.task_catalogue: the
+Testbed's packaged file names, generated JSON for gridworld and trifinger), agentkit.envs loads its
+names lazily, and a table that fits its lines is written without rich's layout when stdout is not
+a terminal (agentkit/cli_tasks.py). Now (process_time, 7d33d48): importing agentkit.cli ~0.11 s,
+pydantic for typer's adapters ~0.07 s (typer coerces every non-flag parameter of the command and of
+the group callback through a TypeAdapter; avoiding it would mean reaching into typer's private
+_runtime_param, left alone), the command itself ~0.05 s; -X importtime: agentkit.envs.registry
+2.5 ms, agentkit.cli_tasks 0.9 ms; no numpy, PIL, pybullet, minigrid, gymnasium or
+trifinger-simulation (tests/test_cli_startup_imports.py). In a terminal the table still goes
+through rich (its styles), so there `tasks aai-arena` costs ~0.18 s more (its layout of 900 rows).
 
 Usage: python bench/cli_startup.py [--runs N] [--env ENV ...]
 """
