@@ -332,7 +332,6 @@ def _store_turn(ep: _Episode, turn: _Turn, sink: TurnSink | None) -> bool:
             health=turn.next_observation.health,
             done=turn.next_observation.done,
             timings=turn.timings,
-            images=list(ep.observation.images) if ep.setup.renderer.include_images else [],
             prompt_context=ep.context if first else None,  # the store's JSON encoder takes numpy values
             world_map=ep.world_map if first else None,
             task_source=ep.task_source if first else None,

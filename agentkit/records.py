@@ -131,9 +131,6 @@ class TurnRecord:
     health: float | None
     done: bool
     timings: dict[str, float]  # seconds per phase: render, model, parse, compile, env, observe
-    # The EncodedImages shown this turn (not stored as such): their bytes and hashes spare the
-    # store decoding the data URLs in ``messages`` again.
-    images: list[Any] = field(default_factory=list)
     # On an episode's first turn only: the variables its prompt templates were rendered with (the
     # vocabulary, limits, and the backend's facts of this episode, such as an arena's time limit).
     # Stored once per episode, so a re-render meets the same facts without rebuilding the world.

@@ -112,7 +112,7 @@ def bench_modalities(tasks: list[str], repeats: int) -> None:
             for _ in range(repeats):
                 start = time.perf_counter()
                 obs = setup.observer.observe(setup.backend.observe())
-                setup.renderer.turn_message(obs, context, None, 0)
+                setup.renderer.typed_turn_message(obs, context, None, 0)  # as the loop renders it
                 times.append(time.perf_counter() - start)
         setup.backend.close()
         print(f"{name:20} median {1000 * statistics.median(times):7.2f} ms   max {1000 * max(times):7.2f} ms")

@@ -62,8 +62,8 @@ def frames(n: int, size: int = 512) -> list[EncodedImage]:
 
 def turn(index: int, image: EncodedImage, history: list[Any], typed: bool = True) -> TurnRecord:
     """A turn as the loop hands it over: typed messages, the frame an image part (bytes and sha256);
-    or, ``typed=False``, OpenAI-style dicts with the frame's data URL and the frame in ``images``
-    (the form the loop hands over until the renderer makes typed messages)."""
+    or, ``typed=False``, OpenAI-style dicts with the frame's data URL (the form the loop handed
+    over before the renderer made typed messages; the store decodes and hashes its images)."""
     text = f"Turn {index + 1} of at most 30. Health: 98.4. Reward so far: -0.012."
     if typed:
         user: Any = Message("user", (TextPart(text), ImagePart(image.data, image.media_type, image.sha256)))
@@ -78,7 +78,6 @@ def turn(index: int, image: EncodedImage, history: list[Any], typed: bool = True
         script=[{"name": "Think", "args": ["the green ball is ahead"]}, {"name": "Turn", "args": [-12]}, {"name": "Go", "args": [8]}],
         parse_error=None, compile_error=None, actions=[[0, 2]] * 2 + [[1, 0]] * 8, reward=-0.001, total_reward=-0.012,
         health=98.4, done=False, timings={"render": 1e-4, "model": 1.2, "parse": 5e-5, "env": 0.01},
-        images=[] if typed else [image],
     )
 
 

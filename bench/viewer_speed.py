@@ -50,7 +50,7 @@ def _turn(i: int, history: list[dict], frame, first: bool) -> TurnRecord:
         observation={"step": 3 * i, "images": [{"label": "camera", "media_type": frame.media_type,
                                                 "sha256": frame.sha256, "width": 128, "height": 128}],
                      "status_text": status, "pose": {"position": [i % 40, 0.0, (7 * i) % 40], "heading": (30.0 * i) % 360}},
-        images=[frame], prompt_context={"time_limit": 250} if first else None, world_map=WORLD if first else None)
+        prompt_context={"time_limit": 250} if first else None, world_map=WORLD if first else None)
     history += [user, {"role": "assistant", "content": answer}]
     return record
 

@@ -69,13 +69,9 @@ class EncodedImage:
     height: int
 
     def data_url(self) -> str:
-        """The image as a data URL, built once: the prompt and the transcript store share the very
-        same string, which lets the store recognise it without decoding it again."""
-        cached = self.__dict__.get("_data_url")
-        if cached is None:
-            cached = f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
-            object.__setattr__(self, "_data_url", cached)
-        return cached
+        """The image as a ``data:`` URL, for a page that shows it. Prompts carry the bytes and the
+        sha256 instead (``agentkit.messages.ImagePart``); only the model client base64s them."""
+        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
 
 @dataclass

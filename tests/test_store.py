@@ -487,27 +487,30 @@ def test_export_with_data_urls(tmp_path: Path) -> None:
 
 
 def test_images_handed_over_by_the_loop_are_stored_exactly_like_decoded_ones(tmp_path):
-    """The loop passes the EncodedImages it showed; the store must use their bytes and hashes
-    instead of decoding, and the result must be indistinguishable from decoding the data URL."""
+    """The loop hands typed messages whose image parts carry the observer's bytes and hashes; the
+    store must use them instead of decoding, and the result must be indistinguishable from
+    decoding the data URL of the same frame."""
     import numpy as np
 
+    from agentkit.messages import ImagePart, Message, TextPart
     from agentkit.observers.image_encoding import encode_image
 
     frame = encode_image(np.random.default_rng(1).integers(0, 255, (64, 64, 3), dtype=np.uint8), "camera")
-    url = frame.data_url()
-    assert frame.data_url() is url  # built once and shared
+    url = "data:" + frame.media_type + ";base64," + base64.b64encode(frame.data).decode("ascii")
 
-    def message() -> dict[str, Any]:
+    def message(typed: bool) -> Any:
+        if typed:
+            return Message("user", (TextPart("look"), ImagePart(frame.data, frame.media_type, frame.sha256)))
         return {"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": url}}]}
 
     stored = {}
-    for hinted in (True, False):
-        with TranscriptStore(f"sqlite:///{tmp_path / f'{hinted}.db'}") as store:
+    for typed in (True, False):
+        with TranscriptStore(f"sqlite:///{tmp_path / f'{typed}.db'}") as store:
             run = store.create_run("aai-arena", ["t"], "m", {}, {"system.j2": "x"})
             episode = store.start_episode(run, "t", 0)
-            store.add_turn(episode, make_turn(0, [message()], images=[frame] if hinted else []))
+            store.add_turn(episode, make_turn(0, [message(typed)]))
             (turn,) = store.get_turns(episode)
             blob = store.get_blob(frame.sha256)
-            stored[hinted] = (turn.messages, blob.data, blob.media_type)
+            stored[typed] = (turn.messages, blob.data, blob.media_type)
     assert stored[True] == stored[False]
     assert stored[True][0][0]["content"][1]["image_url"]["url"] == url and stored[True][1] == frame.data

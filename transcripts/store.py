@@ -160,7 +160,6 @@ class TranscriptStore(TranscriptReader):
         self._writer_pid = os.getpid()
         # data URL -> (sha256, media type): resent images are not decoded and hashed again.
         self._image_hashes: dict[str, tuple[str, str]] = {}
-        self._message_hashes: dict[int, tuple[dict[str, Any], str, MessageKey, dict[str, Any] | None]] = {}
         # Typed messages (agentkit.messages) by value -> (content sha256, key): a resent message is not encoded again.
         self._typed_hashes: dict[Message, tuple[str, MessageKey]] = {}
         # Per episode, the message rows it has committed: a turn writes only the ones it adds.
@@ -323,10 +322,7 @@ class TranscriptStore(TranscriptReader):
             self._add_turn(episode_id, escape_turn(turn))
 
     def _add_turn(self, episode_id: str, turn: TurnRecord, reread: bool = False) -> None:
-        # Images whose bytes and hash the observer already has: keyed by the identity of their
-        # (cached) data URL, so the store need not base64-decode and hash them again.
-        hints = {id(url): (url, img) for img in getattr(turn, "images", ()) for url in (img.data_url(),)}
-        keys, extras, new_blobs = self._encode_prompt(episode_id, turn.messages, hints)
+        keys, extras, new_blobs = self._encode_prompt(episode_id, turn.messages)
         usage = turn.usage
         row = {
             "episode_id": episode_id,
@@ -389,7 +385,7 @@ class TranscriptStore(TranscriptReader):
         self._last_prompts[episode_id] = (list(turn.messages), keys, extras)
 
     def _encode_prompt(
-        self, episode_id: str, messages: list[dict[str, Any]], hints: dict[int, tuple[str, Any]]
+        self, episode_id: str, messages: list[Message | dict[str, Any]]
     ) -> tuple[list[MessageKey], dict[MessageKey, dict[str, Any]], dict[str, dict[str, Any]]]:
         """``_encode_messages`` of a prompt, reusing the keys of the episode's previous prompt when
         this one starts with it (full history: only the turn's new messages are encoded). Equal
@@ -403,9 +399,9 @@ class TranscriptStore(TranscriptReader):
             except (TypeError, ValueError):  # values without a plain == (an array, say): encode afresh
                 continues = False
             if continues:
-                new_keys, new_extras, new_blobs = self._encode_messages(messages[k:], hints)
+                new_keys, new_extras, new_blobs = self._encode_messages(messages[k:])
                 return [*keys, *new_keys], {**extras, **new_extras} if new_extras else extras, new_blobs
-        return self._encode_messages(messages, hints)
+        return self._encode_messages(messages)
 
     def _episode_log(self, conn: Connection, episode_id: str) -> EpisodeMessages:
         """The episode's committed message rows: remembered, or read back (another store wrote them)."""
@@ -491,7 +487,6 @@ class TranscriptStore(TranscriptReader):
         # The hash caches only pay off within an episode (full-history prompts resend its messages);
         # they hold message objects and data URLs alive, so a long run would grow by them.
         # Emptying them here costs episodes still running one re-hash of their history.
-        self._message_hashes.clear()
         self._typed_hashes.clear()
         self._image_hashes.clear()
         self._episode_logs.pop(episode_id, None)
@@ -566,7 +561,7 @@ class TranscriptStore(TranscriptReader):
     # --- internals ---------------------------------------------------------------------------------
 
     def _encode_messages(
-        self, messages: list[dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
+        self, messages: list[Message | dict[str, Any]]
     ) -> tuple[list[MessageKey], dict[MessageKey, dict[str, Any]], dict[str, dict[str, Any]]]:
         """Each message's key (role, content hash, extra keys), the extra keys of those that have
         any, and the blobs not yet known to be stored."""
@@ -574,7 +569,6 @@ class TranscriptStore(TranscriptReader):
         new_blobs: dict[str, dict[str, Any]] = {}
         keys: list[MessageKey] = []
         extras: dict[MessageKey, dict[str, Any]] = {}
-        cache = self._message_hashes
         typed_cache = self._typed_hashes
         for message in messages:
             if isinstance(message, Message):  # typed: images come with their bytes and sha256
@@ -590,40 +584,29 @@ class TranscriptStore(TranscriptReader):
                     typed_cache[message] = typed
                 keys.append(typed[1])
                 continue
-            # Full-history prompts resend the same message objects every turn: hash each object once.
-            # The cache keeps the object alive, so its id cannot be reused by another message.
-            hit = cache.get(id(message))
-            if hit is not None and hit[0] is message and hit[1] in known:
-                keys.append(hit[2])
-                if hit[3] is not None:
-                    extras[hit[2]] = hit[3]
-            else:
-                content = message.get("content")
-                if isinstance(content, list):
-                    content = self._encode_parts(content, new_blobs, hints)
-                data = canonical_json(content)
-                sha = hashlib.sha256(data).hexdigest()
-                if sha not in known and sha not in new_blobs:
-                    new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
-                extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
-                key = prompt_reader.message_key(message.get("role", ""), sha, extra)
-                if len(cache) >= _MESSAGE_CACHE_SIZE:
-                    cache.pop(next(iter(cache)), None)
-                cache[id(message)] = (message, sha, key, extra)
-                keys.append(key)
-                if extra is not None:
-                    extras[key] = extra
+            # An OpenAI-style dict (a caller not on typed messages): encoded afresh; a full-history
+            # prompt's earlier messages were already skipped by _encode_prompt.
+            content = message.get("content")
+            if isinstance(content, list):
+                content = self._encode_parts(content, new_blobs)
+            data = canonical_json(content)
+            sha = hashlib.sha256(data).hexdigest()
+            if sha not in known and sha not in new_blobs:
+                new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+            extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
+            key = prompt_reader.message_key(message.get("role", ""), sha, extra)
+            keys.append(key)
+            if extra is not None:
+                extras[key] = extra
         return keys, extras, new_blobs
 
-    def _encode_parts(
-        self, parts: list[Any], new_blobs: dict[str, dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
-    ) -> list[Any]:
+    def _encode_parts(self, parts: list[Any], new_blobs: dict[str, dict[str, Any]]) -> list[Any]:
         """Content parts with every base64 data-URL image replaced by an ``image_ref`` part."""
         out: list[Any] = []
         for part in parts:
             image_url = part.get("image_url") if isinstance(part, dict) and part.get("type") == "image_url" else None
             url = image_url.get("url") if isinstance(image_url, dict) else None
-            ref = self._image_ref(url, new_blobs, hints) if isinstance(url, str) else None
+            ref = self._image_ref(url, new_blobs) if isinstance(url, str) else None
             if ref is None:
                 out.append(part)
                 continue
@@ -636,17 +619,8 @@ class TranscriptStore(TranscriptReader):
             out.append(new_part)
         return out
 
-    def _image_ref(
-        self, url: str, new_blobs: dict[str, dict[str, Any]], hints: dict[int, tuple[str, Any]] | None = None
-    ) -> tuple[str, str] | None:
+    def _image_ref(self, url: str, new_blobs: dict[str, dict[str, Any]]) -> tuple[str, str] | None:
         """(sha256, media type) of a data-URL image, queuing its blob if not stored yet."""
-        hint = hints.get(id(url)) if hints else None
-        if hint is not None and hint[0] is url:
-            img = hint[1]
-            if img.sha256 not in self._known_blobs and img.sha256 not in new_blobs:
-                new_blobs[img.sha256] = {"sha256": img.sha256, "media_type": img.media_type, "data": img.data,
-                                         "size": len(img.data)}
-            return img.sha256, img.media_type
         cached = self._image_hashes.get(url)
         if cached is not None and (cached[0] in self._known_blobs or cached[0] in new_blobs):
             return cached
