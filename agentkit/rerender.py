@@ -45,7 +45,7 @@ from agentkit.messages import ImagePart
 from agentkit.messages import Message as TypedMessage
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
-from agentkit.stored_observation import IMAGE_REF_SCHEME, StoredImage, observation_from_json
+from agentkit.stored_observation import StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.prompt_reader import layout2_refs
@@ -53,7 +53,7 @@ from agentkit.transcripts.schema import Blob, Message, Turn
 
 log = logging.getLogger(__name__)
 # Re-exported: callers and tests import them from here.
-__all__ = ["CHARS_PER_TOKEN", "IMAGE_REF_SCHEME", "RerenderReport", "StoredImage", "TokenCounter", "TurnChange",
+__all__ = ["CHARS_PER_TOKEN", "RerenderReport", "StoredImage", "TokenCounter", "TurnChange",
            "observation_from_json", "rerender_run", "token_counter"]
 
 MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
@@ -134,8 +134,6 @@ class _Messages:
                 return ("image", str(p.get("sha256", "")))
             if kind == "image_url":
                 url = str((p.get("image_url") or {}).get("url", ""))
-                if url.startswith(IMAGE_REF_SCHEME):
-                    return ("image", url[len(IMAGE_REF_SCHEME):])
                 return ("image", _data_url_sha256(url))
         return ("text", json.dumps(p, sort_keys=True))
 

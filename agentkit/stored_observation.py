@@ -11,19 +11,18 @@ from typing import Any
 
 from agentkit.observers import EncodedImage, Observation
 
-IMAGE_REF_SCHEME = "agentkit-image:"
-
 
 @dataclass(frozen=True)
 class StoredImage(EncodedImage):
-    """An image known by its hash: templates see its label, type and size; prompts carry a reference.
+    """An image known by its hash: templates see its label, type and size; a typed prompt's image
+    part carries its sha256 (``agentkit.messages.ImagePart``).
 
     The bytes are not loaded (``data`` is empty): a re-rendered prompt is compared, diffed and
-    counted, never sent, and the image it shows is the stored one by construction.
+    counted by the hash, never sent, and the image it shows is the stored one by construction.
     """
 
     def data_url(self) -> str:
-        return IMAGE_REF_SCHEME + self.sha256
+        raise ValueError(f"image {self.sha256[:12]}: a stored image has no bytes here; refer to it by its sha256")
 
 
 _OBSERVATION_FIELDS = {f.name for f in fields(Observation)} - {"images", "privileged"}

@@ -69,7 +69,9 @@ def test_stored_observations_rebuild_with_images_by_hash(store, sample):
     assert obs.mission and obs.ascii and obs.structured and obs.step == 0
     (image,) = obs.images
     assert isinstance(image, StoredImage) and image.width == 512 and image.data == b""
-    assert image.data_url() == "agentkit-image:" + turn.observation["images"][0]["sha256"]
+    assert image.sha256 == turn.observation["images"][0]["sha256"]
+    with pytest.raises(ValueError, match="no bytes here"):  # no third image form: the hash is the reference
+        image.data_url()
 
 
 # --- what changed ---------------------------------------------------------------------------------------
