@@ -7,6 +7,7 @@ Also name -> task catalogue: what `agentkit tasks ENV` lists, found without impo
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -122,10 +123,35 @@ def catalogue_from_backend(name: str) -> TaskCatalogue:
                          backend.suites())
 
 
+# Top-level modules of each backend's extra (pyproject.toml's [project.optional-dependencies]) that
+# its module imports: task_catalogue checks they are installed without importing them, so listing
+# the tasks of a backend that cannot run gives get_backend's install hint, as it always did.
+_EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "gridworld": ("minigrid", "gymnasium"),
+    "aai-arena": ("pybullet", "yaml"),
+    "animalai": ("yaml", "mlagents_envs"),
+    "trifinger": ("trifinger_simulation", "pybullet"),
+}
+
+
+def _check_installed(name: str) -> None:
+    """ValueError with the install hint when a module of backend ``name``'s extra cannot be found."""
+    for module in _EXTRA_MODULES.get(name, ()):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise ValueError(
+                f"env {name!r} needs optional dependencies that are not installed (no module named {module!r}); "
+                f"install them with: pip install 'agentkit-embodied[{_EXTRAS.get(name, name)}]'")
+
+
 def task_catalogue(name: str) -> TaskCatalogue:
     """What `agentkit tasks ENV` lists for backend ``name``, read without importing the backend."""
     if name not in _BACKENDS:
         raise _unknown_env(name)
+    _check_installed(name)
     target = _CATALOGUES.get(name)
     if target is None:
         return catalogue_from_backend(name)

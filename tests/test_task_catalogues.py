@@ -8,10 +8,14 @@ scripts/write_task_catalogues.py).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from agentkit.envs import registry
 from agentkit.envs.registry import available_backends, catalogue_from_backend, task_catalogue
+from agentkit.testing.cli_runner import cli_env
 
 
 @pytest.mark.parametrize("env", available_backends())
@@ -51,3 +55,20 @@ def test_the_writer_writes_the_packaged_files():
         path = registry.catalogue_file(env)
         if path is not None:
             assert (root / "envs" / path).read_text(encoding="utf-8") == writer.catalogue_text(env), path
+
+
+def test_a_backend_whose_extra_is_missing_gets_the_install_hint(monkeypatch):
+    """Listing does not import the backend, yet still says which extra it needs (as get_backend does)."""
+    monkeypatch.setitem(sys.modules, "trifinger_simulation", None)
+    with pytest.raises(ValueError, match=r"pip install 'agentkit-embodied\[trifinger\]'$"):
+        task_catalogue("trifinger")
+
+
+@pytest.mark.parametrize("env", available_backends())
+def test_the_modules_checked_are_ones_the_backend_imports(env, tmp_path):
+    code = ("import sys; from agentkit.envs.registry import _EXTRA_MODULES, get_backend; "
+            f"get_backend({env!r}); print(','.join(m for m in _EXTRA_MODULES[{env!r}] if m not in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert registry._EXTRA_MODULES[env] and done.stdout.strip() == "", f"{env} does not import {done.stdout.strip()}"
