@@ -112,9 +112,9 @@ def eval_command(
     name, configs = "", []
     if resume:
         configs = [_resumed_config(store, resume, overrides)]
-    elif config_file is None and env is None:
-        fail("name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN")
     elif config_file is None:
+        if env is None:
+            fail("name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN")
         catalogue = _catalogue(categories, difficulties, seeds_per_pair, modality, harness)
         name, configs = _catalogue_configs(env, catalogue, overrides)
     else:
@@ -164,7 +164,7 @@ def _catalogue(categories: str | None, difficulties: str | None, seeds_per_pair:
                harness: str | None) -> dict[str, Any]:
     """The catalogue options the flags give (``--categories a,b`` as a list; options not given left out)."""
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None
-    catalogue = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
+    catalogue: dict[str, Any] = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
                  "harness": harness}
     if seeds_per_pair:
         catalogue["seeds_per_pair"] = seeds_per_pair
@@ -296,9 +296,9 @@ def _figure_of(figure: Path | None, run_id: str, runs: int) -> Path | None:
 
 def _scores(summary: Any, data: dict[str, Any], figure: Path | None, as_json: bool) -> dict[str, Any]:
     """The scores of a run played under its env's evaluation protocol (the gridworld catalogue's ONS)."""
-    from agentkit.evals import get_evaluation
+    from agentkit.evals import require_evaluation
 
-    evaluation = get_evaluation(summary.config.env)
+    evaluation = require_evaluation(summary.config.env)
     options = evaluation.options_model.model_validate(summary.config.evaluation)
     board = evaluation.score(data["episodes"], summary.config, options, figure)
     if not as_json:

@@ -138,9 +138,9 @@ class Experiment(BaseModel):
         configs = [RunConfig(**{**common, "model": model}) for model in models]
         options = self.catalogue_options()
         if options is not None:
-            from agentkit.evals import get_evaluation
+            from agentkit.evals import require_evaluation
 
-            evaluation = get_evaluation(self.env)
+            evaluation = require_evaluation(self.env)
             configs = [evaluation.configure(c, options) for c in configs]
         return [limited(c, limit) for c in configs] if limit is not None else configs
 

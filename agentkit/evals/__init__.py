@@ -51,4 +51,12 @@ def get_evaluation(name: str) -> type[Evaluation] | None:
     return getattr(importlib.import_module(module_name), attr)
 
 
-__all__ = ["Evaluation", "get_evaluation"]
+def require_evaluation(name: str) -> type[Evaluation]:
+    """The evaluation protocol of env ``name``, for a caller that knows it has one (a ValueError if not)."""
+    evaluation = get_evaluation(name)
+    if evaluation is None:
+        raise ValueError(f"env {name!r} has no evaluation protocol")
+    return evaluation
+
+
+__all__ = ["Evaluation", "get_evaluation", "require_evaluation"]

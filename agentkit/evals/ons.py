@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -124,8 +125,9 @@ def aggregate(pairs: Sequence[PairScores], n_boot: int = 2000, rng_seed: int = 0
     }
 
 
-def field_of(result: object, name: str) -> object:
-    """A field of an episode result given as a mapping or as an object with attributes."""
+def field_of(result: object, name: str) -> Any:
+    """A field of an episode result given as a mapping or as an object with attributes (of whatever
+    type the result holds: the caller converts it)."""
     if isinstance(result, Mapping):
         if name not in result:
             raise ValueError(f"episode result lacks {name!r}: {dict(result)!r}")

@@ -123,8 +123,8 @@ class AAIReport:
         for column in self.columns:
             cell = cells[column.key]
             interval = list(cell.ci95) if cell.ci95 else None
-            cluster_ci = column.clustered(tasks) if cell.n else None
-            cluster_ci = list(cluster_ci) if cluster_ci else None
+            cluster_pair = column.clustered(tasks) if cell.n else None
+            cluster_ci = list(cluster_pair) if cluster_pair else None
             if column.is_run:
                 runs[column.key] = cell.p
                 ci["runs"][column.key], n["runs"][column.key] = interval, cell.n

@@ -36,7 +36,8 @@ def canonical_task_id(name: str) -> str:
     match = _TESTBED_STEM.match(stem)
     if match is None:
         raise ValueError(f"not an Animal-AI Testbed task id (LL-TT-VV): {name!r}")
-    return _form(*(int(g) for g in match.groups()), original=name)
+    level, task, variant = match.groups()
+    return _form(int(level), int(task), int(variant), original=name)
 
 
 def child_column_task(column: str) -> tuple[str, str] | None:

@@ -112,10 +112,10 @@ def _write(data: ViewerData, episodes: list[EpisodeInfo], root: Path) -> dict[st
             continue
         _, content = found
         # Named as the pages link to it (<sha><ext of the referencing part>), bytes checked against it.
-        name = checked_image_file(sha, media_type, content)
-        if name is None:  # a damaged or hostile row, named in one warning: skipped
+        file_name = checked_image_file(sha, media_type, content)
+        if file_name is None:  # a damaged or hostile row, named in one warning: skipped
             continue
-        (images / name).write_bytes(content)
+        (images / file_name).write_bytes(content)
         written += 1
     groups = []
     for run_id, run in runs.items():

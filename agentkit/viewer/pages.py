@@ -179,7 +179,7 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
     system, history, now = None, [], []
     hidden = 0
     if turn is not None:
-        msgs = [_message(m, links, media) for m in turn.messages]
+        msgs = [_message(m, links, media) for m in turn.messages or []]
         if msgs and msgs[0].role == "system":
             system, msgs = msgs[0], msgs[1:]
         if msgs:

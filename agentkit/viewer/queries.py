@@ -251,7 +251,7 @@ class ViewerData:
         with self.engine.connect() as conn:
             total = conn.execute(select(func.count()).select_from(joined).where(*where)).scalar_one()
             rows = conn.execute(stmt).all()
-        items = [EpisodeRow(*r) for r in rows]
+        items = [EpisodeRow(*tuple(r)) for r in rows]
         return Page(self._live_episodes(items), total, offset, limit)
 
     def all_episodes(self, run_id: str) -> list[EpisodeInfo]:

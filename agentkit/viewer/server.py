@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any
+from typing import Any, overload
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from agentkit.transcripts import TranscriptStore
@@ -113,6 +113,10 @@ def _params(raw: str) -> dict[str, str]:
     return {k: v[-1] for k, v in parsed.items()}
 
 
+@overload
+def _int(params: dict[str, str], name: str, default: int, lo: int = 0, hi: int = 10**9) -> int: ...
+@overload
+def _int(params: dict[str, str], name: str, default: None, lo: int = 0, hi: int = 10**9) -> int | None: ...
 def _int(params: dict[str, str], name: str, default: int | None, lo: int = 0, hi: int = 10**9) -> int | None:
     value = params.get(name)
     if value is None or value == "":

@@ -107,7 +107,7 @@ def world_map_of(data: Any) -> WorldMap | None:
     x0, y0, x1, y1 = (float(v) for v in bounds)
     if not (x1 > x0 and y1 > y0 and all(math.isfinite(v) for v in (x0, y0, x1, y1))):
         return None
-    shapes = []
+    shapes: list[WorldShape] = []
     for raw in data.get("shapes") or []:
         if len(shapes) >= MAX_SHAPES:
             break
@@ -123,10 +123,11 @@ def _shape(raw: Any) -> WorldShape | None:
     keys = ("x", "y", "w", "h") if raw["kind"] == "rect" else ("x", "y", "r")
     if not all(_number(raw.get(k)) and math.isfinite(raw[k]) for k in keys):
         return None
-    fill = raw.get("fill") if isinstance(raw.get("fill"), str) and _FILL.match(raw["fill"]) else "#999999"
+    given_fill, given_label = raw.get("fill"), raw.get("label")
+    fill = given_fill if isinstance(given_fill, str) and _FILL.match(given_fill) else "#999999"
     opacity = float(raw["opacity"]) if _number(raw.get("opacity")) else 1.0
     angle = float(raw["angle"]) if _number(raw.get("angle")) and math.isfinite(raw["angle"]) else 0.0
-    label = raw.get("label") if isinstance(raw.get("label"), str) else ""
+    label = given_label if isinstance(given_label, str) else ""
     sizes = {k: abs(float(raw[k])) for k in keys[2:]}
     return WorldShape(raw["kind"], float(raw["x"]), float(raw["y"]), angle=angle, fill=fill,
                       opacity=min(1.0, max(0.0, opacity)), label=label[:80], **sizes)

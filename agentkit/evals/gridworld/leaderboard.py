@@ -45,7 +45,8 @@ def gridworld_eval_plan(
     """
     if seeds_per_pair < 1:
         raise ValueError(f"seeds_per_pair must be >= 1, got {seeds_per_pair}")
-    families, names = None, None
+    families: list[str] = []  # read only when tasks is given
+    names: set[str] = set()
     if tasks is not None:
         tasks = list(tasks)
         family_names = {f.name for f in FAMILIES}
