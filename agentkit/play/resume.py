@@ -54,12 +54,12 @@ def resume_point(store: TranscriptStore, run_id: str) -> tuple[PlayOptions, Resu
         if key not in latest or episode.attempt > latest[key].attempt:
             latest[key] = episode
     for index, key in enumerate(plan):
-        episode = latest.get(key)
-        if episode is None:
+        last = latest.get(key)
+        if last is None:
             continue
-        if episode.status == "finished" and episode.end_reason not in RERUN_REASONS:
-            point.done[index] = EpisodeOutcome(episode.task, episode.id, bool(episode.success),
-                                               str(episode.end_reason), float(episode.reward or 0.0))
+        if last.status == "finished" and last.end_reason not in RERUN_REASONS:
+            point.done[index] = EpisodeOutcome(last.task, last.id, bool(last.success),
+                                               str(last.end_reason), float(last.reward or 0.0))
         else:
-            point.attempts[index] = episode.attempt + 1
+            point.attempts[index] = last.attempt + 1
     return options, point
