@@ -1,0 +1,105 @@
+"""The Participant that plays agentkit's turns with Inspect's model (``get_model().generate``).
+
+Why: agentkit's loop is synchronous and runs in a worker thread, while Inspect's model is an async
+API living on the eval's event loop. This adapter turns each turn's prompt (typed messages or
+OpenAI-style dicts) into Inspect chat messages, calls the model back on the event loop, and parses the
+answer with agentkit's script language, so the loop cannot tell it from any other model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import anyio.from_thread
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    Model,
+    ModelOutput,
+)
+
+from agentkit.actions import Vocabulary, parse_script
+from agentkit.messages import ImagePart, Message
+from agentkit.models.base import ModelError, PromptMessage
+from agentkit.models.openai_messages import data_url
+from agentkit.models.participant import Answer
+from agentkit.observers import Observation
+from agentkit.records import ModelReply, Usage
+from agentkit.token_count import token_counter
+
+# Inspect estimates prompt tokens with tiktoken's o200k_base; agentkit's counter points tiktoken at the
+# BPE files litellm ships (as a side effect of finding its own), so no download is tried offline.
+token_counter()
+
+
+def _parts_of_dict(content: Any) -> str | list[Content]:
+    """An OpenAI-style message's content as Inspect content (text, or text and image parts)."""
+    if isinstance(content, str):
+        return content
+    parts: list[Content] = []
+    for part in content or []:
+        if part.get("type") == "image_url":
+            parts.append(ContentImage(image=part["image_url"]["url"]))
+        else:
+            parts.append(ContentText(text=str(part.get("text", ""))))
+    return parts
+
+
+def to_inspect(messages: Sequence[PromptMessage]) -> list[ChatMessage]:
+    """agentkit's prompt as Inspect chat messages (system, user and assistant roles)."""
+    out: list[ChatMessage] = []
+    for message in messages:
+        if isinstance(message, Message):
+            role = message.role
+            if isinstance(message.content, str):
+                content: str | list[Content] = message.content
+            else:
+                content = [ContentImage(image=data_url(p)) if isinstance(p, ImagePart) else ContentText(text=p.text)
+                           for p in message.content]
+        else:
+            role, content = str(message.get("role", "user")), _parts_of_dict(message.get("content"))
+        if role == "system":
+            out.append(ChatMessageSystem(content=content))
+        elif role == "assistant":
+            out.append(ChatMessageAssistant(content=content))
+        else:
+            out.append(ChatMessageUser(content=content))
+    return out
+
+
+class InspectParticipant:
+    """Plays a turn by asking Inspect's ``model`` from the loop's worker thread (an anyio worker thread,
+    so the call runs on the eval's event loop). Keeps the last prompt and output for the Inspect log."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.name = f"inspect/{model}"
+        self.last_input: list[ChatMessage] = []
+        self.last_output: ModelOutput | None = None
+
+    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+        chat = to_inspect(messages)
+        start = time.perf_counter()
+        try:
+            output = anyio.from_thread.run(self.model.generate, chat)
+        except Exception as exc:  # the provider's error ends the episode as a model error, like litellm's
+            raise ModelError(f"inspect model {self.model}: {type(exc).__name__}: {exc}", transient=False) from exc
+        latency = time.perf_counter() - start
+        self.last_input, self.last_output = chat, output
+        usage = Usage()
+        if output.usage is not None:
+            usage = Usage(output.usage.input_tokens, output.usage.output_tokens, 0.0)
+        if output.error:
+            raise ModelError(f"inspect model {self.model}: {output.error}", transient=False)
+        text = output.completion
+        reply = ModelReply(text=text, usage=usage, latency_s=latency, model=str(self.model))
+        start = time.perf_counter()
+        parsed = parse_script(text, vocabulary)
+        return Answer(reply, parsed, time.perf_counter() - start)
