@@ -393,12 +393,16 @@ def transcripts_export(
     db: str | None = typer.Option(None, help=DB_HELP),
     table_format: str | None = typer.Option(
         None, "--format", help="parquet, csv or jsonl: episodes.<fmt> (pass, level, category) and turns.<fmt> "
-        "(no history; images by sha256) in the --out folder. Without it: one JSON line per turn."),
+        "(no history; images by sha256) in the --out folder; inspect: the run as an Inspect log file (--out "
+        "run.eval or run.json; `inspect view` opens it). Without it: one JSON line per turn."),
 ) -> None:
     """Write turns as JSON Lines, one object per turn, images as files or data URLs; or, with --format,
     one table per episode and one per turn."""
     from agentkit.transcripts import export_jsonl
 
+    if table_format == "inspect":
+        _export_inspect_log(target, out_path, db)
+        return
     if table_format is not None:
         _export_tables(target, out_path, table_format, db)
         return
@@ -412,6 +416,22 @@ def transcripts_export(
     except KeyError as exc:
         _fail(str(exc.args[0]))
     err.print(f"wrote {count} turns to {out_path}")
+
+
+def _export_inspect_log(run_id: str, out_path: Path, db: str | None) -> None:
+    """``--format inspect``: the run as an Inspect log (agentkit.inspect_tasks.export_log)."""
+    if out_path.suffix not in (".eval", ".json"):
+        _fail(f"--out {out_path}: with --format inspect, name a .eval or .json file")
+    try:
+        from agentkit.inspect_tasks.export_log import export_inspect_log
+    except ImportError:
+        _fail("--format inspect needs the inspect extra: pip install 'agentkit-embodied[inspect]'")
+    store = _reading_store(db)
+    try:
+        written = export_inspect_log(store, run_id, out_path)
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    err.print(f"wrote run {run_id} as an Inspect log to {written}", markup=False)
 
 
 def _export_tables(target: str, out_dir: Path, table_format: str, db: str | None) -> None:

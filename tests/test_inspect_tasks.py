@@ -15,16 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelOutput, get_model
 
 import agentkit
-
-inspect_ai = pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
-
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.log import read_eval_log  # noqa: E402
-from inspect_ai.model import ModelOutput, get_model  # noqa: E402
-
-from agentkit.inspect_tasks import suite_task  # noqa: E402
+from agentkit.inspect_tasks import suite_task
 
 
 def _reference_answers(env: str, task: str, db: Path) -> tuple[list[str], float]:
