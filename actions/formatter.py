@@ -33,7 +33,9 @@ def format_command(command: Command, vocabulary: Vocabulary) -> str:
     spec = vocabulary.lookup(command.name)
     name = spec.name if spec is not None else command.name
     params = spec.params if spec is not None else ()
-    parts = [_format_value(value, params[k] if k < len(params) else None) for k, value in enumerate(command.args)]
+    parts = [
+        _format_value(value, params[k] if k < len(params) else None) for k, value in enumerate(command.args)
+    ]
     return f"{name}({', '.join(parts)})"
 
 
@@ -46,7 +48,12 @@ def quote(text: str) -> str:
 
 def _format_value(value: ArgValue, param: ParamSpec | None) -> str:
     declared = param.type if param is not None else None
-    if declared is ParamType.FLOAT and param is not None and param.decimals is not None and not isinstance(value, bool):
+    if (
+        declared is ParamType.FLOAT
+        and param is not None
+        and param.decimals is not None
+        and not isinstance(value, bool)
+    ):
         return _fixed(float(value), param.decimals)
     if declared is ParamType.BOOL or isinstance(value, bool):
         return "true" if value else "false"

@@ -85,7 +85,7 @@ _NEWLINES = "\n\r"
 _IDENT_START = frozenset(string.ascii_letters + "_")
 _IDENT_CHARS = _IDENT_START | frozenset(string.digits)
 _FENCE = "```"
-_DOUBLE_CLOSERS = "\"\u201c\u201d"
+_DOUBLE_CLOSERS = '"\u201c\u201d'
 _SINGLE_CLOSERS = "'\u2018\u2019"
 # Which characters may close a string opened by each quote. A straight quote is closed only by the
 # same straight quote, so curly quotes inside canonical (straight-quoted) text never end it early.
@@ -344,7 +344,9 @@ class _Source:
         self._quote_memo[key] = (opening, found)
         return found
 
-    def _scan_closing_quote(self, opening: int, closers: str, followers: str, stop: int) -> tuple[int, int] | None:
+    def _scan_closing_quote(
+        self, opening: int, closers: str, followers: str, stop: int
+    ) -> tuple[int, int] | None:
         text = self.text
         k = opening + 1
         while k < stop:
@@ -438,7 +440,9 @@ class _Scanner:
             self._unknown_call(name, start, paren, at_statement)
         return name_end, False
 
-    def _known_call(self, spec: CommandSpec, start: int, name_end: int, paren: int, adjacent: bool) -> tuple[int, bool]:
+    def _known_call(
+        self, spec: CommandSpec, start: int, name_end: int, paren: int, adjacent: bool
+    ) -> tuple[int, bool]:
         try:
             args, close = _read_arguments(self.src, spec, paren + 1)
         except _Reject as problem:
@@ -692,7 +696,9 @@ def _assign(spec: CommandSpec, args: list[_RawArg], vocab: Vocabulary) -> list[_
     slots: list[_RawArg | None] = [None] * len(spec.params)
     positional = [a for a in args if a.keyword is None]
     if len(positional) > len(spec.params):
-        raise _reject("wrong_arity", _too_many_message(spec, len(args)), positional[len(spec.params)].position)
+        raise _reject(
+            "wrong_arity", _too_many_message(spec, len(args)), positional[len(spec.params)].position
+        )
     seen_keyword = False
     for index, arg in enumerate(args):
         if arg.keyword is None:
@@ -767,7 +773,9 @@ def _to_bool(spec: CommandSpec, param: ParamSpec, arg: _RawArg) -> bool:
     return word == "true"
 
 
-def _check_range(spec: CommandSpec, param: ParamSpec, value: ArgValue, arg: _RawArg, vocab: Vocabulary) -> ArgValue:
+def _check_range(
+    spec: CommandSpec, param: ParamSpec, value: ArgValue, arg: _RawArg, vocab: Vocabulary
+) -> ArgValue:
     """Apply minimum/maximum and multiple_of to numbers and choices to text; return the value to keep."""
     if isinstance(value, str):
         if param.choices is None:
@@ -851,7 +859,9 @@ def _too_many_message(spec: CommandSpec, given: int) -> str:
 
 def _unknown_parameter_message(spec: CommandSpec, keyword: str) -> str:
     names = ", ".join(f"`{p.name}`" for p in spec.params) or "none"
-    return f"`{spec.name}` has no parameter `{keyword}` (its parameters: {names}). Write it as {_usage(spec)}."
+    return (
+        f"`{spec.name}` has no parameter `{keyword}` (its parameters: {names}). Write it as {_usage(spec)}."
+    )
 
 
 def _type_message(spec: CommandSpec, param: ParamSpec, arg: _RawArg, wanted: str) -> str:

@@ -62,7 +62,12 @@ class ParseError:
     snippet: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "position": self.position, "snippet": self.snippet}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "position": self.position,
+            "snippet": self.snippet,
+        }
 
 
 @dataclass(frozen=True)

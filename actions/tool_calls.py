@@ -54,24 +54,45 @@ def _command(call: ToolCall, vocabulary: Vocabulary) -> Command:
     spec = vocabulary.lookup(call.name)
     if spec is None:
         known = ", ".join(vocabulary.names)
-        raise _Reject(ParseError("unknown_command", f"There is no tool `{call.name[:40]}`; the tools are: {known}."))
+        raise _Reject(
+            ParseError("unknown_command", f"There is no tool `{call.name[:40]}`; the tools are: {known}.")
+        )
     if len(call.arguments) > _MAX_ARGUMENTS_CHARS:
-        raise _Reject(ParseError("too_long", f"The arguments of `{spec.name}` are over {_MAX_ARGUMENTS_CHARS:,} "
-                                             "characters; give short values."))
+        raise _Reject(
+            ParseError(
+                "too_long",
+                f"The arguments of `{spec.name}` are over {_MAX_ARGUMENTS_CHARS:,} "
+                "characters; give short values.",
+            )
+        )
     try:
         given = json.loads(call.arguments or "{}")
     except ValueError:
-        raise _Reject(ParseError("syntax", f"The arguments of `{spec.name}` are not valid JSON; give an object "
-                                           f"such as {{\"{spec.params[0].name if spec.params else 'x'}\": ...}}.")) from None
+        raise _Reject(
+            ParseError(
+                "syntax",
+                f"The arguments of `{spec.name}` are not valid JSON; give an object "
+                f'such as {{"{spec.params[0].name if spec.params else "x"}": ...}}.',
+            )
+        ) from None
     if not isinstance(given, dict):
-        raise _Reject(ParseError("syntax", f"The arguments of `{spec.name}` must be a JSON object of named values: "
-                                           f"{spec.signature()}."))
+        raise _Reject(
+            ParseError(
+                "syntax",
+                f"The arguments of `{spec.name}` must be a JSON object of named values: {spec.signature()}.",
+            )
+        )
     raw = []
     for name, value in given.items():
         text = _as_text(value)
         if text is None:
-            raise _Reject(ParseError("wrong_type", f"`{spec.name}`'s `{str(name)[:40]}` must be a single number, "
-                                                   f"text or true/false: {spec.signature()}."))
+            raise _Reject(
+                ParseError(
+                    "wrong_type",
+                    f"`{spec.name}`'s `{str(name)[:40]}` must be a single number, "
+                    f"text or true/false: {spec.signature()}.",
+                )
+            )
         raw.append(_RawArg(keyword=str(name), value=text, position=0))
     return Command(spec.name, _bind(spec, raw, vocabulary))
 
@@ -80,7 +101,9 @@ def script_from_tool_calls(calls: list[ToolCall], vocabulary: Vocabulary) -> Scr
     """The Script the calls mean, in order, or the ParseError of the first call that cannot be read
     (its message is what the model is told, as the result of that call)."""
     if not calls:
-        return ParseError("no_commands", "The answer called no tool; call one of: " + ", ".join(vocabulary.names) + ".")
+        return ParseError(
+            "no_commands", "The answer called no tool; call one of: " + ", ".join(vocabulary.names) + "."
+        )
     try:
         return Script(tuple(_command(call, vocabulary) for call in calls))
     except _Reject as problem:

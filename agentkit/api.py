@@ -68,7 +68,9 @@ def _preflight(config: RunConfig, api_key_env: str | None, warn: bool = True) ->
             raise RunSetupError(f"api_key_env: the environment variable {api_key_env} is not set")
         from agentkit.models.human_model import human_setup_refusal
 
-        refusal = human_setup_refusal(config)  # worker processes or parallel episodes sharing one person's terminal
+        refusal = human_setup_refusal(
+            config
+        )  # worker processes or parallel episodes sharing one person's terminal
         if refusal is not None:
             raise RunSetupError(refusal)
         check_model_access(config.model, config.api_base, api_key_env)
@@ -84,8 +86,11 @@ def _warn_unpriced_budget(config: RunConfig) -> None:
 
     from agentkit.models.price_check import unpriced_budget_warning
 
-    warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
-        "max_cost_usd": config.max_cost_usd, "run_max_cost_usd": config.run_max_cost_usd})
+    warning = unpriced_budget_warning(
+        config.model,
+        config.price_per_mtok,
+        {"max_cost_usd": config.max_cost_usd, "run_max_cost_usd": config.run_max_cost_usd},
+    )
     if warning:
         log.warning("%s", warning)
         warnings.warn(warning, UserWarning, stacklevel=4)
@@ -119,7 +124,9 @@ def open_store(db: str | os.PathLike[str] | None = None, *, read_only: bool = Fa
     from agentkit.db_argument import check_db, opening
 
     with _setup_errors():
-        url = check_db(db_url(db), writing=not read_only)  # a folder, a text file, an unknown scheme: one line
+        url = check_db(
+            db_url(db), writing=not read_only
+        )  # a folder, a text file, an unknown scheme: one line
         with opening(url):
             if read_only:
                 from agentkit.viewer.readonly import open_readonly
@@ -157,11 +164,20 @@ def run(
         if not task_list:
             raise ValueError("name tasks or a suite")
         settings, backend_options = _split_options(env, options)
-        config = _config({"env": env, "tasks": task_list, "model": model, **settings,
-                          "backend_options": {**settings.pop("backend_options", {}), **backend_options}})
+        config = _config(
+            {
+                "env": env,
+                "tasks": task_list,
+                "model": model,
+                **settings,
+                "backend_options": {**settings.pop("backend_options", {}), **backend_options},
+            }
+        )
     _preflight(config, api_key_env)  # before the store: a run that cannot start leaves no database behind
     with open_store(db) as store:
-        return _execute(config, store, api_key_env, progress, on_episode, explicit_workers="workers" in options)
+        return _execute(
+            config, store, api_key_env, progress, on_episode, explicit_workers="workers" in options
+        )
 
 
 def evaluate(
@@ -192,7 +208,9 @@ def evaluate(
             else:
                 from agentkit.preset_files import experiment_path
 
-                spec, configs = load_experiment(experiment_path(experiment), given)  # a file, or a preset's name
+                spec, configs = load_experiment(
+                    experiment_path(experiment), given
+                )  # a file, or a preset's name
         for config in configs:
             _preflight(config, api_key_env)
     with open_store(db) as store:
@@ -205,13 +223,28 @@ def evaluate(
                 raise RunSetupError(f"resume: no run {resume!r} in the store") from None
             base = RunConfig.from_stored(stored.config)
             kept = {k: v for k, v in overrides.items() if k in ("max_concurrency", "workers", "api_base")}
-            summary = _execute(base.model_copy(update=kept), store, api_key_env, progress, on_episode,
-                               explicit_workers="workers" in overrides, resume=resume)
+            summary = _execute(
+                base.model_copy(update=kept),
+                store,
+                api_key_env,
+                progress,
+                on_episode,
+                explicit_workers="workers" in overrides,
+                resume=resume,
+            )
             return EvaluationResult(name=str(stored.config.get("name", "")), runs=[summary])
         result = EvaluationResult(name=spec.name)
         for config in configs:
-            result.runs.append(_execute(config, store, api_key_env, progress, on_episode,
-                                        explicit_workers="workers" in overrides or "workers" in (spec.model_extra or {})))
+            result.runs.append(
+                _execute(
+                    config,
+                    store,
+                    api_key_env,
+                    progress,
+                    on_episode,
+                    explicit_workers="workers" in overrides or "workers" in (spec.model_extra or {}),
+                )
+            )
         return result
 
 
@@ -226,8 +259,10 @@ def _split_options(env: str, options: dict[str, Any]) -> tuple[dict[str, Any], d
         elif backend_accepts(env, key):
             backend_options[key] = value
         else:
-            raise ValueError(f"unknown option {key!r}: neither a run setting (agentkit.config.RunConfig) "
-                             f"nor an option of env {env!r}")
+            raise ValueError(
+                f"unknown option {key!r}: neither a run setting (agentkit.config.RunConfig) "
+                f"nor an option of env {env!r}"
+            )
     return settings, backend_options
 
 
@@ -240,18 +275,36 @@ def _config(fields: dict[str, Any]) -> RunConfig:
         raise ValueError(f"invalid option {where}: {first['msg']}") from None
 
 
-def _execute(config: RunConfig, store: TranscriptStore, api_key_env: str | None, progress: bool,
-             on_episode: Callable[[EpisodeResult], None] | None, explicit_workers: bool,
-             resume: str | None = None) -> RunSummary:
+def _execute(
+    config: RunConfig,
+    store: TranscriptStore,
+    api_key_env: str | None,
+    progress: bool,
+    on_episode: Callable[[EpisodeResult], None] | None,
+    explicit_workers: bool,
+    resume: str | None = None,
+) -> RunSummary:
     if not explicit_workers and config.max_concurrency == 1:
         config = config.model_copy(update={"workers": "threads"})  # no worker process re-imports the caller
-    _preflight(config, api_key_env, warn=resume is not None)  # a new run's config was checked (and warned) already
+    _preflight(
+        config, api_key_env, warn=resume is not None
+    )  # a new run's config was checked (and warned) already
     api_key = os.environ.get(api_key_env) if api_key_env else None
     with _setup_errors():  # an unknown task or a template that does not resolve: before the run is created
-        summary = execute_run(config, store, api_key=api_key, on_episode=on_episode, show_progress=progress,
-                              resume_run_id=resume)
+        summary = execute_run(
+            config,
+            store,
+            api_key=api_key,
+            on_episode=on_episode,
+            show_progress=progress,
+            resume_run_id=resume,
+        )
     if summary.error or summary.stopped is EndReason.STORAGE_ERROR:
-        raise StorageError(f"{summary.error or 'the transcript store cannot write'}; run {summary.run_id} stopped, "
-                           f"what was written is kept: make room, then agentkit.evaluate(resume={summary.run_id!r})")
-    log.info("run %s: %d episodes, success rate %.3f", summary.run_id, len(summary.episodes), summary.success_rate)
+        raise StorageError(
+            f"{summary.error or 'the transcript store cannot write'}; run {summary.run_id} stopped, "
+            f"what was written is kept: make room, then agentkit.evaluate(resume={summary.run_id!r})"
+        )
+    log.info(
+        "run %s: %d episodes, success rate %.3f", summary.run_id, len(summary.episodes), summary.success_rate
+    )
     return summary

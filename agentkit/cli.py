@@ -39,7 +39,11 @@ from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run
 if TYPE_CHECKING:
     from agentkit.transcripts.export import ImageExport
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Embody language models in simulated worlds and measure them.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Embody language models in simulated worlds and measure them.",
+)
 transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
 app.add_typer(transcripts_app, name="transcripts")
 
@@ -73,33 +77,60 @@ def _reading_store(db: str | None):
 
 
 @app.callback()
-def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr."),
-          log_level: str | None = typer.Option(None, "--log-level", help=LOG_LEVEL_HELP)) -> None:
+def _main(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging on stderr."),
+    log_level: str | None = typer.Option(None, "--log-level", help=LOG_LEVEL_HELP),
+) -> None:
     _setup_logging(verbose, log_level)
 
 
 @app.command()
-@with_run_flags(COMMON_FLAGS, RUN_FLAGS)  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
+@with_run_flags(
+    COMMON_FLAGS, RUN_FLAGS
+)  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
 def run(
     env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
-    task: list[str] | None = typer.Option(None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."),
-    suite: str | None = typer.Option(None, help="A named task list of the backend (see `agentkit tasks ENV`)."),
-    model: str = typer.Option(default.MODEL, help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o."),
+    task: list[str] | None = typer.Option(
+        None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."
+    ),
+    suite: str | None = typer.Option(
+        None, help="A named task list of the backend (see `agentkit tasks ENV`)."
+    ),
+    model: str = typer.Option(
+        default.MODEL,
+        help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o.",
+    ),
     api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
-    api_key_env: str | None = typer.Option(None, help="Name of the environment variable holding the API key (the key is never stored)."),
+    api_key_env: str | None = typer.Option(
+        None, help="Name of the environment variable holding the API key (the key is never stored)."
+    ),
     episodes: int = typer.Option(default.EPISODES, min=1, help="Episodes per task; episode i uses seed+i."),
     seed: int = typer.Option(default.SEED, help="Seed of the first episode."),
     db: str | None = typer.Option(None, help=DB_HELP),
     max_scripts: int = typer.Option(default.MAX_SCRIPTS, min=1, help="Scripts (model answers) per episode."),
-    max_parse_failures: int = typer.Option(default.MAX_PARSE_FAILURES, min=1, help="Consecutive unusable answers before the episode ends."),
-    memory: str = typer.Option(default.MEMORY, help="History policy: full, markovian, window:K, last-images:K."),
-    templates: Path | None = typer.Option(None, help="Folder of Jinja templates overriding the built-in ones."),
+    max_parse_failures: int = typer.Option(
+        default.MAX_PARSE_FAILURES, min=1, help="Consecutive unusable answers before the episode ends."
+    ),
+    memory: str = typer.Option(
+        default.MEMORY, help="History policy: full, markovian, window:K, last-images:K."
+    ),
+    templates: Path | None = typer.Option(
+        None, help="Folder of Jinja templates overriding the built-in ones."
+    ),
     no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
     temperature: float = typer.Option(default.TEMPERATURE),
     max_tokens: int = typer.Option(default.MAX_TOKENS),
-    max_consecutive_model_errors: int = typer.Option(default.MAX_CONSECUTIVE_MODEL_ERRORS, min=0, help="Stop the run after this many episodes in a row end in model errors (0: never)."),
+    max_consecutive_model_errors: int = typer.Option(
+        default.MAX_CONSECUTIVE_MODEL_ERRORS,
+        min=0,
+        help="Stop the run after this many episodes in a row end in model errors (0: never).",
+    ),
     max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars."),
-    aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+    aai_build: str | None = typer.Option(
+        None,
+        "--aai-build",
+        help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD.",
+    ),
     aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
     pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP),
     human_frames: str = typer.Option(default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP),
@@ -111,10 +142,21 @@ def run(
     if pass_rule not in PASS_RULES:
         _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
     config = _new_config(
-        env=env, tasks=tasks_to_run, model=model, api_base=api_base, episodes=episodes, seed=seed,
-        max_scripts=max_scripts, max_parse_failures=max_parse_failures, memory=memory,
-        templates_dir=str(templates) if templates else None, include_images=not no_images,
-        temperature=temperature, max_tokens=max_tokens, max_cost_usd=max_cost, pass_rule=pass_rule,
+        env=env,
+        tasks=tasks_to_run,
+        model=model,
+        api_base=api_base,
+        episodes=episodes,
+        seed=seed,
+        max_scripts=max_scripts,
+        max_parse_failures=max_parse_failures,
+        memory=memory,
+        templates_dir=str(templates) if templates else None,
+        include_images=not no_images,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        max_cost_usd=max_cost,
+        pass_rule=pass_rule,
         max_consecutive_model_errors=max_consecutive_model_errors or None,
         backend_options=animal_ai_options(aai_build, aai_version),
     )
@@ -165,16 +207,24 @@ def _new_config(**fields):
 
 def _episode_line(config, as_json: bool):
     """What to print as each episode ends: its verdict by the backend's word (nothing with --json)."""
+
     def line(result) -> None:
         if not as_json:  # each episode says its backend's word (Animal-AI: pass/fail), as the summary does
             from agentkit.outcome_words import fail_word, outcome_word, verdict
 
             word = outcome_word(config.env)
             passed = verdict(result.success, result.metrics)
-            mark = ("[yellow]no verdict[/yellow]" if passed is None else
-                    f"[green]{word.word}[/green]" if passed else f"[red]{fail_word(word)}[/red]")
-            out.print(f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
-                      f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}")
+            mark = (
+                "[yellow]no verdict[/yellow]"
+                if passed is None
+                else f"[green]{word.word}[/green]"
+                if passed
+                else f"[red]{fail_word(word)}[/red]"
+            )
+            out.print(
+                f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
+                f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}"
+            )
 
     return line
 
@@ -187,8 +237,13 @@ def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
 
     try:
         store = _store(db)
-        summary = execute_run(config, store, api_key=api_key, on_episode=_episode_line(config, as_json),
-                              show_progress=not as_json)
+        summary = execute_run(
+            config,
+            store,
+            api_key=api_key,
+            on_episode=_episode_line(config, as_json),
+            show_progress=not as_json,
+        )
     except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt as exc:
@@ -196,8 +251,10 @@ def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
 
         exit_interrupted(getattr(exc, "run_id", None))
     if summary.error:  # the store could not write: the run stopped (agentkit.records.StorageError)
-        err.print(f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
-                  f"make room, then `agentkit eval --resume {summary.run_id}`")
+        err.print(
+            f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
+            f"make room, then `agentkit eval --resume {summary.run_id}`"
+        )
         raise typer.Exit(1)
     return store, summary
 
@@ -216,8 +273,11 @@ def _print_run_summary(store, summary, config, as_json: bool) -> None:
     left_out = len(summary.episodes) - len(judged)
     note = f"; {left_out} without a verdict" if left_out else ""
     word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
-    out.print(f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
-              f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})", markup=False)
+    out.print(
+        f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
+        f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})",
+        markup=False,
+    )
     if model_call_line(calls):
         out.print(model_call_line(calls), markup=False)
     from agentkit.run_input_tokens import run_input_tokens
@@ -243,7 +303,9 @@ def replay(
     if as_json:
         _emit_json(report.to_json())
     else:
-        verdict = "[green]matches the record[/green]" if report.matches else "[red]DIFFERS from the record[/red]"
+        verdict = (
+            "[green]matches the record[/green]" if report.matches else "[red]DIFFERS from the record[/red]"
+        )
         out.print(f"episode {episode_id}: replay of {report.turns} turns {verdict}")
         for problem in report.mismatches:
             out.print(f"  - {problem}")
@@ -255,9 +317,13 @@ def replay(
 def tasks(
     env: str = typer.Argument(..., help="Backend name."),
     as_json: bool = typer.Option(False, "--json"),
-    protocol: str | None = typer.Option(None, "--protocol", help="trifinger: show what this CausalWorld protocol (P0-P12) draws."),
+    protocol: str | None = typer.Option(
+        None, "--protocol", help="trifinger: show what this CausalWorld protocol (P0-P12) draws."
+    ),
     sample: int = typer.Option(5, "--sample", help="With --protocol: how many seeds (0, 1, ...) to draw."),
-    task: str | None = typer.Option(None, "--task", help="With --protocol: only this task (default: every task that has it)."),
+    task: str | None = typer.Option(
+        None, "--task", help="With --protocol: only this task (default: every task that has it)."
+    ),
 ) -> None:
     """List the tasks a backend offers (trifinger --protocol Pn: what the protocol draws per seed)."""
     if protocol is not None:
@@ -302,8 +368,12 @@ def transcripts_list(
     listing: list[dict[str, Any]] = []
     for r in runs:
         episodes = store.list_episodes(run_id=r.id, task=task, status=status)
-        listing.append({"run": {k: v for k, v in r.to_json().items() if k not in ("templates", "config")},
-                        "episodes": [e.to_json() for e in episodes]})
+        listing.append(
+            {
+                "run": {k: v for k, v in r.to_json().items() if k not in ("templates", "config")},
+                "episodes": [e.to_json() for e in episodes],
+            }
+        )
     if as_json:
         _emit_json(listing)
         return
@@ -314,9 +384,18 @@ def transcripts_list(
     for item in listing:
         r = item["run"]
         for e in item["episodes"]:
-            table.add_row(r["id"], e["id"], e["task"], str(e["seed"]), e["status"], str(e["success"]),
-                          "" if e["reward"] is None else f"{e['reward']:.3f}", e["end_reason"] or "",
-                          str(e["scripts"] or ""), r["model"])
+            table.add_row(
+                r["id"],
+                e["id"],
+                e["task"],
+                str(e["seed"]),
+                e["status"],
+                str(e["success"]),
+                "" if e["reward"] is None else f"{e['reward']:.3f}",
+                e["end_reason"] or "",
+                str(e["scripts"] or ""),
+                r["model"],
+            )
     out.print(table)
 
 
@@ -337,8 +416,10 @@ def transcripts_show(
     if as_json:
         _emit_json({"episode": episode.to_json(), "turns": [t.to_json() for t in turns]})
         return
-    out.print(f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
-              f"status={episode.status}  {_outcome_text(episode)}  end={episode.end_reason}")
+    out.print(
+        f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
+        f"status={episode.status}  {_outcome_text(episode)}  end={episode.end_reason}"
+    )
     if episode.error:
         from rich.markup import escape
 
@@ -347,8 +428,11 @@ def transcripts_show(
         out.rule(f"turn {t.index}")
         if messages and t.messages:
             for m in t.messages:
-                content = m["content"] if isinstance(m["content"], str) else "\n".join(
-                    p.get("text", f"<image {p.get('sha256', '')[:12]}>") for p in m["content"])
+                content = (
+                    m["content"]
+                    if isinstance(m["content"], str)
+                    else "\n".join(p.get("text", f"<image {p.get('sha256', '')[:12]}>") for p in m["content"])
+                )
                 out.print(f"[dim]{m['role']}:[/dim] {content}")
         out.print(f"[cyan]answer:[/cyan] {t.answer}")
         if t.parse_error:
@@ -356,8 +440,10 @@ def transcripts_show(
         if t.compile_error:
             out.print(f"[red]could not run:[/red] {t.compile_error}")
         _show_model_call(t.model_call)
-        out.print(f"actions: {t.actions}  reward: {t.reward:+.3f}  total: {t.total_reward:.3f}  "
-                  f"tokens: {t.input_tokens}/{t.output_tokens}  done: {t.done}")
+        out.print(
+            f"actions: {t.actions}  reward: {t.reward:+.3f}  total: {t.total_reward:.3f}  "
+            f"tokens: {t.input_tokens}/{t.output_tokens}  done: {t.done}"
+        )
 
 
 def _with_flags(config, run_flags: RunFlags):
@@ -380,7 +466,9 @@ def _show_model_call(call) -> None:
 
     text = describe_call(call)
     if text is not None:
-        out.print(f"model call: {text}", markup=False, style="red" if call.finish_reason == "length" else None)
+        out.print(
+            f"model call: {text}", markup=False, style="red" if call.finish_reason == "length" else None
+        )
     if call is not None and call.warning:
         err.print(f"warning: {call.warning}", markup=False)
 
@@ -392,9 +480,12 @@ def transcripts_export(
     images: str = typer.Option("files", help="files (written next to the JSONL) or data-url (inlined)."),
     db: str | None = typer.Option(None, help=DB_HELP),
     table_format: str | None = typer.Option(
-        None, "--format", help="parquet, csv or jsonl: episodes.<fmt> (pass, level, category) and turns.<fmt> "
+        None,
+        "--format",
+        help="parquet, csv or jsonl: episodes.<fmt> (pass, level, category) and turns.<fmt> "
         "(no history; images by sha256) in the --out folder; inspect: the run as an Inspect log file (--out "
-        "run.eval or run.json; `inspect view` opens it). Without it: one JSON line per turn."),
+        "run.eval or run.json; `inspect view` opens it). Without it: one JSON line per turn.",
+    ),
 ) -> None:
     """Write turns as JSON Lines, one object per turn, images as files or data URLs; or, with --format,
     one table per episode and one per turn."""

@@ -20,17 +20,23 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line errors s
 
 DB_HELP = "SQLAlchemy URL of the transcript store (default: sqlite:///agentkit.db in the working directory)."
 PASS_RULES = ("aai", "llm-aai")  # agentkit.pass_rule.PassRule
-PASS_RULE_HELP = ("How an episode stopped by a limit or broken by an error is judged: 'aai' (Animal-AI's: the "
-                  "clock is run out idly, errors never pass) or 'llm-aai' (as the LLM-AAI paper's code: errors "
-                  "get no verdict); see docs/scoring.md. Stored with the run.")
+PASS_RULE_HELP = (
+    "How an episode stopped by a limit or broken by an error is judged: 'aai' (Animal-AI's: the "
+    "clock is run out idly, errors never pass) or 'llm-aai' (as the LLM-AAI paper's code: errors "
+    "get no verdict); see docs/scoring.md. Stored with the run."
+)
 
-AAI_VERSION_HELP = ("Animal-AI version the aai-arena reproduces: 3.1.3 (default, the LLM-AAI paper's) or 4.1.0 "
-                    "(its item names and block masses); see docs/arena-fidelity.md. Stored with the run.")
+AAI_VERSION_HELP = (
+    "Animal-AI version the aai-arena reproduces: 3.1.3 (default, the LLM-AAI paper's) or 4.1.0 "
+    "(its item names and block masses); see docs/arena-fidelity.md. Stored with the run."
+)
 
 
-HUMAN_FRAMES_HELP = ("Where --model human shows the frames: window (a browser window, where a display exists), "
-                     "page (a page on 127.0.0.1 that reloads itself), files (PNG files named on the terminal) or "
-                     "auto (the first that works). Stored with the run.")
+HUMAN_FRAMES_HELP = (
+    "Where --model human shows the frames: window (a browser window, where a display exists), "
+    "page (a page on 127.0.0.1 that reloads itself), files (PNG files named on the terminal) or "
+    "auto (the first that works). Stored with the run."
+)
 
 
 def refuse_human_setup(config: Any) -> None:
@@ -47,10 +53,18 @@ def warn_unpriced_budget(config: Any) -> None:
     """One warning line when a cost budget is set on a model litellm has no price for."""
     from agentkit.models.price_check import unpriced_budget_warning
 
-    warning = unpriced_budget_warning(config.model, config.price_per_mtok, {
-        "--max-cost (max_cost_usd)": config.max_cost_usd, "--run-max-cost (run_max_cost_usd)": config.run_max_cost_usd})
+    warning = unpriced_budget_warning(
+        config.model,
+        config.price_per_mtok,
+        {
+            "--max-cost (max_cost_usd)": config.max_cost_usd,
+            "--run-max-cost (run_max_cost_usd)": config.run_max_cost_usd,
+        },
+    )
     if warning:
-        err.print(f"warning: {warning}", markup=False)  # one line however narrow the terminal (log lines wrap)
+        err.print(
+            f"warning: {warning}", markup=False
+        )  # one line however narrow the terminal (log lines wrap)
 
 
 def with_human_frames(config: Any, mode: str) -> Any:

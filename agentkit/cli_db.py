@@ -31,8 +31,15 @@ def db_upgrade(
     except DatabaseArgumentError as exc:
         fail(str(exc))
     if as_json:
-        emit_json({"db": shown(url), "found": done.found, "version": done.version, "steps": done.steps,
-                   "backup": str(done.backup) if done.backup else None})
+        emit_json(
+            {
+                "db": shown(url),
+                "found": done.found,
+                "version": done.version,
+                "steps": done.steps,
+                "backup": str(done.backup) if done.backup else None,
+            }
+        )
         return
     if done.found is None:
         err.print(f"{shown(url)}: new database created at schema {done.version}", markup=False)

@@ -44,11 +44,17 @@ def _group_rates(episodes: list[dict[str, Any]], key: str) -> list[dict[str, Any
     for e in episodes:
         if key in e and _verdict(e) is not None:
             groups.setdefault(e[key], []).append(bool(_verdict(e)))
+
     # numbers in numeric order (level 2 before level 10), then anything else by its text
     def order(k: Any) -> tuple[int, float, str]:
-        return (0, float(k), "") if isinstance(k, (int, float)) and not isinstance(k, bool) else (1, 0.0, str(k))
+        return (
+            (0, float(k), "") if isinstance(k, (int, float)) and not isinstance(k, bool) else (1, 0.0, str(k))
+        )
 
-    return [{key: k, "episodes": len(v), "pass": sum(v) / len(v)} for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))]
+    return [
+        {key: k, "episodes": len(v), "pass": sum(v) / len(v)}
+        for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))
+    ]
 
 
 def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
@@ -57,8 +63,12 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
     from agentkit.model_call_summary import model_call_totals, run_model_call_totals
 
     data = summary.to_json()
-    data["model_calls"] = (model_call_totals(summary.episodes) if store is None else  # retries, cut turns, errors
-                           run_model_call_totals(store, summary.run_id, summary.episodes))
+    data["model_calls"] = (
+        model_call_totals(summary.episodes)
+        if store is None
+        # retries, cut turns, errors
+        else run_model_call_totals(store, summary.run_id, summary.episodes)
+    )
     episodes = data["episodes"]
     verdicts = [v for v in map(_verdict, episodes) if v is not None]
     data["pass_rate"] = sum(verdicts) / len(verdicts) if verdicts else 0.0
@@ -70,29 +80,52 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
 
 
 def eval_command(
-    config_file: Path | None = typer.Argument(None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."),
+    config_file: Path | None = typer.Argument(
+        None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."
+    ),
     model: str | None = typer.Option(None, help="Model id replacing the file's model(s)."),
-    resume: str | None = typer.Option(None, help="Run id to continue: plays only missing or failed episodes."),
+    resume: str | None = typer.Option(
+        None, help="Run id to continue: plays only missing or failed episodes."
+    ),
     max_concurrency: int | None = typer.Option(None, min=1, help="Episodes in flight at once."),
     workers: str | None = typer.Option(None, help="auto, threads or processes."),
     api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
     api_key_env: str | None = typer.Option(None, help="Environment variable holding the API key."),
     db: str | None = typer.Option(None, help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-    env: str | None = typer.Option(None, help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld)."),
-    aai_build: str | None = typer.Option(None, "--aai-build", help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD."),
+    env: str | None = typer.Option(
+        None,
+        help="With a file: play it on this env instead of the file's (e.g. animalai, with --aai-build). Without a file: evaluate on this env's task catalogue (gridworld).",
+    ),
+    aai_build: str | None = typer.Option(
+        None,
+        "--aai-build",
+        help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD.",
+    ),
     aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
     categories: str | None = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
     difficulties: str | None = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
     seeds_per_pair: int | None = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
-    modality: str | None = typer.Option(None, help="What the model is shown (see `agentkit tasks gridworld`)."),
+    modality: str | None = typer.Option(
+        None, help="What the model is shown (see `agentkit tasks gridworld`)."
+    ),
     harness: str | None = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
     figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here."),
     pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
-    tasks: str | None = typer.Option(None, "--tasks", help="Task or suite names, comma-separated, replacing the file's (stored with the run)."),
-    trials: int | None = typer.Option(None, "--trials", min=1, help="Episodes per task, replacing the file's trials."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."),
-    list_presets: bool = typer.Option(False, "--list-presets", help="List the packaged experiment presets and exit."),
+    tasks: str | None = typer.Option(
+        None,
+        "--tasks",
+        help="Task or suite names, comma-separated, replacing the file's (stored with the run).",
+    ),
+    trials: int | None = typer.Option(
+        None, "--trials", min=1, help="Episodes per task, replacing the file's trials."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Play only the first N tasks (a catalogue: its first N episodes)."
+    ),
+    list_presets: bool = typer.Option(
+        False, "--list-presets", help="List the packaged experiment presets and exit."
+    ),
     run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
 ) -> None:
     """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
@@ -103,8 +136,13 @@ def eval_command(
         return
     from agentkit.eval_presets_cli import plan_overrides, resolve_experiment
 
-    overrides: dict[str, Any] = {"model": model, "max_concurrency": max_concurrency, "workers": workers,
-                                 "api_base": api_base, "pass_rule": pass_rule}
+    overrides: dict[str, Any] = {
+        "model": model,
+        "max_concurrency": max_concurrency,
+        "workers": workers,
+        "api_base": api_base,
+        "pass_rule": pass_rule,
+    }
     overrides.update(plan_overrides(tasks, trials, limit, resume))  # --tasks, --trials, --limit
     config_file = resolve_experiment(config_file)
     _refuse_rule_and_resume_clashes(pass_rule, resume, run_flags)
@@ -114,13 +152,21 @@ def eval_command(
         configs = [_resumed_config(store, resume, overrides)]
     elif config_file is None:
         if env is None:
-            fail("name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN")
+            fail(
+                "name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN"
+            )
         catalogue = _catalogue(categories, difficulties, seeds_per_pair, modality, harness)
         name, configs = _catalogue_configs(env, catalogue, overrides)
     else:
-        name, configs = _file_configs(config_file, {
-            **overrides, "env": env, "backend_options": animal_ai_options(aai_build, aai_version) or None,
-            "catalogue": {"modality": modality, "harness": harness}})
+        name, configs = _file_configs(
+            config_file,
+            {
+                **overrides,
+                "env": env,
+                "backend_options": animal_ai_options(aai_build, aai_version) or None,
+                "catalogue": {"modality": modality, "harness": harness},
+            },
+        )
     if not resume:
         configs = _with_flags(run_flags, configs)
         _refuse_animal_ai_flags(configs, aai_build, aai_version)
@@ -160,23 +206,36 @@ def _resumed_config(store: Any, resume: str, overrides: dict[str, Any]) -> Any:
     return base.model_copy(update={k: v for k, v in overrides.items() if v is not None and k != "model"})
 
 
-def _catalogue(categories: str | None, difficulties: str | None, seeds_per_pair: int | None, modality: str | None,
-               harness: str | None) -> dict[str, Any]:
+def _catalogue(
+    categories: str | None,
+    difficulties: str | None,
+    seeds_per_pair: int | None,
+    modality: str | None,
+    harness: str | None,
+) -> dict[str, Any]:
     """The catalogue options the flags give (``--categories a,b`` as a list; options not given left out)."""
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None
-    catalogue: dict[str, Any] = {"categories": split(categories), "difficulties": split(difficulties), "modality": modality,
-                 "harness": harness}
+    catalogue: dict[str, Any] = {
+        "categories": split(categories),
+        "difficulties": split(difficulties),
+        "modality": modality,
+        "harness": harness,
+    }
     if seeds_per_pair:
         catalogue["seeds_per_pair"] = seeds_per_pair
     return {k: v for k, v in catalogue.items() if v is not None}
 
 
-def _catalogue_configs(env: str, catalogue: dict[str, Any], overrides: dict[str, Any]) -> tuple[str, list[Any]]:
+def _catalogue_configs(
+    env: str, catalogue: dict[str, Any], overrides: dict[str, Any]
+) -> tuple[str, list[Any]]:
     """``--env ENV`` without a file: the env's whole catalogue, one run per model."""
     from agentkit.experiment import Experiment, ExperimentError
 
     try:
-        experiment = Experiment.model_validate({"env": env, "name": f"{env}-catalogue", "catalogue": catalogue})
+        experiment = Experiment.model_validate(
+            {"env": env, "name": f"{env}-catalogue", "catalogue": catalogue}
+        )
         configs = experiment.run_configs(None, overrides)
     except (ExperimentError, ValueError) as exc:
         fail(str(exc))
@@ -212,15 +271,23 @@ def _refuse_animal_ai_flags(configs: list[Any], aai_build: str | None, aai_versi
         refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_build")})
         if refusing:
             takers = [name for name in available_backends() if backend_accepts(name, "aai_build")]
-            fail(f"--aai-build: env {refusing[0]!r} plays no Animal-AI build (give --env {' or '.join(takers)})")
+            fail(
+                f"--aai-build: env {refusing[0]!r} plays no Animal-AI build (give --env {' or '.join(takers)})"
+            )
     if aai_version:
         refusing = sorted({c.env for c in configs if not backend_accepts(c.env, "aai_version")})
         if refusing:
             fail(f"--aai-version: env {refusing[0]!r} does not rebuild Animal-AI (give --env aai-arena)")
 
 
-def _play_each(configs: list[Any], store: Any, api_key_env: str | None, resume: str | None, figure: Path | None,
-               as_json: bool) -> tuple[list[dict[str, Any]], list[Any]]:
+def _play_each(
+    configs: list[Any],
+    store: Any,
+    api_key_env: str | None,
+    resume: str | None,
+    figure: Path | None,
+    as_json: bool,
+) -> tuple[list[dict[str, Any]], list[Any]]:
     """Play the runs one after the other: each run's JSON, and the summaries of the runs that stopped
     before playing everything."""
     api_key = os.environ.get(api_key_env) if api_key_env else None
@@ -240,19 +307,28 @@ def _play_each(configs: list[Any], store: Any, api_key_env: str | None, resume: 
 
 def _episode_line(model: str, as_json: bool) -> Any:
     """What to print as each episode ends (nothing with --json)."""
+
     def line(result: Any) -> None:
         if not as_json:
             verdict = result.metrics.get("pass", result.success)
-            mark = ("[yellow]no verdict[/yellow]" if verdict is None else
-                    "[green]pass[/green]" if verdict else "[red]fail[/red]")
-            out.print(f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
-                      f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})")
+            mark = (
+                "[yellow]no verdict[/yellow]"
+                if verdict is None
+                else "[green]pass[/green]"
+                if verdict
+                else "[red]fail[/red]"
+            )
+            out.print(
+                f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
+                f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})"
+            )
 
     return line
 
 
-def _play(config: Any, store: Any, api_key: str | None, api_key_env: str | None, resume: str | None,
-          as_json: bool) -> tuple[Any, dict[str, Any]]:
+def _play(
+    config: Any, store: Any, api_key: str | None, api_key_env: str | None, resume: str | None, as_json: bool
+) -> tuple[Any, dict[str, Any]]:
     """Play one run (or the rest of a resumed one) into ``store``: its summary and its JSON. A run that
     cannot start, or whose store cannot write, ends the command in one line."""
     from agentkit.prompts import TemplateError
@@ -267,8 +343,14 @@ def _play(config: Any, store: Any, api_key: str | None, api_key_env: str | None,
         fail(str(exc))
     warn_unpriced_budget(config)  # a cost budget on an unpriced model: one warning line
     try:
-        summary = execute_run(config, store, api_key=api_key, on_episode=_episode_line(config.model, as_json),
-                              show_progress=not as_json, resume_run_id=resume)
+        summary = execute_run(
+            config,
+            store,
+            api_key=api_key,
+            on_episode=_episode_line(config.model, as_json),
+            show_progress=not as_json,
+            resume_run_id=resume,
+        )
     except (ValueError, TemplateError) as exc:
         fail(str(exc))
     except RunBusyError as exc:
@@ -280,9 +362,11 @@ def _play(config: Any, store: Any, api_key: str | None, api_key_env: str | None,
 
         exit_interrupted(getattr(exc, "run_id", None))
     if summary.stopped is EndReason.STORAGE_ERROR or summary.error:
-        err.print(f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
-                  f"{summary.run_id} stopped, what was written is kept: make room, then "
-                  f"`agentkit eval --resume {summary.run_id}`")
+        err.print(
+            f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
+            f"{summary.run_id} stopped, what was written is kept: make room, then "
+            f"`agentkit eval --resume {summary.run_id}`"
+        )
         raise typer.Exit(1)
     return summary, run_json(summary, store)
 
@@ -315,9 +399,12 @@ def _print_run(summary: Any, data: dict[str, Any], config: Any) -> None:
     stopped = f", stopped: {summary.stopped.value}" if summary.stopped else ""
     unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
     word = outcome_word(summary.config.env)  # the same name and verdict as `agentkit run`
-    out.print(f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
-              f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
-              f"pass rule {config.pass_rule}{unjudged}){stopped}", markup=False)
+    out.print(
+        f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
+        f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
+        f"pass rule {config.pass_rule}{unjudged}){stopped}",
+        markup=False,
+    )
     for group in data.get("by_level", []):
         out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
     if model_call_line(data["model_calls"]):

@@ -47,7 +47,7 @@ def hoist_log_level(args: list[str]) -> list[str]:
             rest.extend(args[i:])
             break
         if arg == "--log-level" and i + 1 < len(args):
-            front.extend(args[i:i + 2])
+            front.extend(args[i : i + 2])
             i += 2
             continue
         if arg.startswith("--log-level="):

@@ -16,19 +16,49 @@ log = logging.getLogger("agentkit.play")
 
 
 def play(
-    participant: str | None = typer.Option(None, "--participant", help="The participant's id (letters, digits, - _ .); nothing else about the person is stored. Without it, name participants on the experimenter page (/experimenter)."),
+    participant: str | None = typer.Option(
+        None,
+        "--participant",
+        help="The participant's id (letters, digits, - _ .); nothing else about the person is stored. Without it, name participants on the experimenter page (/experimenter).",
+    ),
     db: str | None = typer.Option(None, help=DB_HELP),
-    env: str = typer.Option("aai-arena", "--env", help="aai-arena (keys held, real time) or gridworld (a step a key press)."),
-    suite: str | None = typer.Option(None, "--suite", help="The suite played in order, after the tutorial (default: aai-children40; gridworld-easy)."),
-    tasks: str | None = typer.Option(None, "--tasks", help="Task ids or suites, comma-separated, instead of the whole suite."),
-    mode: str = typer.Option("keyboard", "--mode", help="keyboard (arrow keys, real time) or script (typed Go/Turn scripts, one frame a turn)."),
-    condition: str = typer.Option("", "--condition", help="The experimental condition, stored in the run config."),
-    size: int | None = typer.Option(None, "--size", min=16, max=2048, help="Frame side in pixels (default: the model runs' 512)."),
-    tutorial: bool = typer.Option(True, "--tutorial/--no-tutorial", help="Start with the tutorial (testbed 01-01-01; gridworld/reach-goal-easy)."),
+    env: str = typer.Option(
+        "aai-arena", "--env", help="aai-arena (keys held, real time) or gridworld (a step a key press)."
+    ),
+    suite: str | None = typer.Option(
+        None,
+        "--suite",
+        help="The suite played in order, after the tutorial (default: aai-children40; gridworld-easy).",
+    ),
+    tasks: str | None = typer.Option(
+        None, "--tasks", help="Task ids or suites, comma-separated, instead of the whole suite."
+    ),
+    mode: str = typer.Option(
+        "keyboard",
+        "--mode",
+        help="keyboard (arrow keys, real time) or script (typed Go/Turn scripts, one frame a turn).",
+    ),
+    condition: str = typer.Option(
+        "", "--condition", help="The experimental condition, stored in the run config."
+    ),
+    size: int | None = typer.Option(
+        None, "--size", min=16, max=2048, help="Frame side in pixels (default: the model runs' 512)."
+    ),
+    tutorial: bool = typer.Option(
+        True,
+        "--tutorial/--no-tutorial",
+        help="Start with the tutorial (testbed 01-01-01; gridworld/reach-goal-easy).",
+    ),
     seed: int = typer.Option(0, "--seed", help="The run's seed (as for model runs)."),
-    host: str = typer.Option("127.0.0.1", help="Address to bind; anything but loopback lets others on the network play."),
+    host: str = typer.Option(
+        "127.0.0.1", help="Address to bind; anything but loopback lets others on the network play."
+    ),
     port: int = typer.Option(8770, min=0, max=65535, help="Port (0 picks a free one)."),
-    resume: str | None = typer.Option(None, "--resume", help="Go on with this sitting's run (a stopped server cut it short): its options come from the run."),
+    resume: str | None = typer.Option(
+        None,
+        "--resume",
+        help="Go on with this sitting's run (a stopped server cut it short): its options come from the run.",
+    ),
 ) -> None:
     """Serve a local page where a participant plays a tutorial, then the tasks, recorded like a model's run."""
     from agentkit.cli_common import open_store
@@ -49,9 +79,16 @@ def play(
         participant, mode = options.participant, options.mode
     else:
         try:
-            options = PlayOptions(participant=participant, tasks=suite_tasks(suite, tasks, env), mode=mode,
-                                  condition=condition, size=size, tutorial=TUTORIALS.get(env) if tutorial else None,
-                                  seed=seed, env=env)
+            options = PlayOptions(
+                participant=participant,
+                tasks=suite_tasks(suite, tasks, env),
+                mode=mode,
+                condition=condition,
+                size=size,
+                tutorial=TUTORIALS.get(env) if tutorial else None,
+                seed=seed,
+                env=env,
+            )
             check_tasks(options)
         except ValueError as exc:
             fail(str(exc))
@@ -63,8 +100,11 @@ def play(
     if host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("play is bound to %s: anyone who can reach it can play and start sittings", host)
     who = f"participant {participant}" if participant else "participants named on the experimenter page"
-    err.print(f"{who}: {len(options.tasks)} task(s) in {mode} mode{' after the tutorial' if tutorial else ''}; "
-              f"sittings and outcomes on {server.url}experimenter", markup=False)
+    err.print(
+        f"{who}: {len(options.tasks)} task(s) in {mode} mode{' after the tutorial' if tutorial else ''}; "
+        f"sittings and outcomes on {server.url}experimenter",
+        markup=False,
+    )
     out.print(f"agentkit play on {server.url}  - open it in a browser; Ctrl-C to stop", markup=False)
     try:
         server.serve_forever()

@@ -42,13 +42,31 @@ def _split_ids(values: list[str] | None) -> list[str]:
 
 @report_app.command("aai")
 def aai(
-    runs: list[str] | None = typer.Option(None, "--runs", help="Run id to report (repeatable, or comma-separated)."),
-    humans: list[str] | None = typer.Option(None, "--humans", help="Run ids of people's sittings (`agentkit play`, model human:<id>), pooled into one 'humans' column; their tutorial never counts (repeatable, or comma-separated)."),
-    reference: str | None = typer.Option(None, "--reference", help="Run id of a reference-agent run (e.g. from `agentkit run --env aai-arena --suite aai-children40`), shown as the 'reference' column; it is read, not re-run."),
+    runs: list[str] | None = typer.Option(
+        None, "--runs", help="Run id to report (repeatable, or comma-separated)."
+    ),
+    humans: list[str] | None = typer.Option(
+        None,
+        "--humans",
+        help="Run ids of people's sittings (`agentkit play`, model human:<id>), pooled into one 'humans' column; their tutorial never counts (repeatable, or comma-separated).",
+    ),
+    reference: str | None = typer.Option(
+        None,
+        "--reference",
+        help="Run id of a reference-agent run (e.g. from `agentkit run --env aai-arena --suite aai-children40`), shown as the 'reference' column; it is read, not re-run.",
+    ),
     db: str | None = typer.Option(None, help=DB_HELP),
-    tasks: str | None = typer.Option(None, "--tasks", help="A suite (aai-children40, the default; aai-testbed; aai-level-NN) or task ids LL-TT-VV separated by commas."),
-    detail: bool = typer.Option(False, "--detail", help="Also show every task (table) / add 'task_detail' (JSON)."),
-    out_dir: Path = typer.Option(Path("aai-report"), "--out", help="Folder for aai_report.png and aai_report.html."),
+    tasks: str | None = typer.Option(
+        None,
+        "--tasks",
+        help="A suite (aai-children40, the default; aai-testbed; aai-level-NN) or task ids LL-TT-VV separated by commas.",
+    ),
+    detail: bool = typer.Option(
+        False, "--detail", help="Also show every task (table) / add 'task_detail' (JSON)."
+    ),
+    out_dir: Path = typer.Option(
+        Path("aai-report"), "--out", help="Folder for aai_report.png and aai_report.html."
+    ),
     no_figure: bool = typer.Option(False, "--no-figure", help="Do not write the PNG and HTML files."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
@@ -80,7 +98,11 @@ def aai(
     except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:
         _fail(str(exc))
     if reference_results is not None and reference_results.model != "reference":
-        log.warning("--reference run %s was made by model %r, not the reference agent", reference, reference_results.model)
+        log.warning(
+            "--reference run %s was made by model %r, not the reference agent",
+            reference,
+            reference_results.model,
+        )
     _warn_of_coverage([*results, *([reference_results] if reference_results else [])], task_ids)
 
     report = build_report(baselines, task_ids, results, reference_results, task_set=tasks or DEFAULT_TASK_SET)
@@ -110,13 +132,19 @@ def _warn_of_coverage(results: list, task_ids: list[str]) -> None:
     for result in results:
         outside = sorted(set(result.by_task) - set(task_ids))
         if outside:
-            log.info("run %s: %d task(s) outside the selected set are not counted", result.run_id, len(outside))
+            log.info(
+                "run %s: %d task(s) outside the selected set are not counted", result.run_id, len(outside)
+            )
         covered = len(set(result.by_task) & set(task_ids))
         if not covered:
             log.warning("run %s has no finished episode on the selected tasks", result.run_id)
         elif covered < len(task_ids):
-            log.warning("run %s played %d of the %d selected tasks; its figures are over those only",
-                        result.run_id, covered, len(task_ids))
+            log.warning(
+                "run %s played %d of the %d selected tasks; its figures are over those only",
+                result.run_id,
+                covered,
+                len(task_ids),
+            )
 
 
 def _print_report(report, detail: bool, files: dict[str, Path]) -> None:
@@ -127,9 +155,13 @@ def _print_report(report, detail: bool, files: dict[str, Path]) -> None:
     if detail:
         out.print(task_table(report))
     top = ", ".join(f"{name} {p:.3f}" for name, p in report.olympics_top)
-    out.print(f"children: the {len(report.children_ids)} with no missing task; Olympics top 10 over all 900 tasks: {top}")
-    rules = ", ".join(f"{run_id} {rule or 'not recorded (stopped episodes judged on the reward so far)'}"
-                      for run_id, rule in report.pass_rules.items())
+    out.print(
+        f"children: the {len(report.children_ids)} with no missing task; Olympics top 10 over all 900 tasks: {top}"
+    )
+    rules = ", ".join(
+        f"{run_id} {rule or 'not recorded (stopped episodes judged on the reward so far)'}"
+        for run_id, rule in report.pass_rules.items()
+    )
     out.print(f"pass rule of each run: {rules}")
     for kind, path in files.items():
         out.print(f"wrote {kind}: {path}")

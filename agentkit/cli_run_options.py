@@ -73,79 +73,222 @@ class Flag:
 
 # Flags both commands lack today (each was only reachable from an experiment file).
 COMMON_FLAGS: tuple[Flag, ...] = (
-    Flag("name", "--name", str, "A label for the run, stored with it: `agentkit report aai` and the viewer "
-         "show it instead of the bare run id."),
-    Flag("timeout_s", "--timeout-s", float, "Seconds one whole model request may take before it fails as a "
-         f"timeout and is retried (default {default.TIMEOUT_S:g}).", min=0.001),
-    Flag("max_retries", "--max-retries", int, "Retries of a failed model request (rate limit, 5xx, timeout), "
-         f"with exponential backoff (default {default.MAX_RETRIES}; 0: none).", min=0),
-    Flag("retry_base_s", "--retry-base-s", float, f"First backoff wait of those retries, in seconds (default {default.RETRY_BASE_S:g}).",
-         min=0),
-    Flag("max_attempts", "--max-attempts", int, "Launches of a trial that ends in a model or environment error "
-         f"(default {default.MAX_ATTEMPTS}).", min=1),
-    Flag("rate_limit_rpm", "--rate-limit-rpm", float, "At most this many model requests per minute per provider.",
-         min=0.001),
-    Flag("cache", "--cache/--no-cache", bool, "Answer identical requests from the store's response cache, "
-         "never paying twice (default off)."),
-    Flag("cache_max_age_s", "--cache-max-age-s", float, "Ignore cached answers older than this many seconds.",
-         min=0.001),
+    Flag(
+        "name",
+        "--name",
+        str,
+        "A label for the run, stored with it: `agentkit report aai` and the viewer "
+        "show it instead of the bare run id.",
+    ),
+    Flag(
+        "timeout_s",
+        "--timeout-s",
+        float,
+        "Seconds one whole model request may take before it fails as a "
+        f"timeout and is retried (default {default.TIMEOUT_S:g}).",
+        min=0.001,
+    ),
+    Flag(
+        "max_retries",
+        "--max-retries",
+        int,
+        "Retries of a failed model request (rate limit, 5xx, timeout), "
+        f"with exponential backoff (default {default.MAX_RETRIES}; 0: none).",
+        min=0,
+    ),
+    Flag(
+        "retry_base_s",
+        "--retry-base-s",
+        float,
+        f"First backoff wait of those retries, in seconds (default {default.RETRY_BASE_S:g}).",
+        min=0,
+    ),
+    Flag(
+        "max_attempts",
+        "--max-attempts",
+        int,
+        f"Launches of a trial that ends in a model or environment error (default {default.MAX_ATTEMPTS}).",
+        min=1,
+    ),
+    Flag(
+        "rate_limit_rpm",
+        "--rate-limit-rpm",
+        float,
+        "At most this many model requests per minute per provider.",
+        min=0.001,
+    ),
+    Flag(
+        "cache",
+        "--cache/--no-cache",
+        bool,
+        "Answer identical requests from the store's response cache, never paying twice (default off).",
+    ),
+    Flag(
+        "cache_max_age_s",
+        "--cache-max-age-s",
+        float,
+        "Ignore cached answers older than this many seconds.",
+        min=0.001,
+    ),
     Flag("max_input_tokens", "--max-input-tokens", int, "Input-token budget per episode.", min=1),
     Flag("max_output_tokens", "--max-output-tokens", int, "Output-token budget per episode.", min=1),
     Flag("max_wall_s", "--max-wall-s", float, "Wall-clock limit per episode, in seconds.", min=0.001),
-    Flag("run_max_cost", "--run-max-cost", float, "Cost budget of the whole run in US dollars: no new episode "
-         "starts once it is spent.", field="run_max_cost_usd", min=0),
+    Flag(
+        "run_max_cost",
+        "--run-max-cost",
+        float,
+        "Cost budget of the whole run in US dollars: no new episode starts once it is spent.",
+        field="run_max_cost_usd",
+        min=0,
+    ),
     Flag("run_max_tokens", "--run-max-tokens", int, "Token budget (input + output) of the whole run.", min=1),
-    Flag("run_max_wall_s", "--run-max-wall-s", float, "Wall-clock limit of the whole run, in seconds.", min=0.001),
-    Flag("price_per_mtok", "--price-per-mtok", str, "IN,OUT: US dollars per million input and output tokens, "
-         "for a model litellm has no price for (budgets need a price)."),
-    Flag("fold_system", "--fold-system", bool, "Send the system message as the start of the first user message "
-         "(models without a system role); recorded with the run."),
-    Flag("prompt_cache", "--prompt-cache", str, "on (default) or off: cache breakpoints on the prompt's stable "
-         "prefix for providers that need them (Anthropic's cache_control); recorded with the run."),
-    Flag("image_size", "--image-size", int, "Longest side of the images sent, in pixels (and the backend's "
-         "render size where it has one).", field="observer.max_side", min=16),
-    Flag("commands", "--commands", str, "The command set the model writes, where the backend has several "
-         "(gridworld: primitives or api, e.g. go_to(\"red key\")).", field="backend_options.commands"),
-    Flag("profile", "--profile", str, "trifinger: causalworld (default: CausalWorld's episode lengths, success "
-         "measure and raised start pose) or agentkit (the task's own time limit and exact overlap).",
-         field="backend_options.profile"),
-    Flag("control", "--control", str, "script (default: the model writes a script, run whole) or "
-         "frame-by-frame[:N] (the model answers one of the world's primitive actions, e.g. forward-left, "
-         "held for N steps, default 1; the episode ends by the world's own clock, not --max-scripts). "
-         "Recorded with the run."),
-    Flag("observe", "--observe", str, "What a script's model sees on its next turn: end (default: the view "
-         "after the script), every:K (also a frame every K steps of it) or events (also when a step brings "
-         "a reward, a touch, a change of lights or a goal into view); each frame labelled with its step."),
-    Flag("observe_max_images", "--observe-max-images", int, "At most this many frames taken during a script "
-         "are sent on the next turn, evenly spread, the latest kept (default 8).", min=1),
+    Flag(
+        "run_max_wall_s",
+        "--run-max-wall-s",
+        float,
+        "Wall-clock limit of the whole run, in seconds.",
+        min=0.001,
+    ),
+    Flag(
+        "price_per_mtok",
+        "--price-per-mtok",
+        str,
+        "IN,OUT: US dollars per million input and output tokens, "
+        "for a model litellm has no price for (budgets need a price).",
+    ),
+    Flag(
+        "fold_system",
+        "--fold-system",
+        bool,
+        "Send the system message as the start of the first user message "
+        "(models without a system role); recorded with the run.",
+    ),
+    Flag(
+        "prompt_cache",
+        "--prompt-cache",
+        str,
+        "on (default) or off: cache breakpoints on the prompt's stable "
+        "prefix for providers that need them (Anthropic's cache_control); recorded with the run.",
+    ),
+    Flag(
+        "image_size",
+        "--image-size",
+        int,
+        "Longest side of the images sent, in pixels (and the backend's render size where it has one).",
+        field="observer.max_side",
+        min=16,
+    ),
+    Flag(
+        "commands",
+        "--commands",
+        str,
+        "The command set the model writes, where the backend has several "
+        '(gridworld: primitives or api, e.g. go_to("red key")).',
+        field="backend_options.commands",
+    ),
+    Flag(
+        "profile",
+        "--profile",
+        str,
+        "trifinger: causalworld (default: CausalWorld's episode lengths, success "
+        "measure and raised start pose) or agentkit (the task's own time limit and exact overlap).",
+        field="backend_options.profile",
+    ),
+    Flag(
+        "control",
+        "--control",
+        str,
+        "script (default: the model writes a script, run whole) or "
+        "frame-by-frame[:N] (the model answers one of the world's primitive actions, e.g. forward-left, "
+        "held for N steps, default 1; the episode ends by the world's own clock, not --max-scripts). "
+        "Recorded with the run.",
+    ),
+    Flag(
+        "observe",
+        "--observe",
+        str,
+        "What a script's model sees on its next turn: end (default: the view "
+        "after the script), every:K (also a frame every K steps of it) or events (also when a step brings "
+        "a reward, a touch, a change of lights or a goal into view); each frame labelled with its step.",
+    ),
+    Flag(
+        "observe_max_images",
+        "--observe-max-images",
+        int,
+        "At most this many frames taken during a script "
+        "are sent on the next turn, evenly spread, the latest kept (default 8).",
+        min=1,
+    ),
 )
 
 # Flags `agentkit run` has had all along that `agentkit eval` lacked (the file set them).
 EVAL_FLAGS: tuple[Flag, ...] = (
     Flag("temperature", "--temperature", float, f"Sampling temperature (default {default.TEMPERATURE:g})."),
-    Flag("max_tokens", "--max-tokens", int, f"Output tokens per answer (default {default.MAX_TOKENS}).", min=1),
+    Flag(
+        "max_tokens", "--max-tokens", int, f"Output tokens per answer (default {default.MAX_TOKENS}).", min=1
+    ),
     Flag("seed", "--seed", int, "Seed of each task's first trial (trial i uses seed + i).", min=0),
-    Flag("max_scripts", "--max-scripts", int, f"Scripts (model answers) per episode (default {default.MAX_SCRIPTS}).", min=1),
-    Flag("max_parse_failures", "--max-parse-failures", int, "Consecutive unusable answers before the episode "
-         f"ends (default {default.MAX_PARSE_FAILURES}).", min=1),
-    Flag("max_cost", "--max-cost", float, "Cost budget per episode in US dollars.", field="max_cost_usd", min=0),
-    Flag("max_consecutive_model_errors", "--max-consecutive-model-errors", int, "Stop the run after this many "
-         f"episodes in a row end in model errors (0: never; default {default.MAX_CONSECUTIVE_MODEL_ERRORS}).", min=0),
+    Flag(
+        "max_scripts",
+        "--max-scripts",
+        int,
+        f"Scripts (model answers) per episode (default {default.MAX_SCRIPTS}).",
+        min=1,
+    ),
+    Flag(
+        "max_parse_failures",
+        "--max-parse-failures",
+        int,
+        f"Consecutive unusable answers before the episode ends (default {default.MAX_PARSE_FAILURES}).",
+        min=1,
+    ),
+    Flag(
+        "max_cost", "--max-cost", float, "Cost budget per episode in US dollars.", field="max_cost_usd", min=0
+    ),
+    Flag(
+        "max_consecutive_model_errors",
+        "--max-consecutive-model-errors",
+        int,
+        "Stop the run after this many "
+        f"episodes in a row end in model errors (0: never; default {default.MAX_CONSECUTIVE_MODEL_ERRORS}).",
+        min=0,
+    ),
     Flag("memory", "--memory", str, "History policy: full, markovian, window:K, last-images:K."),
-    Flag("templates", "--templates", str, "Folder of Jinja templates, or a packaged set's name.",
-         field="templates_dir"),
+    Flag(
+        "templates",
+        "--templates",
+        str,
+        "Folder of Jinja templates, or a packaged set's name.",
+        field="templates_dir",
+    ),
     Flag("no_images", "--no-images", bool, "Send text only (for text-only models).", field="include_images"),
-    Flag("human_frames", "--human-frames", str, "Where --model human shows the frames: window (a browser window, "
-         "where a display exists), page (a page on 127.0.0.1 that reloads itself), files (PNG files named on the "
-         "terminal) or auto (the first that works). Stored with the run."),
+    Flag(
+        "human_frames",
+        "--human-frames",
+        str,
+        "Where --model human shows the frames: window (a browser window, "
+        "where a display exists), page (a page on 127.0.0.1 that reloads itself), files (PNG files named on the "
+        "terminal) or auto (the first that works). Stored with the run.",
+    ),
 )
 
 # Flags `agentkit eval` has that `agentkit run` lacked.
 RUN_FLAGS: tuple[Flag, ...] = (
-    Flag("modality", "--modality", str, "What the model is shown, where the env names its modalities "
-         "(gridworld: mission, ascii, language, structured, ..., see `agentkit tasks gridworld`).",
-         field="(modality)"),
-    Flag("max_concurrency", "--max-concurrency", int, f"Episodes in flight at once (default {default.MAX_CONCURRENCY}).", min=1),
+    Flag(
+        "modality",
+        "--modality",
+        str,
+        "What the model is shown, where the env names its modalities "
+        "(gridworld: mission, ascii, language, structured, ..., see `agentkit tasks gridworld`).",
+        field="(modality)",
+    ),
+    Flag(
+        "max_concurrency",
+        "--max-concurrency",
+        int,
+        f"Episodes in flight at once (default {default.MAX_CONCURRENCY}).",
+        min=1,
+    ),
     Flag("workers", "--workers", str, "auto, threads or processes."),
 )
 
@@ -236,7 +379,9 @@ def _price(text: str) -> tuple[float, float]:
     except ValueError:
         parts = []
     if len(parts) != 2 or min(parts) < 0:
-        raise ValueError(f"--price-per-mtok: give IN,OUT in US dollars per million tokens (e.g. 2.5,10), not {text!r}")
+        raise ValueError(
+            f"--price-per-mtok: give IN,OUT in US dollars per million tokens (e.g. 2.5,10), not {text!r}"
+        )
     return parts[0], parts[1]
 
 
@@ -253,9 +398,16 @@ def with_run_flags(*groups: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], 
         kept = [p for p in signature.parameters.values() if p.name != "run_flags"]
         added = [
             inspect.Parameter(
-                f.param, inspect.Parameter.KEYWORD_ONLY, annotation=f.type | None,
-                default=typer.Option(None, *f.decl.split("/") if f.type is not bool else [f.decl], help=f.help,
-                                     min=f.min, show_default=False),
+                f.param,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=f.type | None,
+                default=typer.Option(
+                    None,
+                    *f.decl.split("/") if f.type is not bool else [f.decl],
+                    help=f.help,
+                    min=f.min,
+                    show_default=False,
+                ),
             )
             for f in flags
         ]
@@ -269,8 +421,11 @@ def with_run_flags(*groups: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], 
         for i, p in enumerate(added):
             flag = flags[i]
             if flag.type is bool and "/" not in flag.decl:
-                added[i] = p.replace(default=typer.Option(None, flag.decl, help=flag.help, is_flag=True,
-                                                          flag_value=True, show_default=False))
+                added[i] = p.replace(
+                    default=typer.Option(
+                        None, flag.decl, help=flag.help, is_flag=True, flag_value=True, show_default=False
+                    )
+                )
         parameters = [*kept, *added]
         command.__signature__ = signature.replace(parameters=sorted(parameters, key=_kind_order))  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in parameters if p.annotation is not p.empty}
@@ -300,18 +455,26 @@ def apply_to_all(run_flags: RunFlags, configs: list[Any]) -> list[Any]:
     out = []
     for config in configs:
         if "human_frames" in given and config.model != "human":
-            raise ValueError(f"--human-frames: only --model human shows frames to a person (the model is {config.model!r})")
+            raise ValueError(
+                f"--human-frames: only --model human shows frames to a person (the model is {config.model!r})"
+            )
         harness = (config.evaluation or {}).get("harness")
         clash = next((k for k in ("templates_dir", "memory") if k in given), None)
         if harness and clash:
             flag = "--templates" if clash == "templates_dir" else "--memory"
-            raise ValueError(f"{flag}: the catalogue's harness {harness!r} sets the templates and the memory "
-                             f"policy, so {flag} would be ignored; give one of them")
+            raise ValueError(
+                f"{flag}: the catalogue's harness {harness!r} sets the templates and the memory "
+                f"policy, so {flag} would be ignored; give one of them"
+            )
         if config.plan is not None and "seed" in given:  # the catalogue's hashed seeds are the plan
-            raise ValueError("--seed: a catalogue experiment plays its catalogue's own seeds (give --seeds-per-pair)")
+            raise ValueError(
+                "--seed: a catalogue experiment plays its catalogue's own seeds (give --seeds-per-pair)"
+            )
         try:
             out.append(run_flags.apply(config, backend_accepts))
         except ValidationError as exc:
             first = exc.errors()[0]
-            raise ValueError(f"invalid option: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+            raise ValueError(
+                f"invalid option: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+            ) from None
     return out

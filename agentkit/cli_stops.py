@@ -31,15 +31,20 @@ def exit_if_stopped(summary: Any) -> None:
     if summary.stopped is None:
         return
     reason = getattr(summary, "stop_message", None) or summary.stopped.value
-    err.print(f"run {summary.run_id} stopped: {reason}; what was played is kept: continue with "
-              f"`agentkit eval --resume {summary.run_id}`", markup=False)
+    err.print(
+        f"run {summary.run_id} stopped: {reason}; what was played is kept: continue with "
+        f"`agentkit eval --resume {summary.run_id}`",
+        markup=False,
+    )
     raise typer.Exit(EXIT_STOPPED)
 
 
 def exit_interrupted(run_id: str | None) -> NoReturn:
     """The one line after Ctrl-C: the run id and the command that continues it."""
     if run_id:
-        err.print(f"interrupted: run {run_id} kept; continue with `agentkit eval --resume {run_id}`", markup=False)
+        err.print(
+            f"interrupted: run {run_id} kept; continue with `agentkit eval --resume {run_id}`", markup=False
+        )
     else:
         err.print("interrupted before the run was created", markup=False)
     raise typer.Exit(EXIT_INTERRUPTED)

@@ -34,7 +34,9 @@ def list_tasks(env: str, as_json: bool) -> None:
     except ValueError as exc:
         fail(f"{exc} (backends: {', '.join(available_backends())})")
     if as_json:
-        emit_json([{"name": t.name, "category": t.category, "description": t.description} for t in catalogue.tasks])
+        emit_json(
+            [{"name": t.name, "category": t.category, "description": t.description} for t in catalogue.tasks]
+        )
         return
     for name, members in sorted(catalogue.suites.items()):
         out.print(f"suite [bold]{name}[/bold]: {len(members)} tasks")
@@ -76,5 +78,11 @@ def plain_table_lines(console: Console, title: str, rows: Sequence[tuple[str, ..
     def rule(left: str, fill: str, cross: str, right: str) -> str:
         return left + cross.join(fill * (w + 2) for w in widths) + right
 
-    return [title, rule("┏", "━", "┳", "┓"), line(HEADERS, "┃"), rule("┡", "━", "╇", "┩"),
-            *(line(row, "│") for row in rows), rule("└", "─", "┴", "┘")]
+    return [
+        title,
+        rule("┏", "━", "┳", "┓"),
+        line(HEADERS, "┃"),
+        rule("┡", "━", "╇", "┩"),
+        *(line(row, "│") for row in rows),
+        rule("└", "─", "┴", "┘"),
+    ]

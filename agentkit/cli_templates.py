@@ -14,7 +14,9 @@ from rich.table import Table
 
 from agentkit.cli_common import emit_json, err, fail, out
 
-templates_app = typer.Typer(no_args_is_help=True, help="List, show and copy the packaged prompt template sets.")
+templates_app = typer.Typer(
+    no_args_is_help=True, help="List, show and copy the packaged prompt template sets."
+)
 
 
 @templates_app.command("list")
@@ -24,14 +26,20 @@ def templates_list(as_json: bool = typer.Option(False, "--json")) -> None:
 
     sets = [get_set(name) for name in set_names()]
     if as_json:
-        emit_json([{"name": s.name, "backend": s.backend, "description": s.description, "files": list(s.files)}
-                   for s in sets])
+        emit_json(
+            [
+                {"name": s.name, "backend": s.backend, "description": s.description, "files": list(s.files)}
+                for s in sets
+            ]
+        )
         return
     table = Table(title="template sets (--templates NAME, or copy one and pass its folder)")
     for col in ("set", "backend", "description", "files"):
         table.add_column(col, overflow="fold")
     for s in sets:
-        table.add_row(s.name, s.backend, s.description, ", ".join(f for f in s.files if not f.endswith(".png")))
+        table.add_row(
+            s.name, s.backend, s.description, ", ".join(f for f in s.files if not f.endswith(".png"))
+        )
     out.print(table)
 
 
@@ -50,8 +58,15 @@ def templates_show(
         if file is None:
             variables = set_variables(name)
             if as_json:
-                emit_json({"name": name, "backend": template_set.backend, "description": template_set.description,
-                           "files": list(template_set.files), "variables": variables})
+                emit_json(
+                    {
+                        "name": name,
+                        "backend": template_set.backend,
+                        "description": template_set.description,
+                        "files": list(template_set.files),
+                        "variables": variables,
+                    }
+                )
                 return
             out.print(f"{name}: {template_set.description} (backend {template_set.backend})", markup=False)
             for template, names in variables.items():
@@ -87,7 +102,9 @@ def templates_copy(
         written = copy_set(name, target, force)
     except (TemplateError, OSError) as exc:
         fail(str(exc))
-    err.print(f"copied {len(written)} files of {name} to {target}; use them with --templates {target}", markup=False)
+    err.print(
+        f"copied {len(written)} files of {name} to {target}; use them with --templates {target}", markup=False
+    )
 
 
 def register(app: typer.Typer) -> None:

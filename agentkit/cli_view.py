@@ -23,11 +23,19 @@ log = logging.getLogger("agentkit.view")
 
 def view(
     db: str | None = typer.Option(None, help=DB_HELP),
-    host: str = typer.Option("127.0.0.1", help="Address to bind; anything but loopback shares your transcripts."),
+    host: str = typer.Option(
+        "127.0.0.1", help="Address to bind; anything but loopback shares your transcripts."
+    ),
     port: int = typer.Option(8765, min=0, max=65535, help="Port (0 picks a free one)."),
-    export: Path | None = typer.Option(None, "--export", help="Write a static HTML bundle to this folder instead of serving."),
-    run_ids: list[str] | None = typer.Option(None, "--run", help="With --export: every episode of this run (repeatable)."),
-    episode_ids: list[str] | None = typer.Option(None, "--episode", help="With --export: this episode (repeatable)."),
+    export: Path | None = typer.Option(
+        None, "--export", help="Write a static HTML bundle to this folder instead of serving."
+    ),
+    run_ids: list[str] | None = typer.Option(
+        None, "--run", help="With --export: every episode of this run (repeatable)."
+    ),
+    episode_ids: list[str] | None = typer.Option(
+        None, "--episode", help="With --export: this episode (repeatable)."
+    ),
 ) -> None:
     """Browse runs and step through episodes in a local, read-only web app (or --export a static bundle)."""
     from agentkit.cli_common import open_reading_store
@@ -39,8 +47,10 @@ def view(
             counts = export_bundle(store, export, run_ids=run_ids or (), episode_ids=episode_ids or ())
         except (KeyError, ValueError, FileExistsError) as exc:
             _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
-        err.print(f"exported {counts['episodes']} episodes ({counts['pages']} turn pages, {counts['images']} images) "
-                  f"to {export}; open {export / 'index.html'}")
+        err.print(
+            f"exported {counts['episodes']} episodes ({counts['pages']} turn pages, {counts['images']} images) "
+            f"to {export}; open {export / 'index.html'}"
+        )
         return
     if run_ids or episode_ids:
         _fail("--run and --episode select what to --export")
@@ -61,14 +71,29 @@ def view(
 
 def rerender(
     run_id: str = typer.Argument(..., help="The recorded run whose prompts are re-rendered."),
-    templates: Path | None = typer.Option(None, "--templates", help="Folder with new system.j2 / turn.j2 (a missing file keeps the recorded one)."),
-    memory: str | None = typer.Option(None, help="History policy to re-render with: full, markovian, window:K, last-images:K (default: the run's)."),
-    episode: list[str] | None = typer.Option(None, "--episode", help="Only this episode of the run (repeatable)."),
-    full_prompt: bool = typer.Option(False, "--full-prompt", help="Diff every message of each prompt, not just the turn's own."),
+    templates: Path | None = typer.Option(
+        None,
+        "--templates",
+        help="Folder with new system.j2 / turn.j2 (a missing file keeps the recorded one).",
+    ),
+    memory: str | None = typer.Option(
+        None,
+        help="History policy to re-render with: full, markovian, window:K, last-images:K (default: the run's).",
+    ),
+    episode: list[str] | None = typer.Option(
+        None, "--episode", help="Only this episode of the run (repeatable)."
+    ),
+    full_prompt: bool = typer.Option(
+        False, "--full-prompt", help="Diff every message of each prompt, not just the turn's own."
+    ),
     context: int = typer.Option(3, min=0, help="Lines of context around each change."),
     changed_only: bool = typer.Option(True, "--changed-only/--all-turns", help="List unchanged turns too."),
-    control: str | None = typer.Option(None, "--control", help="The control mode to re-render under (default: the "
-                                       "run's); another mode than the recorded one is refused."),
+    control: str | None = typer.Option(
+        None,
+        "--control",
+        help="The control mode to re-render under (default: the "
+        "run's); another mode than the recorded one is refused.",
+    ),
     db: str | None = typer.Option(None, help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
@@ -83,8 +108,16 @@ def rerender(
 
     store = open_reading_store(db)
     try:
-        report = rerender_run(store, run_id, templates_dir=templates, memory=memory, episode_ids=episode,
-                              full_prompt=full_prompt, context_lines=context, control=control)
+        report = rerender_run(
+            store,
+            run_id,
+            templates_dir=templates,
+            memory=memory,
+            episode_ids=episode,
+            full_prompt=full_prompt,
+            context_lines=context,
+            control=control,
+        )
     except KeyError as exc:
         _fail(str(exc.args[0]) if exc.args else str(exc))
     except (DatabaseNotFound, TemplateError, ValueError) as exc:
@@ -96,8 +129,11 @@ def rerender(
         if changed_only and not t.changed:
             continue
         mark = "changed" if t.changed else "same"
-        out.print(f"[bold]episode {t.episode_id} turn {t.index}[/bold]: {mark}, tokens {t.tokens_before} -> "
-                  f"{t.tokens_after} ({t.delta:+d})", markup=True)
+        out.print(
+            f"[bold]episode {t.episode_id} turn {t.index}[/bold]: {mark}, tokens {t.tokens_before} -> "
+            f"{t.tokens_after} ({t.delta:+d})",
+            markup=True,
+        )
         if t.history:
             out.print(f"  {t.history}")
         if t.system_same_as:
@@ -107,14 +143,20 @@ def rerender(
                 out.print(text, markup=False)
     before, after = report.tokens_before, report.tokens_after
     pct = f" ({(after - before) / before:+.1%})" if before else ""
-    out.print(f"run {report.run_id}: {report.changed_turns} of {len(report.turns)} turns in {report.episodes} episodes "
-              f"changed; prompt tokens {before:,} -> {after:,}{pct} [{report.token_counter}]; "
-              f"templates changed: {', '.join(report.templates_changed) or 'none'}; memory "
-              f"{report.memory_before} -> {report.memory_after}; {report.seconds:.2f} s", markup=False)
+    out.print(
+        f"run {report.run_id}: {report.changed_turns} of {len(report.turns)} turns in {report.episodes} episodes "
+        f"changed; prompt tokens {before:,} -> {after:,}{pct} [{report.token_counter}]; "
+        f"templates changed: {', '.join(report.templates_changed) or 'none'}; memory "
+        f"{report.memory_before} -> {report.memory_after}; {report.seconds:.2f} s",
+        markup=False,
+    )
     if report.episodes_without_context:
-        err.print(f"note: {report.episodes_without_context} episode(s) were recorded before agentkit stored each "
-                  "episode's prompt variables; their per-episode facts (e.g. an arena's time limit) were rebuilt "
-                  "without the world, so their prompts may differ even with unchanged templates", markup=False)
+        err.print(
+            f"note: {report.episodes_without_context} episode(s) were recorded before agentkit stored each "
+            "episode's prompt variables; their per-episode facts (e.g. an arena's time limit) were rebuilt "
+            "without the world, so their prompts may differ even with unchanged templates",
+            markup=False,
+        )
 
 
 def _replay_command(original: Any) -> Any:
@@ -124,10 +166,21 @@ def _replay_command(original: Any) -> Any:
         episode_id: str = typer.Argument(..., help="Episode to re-execute from its recorded answers."),
         db: str | None = typer.Option(None, help=DB_HELP),
         as_json: bool = typer.Option(False, "--json"),
-        live_from: int | None = typer.Option(None, "--live-from", min=0, help="Replay turns before this one, then let a live model play on; stored as a new run."),
-        model: str | None = typer.Option(None, help="With --live-from: the live model (default: the recorded run's)."),
-        api_base: str | None = typer.Option(None, help="With --live-from: base URL of an OpenAI-compatible server."),
-        api_key_env: str | None = typer.Option(None, help="With --live-from: environment variable holding the API key (never stored)."),
+        live_from: int | None = typer.Option(
+            None,
+            "--live-from",
+            min=0,
+            help="Replay turns before this one, then let a live model play on; stored as a new run.",
+        ),
+        model: str | None = typer.Option(
+            None, help="With --live-from: the live model (default: the recorded run's)."
+        ),
+        api_base: str | None = typer.Option(
+            None, help="With --live-from: base URL of an OpenAI-compatible server."
+        ),
+        api_key_env: str | None = typer.Option(
+            None, help="With --live-from: environment variable holding the API key (never stored)."
+        ),
     ) -> None:
         """Re-execute an episode with its recorded answers (no network) and check it matches; with --live-from N, replay up to turn N and continue with a live model."""
         if live_from is None:
@@ -140,8 +193,9 @@ def _replay_command(original: Any) -> Any:
         try:
             from agentkit.cli_common import open_store
 
-            report = continue_live(open_store(db), episode_id, live_from, model=model, api_base=api_base,
-                                   api_key=api_key)
+            report = continue_live(
+                open_store(db), episode_id, live_from, model=model, api_base=api_base, api_key=api_key
+            )
         except KeyError as exc:
             _fail(str(exc.args[0]) if exc.args else str(exc))
         except ValueError as exc:
@@ -150,10 +204,13 @@ def _replay_command(original: Any) -> Any:
             _emit_json(report.to_json())
             return
         r = report.result
-        out.print(f"episode {report.source_episode_id}: replayed {report.replayed_turns} turns, then {report.model} "
-                  f"played on -> episode {report.episode_id} (run {report.run_id}): "
-                  f"{'success' if r['success'] else 'fail'}, reward {r['reward']:.3f}, end {r['end_reason']}, "
-                  f"{r['scripts']} scripts", markup=False)
+        out.print(
+            f"episode {report.source_episode_id}: replayed {report.replayed_turns} turns, then {report.model} "
+            f"played on -> episode {report.episode_id} (run {report.run_id}): "
+            f"{'success' if r['success'] else 'fail'}, reward {r['reward']:.3f}, end {r['end_reason']}, "
+            f"{r['scripts']} scripts",
+            markup=False,
+        )
         for problem in report.mismatches:
             out.print(f"  - replay differs: {problem}", markup=False)
 

@@ -66,7 +66,9 @@ class RunConfig(BaseModel):
     run_max_wall_s: float | None = Field(None, gt=0)
     # Reliability and throughput.
     max_concurrency: int = Field(default.MAX_CONCURRENCY, ge=1, le=256)
-    max_attempts: int = Field(default.MAX_ATTEMPTS, ge=1)  # an episode ending in model_error/env_error is relaunched
+    max_attempts: int = Field(
+        default.MAX_ATTEMPTS, ge=1
+    )  # an episode ending in model_error/env_error is relaunched
     # The run stops once this many episodes in a row end in model_error (a model that cannot answer
     # would otherwise fail every episode left); None: never.
     max_consecutive_model_errors: int | None = Field(default.MAX_CONSECUTIVE_MODEL_ERRORS, ge=1)
@@ -112,8 +114,10 @@ class RunConfig(BaseModel):
 
         mode = parse_control(value)
         if mode.kind != "script" and info.data.get("model") == "reference":
-            raise ValueError("--control frame-by-frame needs a model that answers primitive actions (the "
-                             "reference agent writes scripts); name one with --model")
+            raise ValueError(
+                "--control frame-by-frame needs a model that answers primitive actions (the "
+                "reference agent writes scripts); name one with --model"
+            )
         return mode.spec
 
     @field_validator("observe")
@@ -124,9 +128,13 @@ class RunConfig(BaseModel):
         observe = parse_observe(value)
         if observe.kind != "end":
             if parse_control(info.data.get("control") or "script").kind != "script":
-                raise ValueError("--observe every:K|events is for --control script (frame-by-frame sees every answer's end)")
+                raise ValueError(
+                    "--observe every:K|events is for --control script (frame-by-frame sees every answer's end)"
+                )
             if not info.data.get("include_images", True):
-                raise ValueError("--observe every:K|events shows frames, but the run sends no images (--no-images)")
+                raise ValueError(
+                    "--observe every:K|events shows frames, but the run sends no images (--no-images)"
+                )
         return observe.spec
 
     @classmethod
@@ -149,8 +157,10 @@ class RunConfig(BaseModel):
     def _check_episodes(cls, value: int, info: ValidationInfo) -> int:
         tasks = len(info.data.get("tasks") or ()) or 1
         if value > MAX_EPISODES or value * tasks > MAX_EPISODES:
-            raise ValueError(f"a run plays at most {MAX_EPISODES:,} episodes ({value:,} per task x {tasks:,} "
-                             "task(s) asked)")
+            raise ValueError(
+                f"a run plays at most {MAX_EPISODES:,} episodes ({value:,} per task x {tasks:,} "
+                "task(s) asked)"
+            )
         return value
 
     @field_validator("seed")
@@ -158,8 +168,10 @@ class RunConfig(BaseModel):
     def _check_seed(cls, value: int, info: ValidationInfo) -> int:
         last = value + info.data.get("episodes", 1) - 1  # trial i uses seed + i
         if value < 0 or last > MAX_SEED:
-            raise ValueError(f"seeds must be whole numbers from 0 to {MAX_SEED} (2^63 - 1), and so must seed + "
-                             f"episodes - 1; got {value}")
+            raise ValueError(
+                f"seeds must be whole numbers from 0 to {MAX_SEED} (2^63 - 1), and so must seed + "
+                f"episodes - 1; got {value}"
+            )
         return value
 
     @field_validator("plan")

@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file (sqlite.org/fileformat.html)
+SQLITE_HEADER = (
+    b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file (sqlite.org/fileformat.html)
+)
 
 
 # The modules a PostgreSQL URL may need (psycopg 3 is the postgres extra's; psycopg2 if named).
@@ -47,18 +49,24 @@ def check_db(db: str | None, *, writing: bool) -> str:
 
     text = db or default_url()
     if "://" not in text:
-        raise DatabaseArgumentError(f"--db {text}: not a database URL; a SQLite file is written "
-                                    f"sqlite:///{text} (see https://docs.sqlalchemy.org/en/20/core/engines.html)")
+        raise DatabaseArgumentError(
+            f"--db {text}: not a database URL; a SQLite file is written "
+            f"sqlite:///{text} (see https://docs.sqlalchemy.org/en/20/core/engines.html)"
+        )
     try:
         url = make_url(text)
     except (ArgumentError, ValueError):
-        raise DatabaseArgumentError(f"--db {text}: not a database URL (a SQLAlchemy URL such as "
-                                    "sqlite:///runs.db or postgresql://host/db)") from None
+        raise DatabaseArgumentError(
+            f"--db {text}: not a database URL (a SQLAlchemy URL such as "
+            "sqlite:///runs.db or postgresql://host/db)"
+        ) from None
     try:
         url.get_dialect()
     except NoSuchModuleError:
-        raise DatabaseArgumentError(f"--db {shown(text)}: unknown kind of database {url.drivername!r} (SQLAlchemy "
-                                    "knows sqlite, postgresql, mysql, mariadb, oracle, mssql)") from None
+        raise DatabaseArgumentError(
+            f"--db {shown(text)}: unknown kind of database {url.drivername!r} (SQLAlchemy "
+            "knows sqlite, postgresql, mysql, mariadb, oracle, mssql)"
+        ) from None
     if url.get_backend_name() == "sqlite":
         _check_sqlite_path(url.database or "", shown(text), writing)
     return text
@@ -69,8 +77,9 @@ def _check_sqlite_path(database: str, label: str, writing: bool) -> None:
         return
     path = Path(database).expanduser()
     if path.is_dir():
-        raise DatabaseArgumentError(f"--db {label}: {path} is a folder; name a file in it, e.g. "
-                                    f"sqlite:///{path / 'agentkit.db'}")
+        raise DatabaseArgumentError(
+            f"--db {label}: {path} is a folder; name a file in it, e.g. sqlite:///{path / 'agentkit.db'}"
+        )
     if not path.exists():
         return  # a new store (a reader says the file is missing; a writer creates it)
     if not path.is_file():
@@ -83,7 +92,9 @@ def _check_sqlite_path(database: str, label: str, writing: bool) -> None:
     if header and header != SQLITE_HEADER:
         raise DatabaseArgumentError(f"--db {label}: {path} is not a SQLite database")
     if writing and not os.access(path, os.W_OK):
-        raise DatabaseArgumentError(f"--db {label}: {path} is read-only for this user (runs cannot be written to it)")
+        raise DatabaseArgumentError(
+            f"--db {label}: {path} is read-only for this user (runs cannot be written to it)"
+        )
 
 
 def _reason(exc: BaseException) -> str:
@@ -108,13 +119,18 @@ def opening(db: str) -> Iterator[None]:
         raise DatabaseArgumentError(f"--db {shown(db)}: {exc}") from None
     except ModuleNotFoundError as exc:
         if exc.name in _POSTGRES_DRIVERS:
-            raise DatabaseArgumentError(f"--db {shown(db)}: the PostgreSQL driver (psycopg 3) is not installed: "
-                                        "pip install 'agentkit-embodied[postgres]'") from None
-        raise DatabaseArgumentError(f"--db {shown(db)}: its database driver is not installed "
-                                    f"(no module {exc.name!r}; pip install it)") from None
+            raise DatabaseArgumentError(
+                f"--db {shown(db)}: the PostgreSQL driver (psycopg 3) is not installed: "
+                "pip install 'agentkit-embodied[postgres]'"
+            ) from None
+        raise DatabaseArgumentError(
+            f"--db {shown(db)}: its database driver is not installed (no module {exc.name!r}; pip install it)"
+        ) from None
     except PermissionError as exc:
-        raise DatabaseArgumentError(f"--db {shown(db)}: cannot write {exc.filename or 'there'} "
-                                    f"({exc.strerror or 'permission denied'})") from None
+        raise DatabaseArgumentError(
+            f"--db {shown(db)}: cannot write {exc.filename or 'there'} "
+            f"({exc.strerror or 'permission denied'})"
+        ) from None
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         raise DatabaseArgumentError(f"--db {shown(db)}: cannot open{where} ({exc.strerror or exc})") from None

@@ -25,7 +25,9 @@ def print_presets(as_json: bool) -> None:
         out.print(f"{preset.name}  {preset.description}", markup=False)
 
 
-def plan_overrides(tasks: str | None, trials: int | None, limit: int | None, resume: str | None) -> dict[str, Any]:
+def plan_overrides(
+    tasks: str | None, trials: int | None, limit: int | None, resume: str | None
+) -> dict[str, Any]:
     """The experiment overrides the narrowing flags give (only those set); a resumed run keeps its plan."""
     given = {"--tasks": tasks, "--trials": trials, "--limit": limit}
     if resume:

@@ -82,13 +82,20 @@ class Experiment(BaseModel):
         harness = (self.catalogue or {}).get("harness")
         if not harness:
             return
-        for key, given in (("templates", self.templates), ("templates_dir", extra.get("templates_dir")),
-                           ("memory", extra.get("memory"))):
+        for key, given in (
+            ("templates", self.templates),
+            ("templates_dir", extra.get("templates_dir")),
+            ("memory", extra.get("memory")),
+        ):
             if given is not None:
-                raise ExperimentError(f"{key}: catalogue.harness {harness!r} sets the templates and the memory "
-                                      f"policy, so {key!r} would be ignored; remove one of them")
+                raise ExperimentError(
+                    f"{key}: catalogue.harness {harness!r} sets the templates and the memory "
+                    f"policy, so {key!r} would be ignored; remove one of them"
+                )
 
-    def run_configs(self, base_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> list[RunConfig]:
+    def run_configs(
+        self, base_dir: Path | None = None, overrides: dict[str, Any] | None = None
+    ) -> list[RunConfig]:
         """One RunConfig per model; ``overrides`` (from the command line) win over the file.
 
         Besides RunConfig fields, ``overrides`` may hold ``tasks`` (task or suite names replacing the
@@ -103,21 +110,34 @@ class Experiment(BaseModel):
         if catalogue:  # --modality, --harness: options of the file's catalogue
             if self.catalogue is None:
                 flag = "--" + sorted(catalogue)[0].replace("_", "-")
-                raise ExperimentError(f"{flag}: applies to a task catalogue, and this experiment has none "
-                                      "(no 'catalogue:' in the file)")
-            return self.model_copy(update={"catalogue": {**self.catalogue, **catalogue}}).run_configs(base_dir, overrides)
+                raise ExperimentError(
+                    f"{flag}: applies to a task catalogue, and this experiment has none "
+                    "(no 'catalogue:' in the file)"
+                )
+            return self.model_copy(update={"catalogue": {**self.catalogue, **catalogue}}).run_configs(
+                base_dir, overrides
+            )
         self._check_harness(extra)
         limit = overrides.pop("limit", None)
         if self.catalogue is not None and overrides.get("episodes") is not None:
-            raise ExperimentError("--trials: a catalogue experiment plays seeds_per_pair episodes per (task, "
-                                  "difficulty) (give --seeds-per-pair)")
+            raise ExperimentError(
+                "--trials: a catalogue experiment plays seeds_per_pair episodes per (task, "
+                "difficulty) (give --seeds-per-pair)"
+            )
         if overrides.get("tasks"):
             if self.catalogue is not None:
-                raise ExperimentError("--tasks: a catalogue experiment plays its catalogue's tasks (narrow it with "
-                                      "--categories or --limit)")
+                raise ExperimentError(
+                    "--tasks: a catalogue experiment plays its catalogue's tasks (narrow it with "
+                    "--categories or --limit)"
+                )
             overrides["tasks"] = expand_task_names(self.env, overrides["tasks"])
         models = [overrides.pop("model")] if overrides.get("model") else self.models
-        common: dict[str, Any] = {"env": self.env, "tasks": self.task_list(), "episodes": self.trials, **extra}
+        common: dict[str, Any] = {
+            "env": self.env,
+            "tasks": self.task_list(),
+            "episodes": self.trials,
+            **extra,
+        }
         if self.templates:
             folder = Path(self.templates)
             if base_dir is not None and not folder.is_absolute() and (base_dir / folder).is_dir():
@@ -151,7 +171,9 @@ def limited(config: RunConfig, limit: int) -> RunConfig:
         raise ExperimentError(f"--limit: must be at least 1, got {limit}")
     if config.plan is not None:
         plan = config.plan[:limit]
-        return config.model_copy(update={"plan": plan, "tasks": list(dict.fromkeys(task for task, _ in plan))})
+        return config.model_copy(
+            update={"plan": plan, "tasks": list(dict.fromkeys(task for task, _ in plan))}
+        )
     return config.model_copy(update={"tasks": config.tasks[:limit]})
 
 
@@ -168,7 +190,9 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(top level)"
 
 
-def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[Experiment, list[RunConfig]]:
+def load_experiment(
+    path: str | Path, overrides: dict[str, Any] | None = None
+) -> tuple[Experiment, list[RunConfig]]:
     """Read, validate and expand an experiment file; every error names the file and the field."""
     path = Path(path)
     try:
@@ -182,8 +206,9 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
     return expand_experiment(data, str(path), path.parent, overrides)
 
 
-def expand_experiment(data: Any, source: str, base_dir: Path | None = None,
-                      overrides: dict[str, Any] | None = None) -> tuple[Experiment, list[RunConfig]]:
+def expand_experiment(
+    data: Any, source: str, base_dir: Path | None = None, overrides: dict[str, Any] | None = None
+) -> tuple[Experiment, list[RunConfig]]:
     """Validate and expand an experiment already read (a file's mapping, or a dict written in Python);
     every error names ``source`` and the field. Relative template folders are read from ``base_dir``."""
     path = source

@@ -25,7 +25,9 @@ class ForkedPartFailed(RuntimeError):
     """A forked part died without sending its result."""
 
 
-def fork_map(fn: Callable[[P], R], parts: Sequence[P], after_fork: Callable[[], None] | None = None) -> list[R]:
+def fork_map(
+    fn: Callable[[P], R], parts: Sequence[P], after_fork: Callable[[], None] | None = None
+) -> list[R]:
     """``[fn(p) for p in parts]``, the parts but the last in forked children. An exception raised
     in a child is raised here (after every child has ended)."""
     if not parts:

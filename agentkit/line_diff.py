@@ -55,8 +55,9 @@ def _change(i1: int, i2: int, j1: int, j2: int) -> Opcode:
     return ("delete", i1, i2, j1, j2) if i1 < i2 else ("insert", i1, i2, j1, j2)
 
 
-def _format(groups: Iterable[list[Opcode]], a: Sequence[str], b: Sequence[str], fromfile: str,
-            tofile: str) -> Iterator[str]:
+def _format(
+    groups: Iterable[list[Opcode]], a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str
+) -> Iterator[str]:
     yield f"--- {fromfile}"
     yield f"+++ {tofile}"
     for group in groups:

@@ -32,7 +32,9 @@ def route_litellm_to_root() -> None:
     calls this right after importing it)."""
     if "litellm" not in sys.modules:
         return
-    litellm: Any = sys.modules["litellm"]  # its settings (set_verbose, ...) are module globals it does not type
+    litellm: Any = sys.modules[
+        "litellm"
+    ]  # its settings (set_verbose, ...) are module globals it does not type
     litellm.set_verbose = False
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)

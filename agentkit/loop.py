@@ -107,8 +107,14 @@ class _Execution:
     env_error: str | None = None  # the simulator raised: the episode ends after this turn is stored
 
 
-def _execute(backend: Backend, script: Script | None, idle: list[Any], timings: dict[str, float],
-             control: Control | None = None, watch: FrameWatch | None = None) -> _Execution:
+def _execute(
+    backend: Backend,
+    script: Script | None,
+    idle: list[Any],
+    timings: dict[str, float],
+    control: Control | None = None,
+    watch: FrameWatch | None = None,
+) -> _Execution:
     """Run a script command by command (compiling each against the current state, through the
     control mode) or the idle actions; ``watch`` is told of every step."""
     out = _Execution()
@@ -177,7 +183,9 @@ class _Episode:
     scripts: int = 0
     storage_error: str | None = None
     model_error: ModelError | None = None
-    calls: ModelCallTotals = field(default_factory=ModelCallTotals)  # retries, cut answers, dropped-prompt warnings
+    calls: ModelCallTotals = field(
+        default_factory=ModelCallTotals
+    )  # retries, cut answers, dropped-prompt warnings
 
 
 @dataclass
@@ -237,10 +245,18 @@ def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episo
         **backend.prompt_context(),
         **setup.control.prompt_context(),
     }
-    return _Episode(setup=setup, player=as_participant(setup.model), episode_id=episode_id,
-                    observation=observation, context=context, prefix=renderer.typed_prefix_messages(context),
-                    world_map=backend.world_map(), task_source=backend.task_source(),
-                    budget=_Budget(setup.limits), started=started)
+    return _Episode(
+        setup=setup,
+        player=as_participant(setup.model),
+        episode_id=episode_id,
+        observation=observation,
+        context=context,
+        prefix=renderer.typed_prefix_messages(context),
+        world_map=backend.world_map(),
+        task_source=backend.task_source(),
+        budget=_Budget(setup.limits),
+        started=started,
+    )
 
 
 def _stop_before_turn(ep: _Episode, should_stop: Callable[[], EndReason | None] | None) -> EndReason | None:
@@ -275,7 +291,9 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     ep.scripts += 1
     ep.budget.add(answer.reply.usage)
     ep.calls.add(answer.reply.call)
-    script, parse_error = setup.control.reread(answer.reply.text, answer.script, answer.parse_error)  # frame-by-frame
+    script, parse_error = setup.control.reread(
+        answer.reply.text, answer.script, answer.parse_error
+    )  # frame-by-frame
 
     execution, next_observation = _act(ep, script, timings)
     if execution.last is not None:
@@ -315,28 +333,31 @@ def _store_turn(ep: _Episode, turn: _Turn, sink: TurnSink | None) -> bool:
     if execution.env_error is not None:
         compile_error = f"environment error: {execution.env_error}"
     try:
-        sink.add_turn(ep.episode_id, TurnRecord(
-            index=ep.scripts - 1,
-            observation=ep.observation.to_json(),
-            messages=turn.messages,
-            answer=reply.text,
-            usage=reply.usage,
-            latency_s=reply.latency_s,
-            cached=reply.cached,
-            script=turn.script.to_json() if turn.script else None,
-            parse_error=turn.parse_error.to_json() if turn.parse_error else None,
-            compile_error=compile_error,
-            actions=execution.actions,
-            reward=execution.reward,
-            total_reward=turn.next_observation.total_reward,
-            health=turn.next_observation.health,
-            done=turn.next_observation.done,
-            timings=turn.timings,
-            prompt_context=ep.context if first else None,  # the store's JSON encoder takes numpy values
-            world_map=ep.world_map if first else None,
-            task_source=ep.task_source if first else None,
-            model_call=reply.call,
-        ))
+        sink.add_turn(
+            ep.episode_id,
+            TurnRecord(
+                index=ep.scripts - 1,
+                observation=ep.observation.to_json(),
+                messages=turn.messages,
+                answer=reply.text,
+                usage=reply.usage,
+                latency_s=reply.latency_s,
+                cached=reply.cached,
+                script=turn.script.to_json() if turn.script else None,
+                parse_error=turn.parse_error.to_json() if turn.parse_error else None,
+                compile_error=compile_error,
+                actions=execution.actions,
+                reward=execution.reward,
+                total_reward=turn.next_observation.total_reward,
+                health=turn.next_observation.health,
+                done=turn.next_observation.done,
+                timings=turn.timings,
+                prompt_context=ep.context if first else None,  # the store's JSON encoder takes numpy values
+                world_map=ep.world_map if first else None,
+                task_source=ep.task_source if first else None,
+                model_call=reply.call,
+            ),
+        )
     except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here
         log.info("episode %s: turn %d not stored: %s", ep.episode_id, ep.scripts - 1, exc)
         ep.end_reason, ep.storage_error = EndReason.STORAGE_ERROR, str(exc)
@@ -375,19 +396,30 @@ def _result(ep: _Episode, task: str, seed: int) -> EpisodeResult:
     metrics = setup.backend.episode_metrics(observation)
     if clock is not None:
         metrics["clock_run_out"] = clock
-    success, metrics = apply(setup.pass_rule, end_reason, bool(observation.success) and end_reason == EndReason.GOAL,
-                             metrics)
+    success, metrics = apply(
+        setup.pass_rule, end_reason, bool(observation.success) and end_reason == EndReason.GOAL, metrics
+    )
     return EpisodeResult(
-        episode_id=ep.episode_id, task=task, seed=seed, success=success, reward=observation.total_reward,
-        end_reason=end_reason, scripts=ep.scripts, turns=len(ep.history), usage=ep.budget.usage,
-        actions=ep.all_actions, metrics=metrics,
+        episode_id=ep.episode_id,
+        task=task,
+        seed=seed,
+        success=success,
+        reward=observation.total_reward,
+        end_reason=end_reason,
+        scripts=ep.scripts,
+        turns=len(ep.history),
+        usage=ep.budget.usage,
+        actions=ep.all_actions,
+        metrics=metrics,
         error=ep.storage_error or (str(ep.model_error) if ep.model_error is not None else None),
-        relaunchable=ep.model_error is None or ep.model_error.transient, model_calls=ep.calls,
+        relaunchable=ep.model_error is None or ep.model_error.transient,
+        model_calls=ep.calls,
     )
 
 
-def _run_out_clock(backend: Backend, observer: Observer, observation: Observation,
-                   episode_id: str) -> tuple[Observation, dict[str, Any], bool]:
+def _run_out_clock(
+    backend: Backend, observer: Observer, observation: Observation, episode_id: str
+) -> tuple[Observation, dict[str, Any], bool]:
     """Let the world go on idly until its clock ends the episode (our limits stopped asking the
     model; the world does not stop with them). Returns the final observation, the record of what was
     stepped (stored with the episode's metrics) and whether the simulator raised meanwhile."""
@@ -400,8 +432,20 @@ def _run_out_clock(backend: Backend, observer: Observer, observation: Observatio
         log.exception("episode %s: environment error while running out the clock", episode_id)
         return observation, {**record, "error": f"{type(exc).__name__}: {exc}"}, True
     if run_out.idle_steps:
-        log.debug("episode %s: clock run out with %d idle steps (reward %+.4f)", episode_id,
-                  run_out.idle_steps, run_out.reward)
-    return observation, {**record, "idle_steps": run_out.idle_steps, "reward": run_out.reward,
-                         "ended": run_out.ended,
-                         "end_reason": run_out.end_reason.value if run_out.end_reason else None}, False
+        log.debug(
+            "episode %s: clock run out with %d idle steps (reward %+.4f)",
+            episode_id,
+            run_out.idle_steps,
+            run_out.reward,
+        )
+    return (
+        observation,
+        {
+            **record,
+            "idle_steps": run_out.idle_steps,
+            "reward": run_out.reward,
+            "ended": run_out.ended,
+            "end_reason": run_out.end_reason.value if run_out.end_reason else None,
+        },
+        False,
+    )

@@ -18,7 +18,12 @@ from agentkit.records import EndReason, EpisodeResult
 
 def model_call_totals(episodes: Iterable[EpisodeResult]) -> dict[str, Any]:
     """Retries, turns cut by max tokens, dropped-prompt warnings and episodes ended by a model error."""
-    totals: dict[str, Any] = {"retries": 0, "cut_by_max_tokens": 0, "dropped_prompt_warnings": 0, "model_errors": 0}
+    totals: dict[str, Any] = {
+        "retries": 0,
+        "cut_by_max_tokens": 0,
+        "dropped_prompt_warnings": 0,
+        "model_errors": 0,
+    }
     errors: list[str] = []
     for e in episodes:
         calls = getattr(e, "model_calls", None)
@@ -47,11 +52,17 @@ def run_model_call_totals(store: Any, run_id: str, episodes: Iterable[EpisodeRes
     from agentkit.transcripts.schema import Episode, Turn, TurnModelCall
 
     episodes = list(episodes)
-    calls = (select(func.coalesce(func.sum(TurnModelCall.retries), 0),
-                    func.count(case((TurnModelCall.finish_reason == "length", 1))),
-                    func.count(TurnModelCall.warning))
-             .select_from(TurnModelCall).join(Turn, Turn.id == TurnModelCall.turn_id)
-             .join(Episode, Episode.id == Turn.episode_id).where(Episode.run_id == run_id))
+    calls = (
+        select(
+            func.coalesce(func.sum(TurnModelCall.retries), 0),
+            func.count(case((TurnModelCall.finish_reason == "length", 1))),
+            func.count(TurnModelCall.warning),
+        )
+        .select_from(TurnModelCall)
+        .join(Turn, Turn.id == TurnModelCall.turn_id)
+        .join(Episode, Episode.id == Turn.episode_id)
+        .where(Episode.run_id == run_id)
+    )
     failed = [e.episode_id for e in episodes if e.end_reason is EndReason.MODEL_ERROR]
     texts = select(Episode.id, Episode.error).where(Episode.run_id == run_id, Episode.id.in_(failed))
     try:
@@ -65,8 +76,13 @@ def run_model_call_totals(store: Any, run_id: str, episodes: Iterable[EpisodeRes
         text = e.error or stored_errors.get(e.episode_id) if e.end_reason is EndReason.MODEL_ERROR else None
         if text and text not in errors:
             errors.append(text)
-    return {"retries": int(retries), "cut_by_max_tokens": int(cut), "dropped_prompt_warnings": int(dropped),
-            "model_errors": len(failed), "errors": errors[:5]}
+    return {
+        "retries": int(retries),
+        "cut_by_max_tokens": int(cut),
+        "dropped_prompt_warnings": int(dropped),
+        "model_errors": len(failed),
+        "errors": errors[:5],
+    }
 
 
 def model_call_line(totals: dict[str, Any]) -> str | None:
@@ -100,7 +116,9 @@ def describe_call(call: Any) -> str | None:
     parts = [f"finish reason: {reason}", f"{call.retries} retr{'y' if call.retries == 1 else 'ies'}"]
     if call.provider_input_tokens is not None:
         cached = f" ({call.provider_cached_tokens} cached)" if call.provider_cached_tokens else ""
-        parts.append(f"provider tokens {call.provider_input_tokens} in{cached} / {call.provider_output_tokens} out")
+        parts.append(
+            f"provider tokens {call.provider_input_tokens} in{cached} / {call.provider_output_tokens} out"
+        )
     if call.our_input_tokens is not None:
         parts.append(f"our count ~{call.our_input_tokens} in")
     return " · ".join(parts)

@@ -52,8 +52,13 @@ def fail_word(word: OutcomeWord) -> str:
     return {"pass": "fail", "success": "failure"}.get(word.word, f"no {word.word}")
 
 
-def stored_outcome(status: str, success: bool | None, end_reason: str | None,
-                   metrics: Mapping[str, Any] | None, rule: str | None) -> str:
+def stored_outcome(
+    status: str,
+    success: bool | None,
+    end_reason: str | None,
+    metrics: Mapping[str, Any] | None,
+    rule: str | None,
+) -> str:
     """PASSED, FAILED, INCOMPLETE or NO_VERDICT for a stored episode, as the report and eval count it.
 
     The verdict is ``agentkit.pass_rule.stored_verdict`` (broken and interrupted episodes re-judged

@@ -50,8 +50,9 @@ class PassRule(str, Enum):
 
 
 #: Our limits, not the world's: the episode's clock is run out before it is judged.
-STOPPED_BY_LIMITS = frozenset({EndReason.SCRIPT_LIMIT, EndReason.PARSE_FAILURE_LIMIT, EndReason.BUDGET,
-                               EndReason.WALL_TIME})
+STOPPED_BY_LIMITS = frozenset(
+    {EndReason.SCRIPT_LIMIT, EndReason.PARSE_FAILURE_LIMIT, EndReason.BUDGET, EndReason.WALL_TIME}
+)
 #: The model or the environment failed: never a pass.
 BROKEN = frozenset({EndReason.MODEL_ERROR, EndReason.ENV_ERROR})
 #: The user interrupted the run, or the store could not record it: no verdict under either rule.
@@ -72,7 +73,9 @@ class Verdict:
     passed: bool | None
 
 
-def judge(rule: PassRule | str, end_reason: EndReason, goal_success: bool, metrics: Mapping[str, Any]) -> Verdict:
+def judge(
+    rule: PassRule | str, end_reason: EndReason, goal_success: bool, metrics: Mapping[str, Any]
+) -> Verdict:
     """The verdict on a finished episode.
 
     ``goal_success``: the world ended the episode with success; used by backends that report no
@@ -90,8 +93,9 @@ def judge(rule: PassRule | str, end_reason: EndReason, goal_success: bool, metri
     return Verdict(goal_success, goal_success)
 
 
-def apply(rule: PassRule | str, end_reason: EndReason, goal_success: bool,
-          metrics: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+def apply(
+    rule: PassRule | str, end_reason: EndReason, goal_success: bool, metrics: Mapping[str, Any]
+) -> tuple[bool, dict[str, Any]]:
     """``(success, metrics)`` of a finished episode under ``rule``: the backend's ``pass`` metric is
     replaced by the verdict, and added (as None) when the episode has no verdict."""
     verdict = judge(rule, end_reason, goal_success, metrics)
@@ -107,8 +111,9 @@ def has_verdict(metrics: Mapping[str, Any] | None) -> bool:
     return not (metrics and PASS in metrics and metrics[PASS] is None)
 
 
-def stored_verdict(end_reason: str | None, metrics: Mapping[str, Any] | None,
-                   rule: PassRule | str | None) -> bool | None:
+def stored_verdict(
+    end_reason: str | None, metrics: Mapping[str, Any] | None, rule: PassRule | str | None
+) -> bool | None:
     """The verdict on a stored episode, for readers of the store (reports, eval tables, viewer).
 
     Episodes stored by this version carry it in their ``pass`` metric. Broken and interrupted

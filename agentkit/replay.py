@@ -51,9 +51,15 @@ class ReplayReport:
         return not self.mismatches
 
     def to_json(self) -> dict[str, Any]:
-        return {"episode_id": self.episode_id, "matches": self.matches, "turns": self.turns,
-                "finished": self.finished, "recorded": self.recorded, "replayed": self.replayed,
-                "mismatches": self.mismatches}
+        return {
+            "episode_id": self.episode_id,
+            "matches": self.matches,
+            "turns": self.turns,
+            "finished": self.finished,
+            "recorded": self.recorded,
+            "replayed": self.replayed,
+            "mismatches": self.mismatches,
+        }
 
 
 def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
@@ -85,8 +91,14 @@ def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
         for key in recorded:
             if recorded[key] != replayed[key]:
                 mismatches.append(f"outcome {key}: recorded {recorded[key]!r}, replayed {replayed[key]!r}")
-    return ReplayReport(episode_id=episode_id, turns=len(recorded_turns), finished=finished,
-                        recorded=recorded, replayed=replayed, mismatches=mismatches)
+    return ReplayReport(
+        episode_id=episode_id,
+        turns=len(recorded_turns),
+        finished=finished,
+        recorded=recorded,
+        replayed=replayed,
+        mismatches=mismatches,
+    )
 
 
 def use_stored_source(store: TranscriptReader, episode_id: str, task: str, backend: Any) -> None:
@@ -97,7 +109,9 @@ def use_stored_source(store: TranscriptReader, episode_id: str, task: str, backe
         return
     digest = hashlib.sha256(source["text"].encode("utf-8")).hexdigest()
     if digest != source["sha256"]:
-        log.warning("episode %s: the stored text of %s does not match its stored sha256", episode_id, source["name"])
+        log.warning(
+            "episode %s: the stored text of %s does not match its stored sha256", episode_id, source["name"]
+        )
     backend.use_task_source(task, source["text"])
 
 
@@ -124,7 +138,9 @@ class HandOverModel:
     def handed_over(self) -> bool:
         return self._replay.remaining == 0
 
-    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+    def answer(
+        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
+    ) -> Answer:
         if self._replay.remaining:
             return self._replayed.answer(messages, observation, vocabulary)
         return self._live.answer(messages, observation, vocabulary)
@@ -145,10 +161,18 @@ class LiveReport:
     mismatches: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"source_episode_id": self.source_episode_id, "source_run_id": self.source_run_id,
-                "live_from": self.live_from, "run_id": self.run_id, "episode_id": self.episode_id,
-                "model": self.model, "replayed_turns": self.replayed_turns, "result": self.result,
-                "replay_matches": not self.mismatches, "mismatches": self.mismatches}
+        return {
+            "source_episode_id": self.source_episode_id,
+            "source_run_id": self.source_run_id,
+            "live_from": self.live_from,
+            "run_id": self.run_id,
+            "episode_id": self.episode_id,
+            "model": self.model,
+            "replayed_turns": self.replayed_turns,
+            "result": self.result,
+            "replay_matches": not self.mismatches,
+            "mismatches": self.mismatches,
+        }
 
 
 class _Tee:
@@ -188,8 +212,10 @@ def continue_live(
     run = store.get_run(episode.run_id)
     recorded = store.get_turns(episode_id, with_messages=False)
     if not 0 <= live_from <= len(recorded):
-        raise ValueError(f"--live-from {live_from}: episode {episode_id} has turns 0..{len(recorded) - 1}, "
-                         f"so the live model can take over at 0..{len(recorded)}")
+        raise ValueError(
+            f"--live-from {live_from}: episode {episode_id} has turns 0..{len(recorded) - 1}, "
+            f"so the live model can take over at 0..{len(recorded)}"
+        )
     if live_from and recorded[live_from - 1].done:
         raise ValueError(f"episode {episode_id} ended on turn {live_from - 1}: nothing is left to play live")
     source = RunConfig.from_stored(run.config)
@@ -206,15 +232,23 @@ def continue_live(
     answers = [t.answer for t in recorded[:live_from]]
 
     def build(backend: Any) -> HandOverModel:
-        live = model_factory(backend) if model_factory else wrap_model(make_model(config, backend, api_key), config, store)
+        live = (
+            model_factory(backend)
+            if model_factory
+            else wrap_model(make_model(config, backend, api_key), config, store)
+        )
         return HandOverModel(answers, live)
 
     setup = make_setup(config, templates=run.templates, model_factory=build)
     use_stored_source(store, episode_id, episode.task, setup.backend)
     link = {"run_id": run.id, "episode_id": episode_id, "turn": live_from}
-    new_run = store.create_run(env=run.env, tasks=[episode.task], model=config.model,
-                               config={**config.model_dump(), "agentkit_version": __version__, "live_from": link},
-                               templates=run.templates)
+    new_run = store.create_run(
+        env=run.env,
+        tasks=[episode.task],
+        model=config.model,
+        config={**config.model_dump(), "agentkit_version": __version__, "live_from": link},
+        templates=run.templates,
+    )
     new_episode = store.start_episode(new_run, episode.task, episode.seed, trial=episode.trial)
     sink = _Tee(store, live_from)
     status = "unfinished"
@@ -230,13 +264,27 @@ def continue_live(
     for rec, rep in zip(recorded, sink.turns):
         for name in ("script", "parse_error", "compile_error", "actions", "reward", "done"):
             if getattr(rec, name) != getattr(rep, name):
-                mismatches.append(f"turn {rec.index}: {name} recorded {getattr(rec, name)!r}, "
-                                  f"replayed {getattr(rep, name)!r}")
+                mismatches.append(
+                    f"turn {rec.index}: {name} recorded {getattr(rec, name)!r}, "
+                    f"replayed {getattr(rep, name)!r}"
+                )
     if len(sink.turns) < live_from:
         mismatches.append(f"the replay ended after {len(sink.turns)} of the {live_from} recorded turns")
     if mismatches:
-        log.warning("episode %s: the replayed turns differ from the record (%d differences); the live part "
-                    "does not start from the recorded state", episode_id, len(mismatches))
-    return LiveReport(source_episode_id=episode_id, source_run_id=run.id, live_from=live_from, run_id=new_run,
-                      episode_id=new_episode, model=config.model, replayed_turns=len(sink.turns),
-                      result=result.to_json(), mismatches=mismatches)
+        log.warning(
+            "episode %s: the replayed turns differ from the record (%d differences); the live part "
+            "does not start from the recorded state",
+            episode_id,
+            len(mismatches),
+        )
+    return LiveReport(
+        source_episode_id=episode_id,
+        source_run_id=run.id,
+        live_from=live_from,
+        run_id=new_run,
+        episode_id=new_episode,
+        model=config.model,
+        replayed_turns=len(sink.turns),
+        result=result.to_json(),
+        mismatches=mismatches,
+    )

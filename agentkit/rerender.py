@@ -53,8 +53,16 @@ from agentkit.transcripts.schema import Blob, Message, Turn
 
 log = logging.getLogger(__name__)
 # Re-exported: callers and tests import them from here.
-__all__ = ["CHARS_PER_TOKEN", "RerenderReport", "StoredImage", "TokenCounter", "TurnChange",
-           "observation_from_json", "rerender_run", "token_counter"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "RerenderReport",
+    "StoredImage",
+    "TokenCounter",
+    "TurnChange",
+    "observation_from_json",
+    "rerender_run",
+    "token_counter",
+]
 
 MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
 REPLY_PRIMING_TOKENS = 3  # the assistant turn the request opens
@@ -97,8 +105,14 @@ class _Messages:
         if content.__class__ is str:
             parts: tuple[Part, ...] = (("text", content),)
         elif isinstance(content, list):
-            parts = tuple([("text", p["text"]) if p.__class__ is dict and p.get("type") == "text" and
-                           p.get("text").__class__ is str else self._part(p) for p in content])
+            parts = tuple(
+                [
+                    ("text", p["text"])
+                    if p.__class__ is dict and p.get("type") == "text" and p.get("text").__class__ is str
+                    else self._part(p)
+                    for p in content
+                ]
+            )
         else:
             parts = (("text", json.dumps(content, sort_keys=True)),)
         msg = (role, parts, json.dumps(extra, sort_keys=True) if extra else "")
@@ -112,8 +126,9 @@ class _Messages:
             if isinstance(content, str):
                 parts: tuple[Part, ...] = (("text", content),)
             else:
-                parts = tuple([("image", p.sha256) if isinstance(p, ImagePart) else ("text", p.text)
-                               for p in content])
+                parts = tuple(
+                    [("image", p.sha256) if isinstance(p, ImagePart) else ("text", p.text) for p in content]
+                )
             key = (message.role, parts, "")
             msg = self.typed[message] = self._interned.setdefault(key, key)
         return msg
@@ -212,10 +227,18 @@ class TurnChange:
         return self.tokens_after - self.tokens_before
 
     def to_json(self) -> dict[str, Any]:
-        return {"episode_id": self.episode_id, "index": self.index, "changed": self.changed,
-                "tokens_before": self.tokens_before, "tokens_after": self.tokens_after, "delta": self.delta,
-                "diff": self.diff, "system_diff": self.system_diff, "system_same_as": self.system_same_as,
-                "history": self.history}
+        return {
+            "episode_id": self.episode_id,
+            "index": self.index,
+            "changed": self.changed,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "delta": self.delta,
+            "diff": self.diff,
+            "system_diff": self.system_diff,
+            "system_same_as": self.system_same_as,
+            "history": self.history,
+        }
 
 
 @dataclass
@@ -252,12 +275,20 @@ class RerenderReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id, "env": self.env, "templates_changed": self.templates_changed,
-            "memory_before": self.memory_before, "memory_after": self.memory_after,
-            "token_counter": self.token_counter, "episodes": self.episodes, "turns": len(self.turns),
-            "changed_turns": self.changed_turns, "tokens_before": self.tokens_before,
-            "tokens_after": self.tokens_after, "delta": self.tokens_after - self.tokens_before,
-            "seconds": self.seconds, "workers": self.workers,
+            "run_id": self.run_id,
+            "env": self.env,
+            "templates_changed": self.templates_changed,
+            "memory_before": self.memory_before,
+            "memory_after": self.memory_after,
+            "token_counter": self.token_counter,
+            "episodes": self.episodes,
+            "turns": len(self.turns),
+            "changed_turns": self.changed_turns,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "delta": self.tokens_after - self.tokens_before,
+            "seconds": self.seconds,
+            "workers": self.workers,
             "episodes_without_context": self.episodes_without_context,
             "per_turn": [t.to_json() for t in self.turns],
         }
@@ -266,7 +297,9 @@ class RerenderReport:
 # --- what a run's prompts were made from ------------------------------------------------------------
 
 
-def overlay_templates(recorded: dict[str, str], template_set: str, templates_dir: str | Path | None) -> dict[str, str]:
+def overlay_templates(
+    recorded: dict[str, str], template_set: str, templates_dir: str | Path | None
+) -> dict[str, str]:
     """The run's recorded template sources, overridden by the files ``templates_dir`` provides.
 
     ``templates_dir`` is read as ``agentkit run --templates`` reads it (a folder, with files in
@@ -284,7 +317,9 @@ def overlay_templates(recorded: dict[str, str], template_set: str, templates_dir
         folders = [resources.files("agentkit.prompts").joinpath("templates").joinpath(str(templates_dir))]
     provided = [n for n in (*TEMPLATE_NAMES, EXAMPLES_NAME) if any(f.joinpath(n).is_file() for f in folders)]
     if not provided:
-        raise TemplateError(f"--templates {templates_dir}: no {', '.join((*TEMPLATE_NAMES, EXAMPLES_NAME))} in it")
+        raise TemplateError(
+            f"--templates {templates_dir}: no {', '.join((*TEMPLATE_NAMES, EXAMPLES_NAME))} in it"
+        )
     for name in provided:
         sources[name] = resolved[name]
     return sources
@@ -324,13 +359,21 @@ class _Recorded:
 _EPISODE: BindParameter[str] = bindparam("episode_id")
 # Built once: constructing and caching a statement per episode costs as much as running it.
 _TURNS_OF_EPISODE = (
-    select(TURNS.c.id, TURNS.c["index"], TURNS.c.observation, TURNS.c.answer, TURNS.c.parse_error,
-           TURNS.c.compile_error)
+    select(
+        TURNS.c.id,
+        TURNS.c["index"],
+        TURNS.c.observation,
+        TURNS.c.answer,
+        TURNS.c.parse_error,
+        TURNS.c.compile_error,
+    )
     .where(TURNS.c.episode_id == _EPISODE)
     .order_by(TURNS.c["index"])
 )
 _MESSAGES_OF_EPISODE = (
-    select(MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text))
+    select(
+        MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text)
+    )
     .where(MESSAGES.c.turn_id.in_(select(TURNS.c.id).where(TURNS.c.episode_id == _EPISODE).scalar_subquery()))
     .order_by(MESSAGES.c.turn_id, MESSAGES.c.position)
 )
@@ -341,8 +384,9 @@ def _compiled(store: TranscriptReader, statement: Any) -> tuple[str, Any]:
     compiled = statement.compile(dialect=store.engine.dialect)
     names = compiled.positiontup
     if names:  # positional parameter style (SQLite's "?")
-        return str(compiled), lambda episode_id: tuple(compiled.construct_params({"episode_id": episode_id})[n]
-                                                       for n in names)
+        return str(compiled), lambda episode_id: tuple(
+            compiled.construct_params({"episode_id": episode_id})[n] for n in names
+        )
     return str(compiled), lambda episode_id: compiled.construct_params({"episode_id": episode_id})
 
 
@@ -382,11 +426,17 @@ class _EpisodeReader:
         rows = cursor.fetchall()
         cursor.execute(self._messages_sql, self._messages_params(episode_id))
         # schema 1: every turn's rows; schema 2 after them (agentkit.transcripts.prompt_reader)
-        refs = [*cursor.fetchall(), *((turn_id, *ref) for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
-                                      for ref in turn_refs)]
+        refs = [
+            *cursor.fetchall(),
+            *(
+                (turn_id, *ref)
+                for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
+                for ref in turn_refs
+            ),
+        ]
         missing = sorted({r[2] for r in refs} - contents.keys())
         for i in range(0, len(missing), 500):
-            chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i:i + 500]))
+            chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i : i + 500]))
             for sha, data in self._conn.execute(chosen):
                 contents[sha] = json.loads(bytes(data))
         msgs, interned = self.msgs, self._interned
@@ -402,7 +452,9 @@ class _EpisodeReader:
                 current = by_turn[turn_id] = []
                 last_turn = turn_id
             current.append(msg)
-        return [_Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows]
+        return [
+            _Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows
+        ]
 
 
 # --- re-rendering ----------------------------------------------------------------------------------------
@@ -476,13 +528,26 @@ def rerender_run(
     check_same_control(config.control, control, run_id)  # another mode cannot re-render these turns
     template_set, commands, backend_context = backend_prompt_facts(config)
     sources = overlay_templates(run.templates, template_set, templates_dir)
-    job = _Job(store, PromptRenderer(sources, include_images=config.include_images),
-               memory_policy_from_spec(memory or config.memory), config, commands, backend_context,
-               counter or token_counter(run.model), full_prompt, context_lines)
+    job = _Job(
+        store,
+        PromptRenderer(sources, include_images=config.include_images),
+        memory_policy_from_spec(memory or config.memory),
+        config,
+        commands,
+        backend_context,
+        counter or token_counter(run.model),
+        full_prompt,
+        context_lines,
+    )
     report = RerenderReport(
-        run_id=run_id, env=run.env,
-        templates_changed=sorted(n for n in set(sources) | set(run.templates) if sources.get(n) != run.templates.get(n)),
-        memory_before=config.memory, memory_after=job.policy.spec, token_counter=job.counter.name,
+        run_id=run_id,
+        env=run.env,
+        templates_changed=sorted(
+            n for n in set(sources) | set(run.templates) if sources.get(n) != run.templates.get(n)
+        ),
+        memory_before=config.memory,
+        memory_after=job.policy.spec,
+        token_counter=job.counter.name,
     )
     episodes = store.list_episodes(run_id=run_id)
     if episode_ids is not None:
@@ -520,7 +585,9 @@ def _workers(asked: int | None, turns: int, episodes: int) -> int:
     return max(1, min(round(idle), 8, episodes))
 
 
-def _run_parallel(job: _Job, plan: list[tuple[str, str]], turns: list[int], workers: int) -> list[_EpisodeOutcome]:
+def _run_parallel(
+    job: _Job, plan: list[tuple[str, str]], turns: list[int], workers: int
+) -> list[_EpisodeOutcome]:
     """The episodes split into ``workers`` contiguous parts of about equal turns, one forked
     process each (this process doing the last), results in plan order."""
     global _FORKED_JOB
@@ -588,15 +655,27 @@ def _typed_only(selected: list[TypedMessage | dict[str, Any]]) -> list[TypedMess
     return typed
 
 
-def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Recorded],
-                      context: dict[str, Any] | None, msgs: _Messages, differ: _Differ) -> list[TurnChange]:
+def _rerender_episode(
+    job: _Job,
+    episode_id: str,
+    task: str,
+    recorded: list[_Recorded],
+    context: dict[str, Any] | None,
+    msgs: _Messages,
+    differ: _Differ,
+) -> list[TurnChange]:
     """Re-render one episode's turns with the variables its prompts were made from: the recorded
     ones, or for an older transcript the run's vocabulary and limits with the backend's static facts."""
     renderer = job.renderer
     if context is None:
         first = observation_from_json(recorded[0].observation)
-        context = {"commands": job.commands, "max_scripts": job.config.max_scripts, "task": task,
-                   "has_images": renderer.include_images and bool(first.images), **job.backend_context}
+        context = {
+            "commands": job.commands,
+            "max_scripts": job.config.max_scripts,
+            "task": task,
+            "has_images": renderer.include_images and bool(first.images),
+            **job.backend_context,
+        }
     prefix = [msgs.of_typed(m) for m in _prefix(renderer, context)]
     history: list[TurnMessages] = []
     interned = msgs.typed  # rendered typed messages -> interned messages (by value)
@@ -612,24 +691,31 @@ def _rerender_episode(job: _Job, episode_id: str, task: str, recorded: list[_Rec
         msgs.of_typed(assistant_message)
         selected = _typed_only(job.policy.select(history))
         # the history's messages are interned already; a policy that rewrites messages (dropping images) makes new ones
-        found = [m if m is not None else msgs.of_typed(d) for m, d in zip(map(interned.get, selected), selected)]
+        found = [
+            m if m is not None else msgs.of_typed(d) for m, d in zip(map(interned.get, selected), selected)
+        ]
         new = [*prefix, *found, user]
         old = turn.messages
-        change = TurnChange(episode_id, turn.index, new != old, msgs.prompt_tokens(old), msgs.prompt_tokens(new))
+        change = TurnChange(
+            episode_id, turn.index, new != old, msgs.prompt_tokens(old), msgs.prompt_tokens(new)
+        )
         if change.changed:
             label = f"{episode_id} turn {turn.index}"
             if job.full_prompt:
                 change.diff = differ.prompts(old, new, label)
             else:
                 if old[:1] != new[:1]:
-                    change.system_diff = differ.messages(old[0] if old else None, new[0] if new else None,
-                                                         f"{label} system")
+                    change.system_diff = differ.messages(
+                        old[0] if old else None, new[0] if new else None, f"{label} system"
+                    )
                 if old[-1:] != new[-1:]:
                     change.diff = differ.messages(old[-1] if old else None, new[-1], label)
             old_hist, new_hist = old[1:-1], new[1:-1]
             if len(old_hist) != len(new_hist) or _count_images(old_hist) != _count_images(new_hist):
-                change.history = (f"history: {len(old_hist)} messages, {_count_images(old_hist)} images -> "
-                                  f"{len(new_hist)} messages, {_count_images(new_hist)} images")
+                change.history = (
+                    f"history: {len(old_hist)} messages, {_count_images(old_hist)} images -> "
+                    f"{len(new_hist)} messages, {_count_images(new_hist)} images"
+                )
         out.append(change)
         history.append(TurnMessages(user=user_message, assistant=assistant_message))
         feedback = turn.parse_error.get("message") if turn.parse_error else turn.compile_error

@@ -28,8 +28,9 @@ class RunInputTokens:
         return input_tokens_line(self.input_tokens, self.cached_tokens, self.cost_usd, self.saved_usd)
 
 
-def run_input_tokens(store: Any, run_id: str, model: str,
-                     price_per_mtok: tuple[float, float] | None = None) -> RunInputTokens | None:
+def run_input_tokens(
+    store: Any, run_id: str, model: str, price_per_mtok: tuple[float, float] | None = None
+) -> RunInputTokens | None:
     """The sums of run ``run_id`` in ``store`` (a ``TranscriptStore``), or None when it sent no input
     tokens (reference, human and replayed answers) or the database cannot say."""
     from sqlalchemy import func, select
@@ -37,11 +38,18 @@ def run_input_tokens(store: Any, run_id: str, model: str,
 
     from agentkit.transcripts.schema import Episode, Turn, TurnModelCall
 
-    turns = (select(func.coalesce(func.sum(Turn.input_tokens), 0), func.coalesce(func.sum(Turn.cost_usd), 0.0))
-             .join(Episode, Episode.id == Turn.episode_id).where(Episode.run_id == run_id))
-    cached = (select(func.coalesce(func.sum(TurnModelCall.provider_cached_tokens), 0))
-              .select_from(TurnModelCall).join(Turn, Turn.id == TurnModelCall.turn_id)
-              .join(Episode, Episode.id == Turn.episode_id).where(Episode.run_id == run_id))
+    turns = (
+        select(func.coalesce(func.sum(Turn.input_tokens), 0), func.coalesce(func.sum(Turn.cost_usd), 0.0))
+        .join(Episode, Episode.id == Turn.episode_id)
+        .where(Episode.run_id == run_id)
+    )
+    cached = (
+        select(func.coalesce(func.sum(TurnModelCall.provider_cached_tokens), 0))
+        .select_from(TurnModelCall)
+        .join(Turn, Turn.id == TurnModelCall.turn_id)
+        .join(Episode, Episode.id == Turn.episode_id)
+        .where(Episode.run_id == run_id)
+    )
     try:
         with store.engine.connect() as conn:
             inputs, cost = conn.execute(turns).one()

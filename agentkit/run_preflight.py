@@ -25,15 +25,18 @@ class PreflightError(ValueError):
     """The run cannot reach its model; the message is one line naming the option to fix."""
 
 
-def check_model_access(model: str, api_base: str | None, api_key_env: str | None,
-                       timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+def check_model_access(
+    model: str, api_base: str | None, api_key_env: str | None, timeout_s: float = CONNECT_TIMEOUT_S
+) -> None:
     """Raise PreflightError when ``api_key_env`` names an unset or empty variable, or when nothing
     accepts a TCP connection at ``api_base``'s host and port. Local models need neither."""
     if model in LOCAL_MODELS:
         return
     if api_key_env is not None and not os.environ.get(api_key_env, "").strip():
-        raise PreflightError(f"--api-key-env: the environment variable {api_key_env} is unset or empty "
-                             f"(set it to the API key of {model})")
+        raise PreflightError(
+            f"--api-key-env: the environment variable {api_key_env} is unset or empty "
+            f"(set it to the API key of {model})"
+        )
     if api_base:
         _check_reachable(api_base, timeout_s)
 

@@ -32,8 +32,12 @@ log = logging.getLogger(__name__)
 RELAUNCH = (EndReason.MODEL_ERROR, EndReason.ENV_ERROR)
 # What a resumed run plays again: never finished, failed for infrastructure reasons, or stopped
 # by the run (Ctrl-C, a run budget) rather than by the episode itself.
-RERUN_REASONS = {EndReason.MODEL_ERROR.value, EndReason.ENV_ERROR.value, EndReason.CANCELLED.value,
-                 EndReason.STORAGE_ERROR.value}
+RERUN_REASONS = {
+    EndReason.MODEL_ERROR.value,
+    EndReason.ENV_ERROR.value,
+    EndReason.CANCELLED.value,
+    EndReason.STORAGE_ERROR.value,
+}
 
 
 def episode_id_for(run_id: str, task: str, trial: int, seed: int, attempt: int) -> str:
@@ -67,7 +71,9 @@ class _BudgetedPlayer:
     def __init__(self, inner: Participant, budget: RunBudget) -> None:
         self.inner, self.budget, self.name = inner, budget, inner.name
 
-    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+    def answer(
+        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
+    ) -> Answer:
         answer = self.inner.answer(messages, observation, vocabulary)
         self.budget.add(answer.reply.usage)
         return answer
@@ -85,8 +91,9 @@ class Worker:
 
     def _parts(self) -> EpisodeSetup:
         if self.setup is None:
-            setup = make_setup(self.ctx.config, templates=self.ctx.templates, api_key=self.ctx.api_key,
-                               cache=self.store)
+            setup = make_setup(
+                self.ctx.config, templates=self.ctx.templates, api_key=self.ctx.api_key, cache=self.store
+            )
             setup.model = _BudgetedPlayer(as_participant(setup.model), self.budget)
             self.setup = setup
         return self.setup
@@ -111,13 +118,21 @@ class Worker:
         attempt = planned.first_attempt
         while True:
             result = self._play_once(planned, attempt)
-            retry = (result.end_reason in RELAUNCH and result.relaunchable
-                     and attempt + 1 - planned.first_attempt < config.max_attempts
-                     and self.budget.stop_reason() is None)
+            retry = (
+                result.end_reason in RELAUNCH
+                and result.relaunchable
+                and attempt + 1 - planned.first_attempt < config.max_attempts
+                and self.budget.stop_reason() is None
+            )
             if not retry:
                 return result
-            log.warning("%s trial %d: %s on attempt %d; relaunching", planned.task, planned.trial,
-                        result.end_reason.value, attempt)
+            log.warning(
+                "%s trial %d: %s on attempt %d; relaunching",
+                planned.task,
+                planned.trial,
+                result.end_reason.value,
+                attempt,
+            )
             if result.end_reason is EndReason.ENV_ERROR:
                 self._drop_parts()  # a fresh simulator for the relaunch
             attempt += 1
@@ -126,15 +141,27 @@ class Worker:
         episode_id = episode_id_for(self.ctx.run_id, planned.task, planned.trial, planned.seed, attempt)
         rule = self.ctx.config.pass_rule
         try:
-            self.store.start_episode(self.ctx.run_id, planned.task, planned.seed, trial=planned.trial,
-                                     attempt=attempt, episode_id=episode_id)
+            self.store.start_episode(
+                self.ctx.run_id,
+                planned.task,
+                planned.seed,
+                trial=planned.trial,
+                attempt=attempt,
+                episode_id=episode_id,
+            )
         except StorageError as exc:
             log.info("episode %s (%s) not started: %s", episode_id, planned.task, exc)
             return _ended(episode_id, planned, EndReason.STORAGE_ERROR, rule, error=str(exc))
         try:
             setup = self._parts()
-            result = run_episode(setup, planned.task, planned.seed, sink=self.store, episode_id=episode_id,
-                                 should_stop=self.budget.stop_reason)
+            result = run_episode(
+                setup,
+                planned.task,
+                planned.seed,
+                sink=self.store,
+                episode_id=episode_id,
+                should_stop=self.budget.stop_reason,
+            )
         except StorageError as exc:  # e.g. the response cache could not be written
             log.info("episode %s (%s): %s", episode_id, planned.task, exc)
             result = _ended(episode_id, planned, EndReason.STORAGE_ERROR, rule, error=str(exc))
@@ -160,17 +187,30 @@ class Worker:
             log.info("episode %s (%s) not closed: %s", episode_id, planned.task, exc)
             if result.end_reason is not EndReason.STORAGE_ERROR:
                 result.end_reason, result.error = EndReason.STORAGE_ERROR, str(exc)
-                result.success, result.metrics = judge_metrics(rule, EndReason.STORAGE_ERROR, False, result.metrics)
+                result.success, result.metrics = judge_metrics(
+                    rule, EndReason.STORAGE_ERROR, False, result.metrics
+                )
         return result
 
 
-def _ended(episode_id: str, planned: PlannedEpisode, reason: EndReason, rule: str,
-           error: str | None = None) -> EpisodeResult:
+def _ended(
+    episode_id: str, planned: PlannedEpisode, reason: EndReason, rule: str, error: str | None = None
+) -> EpisodeResult:
     """The result of an episode that ended before its loop could judge it, judged by the run's rule."""
     success, metrics = judge_metrics(rule, reason, False, {})
-    return EpisodeResult(episode_id=episode_id, task=planned.task, seed=planned.seed, success=success,
-                         reward=0.0, end_reason=reason, scripts=0, turns=0, trial=planned.trial, metrics=metrics,
-                         error=error)
+    return EpisodeResult(
+        episode_id=episode_id,
+        task=planned.task,
+        seed=planned.seed,
+        success=success,
+        reward=0.0,
+        end_reason=reason,
+        scripts=0,
+        turns=0,
+        trial=planned.trial,
+        metrics=metrics,
+        error=error,
+    )
 
 
 # --- thread and process pools share one entry point -------------------------------------------
@@ -179,8 +219,14 @@ _local = threading.local()
 _process_ctx: tuple[WorkerContext, RunBudget] | None = None
 
 
-def thread_worker(ctx: WorkerContext, budget: RunBudget, store: TranscriptStore, planned: PlannedEpisode,
-                  registry: list[Worker], lock: threading.Lock) -> EpisodeResult:
+def thread_worker(
+    ctx: WorkerContext,
+    budget: RunBudget,
+    store: TranscriptStore,
+    planned: PlannedEpisode,
+    registry: list[Worker],
+    lock: threading.Lock,
+) -> EpisodeResult:
     """Run in a pool thread: reuse this thread's Worker (created on first use)."""
     worker = getattr(_local, "worker", None)
     if worker is None or worker.ctx is not ctx:
@@ -198,7 +244,9 @@ def process_init(ctx: WorkerContext, stop_cell: Any) -> None:
 
     # Ctrl-C goes to the parent, which sets the stop flag; workers end their episode cleanly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # (tied to the parent's life by agentkit.worker_guard)
-    config = ctx.config.model_copy(update={"run_max_cost_usd": None, "run_max_tokens": None, "run_max_wall_s": None})
+    config = ctx.config.model_copy(
+        update={"run_max_cost_usd": None, "run_max_tokens": None, "run_max_wall_s": None}
+    )
     _process_ctx = (ctx, RunBudget(config, flag=StopFlag(stop_cell)))
 
 
@@ -208,4 +256,3 @@ def process_worker(planned: PlannedEpisode) -> EpisodeResult:
     if worker is None:
         worker = _local.worker = Worker(*_process_ctx)
     return worker.play(planned)
-

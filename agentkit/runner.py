@@ -70,7 +70,9 @@ class RunSummary:
     run_id: str
     config: RunConfig
     episodes: list[EpisodeResult] = field(default_factory=list)
-    stopped: EndReason | None = None  # set when a run-wide limit, Ctrl-C or a storage error ended the run early
+    stopped: EndReason | None = (
+        None  # set when a run-wide limit, Ctrl-C or a storage error ended the run early
+    )
     error: str | None = None  # the storage error that stopped the run, if one did
     # Why the run stopped early, in one line (a model failing episode after episode), if it did.
     stop_message: str | None = None
@@ -140,11 +142,17 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
 def _result_of(info: Any) -> EpisodeResult:
     """An EpisodeResult rebuilt from a stored episode (for the summary of a resumed run)."""
     return EpisodeResult(
-        episode_id=info.id, task=info.task, seed=info.seed, success=bool(info.success), reward=info.reward or 0.0,
+        episode_id=info.id,
+        task=info.task,
+        seed=info.seed,
+        success=bool(info.success),
+        reward=info.reward or 0.0,
         end_reason=EndReason(info.end_reason) if info.end_reason else EndReason.CANCELLED,
-        scripts=info.scripts or 0, turns=info.turns or 0,
+        scripts=info.scripts or 0,
+        turns=info.turns or 0,
         usage=Usage(info.input_tokens or 0, info.output_tokens or 0, info.cost_usd or 0.0),
-        trial=info.trial, metrics=dict(info.metrics or {}),
+        trial=info.trial,
+        metrics=dict(info.metrics or {}),
     )
 
 
@@ -185,17 +193,30 @@ def execute_run(
     ctx = WorkerContext(config=config, db_url=store.url, run_id=run_id, templates=templates, api_key=api_key)
     summary = RunSummary(run_id=run_id, config=config, episodes=list(done))
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), disable=not show_progress, transient=True,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=not show_progress,
+        transient=True,
     )
     status = "unfinished"
     keeper = LeaseKeeper(lambda: store.renew_run(run_id, lease), on_lost=budget.cancel)
     try:
         with keeper, progress, terminal_hold.showing(progress):  # a person typing holds the bar still
-            bar = progress.add_task(f"{config.env} ({config.model}, {config.max_concurrency} at once)",
-                                    total=len(plan) + len(done), completed=len(done))
-            tally = _Tally(summary, budget, counts_usage=kind == "processes", on_episode=on_episode,
-                           advance=lambda: progress.advance(bar))
+            bar = progress.add_task(
+                f"{config.env} ({config.model}, {config.max_concurrency} at once)",
+                total=len(plan) + len(done),
+                completed=len(done),
+            )
+            tally = _Tally(
+                summary,
+                budget,
+                counts_usage=kind == "processes",
+                on_episode=on_episode,
+                advance=lambda: progress.advance(bar),
+            )
             _play_all(plan, ctx, store, budget, kind, stop_cell, tally.finished)
         summary.stopped = budget.flag.get()
         status = "finished" if summary.stopped is None else "stopped"
@@ -214,29 +235,41 @@ def execute_run(
     return summary
 
 
-def _open_run(config: RunConfig, store: TranscriptStore, resume_run_id: str | None) -> tuple[
-        RunConfig, str, dict[str, str], Any, dict[tuple[str, int, int], Any], Usage]:
+def _open_run(
+    config: RunConfig, store: TranscriptStore, resume_run_id: str | None
+) -> tuple[RunConfig, str, dict[str, str], Any, dict[tuple[str, int, int], Any], Usage]:
     """The run to play, created or (``resume_run_id``) taken over, with its lease: its configuration
     (a resumed run's own, with this command's concurrency, workers and api_base), id, templates, the
     latest record of each planned episode, and what the run has spent so far."""
     if not resume_run_id:
         templates = _check_and_templates(config)
-        run_id = store.create_run(env=config.env, tasks=config.tasks, model=config.model,
-                                  config={**config.model_dump(), "agentkit_version": __version__}, templates=templates)
+        run_id = store.create_run(
+            env=config.env,
+            tasks=config.tasks,
+            model=config.model,
+            config={**config.model_dump(), "agentkit_version": __version__},
+            templates=templates,
+        )
         return config, run_id, templates, store.take_run(run_id), {}, Usage()
     run = store.get_run(resume_run_id)
     stored = RunConfig.from_stored(run.config)
     from agentkit.url_redaction import url_to_resume  # the stored api_base lost its credentials
 
-    config = stored.model_copy(update={"max_concurrency": config.max_concurrency, "workers": config.workers,
-                                       "api_base": url_to_resume(stored.api_base, config.api_base)})
+    config = stored.model_copy(
+        update={
+            "max_concurrency": config.max_concurrency,
+            "workers": config.workers,
+            "api_base": url_to_resume(stored.api_base, config.api_base),
+        }
+    )
     lease = store.take_run(resume_run_id)  # one live writer per run: RunBusyError if another writes it
     latest, spent = _resume_state(store, resume_run_id)
     return config, resume_run_id, run.templates, lease, latest, spent
 
 
-def _plan(config: RunConfig, latest: dict[tuple[str, int, int], Any]) -> tuple[list[EpisodeResult],
-                                                                              list[PlannedEpisode]]:
+def _plan(
+    config: RunConfig, latest: dict[tuple[str, int, int], Any]
+) -> tuple[list[EpisodeResult], list[PlannedEpisode]]:
     """The episodes already finished for good (kept as they are), and those to play (again)."""
     done: list[EpisodeResult] = []
     plan: list[PlannedEpisode] = []
@@ -253,8 +286,14 @@ class _Tally:
     """What happens as each episode ends: it joins the summary, and the run stops after too many model
     errors in a row or when the store cannot write."""
 
-    def __init__(self, summary: RunSummary, budget: RunBudget, counts_usage: bool,
-                 on_episode: Callable[[EpisodeResult], None] | None, advance: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        summary: RunSummary,
+        budget: RunBudget,
+        counts_usage: bool,
+        on_episode: Callable[[EpisodeResult], None] | None,
+        advance: Callable[[], None],
+    ) -> None:
         self.summary, self.budget, self.counts_usage = summary, budget, counts_usage
         self.on_episode, self.advance = on_episode, advance
         self.streak = 0  # episodes in a row that ended in model_error
@@ -265,8 +304,9 @@ class _Tally:
         self.streak = self.streak + 1 if result.end_reason is EndReason.MODEL_ERROR else 0
         limit = summary.config.max_consecutive_model_errors
         if limit is not None and self.streak >= limit and budget.stop_reason() is None:
-            summary.stop_message = (f"{self.streak} episodes in a row ended in model errors (last: "
-                                    f"{result.error or 'no detail'})")
+            summary.stop_message = (
+                f"{self.streak} episodes in a row ended in model errors (last: {result.error or 'no detail'})"
+            )
             budget.stop(EndReason.MODEL_ERROR)
         if result.end_reason is EndReason.STORAGE_ERROR:  # nothing more can be kept: stop the run
             summary.error = summary.error or result.error
@@ -278,8 +318,15 @@ class _Tally:
         self.advance()
 
 
-def _play_all(plan: list[PlannedEpisode], ctx: WorkerContext, store: TranscriptStore, budget: RunBudget, kind: str,
-              stop_cell: Any, finished: Callable[[EpisodeResult], None]) -> None:
+def _play_all(
+    plan: list[PlannedEpisode],
+    ctx: WorkerContext,
+    store: TranscriptStore,
+    budget: RunBudget,
+    kind: str,
+    stop_cell: Any,
+    finished: Callable[[EpisodeResult], None],
+) -> None:
     """Keep ``max_concurrency`` episodes in flight; stop submitting once the run must stop."""
     if not plan:
         return
@@ -290,10 +337,14 @@ def _play_all(plan: list[PlannedEpisode], ctx: WorkerContext, store: TranscriptS
     if kind == "processes":
         # The worker's first act is to tie its life to this process (agentkit.worker_guard); its
         # context is unpickled, and the runner imported, only after that.
-        pool = ProcessPoolExecutor(max_workers=min(n, os.cpu_count() or 1), mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=guarded_init,
-                                   initargs=initializer_args(f"{process_init.__module__}:{process_init.__name__}",
-                                                             (ctx,), stop_cell))
+        pool = ProcessPoolExecutor(
+            max_workers=min(n, os.cpu_count() or 1),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=guarded_init,
+            initargs=initializer_args(
+                f"{process_init.__module__}:{process_init.__name__}", (ctx,), stop_cell
+            ),
+        )
         submit = lambda p: pool.submit(process_worker, p)
     else:
         pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="episode")

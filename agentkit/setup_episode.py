@@ -84,7 +84,9 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
     )
 
 
-def wrap_model(model: Model | Participant, config: RunConfig, cache: ResponseCache | None) -> Model | Participant:
+def wrap_model(
+    model: Model | Participant, config: RunConfig, cache: ResponseCache | None
+) -> Model | Participant:
     """Add the run's rate limit and response cache around an API model."""
     from agentkit.models.litellm_model import LiteLLMModel
 
@@ -94,8 +96,14 @@ def wrap_model(model: Model | Participant, config: RunConfig, cache: ResponseCac
     if config.rate_limit_rpm:
         wrapped = RateLimitedModel(wrapped, limiter_for(provider_of(config.model), config.rate_limit_rpm))
     if config.cache and cache is not None:
-        params = {"temperature": config.temperature, "max_tokens": config.max_tokens, "api_base": config.api_base}
-        if config.fold_system:  # another request than the unfolded one (kept out otherwise: old keys stay valid)
+        params = {
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+            "api_base": config.api_base,
+        }
+        if (
+            config.fold_system
+        ):  # another request than the unfolded one (kept out otherwise: old keys stay valid)
             params["fold_system"] = True
         wrapped = CachedModel(wrapped, cache, params, config.cache_max_age_s)
     return wrapped
@@ -124,9 +132,15 @@ def make_setup(
 ) -> EpisodeSetup:
     """All parts of an episode. ``templates`` (stored sources) override the config's template folder."""
     backend = make_backend(config)
-    sources = templates if templates is not None else resolve_templates(backend.template_set, config.templates_dir)
+    sources = (
+        templates if templates is not None else resolve_templates(backend.template_set, config.templates_dir)
+    )
     renderer = PromptRenderer(sources, include_images=config.include_images)
-    model = model_factory(backend) if model_factory else wrap_model(make_model(config, backend, api_key), config, cache)
+    model = (
+        model_factory(backend)
+        if model_factory
+        else wrap_model(make_model(config, backend, api_key), config, cache)
+    )
     control, watch = control_parts(config, backend)
     return EpisodeSetup(
         backend=backend,

@@ -22,7 +22,9 @@ class StoredImage(EncodedImage):
     """
 
     def data_url(self) -> str:
-        raise ValueError(f"image {self.sha256[:12]}: a stored image has no bytes here; refer to it by its sha256")
+        raise ValueError(
+            f"image {self.sha256[:12]}: a stored image has no bytes here; refer to it by its sha256"
+        )
 
 
 _OBSERVATION_FIELDS = {f.name for f in fields(Observation)} - {"images", "privileged"}
@@ -31,8 +33,14 @@ _OBSERVATION_FIELDS = {f.name for f in fields(Observation)} - {"images", "privil
 def observation_from_json(data: dict[str, Any]) -> Observation:
     """The Observation a stored turn's ``observation`` JSON describes (privileged state is not stored)."""
     images: list[EncodedImage] = [
-        StoredImage(label=str(i.get("label", "")), media_type=str(i.get("media_type", "")), data=b"",
-                    sha256=str(i["sha256"]), width=int(i.get("width") or 0), height=int(i.get("height") or 0))
+        StoredImage(
+            label=str(i.get("label", "")),
+            media_type=str(i.get("media_type", "")),
+            data=b"",
+            sha256=str(i["sha256"]),
+            width=int(i.get("width") or 0),
+            height=int(i.get("height") or 0),
+        )
         for i in data.get("images") or []
         if isinstance(i, dict) and "sha256" in i
     ]

@@ -20,7 +20,9 @@ def suite_tasks(env: str, suite: str) -> list[str]:
 
     suites = get_backend(env).suites()
     if suite not in suites:
-        raise UnknownSuite(f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}")
+        raise UnknownSuite(
+            f"unknown suite {suite!r} for env {env!r}; known: {', '.join(sorted(suites)) or 'none'}"
+        )
     return list(suites[suite])
 
 

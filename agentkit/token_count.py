@@ -96,6 +96,10 @@ def token_counter(model: str | None = None) -> TokenCounter:
     try:
         return TokenCounter(tiktoken.get_encoding(name))
     except Exception as exc:  # a missing BPE file shows up as a network error
-        log.warning("no offline tokenizer (%s: %s); counting tokens as characters / %d",
-                    type(exc).__name__, exc, CHARS_PER_TOKEN)
+        log.warning(
+            "no offline tokenizer (%s: %s); counting tokens as characters / %d",
+            type(exc).__name__,
+            exc,
+            CHARS_PER_TOKEN,
+        )
         return TokenCounter()

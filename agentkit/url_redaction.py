@@ -21,10 +21,29 @@ REDACTED = "REDACTED"
 
 # A query parameter is secret when one of its words (split on anything but letters and digits,
 # and on camelCase) is one of these: "api_key", "X-Api-Key", "accessToken", "sig", "subscription-key"...
-_SECRET_WORDS = frozenset({
-    "key", "apikey", "token", "secret", "password", "passwd", "pwd", "pass", "sig", "signature", "auth",
-    "authorization", "credential", "credentials", "session", "sessionid", "cookie", "bearer", "jwt",
-})
+_SECRET_WORDS = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "sig",
+        "signature",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "session",
+        "sessionid",
+        "cookie",
+        "bearer",
+        "jwt",
+    }
+)
 
 # A URL in free text ends before white space or quotes, and before trailing punctuation.
 _URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]*[^\s'\"<>`.,;:!?)\]]")
@@ -46,8 +65,9 @@ def _redact_query(query: str) -> str:
     pairs = parse_qsl(query, keep_blank_values=True)
     if not any(is_secret_param(k) for k, _ in pairs):
         return query  # untouched: the stored URL stays exactly what was given
-    return "&".join(f"{quote(k, safe='')}={REDACTED if is_secret_param(k) else quote(v, safe='')}"
-                    for k, v in pairs)
+    return "&".join(
+        f"{quote(k, safe='')}={REDACTED if is_secret_param(k) else quote(v, safe='')}" for k, v in pairs
+    )
 
 
 def redact_url(url: str) -> str:
@@ -61,8 +81,15 @@ def redact_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         netloc = parts.netloc.rpartition("@")[2]  # drop "user:password@"
-        return urlunsplit((parts.scheme, netloc, parts.path, _redact_query(parts.query),
-                           _redact_query(parts.fragment) if "=" in parts.fragment else parts.fragment))
+        return urlunsplit(
+            (
+                parts.scheme,
+                netloc,
+                parts.path,
+                _redact_query(parts.query),
+                _redact_query(parts.fragment) if "=" in parts.fragment else parts.fragment,
+            )
+        )
     except ValueError:
         return f"[a URL that could not be parsed, {REDACTED}]"
 
@@ -115,6 +142,10 @@ def url_to_resume(stored: str | None, given: str | None, what: str = "--api-base
     if given and stored and redact_url(given) == stored:
         return given
     if stored and REDACTED in stored:
-        log.warning("%s of the stored run had its credentials removed (%s); give the full URL again with %s",
-                    what, stored, what)
+        log.warning(
+            "%s of the stored run had its credentials removed (%s); give the full URL again with %s",
+            what,
+            stored,
+            what,
+        )
     return stored

@@ -31,14 +31,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="episodes per task (seeds 0..N-1)")
     parser.add_argument("--suite", default="aai-children40")
-    parser.add_argument("--keep-store", type=Path, default=None, help="write transcripts here instead of a temp file")
+    parser.add_argument(
+        "--keep-store", type=Path, default=None, help="write transcripts here instead of a temp file"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
     tasks = suites()[args.suite]
     config = RunConfig(
-        env="aai-arena", tasks=tasks, episodes=args.seeds, seed=0, include_images=False, memory="markovian",
-        observer=ObserverSettings(views=["structured"]), backend_options={"frames": False},
+        env="aai-arena",
+        tasks=tasks,
+        episodes=args.seeds,
+        seed=0,
+        include_images=False,
+        memory="markovian",
+        observer=ObserverSettings(views=["structured"]),
+        backend_options={"frames": False},
     )
     with tempfile.TemporaryDirectory() as tmp:
         db = args.keep_store or Path(tmp) / "arena_children.db"
@@ -49,14 +57,20 @@ def main() -> None:
         store.engine.dispose()
 
     episodes = summary.episodes
-    print(f"reference agent on {args.suite}: {len(tasks)} tasks x {args.seeds} seeds = {len(episodes)} episodes, "
-          f"{wall:.1f} s wall time")
+    print(
+        f"reference agent on {args.suite}: {len(tasks)} tasks x {args.seeds} seeds = {len(episodes)} episodes, "
+        f"{wall:.1f} s wall time"
+    )
     print(format_pass_table(episodes))
     counts = pass_counts(episodes)
     weak = [level for level in (1, 2, 3) if level in counts and counts[level][0] / counts[level][1] < 0.8]
     if weak:
         print(f"below the 0.8 target: levels {weak}")
-    failed = [(e.task, e.seed, e.end_reason.value, round(e.reward, 3)) for e in episodes if not e.metrics.get("pass")]
+    failed = [
+        (e.task, e.seed, e.end_reason.value, round(e.reward, 3))
+        for e in episodes
+        if not e.metrics.get("pass")
+    ]
     for task, seed, reason, reward in failed:
         print(f"  not passed: {task} seed {seed} ({reason}, reward {reward})")
 

@@ -35,14 +35,20 @@ class Scene:
     name: str
     reference: str  # file in docs/arena-look/animal-ai/
     arena: str  # a Testbed id, or the items of an !Arena (YAML)
-    pose: tuple[float, float, float, float, float] | None  # eye x, y, z, heading, pitch; None: the agent's camera
+    pose: (
+        tuple[float, float, float, float, float] | None
+    )  # eye x, y, z, heading, pitch; None: the agent's camera
     caption: str
 
 
-def item(name: str, x: float, z: float, size=(1.0, 1.0, 1.0), rotation: float = 0.0, color=None, y: float = 0.0) -> str:
+def item(
+    name: str, x: float, z: float, size=(1.0, 1.0, 1.0), rotation: float = 0.0, color=None, y: float = 0.0
+) -> str:
     sx, sy, sz = size
-    text = (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+    text = (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
+    )
     if color is not None:
         text += f"      colors: [!RGB {{r: {color[0]}, g: {color[1]}, b: {color[2]}}}]\n"
     return text
@@ -59,22 +65,49 @@ def looking_at(target: tuple[float, float, float], distance: float, heading: flo
 _AGENT_AWAY = item("Agent", 2, 2)  # every arena needs an agent; keep it out of the object pictures
 
 
-def _object(name: str, size, color=None, rotation: float = 0.0, distance: float = 7.0, heading: float = 215.0,
-            pitch: float = 28.0, caption: str = "") -> Scene:
-    return Scene(name, f"{name}.jpg", _AGENT_AWAY + item(name if name not in _ALIASES else _ALIASES[name], 20, 20,
-                                                         size, rotation, color),
-                 looking_at((20.0, size[1] / 3, 20.0), distance, heading, pitch), caption or name)
+def _object(
+    name: str,
+    size,
+    color=None,
+    rotation: float = 0.0,
+    distance: float = 7.0,
+    heading: float = 215.0,
+    pitch: float = 28.0,
+    caption: str = "",
+) -> Scene:
+    return Scene(
+        name,
+        f"{name}.jpg",
+        _AGENT_AWAY + item(name if name not in _ALIASES else _ALIASES[name], 20, 20, size, rotation, color),
+        looking_at((20.0, size[1] / 3, 20.0), distance, heading, pitch),
+        caption or name,
+    )
 
 
 _ALIASES = {"LightBlock": "Cardbox1", "UBlock": "UObject"}
 
 SCENES = (
-    Scene("first-person", "arena-FP.jpg", item("Agent", 20, 20), None,
-          "the agent's camera in the empty arena (arena-FP.png)"),
-    Scene("testbed-10-13-01", "TestCompetition10-13-01.jpg", "10-13-01", (36.0, 10.0, 27.0, 238.0, 40.0),
-          "Testbed 10-13-01: wall, U/L blocks, death zone, goals"),
-    Scene("testbed-02-28-02", "TestCompetition02-28-02.jpg", "02-28-02", (36.0, 9.0, 3.0, 325.0, 30.0),
-          "Testbed 02-28-02: rails on posts, multi goals"),
+    Scene(
+        "first-person",
+        "arena-FP.jpg",
+        item("Agent", 20, 20),
+        None,
+        "the agent's camera in the empty arena (arena-FP.png)",
+    ),
+    Scene(
+        "testbed-10-13-01",
+        "TestCompetition10-13-01.jpg",
+        "10-13-01",
+        (36.0, 10.0, 27.0, 238.0, 40.0),
+        "Testbed 10-13-01: wall, U/L blocks, death zone, goals",
+    ),
+    Scene(
+        "testbed-02-28-02",
+        "TestCompetition02-28-02.jpg",
+        "02-28-02",
+        (36.0, 9.0, 3.0, 325.0, 30.0),
+        "Testbed 02-28-02: rails on posts, multi goals",
+    ),
     _object("Wall", (3.0, 4.0, 1.0), color=(100, 100, 104), heading=200.0),
     _object("WallTransparent", (3.0, 4.0, 1.0), heading=200.0),
     _object("CylinderTunnel", (5.0, 5.0, 6.0), color=(30, 30, 30), rotation=90.0, distance=9.0),
@@ -108,7 +141,9 @@ def render(scene: Scene, backend: ArenaBackend, folder: Path) -> np.ndarray:
 
 
 def pair(scene: Scene, ours: np.ndarray, references: Path) -> Image.Image:
-    reference = _square(Image.open(references / scene.reference).convert("RGB")).resize((SIZE, SIZE), Image.LANCZOS)
+    reference = _square(Image.open(references / scene.reference).convert("RGB")).resize(
+        (SIZE, SIZE), Image.LANCZOS
+    )
     caption = 28
     picture = Image.new("RGB", (2 * SIZE + 8, SIZE + caption), (255, 255, 255))
     picture.paste(reference, (0, caption))
@@ -120,7 +155,9 @@ def pair(scene: Scene, ours: np.ndarray, references: Path) -> Image.Image:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=DOCS)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")

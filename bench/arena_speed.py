@@ -48,8 +48,10 @@ def bench_steps(tasks: list[str], steps_per_task: int) -> None:
         steps += done_steps
     backend.close()
     rate = steps / step_s
-    print(f"(a) env steps without rendering: {rate:,.0f} steps/s over {steps:,} steps on {len(tasks)} tasks "
-          f"(target >= 5,000: {'OK' if rate >= 5000 else 'MISSED'}); reset {reset_s / resets * 1000:.1f} ms each")
+    print(
+        f"(a) env steps without rendering: {rate:,.0f} steps/s over {steps:,} steps on {len(tasks)} tasks "
+        f"(target >= 5,000: {'OK' if rate >= 5000 else 'MISSED'}); reset {reset_s / resets * 1000:.1f} ms each"
+    )
     print(f"    CPU time of this process: {steps / step_cpu:,.0f} steps/s")
 
 
@@ -77,18 +79,29 @@ def bench_frames(tasks: list[str], size: int, target_ms: float | None, label: st
     backend.close()
     ms = np.asarray(times) * 1000
     cpu = np.asarray(cpu_times) * 1000
-    verdict = "" if target_ms is None else (
-        f"  target <= {target_ms} ms: median {'OK' if statistics.median(ms) <= target_ms else 'MISSED'}, "
-        f"p95 {'OK' if np.percentile(ms, 95) <= target_ms else 'MISSED'}")
-    print(f"(b) first-person frame {size}x{size}{label}: mean {ms.mean():.1f} ms, p50 {np.percentile(ms, 50):.1f} ms, "
-          f"p95 {np.percentile(ms, 95):.1f} ms, max {ms.max():.1f} ms over {len(ms)} frames{verdict}")
+    verdict = (
+        ""
+        if target_ms is None
+        else (
+            f"  target <= {target_ms} ms: median {'OK' if statistics.median(ms) <= target_ms else 'MISSED'}, "
+            f"p95 {'OK' if np.percentile(ms, 95) <= target_ms else 'MISSED'}"
+        )
+    )
+    print(
+        f"(b) first-person frame {size}x{size}{label}: mean {ms.mean():.1f} ms, p50 {np.percentile(ms, 50):.1f} ms, "
+        f"p95 {np.percentile(ms, 95):.1f} ms, max {ms.max():.1f} ms over {len(ms)} frames{verdict}"
+    )
     # On a shared machine the wall clock also counts other processes' turns; CPU time does not.
-    print(f"    CPU time of this process: p50 {np.percentile(cpu, 50):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms, "
-          f"max {cpu.max():.1f} ms ({worst[0]})")
+    print(
+        f"    CPU time of this process: p50 {np.percentile(cpu, 50):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms, "
+        f"max {cpu.max():.1f} ms ({worst[0]})"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps-per-task", type=int, default=500)
     parser.add_argument("--tasks", choices=["children40", "all"], default="children40")
     args = parser.parse_args()

@@ -48,8 +48,21 @@ import subprocess
 import sys
 import time
 
-HEAVY = ("litellm", "sqlalchemy", "pybullet", "numpy", "PIL", "minigrid", "gymnasium", "jinja2", "pydantic",
-         "yaml", "httpx", "trifinger_simulation", "grpc")
+HEAVY = (
+    "litellm",
+    "sqlalchemy",
+    "pybullet",
+    "numpy",
+    "PIL",
+    "minigrid",
+    "gymnasium",
+    "jinja2",
+    "pydantic",
+    "yaml",
+    "httpx",
+    "trifinger_simulation",
+    "grpc",
+)
 
 # Runs the real entry point, then reports (on stderr, after the command's own output) the heavy
 # libraries it loaded. The command's exit (typer raises SystemExit) still runs atexit.
@@ -66,8 +79,9 @@ main()
 def timed_run(args: list[str]) -> tuple[float, float, float]:
     """(wall s, cpu s, peak RSS MB) of one `agentkit ARGS` process, its output discarded."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "agentkit.cli", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentkit.cli", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, _, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = 0  # reaped above; keep Popen from waiting again
@@ -76,16 +90,24 @@ def timed_run(args: list[str]) -> tuple[float, float, float]:
 
 def loaded_libraries(args: list[str]) -> str:
     """The heavy libraries `agentkit ARGS` imports."""
-    done = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)], capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [line for line in done.stderr.splitlines() if line.startswith("LOADED ")]
     return (lines[-1].removeprefix("LOADED ") or "none") if lines else "? (the probe did not finish)"
 
 
 def import_seconds() -> float:
     """Cumulative import time of agentkit.cli (python -X importtime), in seconds."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import agentkit.cli"], capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import agentkit.cli"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     for line in reversed(done.stderr.splitlines()):
         parts = [p.strip() for p in line.removeprefix("import time:").split("|")]
         if len(parts) == 3 and parts[2] == "agentkit.cli":
@@ -96,12 +118,18 @@ def import_seconds() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="counted runs per command (after one warm-up)")
-    parser.add_argument("--env", nargs="*", default=["aai-arena", "gridworld", "trifinger"],
-                        help="backends whose `tasks ENV` to time")
+    parser.add_argument(
+        "--env",
+        nargs="*",
+        default=["aai-arena", "gridworld", "trifinger"],
+        help="backends whose `tasks ENV` to time",
+    )
     args = parser.parse_args()
     commands = [["--help"], ["tasks"], ["tasks", "--help"], ["run", "--help"]]
     commands += [["tasks", env] for env in args.env]
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs per command after a warm-up")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs per command after a warm-up"
+    )
     print(f"import agentkit.cli: {import_seconds():.3f} s (python -X importtime, cumulative)")
     print(f"{'command':<28} {'wall p50':>9} {'cpu p50':>8} {'peak MB':>8}  heavy libraries loaded")
     for command in commands:

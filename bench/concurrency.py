@@ -31,14 +31,26 @@ from agentkit.runner import execute_run
 from agentkit.testing.fake_openai import server_process
 from agentkit.transcripts import TranscriptStore
 
-SPIN = 'Think("scanning the room"); Turn(90);'  # never ends an episode early: every episode has the same turns
+SPIN = (
+    'Think("scanning the room"); Turn(90);'  # never ends an episode early: every episode has the same turns
+)
 
 
 def measure(api_base: str, concurrency: int, episodes: int, turns: int, folder: Path) -> tuple[float, int]:
     """Wall time of the whole run and the number of turns it stored."""
-    config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
-                       api_base=api_base, episodes=episodes, max_scripts=turns, max_concurrency=concurrency,
-                       include_images=False, observer={"views": ["ascii"]}, memory="markovian", max_retries=0)
+    config = RunConfig(
+        env="gridworld",
+        tasks=["BabyAI-GoToLocal-v0"],
+        model="openai/fake-model",
+        api_base=api_base,
+        episodes=episodes,
+        max_scripts=turns,
+        max_concurrency=concurrency,
+        include_images=False,
+        observer={"views": ["ascii"]},
+        memory="markovian",
+        max_retries=0,
+    )
     with TranscriptStore(f"sqlite:///{folder / f'c{concurrency}.db'}") as store:
         start = time.perf_counter()
         summary = execute_run(config, store, show_progress=False)
@@ -62,7 +74,9 @@ def main() -> None:
             wall, turns = measure(api_base, n, args.episodes, args.turns, Path(tmp))
             ideal = turns * args.latency / n
             results[n] = ideal / wall
-            print(f"concurrency={n:>3}  turns={turns}  wall={wall:7.2f}s  ideal={ideal:7.2f}s  efficiency={results[n]:.3f}")
+            print(
+                f"concurrency={n:>3}  turns={turns}  wall={wall:7.2f}s  ideal={ideal:7.2f}s  efficiency={results[n]:.3f}"
+            )
     last = levels[-1]
     print(f"efficiency@{last}={results[last]:.3f}")
 

@@ -45,12 +45,19 @@ def main() -> None:
         db = args.db or Path(tmp) / "eval.db"
         url = f"sqlite:///{db}"
         start = time.perf_counter()
-        proc = subprocess.Popen([*CLI, "eval", str(PRESET), "--max-concurrency", "2", "--db", url, "--json"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [*CLI, "eval", str(PRESET), "--max-concurrency", "2", "--db", url, "--json"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         while finished(db) < args.kill_at and proc.poll() is None:
             time.sleep(0.2)
         if proc.poll() is not None:
-            raise SystemExit(f"the eval ended (exit {proc.returncode}) before {args.kill_at} episodes: nothing to kill")
+            raise SystemExit(
+                f"the eval ended (exit {proc.returncode}) before {args.kill_at} episodes: nothing to kill"
+            )
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         killed_after = time.perf_counter() - start
@@ -59,8 +66,13 @@ def main() -> None:
             (run_id,) = con.execute("SELECT id FROM runs").fetchone()
         print(f"killed after {killed_after:.1f}s with {before} episodes finished (run {run_id})")
         start = time.perf_counter()
-        out = subprocess.run([*CLI, "eval", "--resume", run_id, "--max-concurrency", "2", "--db", url, "--json"],
-                             env=env, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [*CLI, "eval", "--resume", run_id, "--max-concurrency", "2", "--db", url, "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         resumed = time.perf_counter() - start
         data = json.loads(out.stdout)
         keys = {(e["task"], e["trial"]) for e in data["episodes"]}
@@ -68,9 +80,11 @@ def main() -> None:
             rows = con.execute("SELECT status, count(*) FROM episodes GROUP BY status").fetchall()
             integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
         counts = dict(rows)
-        print(f"resumed in {resumed:.1f}s: {len(data['episodes'])} episodes in the result, {len(keys)} distinct "
-              f"(task, trial), {counts.get('finished', 0)} finished rows, "
-              f"{counts.get('unfinished', 0)} killed attempts kept as unfinished; integrity_check={integrity}")
+        print(
+            f"resumed in {resumed:.1f}s: {len(data['episodes'])} episodes in the result, {len(keys)} distinct "
+            f"(task, trial), {counts.get('finished', 0)} finished rows, "
+            f"{counts.get('unfinished', 0)} killed attempts kept as unfinished; integrity_check={integrity}"
+        )
         for group in data.get("by_level", []):
             print(f"  level {group['level']:>2}: pass {group['pass']:.2f} ({group['episodes']} episodes)")
         ok = len(data["episodes"]) == len(keys) == counts.get("finished", 0) == 120 and integrity == "ok"

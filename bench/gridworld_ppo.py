@@ -75,7 +75,9 @@ def _rl_imports():
         from stable_baselines3.common.utils import set_random_seed
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as exc:
-        raise SystemExit(f"bench/gridworld_ppo.py needs the rl extra (pip install 'agentkit-embodied[rl]'): {exc}") from exc
+        raise SystemExit(
+            f"bench/gridworld_ppo.py needs the rl extra (pip install 'agentkit-embodied[rl]'): {exc}"
+        ) from exc
     return torch, PPO, set_random_seed, DummyVecEnv
 
 
@@ -91,8 +93,18 @@ def train(task: str, timesteps: int, n_envs: int = 8, seed: int = 0):
     ]
     venv = DummyVecEnv(factories)
     model = PPO(
-        "MlpPolicy", venv, n_steps=128, batch_size=min(256, 128 * n_envs), n_epochs=4, learning_rate=7e-4, gamma=0.99,
-        gae_lambda=0.95, ent_coef=0.01, clip_range=0.2, policy_kwargs={"net_arch": [64, 64]}, device="cpu",
+        "MlpPolicy",
+        venv,
+        n_steps=128,
+        batch_size=min(256, 128 * n_envs),
+        n_epochs=4,
+        learning_rate=7e-4,
+        gamma=0.99,
+        gae_lambda=0.95,
+        ent_coef=0.01,
+        clip_range=0.2,
+        policy_kwargs={"net_arch": [64, 64]},
+        device="cpu",
         verbose=0,
     )
     model.learn(total_timesteps=timesteps)
@@ -125,7 +137,9 @@ def baseline_rows(plan: list[tuple[str, int]], cache_path: str | None) -> dict[s
     for (task, seed), by_policy in outcomes.items():
         for name, policy in (("reference", "oracle"), ("random", "random")):
             o = by_policy[policy]
-            rows[name].setdefault(task, []).append({"task": task, "seed": seed, "success": o.success, "reward": o.reward})
+            rows[name].setdefault(task, []).append(
+                {"task": task, "seed": seed, "success": o.success, "reward": o.reward}
+            )
     return rows
 
 
@@ -141,16 +155,30 @@ def _ons_text(row: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", nargs="+", default=list(DEFAULT_TASKS), help="catalogue task names")
-    parser.add_argument("--timesteps", type=int, default=100_000,
-                        help="PPO env steps per task (door-key-easy fails every eval seed at 30k, is solved at 100k)")
+    parser.add_argument(
+        "--timesteps",
+        type=int,
+        default=100_000,
+        help="PPO env steps per task (door-key-easy fails every eval seed at 30k, is solved at 100k)",
+    )
     parser.add_argument("--n-envs", type=int, default=8)
-    parser.add_argument("--seeds-per-pair", type=int, default=20, help="eval seeds per task (as in agentkit eval)")
+    parser.add_argument(
+        "--seeds-per-pair", type=int, default=20, help="eval seeds per task (as in agentkit eval)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the PPO networks and sampling")
-    parser.add_argument("--stochastic", action="store_true", help="sample actions at eval instead of the argmax")
-    parser.add_argument("--cache", default=None, help="baseline cache file (default .agentkit/gridworld_baselines.json)")
-    parser.add_argument("--json", action="store_true", help="print the PPO leaderboard JSON instead of the table")
+    parser.add_argument(
+        "--stochastic", action="store_true", help="sample actions at eval instead of the argmax"
+    )
+    parser.add_argument(
+        "--cache", default=None, help="baseline cache file (default .agentkit/gridworld_baselines.json)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the PPO leaderboard JSON instead of the table"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     for name in ("timesteps", "n_envs", "seeds_per_pair"):
@@ -173,33 +201,54 @@ def main() -> None:
         episodes += evaluate(model, task, plan_seeds, deterministic=not args.stochastic)
     results = [asdict(e) for e in episodes]
     board = gridworld_leaderboard(results, MODEL, HARNESS, MODALITY, cache_path=args.cache)
-    board["training"] = {"timesteps_per_task": args.timesteps, "n_envs": args.n_envs, "seed": args.seed,
-                         "train_seconds": {t: round(s, 1) for t, s in timing.items()}}
+    board["training"] = {
+        "timesteps_per_task": args.timesteps,
+        "n_envs": args.n_envs,
+        "seed": args.seed,
+        "train_seconds": {t: round(s, 1) for t, s in timing.items()},
+    }
     if args.json:
         print(json.dumps(board, indent=1))
         return
 
     plan = [(e.task, e.seed) for e in episodes]
     others = baseline_rows(plan, args.cache)
-    reference = gridworld_leaderboard([r for rs in others["reference"].values() for r in rs],
-                                      "reference", "oracle", "full-state", cache_path=args.cache)
-    rand = gridworld_leaderboard([r for rs in others["random"].values() for r in rs],
-                                 "random", "uniform", "none", cache_path=args.cache)
-    print(f"PPO {args.timesteps} steps/task x {len(args.tasks)} tasks, {args.seeds_per_pair} eval seeds/task; "
-          f"total {time.perf_counter() - start:.0f} s")
+    reference = gridworld_leaderboard(
+        [r for rs in others["reference"].values() for r in rs],
+        "reference",
+        "oracle",
+        "full-state",
+        cache_path=args.cache,
+    )
+    rand = gridworld_leaderboard(
+        [r for rs in others["random"].values() for r in rs],
+        "random",
+        "uniform",
+        "none",
+        cache_path=args.cache,
+    )
+    print(
+        f"PPO {args.timesteps} steps/task x {len(args.tasks)} tasks, {args.seeds_per_pair} eval seeds/task; "
+        f"total {time.perf_counter() - start:.0f} s"
+    )
     print(f"{'task':30} {'agent':10} {'success':>7} {'reward':>7}  ONS (95% CI)")
     for task in args.tasks:
         mine = [r for r in results if r["task"] == task]
-        rows = (("ppo-sb3", mine, board), ("reference", others["reference"][task], reference),
-                ("random", others["random"][task], rand))
+        rows = (
+            ("ppo-sb3", mine, board),
+            ("reference", others["reference"][task], reference),
+            ("random", others["random"][task], rand),
+        )
         for name, eps, b in rows:
             success = _mean([float(r["success"]) for r in eps])
             reward = _mean([r["reward"] for r in eps])
             print(f"{task:30} {name:10} {success:7.2f} {reward:7.3f}  {_ons_text(b['tasks'][task])}")
         print(f"{'':30} trained in {timing[task]:.0f} s ({args.timesteps / timing[task]:.0f} steps/s)")
-    for name, eps, b in (("ppo-sb3", results, board),
-                         ("reference", [r for rs in others["reference"].values() for r in rs], reference),
-                         ("random", [r for rs in others["random"].values() for r in rs], rand)):
+    for name, eps, b in (
+        ("ppo-sb3", results, board),
+        ("reference", [r for rs in others["reference"].values() for r in rs], reference),
+        ("random", [r for rs in others["random"].values() for r in rs], rand),
+    ):
         success = _mean([float(r["success"]) for r in eps])
         reward = _mean([r["reward"] for r in eps])
         row = {"ons": b["overall_ons"], "ci": b["overall_ci"]}

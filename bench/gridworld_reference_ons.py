@@ -26,17 +26,27 @@ from agentkit.setup_episode import make_setup
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seeds-per-pair", type=int, default=3)
     parser.add_argument("--max-scripts", type=int, default=30)
-    parser.add_argument("--cache", default=None, help="baseline cache file (default .agentkit/gridworld_baselines.json)")
+    parser.add_argument(
+        "--cache", default=None, help="baseline cache file (default .agentkit/gridworld_baselines.json)"
+    )
     parser.add_argument("--figure", default="gridworld_reference_ons.png")
     args = parser.parse_args()
 
     plan = gridworld_eval_plan(seeds_per_pair=args.seeds_per_pair)
-    config = RunConfig(env="gridworld", tasks=["unused"], include_images=False, memory="markovian",
-                       max_scripts=args.max_scripts, observer=ObserverSettings(views=["ascii"]),
-                       backend_options={"frame": "none"})
+    config = RunConfig(
+        env="gridworld",
+        tasks=["unused"],
+        include_images=False,
+        memory="markovian",
+        max_scripts=args.max_scripts,
+        observer=ObserverSettings(views=["ascii"]),
+        backend_options={"frame": "none"},
+    )
     setup = make_setup(config)
     start = time.perf_counter()
     results = [run_episode(setup, task, seed) for task, seed in plan]
@@ -47,10 +57,14 @@ def main() -> None:
     scored = time.perf_counter() - start
     print(f"{len(plan)} episodes played in {played:.1f} s; baselines and bootstrap in {scored:.1f} s")
     print(f"successes: {sum(r.success for r in results)}/{len(results)} (max_scripts={args.max_scripts})")
-    print(f"overall ONS {board['overall_ons']:.3f}  95% CI {json.dumps(board['overall_ci'])}  (target >= 0.9)")
+    print(
+        f"overall ONS {board['overall_ons']:.3f}  95% CI {json.dumps(board['overall_ci'])}  (target >= 0.9)"
+    )
     for name, row in board["categories"].items():
         print(f"  {name:24} ONS {row['ons']:.3f}  CI {json.dumps(row['ci'])}")
-    below = {t: round(r["ons"], 3) for t, r in board["tasks"].items() if r["ons"] is not None and r["ons"] < 0.999}
+    below = {
+        t: round(r["ons"], 3) for t, r in board["tasks"].items() if r["ons"] is not None and r["ons"] < 0.999
+    }
     print(f"pairs below 1: {below or 'none'}")
     print(f"figure: {write_category_figure(board, args.figure)}")
 

@@ -27,8 +27,13 @@ from agentkit.evals.gridworld.modalities import MODALITIES, apply_modality
 from agentkit.setup_episode import make_setup
 
 BLOCK = 200
-DEFAULT_TASKS = ["gridworld/reach-goal-hard", "gridworld/door-key-hard", "gridworld/goto-local-expert",
-                 "gridworld/key-corridor-hard", "gridworld/lava-crossing-expert"]
+DEFAULT_TASKS = [
+    "gridworld/reach-goal-hard",
+    "gridworld/door-key-hard",
+    "gridworld/goto-local-expert",
+    "gridworld/key-corridor-hard",
+    "gridworld/lava-crossing-expert",
+]
 
 
 def _actions(steps: int, seed: int) -> list[int]:
@@ -92,13 +97,17 @@ def bench_steps(tasks: list[str], steps: int) -> None:
             raw_s += raw.run(block)
             ours_s += ours.run(block)
         if raw.episodes != ours.episodes:
-            raise RuntimeError(f"{task}: raw and agentkit played different episodes ({raw.episodes} vs {ours.episodes})")
+            raise RuntimeError(
+                f"{task}: raw and agentkit played different episodes ({raw.episodes} vs {ours.episodes})"
+            )
         raw.env.close()
         ours.backend.close()
         raw_rate, our_rate = steps / raw_s, steps / ours_s
         ratios.append(our_rate / raw_rate)
         print(f"{task:34} {raw_rate:13,.0f} {our_rate:10,.0f} {ratios[-1]:6.2f}")
-    print(f"{'geometric mean ratio':34} {'':13} {'':10} {statistics.geometric_mean(ratios):6.2f}  (target >= 0.80)")
+    print(
+        f"{'geometric mean ratio':34} {'':13} {'':10} {statistics.geometric_mean(ratios):6.2f}  (target >= 0.80)"
+    )
 
 
 def bench_modalities(tasks: list[str], repeats: int) -> None:
@@ -119,7 +128,9 @@ def bench_modalities(tasks: list[str], repeats: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--tasks", nargs="+", default=DEFAULT_TASKS)

@@ -41,19 +41,32 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     figures: list[float] = []
-    with FakeOpenAIServer(lambda _b: 'Think("turning"); Turn(90); Go(1);', record_requests=False) as server, tempfile.TemporaryDirectory() as tmp:
+    with (
+        FakeOpenAIServer(lambda _b: 'Think("turning"); Turn(90); Go(1);', record_requests=False) as server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         with TranscriptStore(f"sqlite:///{Path(tmp) / 'soak.db'}") as store:
             for block in range(args.episodes // args.block):
-                config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
-                                   api_base=server.base_url, episodes=args.block, seed=block * args.block,
-                                   max_scripts=args.scripts, max_concurrency=2, max_retries=0,
-                                   observer={"views": ["image", "ascii"], "max_side": 256})
+                config = RunConfig(
+                    env="gridworld",
+                    tasks=["BabyAI-GoToLocal-v0"],
+                    model="openai/fake-model",
+                    api_base=server.base_url,
+                    episodes=args.block,
+                    seed=block * args.block,
+                    max_scripts=args.scripts,
+                    max_concurrency=2,
+                    max_retries=0,
+                    observer={"views": ["image", "ascii"], "max_side": 256},
+                )
                 execute_run(config, store, show_progress=False)
                 figures.append(rss_mb())
                 print(f"episodes={(block + 1) * args.block:>4}  rss={figures[-1]:7.1f} MB")
     warm = figures[1] if len(figures) > 1 else figures[0]
-    print(f"rss growth after the first {2 * args.block} episodes: {figures[-1] - warm:+.1f} MB "
-          f"({(figures[-1] - warm) / max(1, len(figures) - 2):+.2f} MB per {args.block} episodes)")
+    print(
+        f"rss growth after the first {2 * args.block} episodes: {figures[-1] - warm:+.1f} MB "
+        f"({(figures[-1] - warm) / max(1, len(figures) - 2):+.2f} MB per {args.block} episodes)"
+    )
 
 
 if __name__ == "__main__":

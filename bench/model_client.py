@@ -43,14 +43,17 @@ def raw_call(client: httpx.Client, url: str, messages: list[dict[str, Any]]) -> 
     """Seconds for one raw HTTP call of the body our client would send (built and parsed here)."""
     start = time.perf_counter()
     body = json.dumps({"model": "fake-model", "messages": messages, "temperature": 0.0, "max_tokens": 1024})
-    response = client.post(url, content=body, headers={"content-type": "application/json",
-                                                       "authorization": f"Bearer {KEY}"})
+    response = client.post(
+        url, content=body, headers={"content-type": "application/json", "authorization": f"Bearer {KEY}"}
+    )
     response.json()
     return time.perf_counter() - start
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--turns", default="1,30,100")
     args = parser.parse_args()
@@ -65,11 +68,15 @@ def main() -> None:
     with FakeOpenAIServer(api_key=KEY, record_requests=False) as server:
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY, max_retries=0)
         first = [model.complete(requests[0]).latency_s for _ in range(5)]  # type: ignore[arg-type]
-        print("stored latency of the first calls of a fresh client: "
-              + ", ".join(f"{s * 1000:.1f} ms" for s in first))
+        print(
+            "stored latency of the first calls of a fresh client: "
+            + ", ".join(f"{s * 1000:.1f} ms" for s in first)
+        )
         url = f"{server.base_url}/chat/completions"
         with httpx.Client() as client:
-            print(f"{'turn':>4} {'body bytes':>11} {'client ms':>10} {'raw HTTP ms':>12} {'own ms':>8}  target")
+            print(
+                f"{'turn':>4} {'body bytes':>11} {'client ms':>10} {'raw HTTP ms':>12} {'own ms':>8}  target"
+            )
             for turn in turns:
                 messages = requests[turn - 1]
                 ours, raw = [], []
@@ -80,7 +87,11 @@ def main() -> None:
                     raw.append(raw_call(client, url, messages))
                 mine, theirs = statistics.median(ours) * 1000, statistics.median(raw) * 1000
                 target = 2.0 if turn == 1 else 5.0 if turn >= 100 else None
-                verdict = "" if target is None else f"<= {target:g} ms: {'OK' if mine - theirs <= target else 'MISSED'}"
+                verdict = (
+                    ""
+                    if target is None
+                    else f"<= {target:g} ms: {'OK' if mine - theirs <= target else 'MISSED'}"
+                )
                 size = len(json.dumps(messages))
                 print(f"{turn:>4} {size:>11,} {mine:>10.2f} {theirs:>12.2f} {mine - theirs:>8.2f}  {verdict}")
 

@@ -44,7 +44,9 @@ def one_script(backend: ArenaBackend, watch: FrameWatch | None) -> tuple[float, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
@@ -53,15 +55,23 @@ def main() -> None:
     try:
         bare = statistics.median(one_script(backend, None)[0] for _ in range(args.repeats))
         log.info("arena %dpx, 60-step Turn(360); no watch: %.2f ms/step", args.size, bare)
+
         def encode(frame: Any, label: str) -> EncodedImage:  # the run's JPEG settings
             return encode_image(frame, label, max_side=args.size)
 
         for spec in ("every:5", "every:20", "events"):
-            runs = [one_script(backend, FrameWatch(parse_observe(spec), backend, encode, 8))
-                    for _ in range(args.repeats)]
+            runs = [
+                one_script(backend, FrameWatch(parse_observe(spec), backend, encode, 8))
+                for _ in range(args.repeats)
+            ]
             ms = statistics.median(r[0] for r in runs)
-            log.info("--observe %-9s %.2f ms/step (+%.2f), frames sent: %s", spec, ms, ms - bare,
-                     ", ".join(runs[0][1][:-1]) or "none")
+            log.info(
+                "--observe %-9s %.2f ms/step (+%.2f), frames sent: %s",
+                spec,
+                ms,
+                ms - bare,
+                ", ".join(runs[0][1][:-1]) or "none",
+            )
     finally:
         backend.close()
 

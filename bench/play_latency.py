@@ -32,14 +32,18 @@ TASK = "01-04-03"
 
 
 def _post(url: str, body: dict) -> dict:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.load(response)
 
 
 def measure(size: int, steps: int, folder: Path) -> dict[str, float]:
     store = TranscriptStore(f"sqlite:///{folder / f'play-{size}.db'}")
-    server = PlayServer(store, PlayOptions(participant=f"bench{size}", tasks=[TASK], tutorial=None, size=size))
+    server = PlayServer(
+        store, PlayOptions(participant=f"bench{size}", tasks=[TASK], tutorial=None, size=size)
+    )
     url = server.start()
     try:
         token = _post(url + "api/session", {})["session"]
@@ -59,10 +63,15 @@ def measure(size: int, steps: int, folder: Path) -> dict[str, float]:
         server.close()
         store.close()
     ordered = sorted(latencies)
-    return {"size": size, "steps": steps, "fps": steps / elapsed,
-            "latency_median_ms": 1000 * statistics.median(ordered),
-            "latency_p90_ms": 1000 * ordered[int(0.9 * (len(ordered) - 1))],
-            "latency_max_ms": 1000 * ordered[-1], "frame_kb": frame_bytes / steps / 1024}
+    return {
+        "size": size,
+        "steps": steps,
+        "fps": steps / elapsed,
+        "latency_median_ms": 1000 * statistics.median(ordered),
+        "latency_p90_ms": 1000 * ordered[int(0.9 * (len(ordered) - 1))],
+        "latency_max_ms": 1000 * ordered[-1],
+        "frame_kb": frame_bytes / steps / 1024,
+    }
 
 
 def main() -> None:
@@ -74,9 +83,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for size in (int(s) for s in args.sizes.split(",")):
             r = measure(size, args.steps, Path(folder))
-            print(f"{r['size']:>4} px: {r['fps']:5.1f} frames/s (Animal-AI: {1 / STEP_S:.1f}); key-to-frame latency "
-                  f"median {r['latency_median_ms']:.0f} ms, p90 {r['latency_p90_ms']:.0f} ms, "
-                  f"max {r['latency_max_ms']:.0f} ms; {r['frame_kb']:.1f} KB a JPEG frame over {r['steps']} steps")
+            print(
+                f"{r['size']:>4} px: {r['fps']:5.1f} frames/s (Animal-AI: {1 / STEP_S:.1f}); key-to-frame latency "
+                f"median {r['latency_median_ms']:.0f} ms, p90 {r['latency_p90_ms']:.0f} ms, "
+                f"max {r['latency_max_ms']:.0f} ms; {r['frame_kb']:.1f} KB a JPEG frame over {r['steps']} steps"
+            )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,16 @@ def arena_requests(turns: int, task: str = "01-04-03", seed: int = 0) -> list[li
     """The messages of every turn of one full-history aai-arena episode with 512 px frames, played
     through the real loop; an episode ending early is followed by the next seed's, its turns
     appended to the same history (so ``turns`` requests are always returned)."""
-    config = RunConfig(env="aai-arena", tasks=[task], model="openai/recorded", max_scripts=turns, max_parse_failures=turns, memory="full",
-                       observer=ObserverSettings(max_side=512), backend_options={"render_size": 512})
+    config = RunConfig(
+        env="aai-arena",
+        tasks=[task],
+        model="openai/recorded",
+        max_scripts=turns,
+        max_parse_failures=turns,
+        memory="full",
+        observer=ObserverSettings(max_side=512),
+        backend_options={"render_size": 512},
+    )
     requests: list[list[dict[str, Any]]] = []
     while len(requests) < turns:
         model = RecordingModel()
@@ -85,8 +93,11 @@ def rates(model: str) -> dict[str, float]:
     import litellm
 
     entry = litellm.model_cost[model]
-    return {"input": entry["input_cost_per_token"], "read": entry["cache_read_input_token_cost"],
-            "write": entry.get("cache_creation_input_token_cost") or entry["input_cost_per_token"]}
+    return {
+        "input": entry["input_cost_per_token"],
+        "read": entry["cache_read_input_token_cost"],
+        "write": entry.get("cache_creation_input_token_cost") or entry["input_cost_per_token"],
+    }
 
 
 def anthropic_costs(tokens: list[int]) -> tuple[float, float]:
@@ -115,7 +126,9 @@ def openai_costs(tokens: list[int]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--task", default="01-04-03")
     args = parser.parse_args()
@@ -127,17 +140,30 @@ def main() -> None:
     print(f"{'turn':>4} {'request bytes':>14} {'input tokens':>13} {'images':>7}")
     for i, (messages, n) in enumerate(zip(requests, tokens), 1):
         size = len(json.dumps(messages).encode())
-        images = sum(1 for m in messages if isinstance(m.get("content"), list)
-                     for p in m["content"] if p.get("type") == "image_url")
+        images = sum(
+            1
+            for m in messages
+            if isinstance(m.get("content"), list)
+            for p in m["content"]
+            if p.get("type") == "image_url"
+        )
         print(f"{i:>4} {size:>14,} {n:>13,} {images:>7}")
     print(f"input tokens over the episode: {sum(tokens):,}")
     for label, (without, cached) in (
-            (f"Anthropic {ANTHROPIC} (input $3.00, cache write $3.75, cache read $0.30 per Mtok)", anthropic_costs(tokens)),
-            (f"OpenAI {OPENAI} (input $2.50, cached input $1.25 per Mtok, automatic)", openai_costs(tokens))):
-        print(f"{label}:\n    without caching ${without:.4f}, with caching ${cached:.4f} "
-              f"(x{without / cached:.1f} cheaper, saved ${without - cached:.4f})")
-    print("prices: litellm 1.106.2's bundled map (input_cost_per_token, cache_creation_input_token_cost, "
-          "cache_read_input_token_cost); output tokens left out (the same either way)")
+        (
+            f"Anthropic {ANTHROPIC} (input $3.00, cache write $3.75, cache read $0.30 per Mtok)",
+            anthropic_costs(tokens),
+        ),
+        (f"OpenAI {OPENAI} (input $2.50, cached input $1.25 per Mtok, automatic)", openai_costs(tokens)),
+    ):
+        print(
+            f"{label}:\n    without caching ${without:.4f}, with caching ${cached:.4f} "
+            f"(x{without / cached:.1f} cheaper, saved ${without - cached:.4f})"
+        )
+    print(
+        "prices: litellm 1.106.2's bundled map (input_cost_per_token, cache_creation_input_token_cost, "
+        "cache_read_input_token_cost); output tokens left out (the same either way)"
+    )
 
 
 if __name__ == "__main__":

@@ -67,7 +67,9 @@ def process_cpu(pid: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--size", type=int, default=84)
     args = parser.parse_args()
@@ -83,18 +85,22 @@ def main() -> None:
     finally:
         protocol.close()
     verdict = "OK" if rate >= TARGET else "MISSED"
-    print(f"(a) through the protocol (agentkit-arena via UnityEnvironment), {args.size} px: {rate:,.0f} steps/s "
-          f"(target >= {TARGET:.0f}: {verdict}); CPU {cpu_ms:.2f} ms/step, i.e. {1000 / cpu_ms:,.0f} steps/s "
-          f"on CPU alone; reset {reset_ms:.1f} ms; launch + first reset {launch_s:.2f} s")
+    print(
+        f"(a) through the protocol (agentkit-arena via UnityEnvironment), {args.size} px: {rate:,.0f} steps/s "
+        f"(target >= {TARGET:.0f}: {verdict}); CPU {cpu_ms:.2f} ms/step, i.e. {1000 / cpu_ms:,.0f} steps/s "
+        f"on CPU alone; reset {reset_ms:.1f} ms; launch + first reset {launch_s:.2f} s"
+    )
 
     direct = ArenaBackend(render_size=args.size, frames=True)
     try:
         rate_direct, reset_ms, cpu_direct = measure(direct, args.steps, True, own_cpu)
     finally:
         direct.close()
-    print(f"(b) direct arena, a {args.size} px frame every step: {rate_direct:,.0f} steps/s; CPU {cpu_direct:.2f} "
-          f"ms/step; reset {reset_ms:.1f} ms (the protocol runs at {rate / rate_direct:.0%} of this, "
-          f"+{cpu_ms - cpu_direct:.2f} ms CPU per step)")
+    print(
+        f"(b) direct arena, a {args.size} px frame every step: {rate_direct:,.0f} steps/s; CPU {cpu_direct:.2f} "
+        f"ms/step; reset {reset_ms:.1f} ms (the protocol runs at {rate / rate_direct:.0%} of this, "
+        f"+{cpu_ms - cpu_direct:.2f} ms CPU per step)"
+    )
 
     bare = ArenaBackend(frames=False)
     try:

@@ -44,7 +44,12 @@ def _recorded_run(db: Path, episodes: int, turns: int) -> str:
         per_task = max(1, episodes // len(TASKS))
         start = time.perf_counter()
         run_id = record_run(store, TASKS, episodes=per_task, model=ScriptedModel(), max_scripts=turns)
-        log.info("recorded %d episodes x %d turns in %.1f s", per_task * len(TASKS), turns, time.perf_counter() - start)
+        log.info(
+            "recorded %d episodes x %d turns in %.1f s",
+            per_task * len(TASKS),
+            turns,
+            time.perf_counter() - start,
+        )
         return run_id
     finally:
         store.close()
@@ -53,11 +58,17 @@ def _recorded_run(db: Path, episodes: int, turns: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=60)
-    parser.add_argument("--turns", type=int, default=30, help="scripts per episode (all used: the model never wins)")
+    parser.add_argument(
+        "--turns", type=int, default=30, help="scripts per episode (all used: the model never wins)"
+    )
     parser.add_argument("--db", type=Path, default=None, help="SQLite file to record into / reuse")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the best is reported")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="processes (default: rerender's own choice, one per idle CPU)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes (default: rerender's own choice, one per idle CPU)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
 
@@ -70,25 +81,37 @@ def main(argv: list[str] | None = None) -> int:
             "{% if feedback %}Your last answer could not be used: {{ feedback }}\n\n{% endif %}"
             "Turn {{ turn + 1 }}/{{ max_scripts }}. Mission: {{ obs.mission }}\n{{ obs.status_text }}\n"
             "{% if obs.ascii %}\n{{ obs.ascii }}\n{% endif %}\nAnswer with a script.\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         store = TranscriptStore(f"sqlite:///{db}")
         counter = token_counter(store.get_run(run_id).model)
-        cases = (("unchanged templates", None, None), ("changed turn template", templates, None),
-                 ("memory full -> last-images:2", None, "last-images:2"))
+        cases = (
+            ("unchanged templates", None, None),
+            ("changed turn template", templates, None),
+            ("memory full -> last-images:2", None, "last-images:2"),
+        )
         print(f"token counter: {counter.name}")
         worst = float("inf")
         for name, tdir, memory in cases:
             best = None
             for _ in range(args.repeat):
-                report = rerender_run(store, run_id, templates_dir=tdir, memory=memory, workers=args.workers,
-                                      counter=token_counter(store.get_run(run_id).model))
+                report = rerender_run(
+                    store,
+                    run_id,
+                    templates_dir=tdir,
+                    memory=memory,
+                    workers=args.workers,
+                    counter=token_counter(store.get_run(run_id).model),
+                )
                 if best is None or report.seconds < best.seconds:
                     best = report
             assert best is not None
             worst = min(worst, best.turns_per_s)
-            print(f"{name:32s} {len(best.turns):6d} turns  {best.changed_turns:6d} changed  "
-                  f"tokens {best.tokens_before:>10,d} -> {best.tokens_after:>10,d}  "
-                  f"{best.seconds:6.3f} s  {best.turns_per_s:8,.0f} turns/s  ({best.workers} process(es))")
+            print(
+                f"{name:32s} {len(best.turns):6d} turns  {best.changed_turns:6d} changed  "
+                f"tokens {best.tokens_before:>10,d} -> {best.tokens_after:>10,d}  "
+                f"{best.seconds:6.3f} s  {best.turns_per_s:8,.0f} turns/s  ({best.workers} process(es))"
+            )
         store.close()
         print(f"rerender speed: {worst:,.0f} turns/s (slowest case; target >= 5,000)")
     return 0

@@ -50,10 +50,12 @@ def frames(n: int, size: int = 512) -> list[EncodedImage]:
     urls = []
     for i in range(n):
         img = np.empty((size, size, 3), np.uint8)
-        img[:] = (np.concatenate([np.full((size // 2, 1), 170), np.full((size - size // 2, 1), 90)]) + 30 * y).astype(np.uint8)[:, :, None]
+        img[:] = (
+            np.concatenate([np.full((size // 2, 1), 170), np.full((size - size // 2, 1), 90)]) + 30 * y
+        ).astype(np.uint8)[:, :, None]
         for _ in range(4):
             x0, y0 = rng.integers(0, size - 80, 2)
-            img[y0:y0 + rng.integers(20, 80), x0:x0 + rng.integers(20, 80)] = rng.integers(0, 255, 3)
+            img[y0 : y0 + rng.integers(20, 80), x0 : x0 + rng.integers(20, 80)] = rng.integers(0, 255, 3)
         img = np.clip(img.astype(np.int16) + rng.integers(-6, 7, img.shape), 0, 255).astype(np.uint8)
         urls.append(encode_image(img, "camera"))
         del i
@@ -68,21 +70,40 @@ def turn(index: int, image: EncodedImage, history: list[Any], typed: bool = True
     if typed:
         user: Any = Message("user", (TextPart(text), ImagePart(image.data, image.media_type, image.sha256)))
     else:
-        user = {"role": "user", "content": [{"type": "text", "text": text},
-                                            {"type": "image_url", "image_url": {"url": image.data_url()}}]}
+        user = {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": text},
+                {"type": "image_url", "image_url": {"url": image.data_url()}},
+            ],
+        }
     return TurnRecord(
-        index=index, observation={"step": index * 10, "status_text": "Health: 98.4", "images": ["camera"]},
+        index=index,
+        observation={"step": index * 10, "status_text": "Health: 98.4", "images": ["camera"]},
         messages=[SYSTEM if typed else SYSTEM_DICT, *history, user],
         answer='Think("the green ball is ahead"); Turn(-12); Go(8);',
-        usage=Usage(1200, 30, 0.004), latency_s=1.2, cached=False,
-        script=[{"name": "Think", "args": ["the green ball is ahead"]}, {"name": "Turn", "args": [-12]}, {"name": "Go", "args": [8]}],
-        parse_error=None, compile_error=None, actions=[[0, 2]] * 2 + [[1, 0]] * 8, reward=-0.001, total_reward=-0.012,
-        health=98.4, done=False, timings={"render": 1e-4, "model": 1.2, "parse": 5e-5, "env": 0.01},
+        usage=Usage(1200, 30, 0.004),
+        latency_s=1.2,
+        cached=False,
+        script=[
+            {"name": "Think", "args": ["the green ball is ahead"]},
+            {"name": "Turn", "args": [-12]},
+            {"name": "Go", "args": [8]},
+        ],
+        parse_error=None,
+        compile_error=None,
+        actions=[[0, 2]] * 2 + [[1, 0]] * 8,
+        reward=-0.001,
+        total_reward=-0.012,
+        health=98.4,
+        done=False,
+        timings={"render": 1e-4, "model": 1.2, "parse": 5e-5, "env": 0.01},
     )
 
 
-def measure(urls: list[EncodedImage], episodes: int, full_history: bool, typed: bool,
-            folder: Path) -> tuple[float, list[float], list[float], int]:
+def measure(
+    urls: list[EncodedImage], episodes: int, full_history: bool, typed: bool, folder: Path
+) -> tuple[float, list[float], list[float], int]:
     """Wall time of the whole run, and per turn the wall and CPU (this thread's) time of add_turn."""
     per_episode = len(urls) // episodes
     times: list[float] = []
@@ -101,12 +122,18 @@ def measure(urls: list[EncodedImage], episodes: int, full_history: bool, typed: 
                 times.append(time.perf_counter() - t0)
                 cpu.append(time.thread_time() - c0)
                 if full_history:
-                    answer = Message("assistant", record.answer) if typed else {"role": "assistant", "content": record.answer}
+                    answer = (
+                        Message("assistant", record.answer)
+                        if typed
+                        else {"role": "assistant", "content": record.answer}
+                    )
                     history = [*history, record.messages[-1], answer]
         wall = time.perf_counter() - start
         with store.engine.connect() as conn:
-            rows = sum(conn.exec_driver_sql(f"SELECT count(*) FROM {t}").scalar_one()
-                       for t in ("messages", "episode_messages"))
+            rows = sum(
+                conn.exec_driver_sql(f"SELECT count(*) FROM {t}").scalar_one()
+                for t in ("messages", "episode_messages")
+            )
     return wall, times, cpu, rows
 
 
@@ -117,17 +144,21 @@ def main() -> None:
     args = parser.parse_args()
     urls = frames(args.turns)
     size_kb = statistics.mean(len(u.data) for u in urls) / 1024
-    print(f"{len(urls)} distinct 512x512 JPEG frames, mean {size_kb:.1f} KB; "
-          f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"{len(urls)} distinct 512x512 JPEG frames, mean {size_kb:.1f} KB; "
+        f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for full, typed in ((False, True), (True, True), (False, False), (True, False)):
             wall, times, cpu, rows = measure(urls, args.episodes, full, typed, Path(tmp))
             ms = sorted(t * 1000 for t in times)
             label = f"{'full history' if full else 'one image per turn'}, {'typed' if typed else 'dicts'}"
-            print(f"{label:>27}: {len(times) / sum(times):7.0f} turns/s in add_turn "
-                  f"(p50 {ms[len(ms) // 2]:.3f} ms, p95 {ms[int(len(ms) * 0.95)]:.3f} ms; "
-                  f"{len(times) / sum(cpu):.0f} turns/s of CPU time; "
-                  f"{len(times) / wall:.0f} turns/s wall incl. episode rows; {rows} message rows)")
+            print(
+                f"{label:>27}: {len(times) / sum(times):7.0f} turns/s in add_turn "
+                f"(p50 {ms[len(ms) // 2]:.3f} ms, p95 {ms[int(len(ms) * 0.95)]:.3f} ms; "
+                f"{len(times) / sum(cpu):.0f} turns/s of CPU time; "
+                f"{len(times) / wall:.0f} turns/s wall incl. episode rows; {rows} message rows)"
+            )
     print("targets: >= 2000 turns/s with images, >= 5000 turns/s with full-history prompts")
 
 

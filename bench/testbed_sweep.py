@@ -25,8 +25,15 @@ log = logging.getLogger("bench.testbed_sweep")
 
 
 def _config(tasks: list[str], seed: int) -> RunConfig:
-    return RunConfig(env="aai-arena", tasks=tasks, seed=seed, include_images=False, memory="markovian",
-                     observer=ObserverSettings(views=["structured"]), backend_options={"frames": False})
+    return RunConfig(
+        env="aai-arena",
+        tasks=tasks,
+        seed=seed,
+        include_images=False,
+        memory="markovian",
+        observer=ObserverSettings(views=["structured"]),
+        backend_options={"frames": False},
+    )
 
 
 def _play(job: tuple[list[str], int]) -> list[dict[str, Any]]:
@@ -38,9 +45,18 @@ def _play(job: tuple[list[str], int]) -> list[dict[str, Any]]:
         for task in tasks:
             start, cpu_start = time.perf_counter(), time.process_time()
             result = run_episode(setup, task, seed, episode_id=task)
-            out.append({"task": task, "pass": bool(result.metrics.get("pass")), "level": level_of(task),
-                        "reward": result.reward, "end": result.end_reason.value, "scripts": result.scripts,
-                        "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu_start})
+            out.append(
+                {
+                    "task": task,
+                    "pass": bool(result.metrics.get("pass")),
+                    "level": level_of(task),
+                    "reward": result.reward,
+                    "end": result.end_reason.value,
+                    "scripts": result.scripts,
+                    "seconds": time.perf_counter() - start,
+                    "cpu": time.process_time() - cpu_start,
+                }
+            )
     finally:
         setup.backend.close()
     return out
@@ -57,7 +73,7 @@ def main() -> None:
 
     tasks = suites()["aai-testbed" if args.level is None else f"aai-level-{args.level:02d}"]
     # Interleave so both workers get a mix of slow and fast levels; small chunks balance the load.
-    chunks = [tasks[k::args.workers * 8] for k in range(args.workers * 8)]
+    chunks = [tasks[k :: args.workers * 8] for k in range(args.workers * 8)]
     start = time.perf_counter()
     if args.workers > 1:
         with mp.get_context("spawn").Pool(args.workers) as pool:
@@ -67,8 +83,10 @@ def main() -> None:
     wall = time.perf_counter() - start
     episodes = sorted((e for part in parts for e in part), key=lambda e: e["task"])
 
-    print(f"reference agent over {len(episodes)} Testbed tasks (seed {args.seed}), {args.workers} workers: "
-          f"{wall:.1f} s wall time ({wall / 60:.2f} min)")
+    print(
+        f"reference agent over {len(episodes)} Testbed tasks (seed {args.seed}), {args.workers} workers: "
+        f"{wall:.1f} s wall time ({wall / 60:.2f} min)"
+    )
     # On a shared machine the wall time also counts other processes' turns: the episodes' CPU time,
     # spread over the workers, is what the sweep costs on a machine of its own.
     cpu = sum(e["cpu"] for e in episodes)
@@ -79,7 +97,9 @@ def main() -> None:
     if args.failures:
         for e in episodes:
             if not e["pass"]:
-                print(f"  not passed: {e['task']} ({e['end']}, reward {e['reward']:.3f}, {e['scripts']} scripts)")
+                print(
+                    f"  not passed: {e['task']} ({e['end']}, reward {e['reward']:.3f}, {e['scripts']} scripts)"
+                )
 
 
 if __name__ == "__main__":

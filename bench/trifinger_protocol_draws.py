@@ -47,8 +47,10 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     draw_protocol("pushing", "P1", 0)  # the collision probe is built once per process; not timed
     print(f"profile {args.profile}, seeds 0..{args.seeds - 1}")
-    print(f"{'task@protocol':<22} {'draws/seed':>10} {'max':>4} {'failed':>6} {'ms/seed':>8} {'size_share':>10}  "
-          f"most refused because")
+    print(
+        f"{'task@protocol':<22} {'draws/seed':>10} {'max':>4} {'failed':>6} {'ms/seed':>8} {'size_share':>10}  "
+        f"most refused because"
+    )
     for task in args.tasks.split(","):
         for protocol in BENCHMARKS[task]:
             if args.protocols and protocol not in args.protocols.split(","):
@@ -68,8 +70,10 @@ def main() -> None:
             ms = (time.perf_counter() - start) * 1000 / args.seeds
             why = reasons.most_common(1)[0][0] if reasons else "-"
             share = f"{sized / args.seeds:.2f}" if protocol in ("P10", "P11") else "-"
-            print(f"{task + '@' + protocol:<22} {statistics.mean(attempts):>10.2f} {max(attempts):>4} {failed:>6} "
-                  f"{ms:>8.1f} {share:>10}  {why}")
+            print(
+                f"{task + '@' + protocol:<22} {statistics.mean(attempts):>10.2f} {max(attempts):>4} {failed:>6} "
+                f"{ms:>8.1f} {share:>10}  {why}"
+            )
 
 
 if __name__ == "__main__":

@@ -32,8 +32,16 @@ BENCHMARK = ("pushing", "picking", "pick_and_place", "stacking2")
 PROTOCOLS = ("P0", "P4", "P8", "P10")
 DEFAULT_TASKS = tuple(f"{t}@{p}" for t in BENCHMARK for p in PROTOCOLS) + ("towers", "stacked_blocks")
 #: Targets of issue 17 on the success rate (CausalWorld's measure).
-TARGETS = {"pushing@P0": 0.9, "picking@P0": 0.9, "pick_and_place@P0": 0.6, "stacking2@P0": 0.6, "towers": 1e-9}
-SUCCESS_ABOVE = 0.9  # causal_world/task_generators/base_task.py ``_check_preliminary_success``: goal_reward > 0.9
+TARGETS = {
+    "pushing@P0": 0.9,
+    "picking@P0": 0.9,
+    "pick_and_place@P0": 0.6,
+    "stacking2@P0": 0.6,
+    "towers": 1e-9,
+}
+SUCCESS_ABOVE = (
+    0.9  # causal_world/task_generators/base_task.py ``_check_preliminary_success``: goal_reward > 0.9
+)
 
 
 @dataclass(frozen=True)
@@ -60,8 +68,13 @@ def run_task(task: str, seeds: list[int]) -> list[Row]:
     from agentkit.loop import run_episode
     from agentkit.setup_episode import make_setup
 
-    config = RunConfig(env="trifinger", tasks=[task], backend_options={"cameras": False},
-                       observer={"views": ["language"]}, include_images=False)
+    config = RunConfig(
+        env="trifinger",
+        tasks=[task],
+        backend_options={"cameras": False},
+        observer={"views": ["language"]},
+        include_images=False,
+    )
     setup = make_setup(config)
     out = []
     for seed in seeds:
@@ -71,8 +84,17 @@ def run_task(task: str, seeds: list[int]) -> list[Row]:
             out.append(Row(seed, 0.0, "none", 0.0, 0, 0.0, f"{type(exc).__name__}: {exc}"))
             continue
         value, measure = causalworld_overlap(result.metrics)
-        out.append(Row(seed, value, measure, float(result.metrics.get("overlap") or 0.0), result.scripts,
-                       float(result.metrics.get("sim_time_s") or 0.0), result.error))
+        out.append(
+            Row(
+                seed,
+                value,
+                measure,
+                float(result.metrics.get("overlap") or 0.0),
+                result.scripts,
+                float(result.metrics.get("sim_time_s") or 0.0),
+                result.error,
+            )
+        )
     setup.backend.close()
     return out
 
@@ -83,19 +105,27 @@ def report(task: str, rows: list[Row]) -> str:
         return f"{task:22s} no episode ran: {rows[0].error if rows else 'no seeds'}"
     success = sum(r.causalworld > SUCCESS_ABOVE for r in done) / len(done)
     target = TARGETS.get(task)
-    verdict = "" if target is None else f" (target {'> 0' if target < 1e-6 else f'>= {target}'}: " \
-                                        f"{'OK' if success >= target else 'MISSED'})"
+    verdict = (
+        ""
+        if target is None
+        else f" (target {'> 0' if target < 1e-6 else f'>= {target}'}: "
+        f"{'OK' if success >= target else 'MISSED'})"
+    )
     measures = ",".join(sorted({r.measure for r in done}))
     failed = len(rows) - len(done)
-    return (f"{task:22s} success {success:.2f}{verdict}; mean overlap {statistics.fmean(r.causalworld for r in done):.3f} "
-            f"({measures}), exact {statistics.fmean(r.overlap for r in done):.3f}; "
-            f"{statistics.fmean(r.scripts for r in done):.1f} scripts, {statistics.fmean(r.sim_s for r in done):.1f} sim s"
-            f"{f'; {failed} episodes did not build' if failed else ''}")
+    return (
+        f"{task:22s} success {success:.2f}{verdict}; mean overlap {statistics.fmean(r.causalworld for r in done):.3f} "
+        f"({measures}), exact {statistics.fmean(r.overlap for r in done):.3f}; "
+        f"{statistics.fmean(r.scripts for r in done):.1f} scripts, {statistics.fmean(r.sim_s for r in done):.1f} sim s"
+        f"{f'; {failed} episodes did not build' if failed else ''}"
+    )
 
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stdout)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--tasks", default=",".join(DEFAULT_TASKS))
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (episodes are split by seed)")
@@ -107,7 +137,7 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = {}
         for task in tasks:
-            chunks = [list(range(args.seeds))[k::args.jobs] for k in range(args.jobs)]
+            chunks = [list(range(args.seeds))[k :: args.jobs] for k in range(args.jobs)]
             futures[task] = [pool.submit(run_task, task, chunk) for chunk in chunks if chunk]
         for task in tasks:
             rows = sorted((r for f in futures[task] for r in f.result()), key=lambda r: r.seed)

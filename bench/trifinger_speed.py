@@ -42,9 +42,11 @@ def bench_steps(steps: int, rounds: int) -> None:
         theirs.append(steps / (time.perf_counter() - start))
     backend.close()
     a, b = statistics.median(ours), statistics.median(theirs)
-    print(f"(a) backend: {a:,.0f} sim steps/s ({a * TIME_STEP_S:.0f}x real time); raw SimFinger: {b:,.0f} steps/s; "
-          f"ratio {a / b:.2f}x "
-          f"(target >= 0.8x: {'OK' if a / b >= 0.8 else 'MISSED'}); median of {rounds} rounds of {steps} steps")
+    print(
+        f"(a) backend: {a:,.0f} sim steps/s ({a * TIME_STEP_S:.0f}x real time); raw SimFinger: {b:,.0f} steps/s; "
+        f"ratio {a / b:.2f}x "
+        f"(target >= 0.8x: {'OK' if a / b >= 0.8 else 'MISSED'}); median of {rounds} rounds of {steps} steps"
+    )
 
 
 def bench_observations(count: int) -> None:
@@ -58,12 +60,16 @@ def bench_observations(count: int) -> None:
             times.append((time.perf_counter() - start) * 1000)
         backend.close()
         label = "with goal images" if goal_images else "three cameras"
-        print(f"(b) {label}: {statistics.median(times):.0f} ms per observation ({len(raw.frames)} frames of 270 px, "
-              f"median of {count})")
+        print(
+            f"(b) {label}: {statistics.median(times):.0f} ms per observation ({len(raw.frames)} frames of 270 px, "
+            f"median of {count})"
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=2000, help="physics steps per round (at most 2500)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--observations", type=int, default=10)

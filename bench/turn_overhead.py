@@ -73,13 +73,25 @@ def line(name: str, values: list[float], target: float | None = None) -> str:
 
 
 def bench_turns(turns: int, memory: str) -> None:
-    config = RunConfig(env="gridworld", tasks=[TASK], max_scripts=200, memory=memory, include_images=False,
-                       observer=ObserverSettings(views=["ascii"]), backend_options={"frame": "none"})
+    config = RunConfig(
+        env="gridworld",
+        tasks=[TASK],
+        max_scripts=200,
+        memory=memory,
+        include_images=False,
+        observer=ObserverSettings(views=["ascii"]),
+        backend_options={"frame": "none"},
+    )
     setup = make_setup(config, model_factory=lambda backend: ZeroLatencyModel())
     with tempfile.TemporaryDirectory() as tmp:
         store = TranscriptStore(f"sqlite:///{Path(tmp) / 'bench.db'}")
-        run_id = store.create_run(env="gridworld", tasks=[TASK], model="zero-latency", config=config.model_dump(),
-                                  templates=setup.renderer.sources)
+        run_id = store.create_run(
+            env="gridworld",
+            tasks=[TASK],
+            model="zero-latency",
+            config=config.model_dump(),
+            templates=setup.renderer.sources,
+        )
         sink = TimedStore(store)
         seed = 0
         while len(sink.records) < turns:
@@ -90,14 +102,21 @@ def bench_turns(turns: int, memory: str) -> None:
         store.close()
     setup.backend.close()
 
-    phases = {name: [r.timings[name] for r in sink.records] for name in ("render", "parse", "compile", "observe")}
+    phases = {
+        name: [r.timings[name] for r in sink.records] for name in ("render", "parse", "compile", "observe")
+    }
     phases["store"] = sink.store_s
     own = [sum(values) for values in zip(*phases.values())]
-    whole = [end - prev_end for (ep, end), (prev_ep, prev_end) in zip(sink.turn_ends[1:], sink.turn_ends[:-1])
-             if ep == prev_ep]  # first turn of an episode includes the reset; left out
+    whole = [
+        end - prev_end
+        for (ep, end), (prev_ep, prev_end) in zip(sink.turn_ends[1:], sink.turn_ends[:-1])
+        if ep == prev_ep
+    ]  # first turn of an episode includes the reset; left out
     env = [r.timings["env"] for r in sink.records]
-    print(f"turn overhead on {TASK}: {len(sink.records)} turns in {seed} episodes, memory={memory}, ASCII view, "
-          f"one primitive command per turn")
+    print(
+        f"turn overhead on {TASK}: {len(sink.records)} turns in {seed} episodes, memory={memory}, ASCII view, "
+        f"one primitive command per turn"
+    )
     print("(a) framework time per turn")
     for name, values in phases.items():
         print("    " + line(name, values))
@@ -125,7 +144,9 @@ def bench_encoding(repeats: int = 300) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--turns", type=int, default=3000)
     parser.add_argument("--memory", default="markovian")
     args = parser.parse_args()

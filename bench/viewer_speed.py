@@ -31,39 +31,88 @@ from agentkit.viewer import ViewerApp, open_readonly
 
 TARGET_MS = 100.0
 SYSTEM = {"role": "system", "content": "You are an agent in a 40 by 40 arena. " * 40}
-WORLD = {"bounds": [0.0, 0.0, 40.0, 40.0], "y_up": True,
-         "shapes": [{"kind": "circle", "x": 20.0, "y": 30.0, "r": 1.0, "fill": "#28c828", "label": "GoodGoal"},
-                    {"kind": "rect", "x": 20.0, "y": 20.0, "w": 10.0, "h": 1.0, "angle": 30.0, "fill": "#999999",
-                     "label": "Wall"}]}
+WORLD = {
+    "bounds": [0.0, 0.0, 40.0, 40.0],
+    "y_up": True,
+    "shapes": [
+        {"kind": "circle", "x": 20.0, "y": 30.0, "r": 1.0, "fill": "#28c828", "label": "GoodGoal"},
+        {
+            "kind": "rect",
+            "x": 20.0,
+            "y": 20.0,
+            "w": 10.0,
+            "h": 1.0,
+            "angle": 30.0,
+            "fill": "#999999",
+            "label": "Wall",
+        },
+    ],
+}
 
 
 def _turn(i: int, history: list[dict], frame, first: bool) -> TurnRecord:
     status = f"Step: {3 * i}\nHealth: {100 - i % 100}\nPosition: [{i % 40}.0, 0.0, {(7 * i) % 40}.0]"
-    user = {"role": "user", "content": [{"type": "text", "text": f"Turn {i + 1}.\n{status}\nWrite your next script."},
-                                        {"type": "image_url", "image_url": {"url": frame.data_url()}}]}
+    user = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": f"Turn {i + 1}.\n{status}\nWrite your next script."},
+            {"type": "image_url", "image_url": {"url": frame.data_url()}},
+        ],
+    }
     answer = f'Think("turn {i}: the goal is ahead"); Turn({(i % 7) * 6}); Go(3);'
     record = TurnRecord(
-        index=i, messages=[SYSTEM, *history[-16:], user], answer=answer, usage=Usage(900 + i, 40, 0.002),
-        latency_s=1.2, cached=False, script=[{"name": "Go", "args": [3]}], parse_error=None, compile_error=None,
-        actions=[[1, 0]] * 3, reward=-0.003, total_reward=-0.003 * (i + 1), health=float(100 - i % 100),
-        done=False, timings={"render": 0.0002, "model": 1.2},
-        observation={"step": 3 * i, "images": [{"label": "camera", "media_type": frame.media_type,
-                                                "sha256": frame.sha256, "width": 128, "height": 128}],
-                     "status_text": status, "pose": {"position": [i % 40, 0.0, (7 * i) % 40], "heading": (30.0 * i) % 360}},
-        prompt_context={"time_limit": 250} if first else None, world_map=WORLD if first else None)
+        index=i,
+        messages=[SYSTEM, *history[-16:], user],
+        answer=answer,
+        usage=Usage(900 + i, 40, 0.002),
+        latency_s=1.2,
+        cached=False,
+        script=[{"name": "Go", "args": [3]}],
+        parse_error=None,
+        compile_error=None,
+        actions=[[1, 0]] * 3,
+        reward=-0.003,
+        total_reward=-0.003 * (i + 1),
+        health=float(100 - i % 100),
+        done=False,
+        timings={"render": 0.0002, "model": 1.2},
+        observation={
+            "step": 3 * i,
+            "images": [
+                {
+                    "label": "camera",
+                    "media_type": frame.media_type,
+                    "sha256": frame.sha256,
+                    "width": 128,
+                    "height": 128,
+                }
+            ],
+            "status_text": status,
+            "pose": {"position": [i % 40, 0.0, (7 * i) % 40], "heading": (30.0 * i) % 360},
+        },
+        prompt_context={"time_limit": 250} if first else None,
+        world_map=WORLD if first else None,
+    )
     history += [user, {"role": "assistant", "content": answer}]
     return record
 
 
 def record(store: TranscriptStore, turns: int, episodes: int) -> tuple[str, str, str]:
     rng = np.random.default_rng(0)
-    frames = [encode_image(rng.integers(0, 255, (128, 128, 3), dtype=np.uint8), label="camera", fmt="jpeg")
-              for _ in range(64)]
+    frames = [
+        encode_image(rng.integers(0, 255, (128, 128, 3), dtype=np.uint8), label="camera", fmt="jpeg")
+        for _ in range(64)
+    ]
     runs = []
     long_episode = ""
     for r in range(2):
-        run = store.create_run(env="aai-arena", tasks=["01-04-03"], model=f"bench/model-{r}", config={},
-                               templates={"system.j2": "s", "turn.j2": "t"})
+        run = store.create_run(
+            env="aai-arena",
+            tasks=["01-04-03"],
+            model=f"bench/model-{r}",
+            config={},
+            templates={"system.j2": "s", "turn.j2": "t"},
+        )
         runs.append(run)
         plan = [turns] + [8] * episodes if r == 0 else [8] * (episodes + 1)
         for e, n in enumerate(plan):
@@ -73,8 +122,19 @@ def record(store: TranscriptStore, turns: int, episodes: int) -> tuple[str, str,
             history: list[dict] = []
             for i in range(n):
                 store.add_turn(episode, _turn(i, history, frames[(i + e) % len(frames)], i == 0))
-            store.finish_episode(episode, EpisodeResult(episode, "01-04-03", e, success=e % 2 == 0, reward=0.5,
-                                                        end_reason=EndReason.GOAL, scripts=n, turns=n))
+            store.finish_episode(
+                episode,
+                EpisodeResult(
+                    episode,
+                    "01-04-03",
+                    e,
+                    success=e % 2 == 0,
+                    reward=0.5,
+                    end_reason=EndReason.GOAL,
+                    scripts=n,
+                    turns=n,
+                ),
+            )
         store.finish_run(run)
     return runs[0], runs[1], long_episode
 
@@ -99,8 +159,10 @@ def main() -> None:
         start = time.perf_counter()
         with TranscriptStore(url) as store:
             run_a, run_b, episode = record(store, args.turns, args.episodes)
-        print(f"recorded 1 episode of {args.turns} turns and 2 runs of {args.episodes + 1} episodes "
-              f"in {time.perf_counter() - start:.1f} s")
+        print(
+            f"recorded 1 episode of {args.turns} turns and 2 runs of {args.episodes + 1} episodes "
+            f"in {time.perf_counter() - start:.1f} s"
+        )
         reader = open_readonly(url)
         app = ViewerApp(reader)
         frame = reader.get_turns(episode, with_messages=False)[0].observation["images"][0]["sha256"]

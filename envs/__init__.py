@@ -17,8 +17,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Backend", "ScriptPolicy", "StepResult", "TaskInfo", "available_backends", "get_backend"]
 
-_HOMES = {"Backend": "base", "ScriptPolicy": "base", "StepResult": "base", "TaskInfo": "base",
-          "available_backends": "registry", "get_backend": "registry"}
+_HOMES = {
+    "Backend": "base",
+    "ScriptPolicy": "base",
+    "StepResult": "base",
+    "TaskInfo": "base",
+    "available_backends": "registry",
+    "get_backend": "registry",
+}
 
 
 def __getattr__(name: str) -> Any:

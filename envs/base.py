@@ -176,8 +176,9 @@ class Backend(ABC):
 
         Only backends whose ``task_source`` returns something are handed a source; others refuse.
         """
-        raise ValueError(f"the {self.name} backend does not read tasks from files; "
-                         f"cannot play {task!r} from stored text")
+        raise ValueError(
+            f"the {self.name} backend does not read tasks from files; cannot play {task!r} from stored text"
+        )
 
     def world_map(self) -> dict[str, Any] | None:
         """A top-down drawing of the world as the episode began, for viewers; None if there is none.

@@ -32,8 +32,17 @@ _ENTRY_POINTS = {
     TRIFINGER_ID: "agentkit.envs.trifinger.gym_env:TriFingerGymEnv",
 }
 #: CausalWorld's task generators (causal_world/task_generators/task.py), one id each.
-TRIFINGER_TASKS = ("pushing", "picking", "pick_and_place", "stacking2", "towers", "stacked_blocks",
-                   "creative_stacked_blocks", "general", "reaching")
+TRIFINGER_TASKS = (
+    "pushing",
+    "picking",
+    "pick_and_place",
+    "stacking2",
+    "towers",
+    "stacked_blocks",
+    "creative_stacked_blocks",
+    "general",
+    "reaching",
+)
 TRIFINGER_TASK_IDS = {f"agentkit/trifinger-{task}-v0": task for task in TRIFINGER_TASKS}
 
 

@@ -119,8 +119,9 @@ def catalogue_file(name: str) -> str | None:
 def catalogue_from_backend(name: str) -> TaskCatalogue:
     """The catalogue as backend ``name`` itself says it (imports the backend and its simulator)."""
     backend = get_backend(name)
-    return TaskCatalogue([ListedTask(t.name, t.category, t.description) for t in backend.tasks()],
-                         backend.suites())
+    return TaskCatalogue(
+        [ListedTask(t.name, t.category, t.description) for t in backend.tasks()], backend.suites()
+    )
 
 
 # Top-level modules of each backend's extra (pyproject.toml's [project.optional-dependencies]) that
@@ -144,7 +145,8 @@ def _check_installed(name: str) -> None:
         if not found:
             raise ValueError(
                 f"env {name!r} needs optional dependencies that are not installed (no module named {module!r}); "
-                f"install them with: pip install 'agentkit-embodied[{_EXTRAS.get(name, name)}]'")
+                f"install them with: pip install 'agentkit-embodied[{_EXTRAS.get(name, name)}]'"
+            )
 
 
 def task_catalogue(name: str) -> TaskCatalogue:
@@ -164,6 +166,10 @@ def task_catalogue(name: str) -> TaskCatalogue:
             data = json.loads(resources.files("agentkit.envs").joinpath(path).read_text(encoding="utf-8"))
             rows, suites = data["tasks"], data["suites"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"envs/{path}: unreadable task catalogue ({exc}); "
-                             "rewrite it with scripts/write_task_catalogues.py") from exc
-    return TaskCatalogue([ListedTask(*row) for row in rows], {suite: list(tasks) for suite, tasks in suites.items()})
+            raise ValueError(
+                f"envs/{path}: unreadable task catalogue ({exc}); "
+                "rewrite it with scripts/write_task_catalogues.py"
+            ) from exc
+    return TaskCatalogue(
+        [ListedTask(*row) for row in rows], {suite: list(tasks) for suite, tasks in suites.items()}
+    )

@@ -21,7 +21,9 @@ IMAGE_PLACEHOLDER = "[an image was shown here]"
 # A prompt message: typed (agentkit.messages), or an OpenAI-style dict while callers move to typed ones.
 AnyMessage = Message | dict[str, Any]
 _PLACEHOLDER_PART = TextPart(IMAGE_PLACEHOLDER)
-_STRIPPED_SIZE = 4096  # typed messages whose image-free form is remembered (last-images:K strips each every turn)
+_STRIPPED_SIZE = (
+    4096  # typed messages whose image-free form is remembered (last-images:K strips each every turn)
+)
 _stripped: dict[Message, Message] = {}
 
 

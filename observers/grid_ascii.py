@@ -127,7 +127,9 @@ def render_ascii(grid: GridView) -> str:
 def _agent_meaning(grid: GridView) -> str:
     x, y = grid.agent_pos
     under = grid.cells[y][x]
-    where = f"you, facing {grid.agent_dir}, at x={x}, y={y} (x counts columns from the left, y rows from the top)"
+    where = (
+        f"you, facing {grid.agent_dir}, at x={x}, y={y} (x counts columns from the left, y rows from the top)"
+    )
     return where + (f" (standing on {cell_name(under)})" if under is not None else "")
 
 

@@ -79,7 +79,9 @@ def describe_grid(grid: GridView) -> str:
         ((relative_offset(grid, (cx, cy)), cell) for cx, cy, cell in seen_things(grid)),
         key=lambda item: (abs(item[0][0]) + abs(item[0][1]), -item[0][0], item[0][1]),
     )
-    objects = [f"{with_article(cell_name(c))} {relative_phrase(*off)}" for off, c in things if c.kind != "lava"]
+    objects = [
+        f"{with_article(cell_name(c))} {relative_phrase(*off)}" for off, c in things if c.kind != "lava"
+    ]
     lava = [relative_phrase(*off) for off, c in things if c.kind == "lava"]
     if objects:
         sentences.append("You have seen: " + "; ".join(objects) + ".")
@@ -87,6 +89,10 @@ def describe_grid(grid: GridView) -> str:
         sentences.append("You have not seen any objects yet.")
     if lava:
         listed = "; ".join(lava[:MAX_LAVA_LISTED])
-        more = f" (and {len(lava) - MAX_LAVA_LISTED} more lava cells further away)" if len(lava) > MAX_LAVA_LISTED else ""
+        more = (
+            f" (and {len(lava) - MAX_LAVA_LISTED} more lava cells further away)"
+            if len(lava) > MAX_LAVA_LISTED
+            else ""
+        )
         sentences.append(f"Lava (deadly): {listed}{more}.")
     return " ".join(s for s in sentences if s)

@@ -100,7 +100,13 @@ class Observation:
         return {
             "step": self.step,
             "images": [
-                {"label": i.label, "media_type": i.media_type, "sha256": i.sha256, "width": i.width, "height": i.height}
+                {
+                    "label": i.label,
+                    "media_type": i.media_type,
+                    "sha256": i.sha256,
+                    "width": i.width,
+                    "height": i.height,
+                }
                 for i in self.images
             ],
             "status_text": self.status_text,

@@ -62,7 +62,8 @@ class Observer:
             structured=(
                 {**structured_view(grid, raw.step, raw.mission), "status": dict(raw.status)}
                 if grid is not None and "structured" in views
-                else _pose_view(raw) if raw.pose is not None and "structured" in views
+                else _pose_view(raw)
+                if raw.pose is not None and "structured" in views
                 else None
             ),
             mission=raw.mission,
@@ -79,5 +80,9 @@ class Observer:
 def _pose_view(raw: RawObservation) -> dict[str, Any]:
     """The structured view of a backend without a grid: its pose (for trajectory maps) and status."""
     assert raw.pose is not None
-    return {"step": raw.step, "position": list(raw.pose.get("position", [])),
-            "orientation": raw.pose.get("heading"), "status": dict(raw.status)}
+    return {
+        "step": raw.step,
+        "position": list(raw.pose.get("position", [])),
+        "orientation": raw.pose.get("heading"),
+        "status": dict(raw.status),
+    }

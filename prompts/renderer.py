@@ -70,7 +70,9 @@ def _inline_examples(root: Traversable | Path, text: str) -> str:
                 if not image.startswith("data:"):
                     suffix = "." + image.rsplit(".", 1)[-1].lower()
                     if suffix not in _MEDIA_TYPES or "/" in image or "\\" in image:
-                        raise TemplateError(f"{EXAMPLES_NAME}: image {image!r} must be a .png or .jpg file beside it")
+                        raise TemplateError(
+                            f"{EXAMPLES_NAME}: image {image!r} must be a .png or .jpg file beside it"
+                        )
                     data = base64.b64encode(root.joinpath(image).read_bytes()).decode("ascii")
                     image = f"data:{_MEDIA_TYPES[suffix]};base64,{data}"
                 images.append(image)
@@ -116,7 +118,7 @@ def _image_part(url: str) -> ImagePart:
         data = base64.b64decode(payload, validate=True)
     except ValueError as exc:
         raise TemplateError(f"{EXAMPLES_NAME}: an image's base64 is broken: {exc}") from exc
-    return ImagePart.of(data, header[len("data:"):-len(";base64")])
+    return ImagePart.of(data, header[len("data:") : -len(";base64")])
 
 
 class _PromptSandbox(ImmutableSandboxedEnvironment):
@@ -172,7 +174,9 @@ class PromptRenderer:
             raise TemplateError(f"{exc.name or exc.filename}:{exc.lineno}: {exc.message}") from exc
 
     @classmethod
-    def from_set(cls, template_set: str, user_dir: str | Path | None = None, include_images: bool = True) -> PromptRenderer:
+    def from_set(
+        cls, template_set: str, user_dir: str | Path | None = None, include_images: bool = True
+    ) -> PromptRenderer:
         return cls(resolve_templates(template_set, user_dir), include_images=include_images)
 
     def _render(self, template: jinja2.Template, variables: dict[str, Any]) -> str:
@@ -208,26 +212,41 @@ class PromptRenderer:
         """What opens every prompt of an episode, typed: the system message, then the worked example."""
         return [self.typed_system_message(context), *self.typed_example_messages()]
 
-    def typed_turn_message(self, observation: Observation, context: dict[str, Any], feedback: str | None,
-                           turn: int) -> Message:
+    def typed_turn_message(
+        self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int
+    ) -> Message:
         """One user message, typed: the rendered text, then the observation's images as image parts."""
         text = self._turn_text(observation, context, feedback, turn)
         if not (self.include_images and observation.images):
             return Message("user", text)
-        return Message("user", (TextPart(text), *(ImagePart(i.data, i.media_type, i.sha256) for i in observation.images)))
+        return Message(
+            "user", (TextPart(text), *(ImagePart(i.data, i.media_type, i.sha256) for i in observation.images))
+        )
 
     def _example_turns(self) -> list[tuple[str, list[str], str]]:
         """Each example turn's user text (the intro opening the first), image data URLs and answer."""
         out = []
         for k, turn in enumerate(self._examples.get("turns", [])):
-            text = turn["user"] if k or not self._examples.get("intro") else f"{self._examples['intro']}\n\n{turn['user']}"
+            text = (
+                turn["user"]
+                if k or not self._examples.get("intro")
+                else f"{self._examples['intro']}\n\n{turn['user']}"
+            )
             out.append((text, turn.get("images", []), turn["assistant"]))
         return out
 
-    def _turn_text(self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int) -> str:
+    def _turn_text(
+        self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int
+    ) -> str:
         return self._render(
             self._turn,
-            {**context, "obs": observation, "feedback": feedback, "turn": turn, "has_images": self.include_images and bool(observation.images)},
+            {
+                **context,
+                "obs": observation,
+                "feedback": feedback,
+                "turn": turn,
+                "has_images": self.include_images and bool(observation.images),
+            },
         )
 
     # --- OpenAI-style dicts (the form callers used before typed messages) ---------------------------

@@ -42,7 +42,9 @@ def _root() -> Traversable:
 
 def set_names() -> list[str]:
     """The packaged sets, sorted."""
-    return sorted(entry.name for entry in _root().iterdir() if entry.is_dir() and entry.joinpath(MANIFEST).is_file())
+    return sorted(
+        entry.name for entry in _root().iterdir() if entry.is_dir() and entry.joinpath(MANIFEST).is_file()
+    )
 
 
 def get_set(name: str) -> TemplateSet:
@@ -55,8 +57,11 @@ def get_set(name: str) -> TemplateSet:
         backend, description = str(manifest["backend"]), str(manifest.get("description", ""))
     except (ValueError, KeyError, TypeError) as exc:
         raise TemplateError(f"template set {name!r}: {MANIFEST} is malformed ({exc})") from None
-    names = sorted(e.name for e in folder.iterdir() if e.is_file() and e.name != MANIFEST
-                   and e.name.lower().endswith(_COPIED_SUFFIXES))
+    names = sorted(
+        e.name
+        for e in folder.iterdir()
+        if e.is_file() and e.name != MANIFEST and e.name.lower().endswith(_COPIED_SUFFIXES)
+    )
     ordered = [n for n in TEMPLATE_NAMES if n in names] + [n for n in names if n not in TEMPLATE_NAMES]
     return TemplateSet(name, backend, description, tuple(ordered))
 
@@ -66,7 +71,9 @@ def read_file(name: str, file: str) -> str:
     template_set = get_set(name)
     if file not in template_set.files or not file.endswith((".j2", ".json")):
         texts = [f for f in template_set.files if f.endswith((".j2", ".json"))]
-        raise TemplateError(f"template set {name!r} has no text file {file!r} (its files: {', '.join(texts)})")
+        raise TemplateError(
+            f"template set {name!r} has no text file {file!r} (its files: {', '.join(texts)})"
+        )
     return _root().joinpath(name).joinpath(file).read_text(encoding="utf-8")
 
 
@@ -80,15 +87,21 @@ def template_variables(source: str) -> list[str]:
 
 def set_variables(name: str) -> dict[str, list[str]]:
     """Per template of a packaged set, the variables it uses."""
-    return {file: template_variables(read_file(name, file)) for file in get_set(name).files if file.endswith(".j2")}
+    return {
+        file: template_variables(read_file(name, file))
+        for file in get_set(name).files
+        if file.endswith(".j2")
+    }
 
 
 def check_for_backend(name: str, default_set: str) -> None:
     """Refuse a packaged set written for another backend than the one whose own set is ``default_set``."""
     wanted, own = get_set(name).backend, get_set(default_set).backend
     if wanted != own:
-        raise TemplateError(f"--templates {name}: this template set is for the {wanted} backend, not {own} "
-                            f"(sets for {own}: {', '.join(n for n in set_names() if get_set(n).backend == own)})")
+        raise TemplateError(
+            f"--templates {name}: this template set is for the {wanted} backend, not {own} "
+            f"(sets for {own}: {', '.join(n for n in set_names() if get_set(n).backend == own)})"
+        )
 
 
 def copy_set(name: str, target: Path, force: bool = False) -> list[Path]:
@@ -109,5 +122,15 @@ def copy_set(name: str, target: Path, force: bool = False) -> list[Path]:
     return written
 
 
-__all__ = ["EXAMPLES_NAME", "MANIFEST", "TemplateSet", "check_for_backend", "copy_set", "get_set", "read_file",
-           "set_names", "set_variables", "template_variables"]
+__all__ = [
+    "EXAMPLES_NAME",
+    "MANIFEST",
+    "TemplateSet",
+    "check_for_backend",
+    "copy_set",
+    "get_set",
+    "read_file",
+    "set_names",
+    "set_variables",
+    "template_variables",
+]

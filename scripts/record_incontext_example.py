@@ -62,8 +62,13 @@ def record(size: int, seed: int = 0) -> dict:
     turns = []
     try:
         raw = backend.reset(str(ARENA), seed)
-        context = {"commands": backend.vocabulary.describe(), "max_scripts": 30, "task": "tutorial",
-                   "has_images": True, **backend.prompt_context()}
+        context = {
+            "commands": backend.vocabulary.describe(),
+            "max_scripts": 30,
+            "task": "tutorial",
+            "has_images": True,
+            **backend.prompt_context(),
+        }
         for turn in range(MAX_TURNS):
             observation = observer.observe(raw)
             user = renderer.turn_message(observation, context, None, turn)
@@ -84,15 +89,22 @@ def record(size: int, seed: int = 0) -> dict:
                 if done:
                     break
             raw = backend.observe()
-            log.info("turn %d: %s -> reward %.3f%s", turn + 1, answer, raw.total_reward, " (done)" if done else "")
+            log.info(
+                "turn %d: %s -> reward %.3f%s", turn + 1, answer, raw.total_reward, " (done)" if done else ""
+            )
             if done:
                 break
         if not raw.done or not raw.success:
-            raise RuntimeError("the reference agent did not solve the tutorial arena; fix it before recording")
+            raise RuntimeError(
+                "the reference agent did not solve the tutorial arena; fix it before recording"
+            )
     finally:
         backend.close()
-    return {"intro": INTRO, "turns": turns,
-            "source": "recorded by scripts/record_incontext_example.py: the arena reference agent on tutorial_arena.yaml, seed 0"}
+    return {
+        "intro": INTRO,
+        "turns": turns,
+        "source": "recorded by scripts/record_incontext_example.py: the arena reference agent on tutorial_arena.yaml, seed 0",
+    }
 
 
 def main() -> None:
@@ -103,7 +115,9 @@ def main() -> None:
     for old in HERE.glob("example_*.png"):
         old.unlink()
     spec = record(args.size)
-    (HERE / "examples.json").write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (HERE / "examples.json").write_text(
+        json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     log.info("wrote %d turns to %s", len(spec["turns"]), HERE / "examples.json")
 
 

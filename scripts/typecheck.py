@@ -78,7 +78,7 @@ def repository_path(line: str, prefixes: dict[str, str]) -> str:
     """``agentkit/actions/parser.py:3: ...`` -> ``actions/parser.py:3: ...`` (longest prefix wins)."""
     for prefix in sorted(prefixes, key=len, reverse=True):
         if line.startswith(prefix):
-            return prefixes[prefix] + line[len(prefix):]
+            return prefixes[prefix] + line[len(prefix) :]
     return line
 
 
@@ -87,11 +87,23 @@ def run_mypy(root: Path = ROOT) -> tuple[int, list[str]]:
     mapping = package_dirs(root / "pyproject.toml")
     with tempfile.TemporaryDirectory(prefix="agentkit-typecheck-") as tmp:
         prefixes = lay_out(Path(tmp), mapping, root)
-        command = [sys.executable, "-m", "mypy", "--config-file", str(root / "pyproject.toml"),
-                   "--cache-dir", str(root / ".mypy_cache"), "-p", PACKAGE]
-        proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True,
-                              env={**os.environ, "MYPYPATH": ""})
-    return proc.returncode, [repository_path(line, prefixes) for line in (proc.stdout + proc.stderr).splitlines()]
+        command = [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(root / "pyproject.toml"),
+            "--cache-dir",
+            str(root / ".mypy_cache"),
+            "-p",
+            PACKAGE,
+        ]
+        proc = subprocess.run(
+            command, cwd=tmp, capture_output=True, text=True, env={**os.environ, "MYPYPATH": ""}
+        )
+    return proc.returncode, [
+        repository_path(line, prefixes) for line in (proc.stdout + proc.stderr).splitlines()
+    ]
 
 
 def error_key(line: str) -> str | None:
@@ -103,7 +115,9 @@ def error_key(line: str) -> str | None:
 def read_known(path: Path) -> list[str]:
     if not path.is_file():
         return []
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    return [
+        line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")
+    ]
 
 
 def compare(found: list[str], known: list[str]) -> tuple[list[str], list[str]]:
@@ -120,8 +134,12 @@ def compare(found: list[str], known: list[str]) -> tuple[list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    parser = argparse.ArgumentParser(description="mypy over the package as installed, against the known errors")
-    parser.add_argument("--update", action="store_true", help="rewrite scripts/typecheck_known.txt from this run")
+    parser = argparse.ArgumentParser(
+        description="mypy over the package as installed, against the known errors"
+    )
+    parser.add_argument(
+        "--update", action="store_true", help="rewrite scripts/typecheck_known.txt from this run"
+    )
     args = parser.parse_args(argv)
     status, lines = run_mypy()
     found = [key for key in map(error_key, lines) if key is not None]
@@ -129,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write("\n".join(lines) + "\n")
         return 2
     if args.update:
-        header = "# Known mypy errors (scripts/typecheck.py): fix one, delete its line. Never add lines by hand.\n"
+        header = (
+            "# Known mypy errors (scripts/typecheck.py): fix one, delete its line. Never add lines by hand.\n"
+        )
         KNOWN.write_text(header + "".join(f"{key}\n" for key in sorted(found)), encoding="utf-8")
         log.info("typecheck: %d known errors written to %s", len(found), KNOWN.relative_to(ROOT))
         return 0
@@ -141,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write("\n".join(errors) + "\n")
         log.error("typecheck: %d new mypy error(s) (%d known)", len(new), len(found) - len(new))
         return 1
-    log.info("typecheck: no new errors (%d known, %d fixed since the list was written)", len(found), len(gone))
+    log.info(
+        "typecheck: no new errors (%d known, %d fixed since the list was written)", len(found), len(gone)
+    )
     return 0
 
 

@@ -146,8 +146,10 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
 # only if a test asks for it, stopped at the end; skipped (with the reason shown by -ra) only where
 # Debian's postgresql package is not installed.
 
-NO_POSTGRES = ("PostgreSQL's server binaries (initdb, pg_ctl) are not installed: "
-               "apt-get install postgresql, or ./dev setup as root")
+NO_POSTGRES = (
+    "PostgreSQL's server binaries (initdb, pg_ctl) are not installed: "
+    "apt-get install postgresql, or ./dev setup as root"
+)
 
 
 @pytest.fixture(scope="session")

@@ -70,14 +70,33 @@ def test_the_cli_runs_the_builtin_build_and_reports_a_missing_one_in_one_line(tm
     from agentkit.testing.cli_runner import run_cli, run_json
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    summary = run_json(["run", "--env", "animalai", "--aai-build", "builtin", "--task", "06-09-01", "--db", db,
-                        "--no-images"], cwd=tmp_path)
+    summary = run_json(
+        [
+            "run",
+            "--env",
+            "animalai",
+            "--aai-build",
+            "builtin",
+            "--task",
+            "06-09-01",
+            "--db",
+            db,
+            "--no-images",
+        ],
+        cwd=tmp_path,
+    )
     (episode,) = summary["episodes"]
     assert summary["env"] == "animalai" and episode["end_reason"] == "goal" and episode["success"]
-    failed = run_cli(["run", "--env", "animalai", "--aai-build", str(tmp_path / "nope"), "--task", "01-01-01",
-                      "--db", db], cwd=tmp_path, check=False)
+    failed = run_cli(
+        ["run", "--env", "animalai", "--aai-build", str(tmp_path / "nope"), "--task", "01-01-01", "--db", db],
+        cwd=tmp_path,
+        check=False,
+    )
     assert failed.returncode == 2 and "Traceback" not in failed.stderr
-    assert " ".join(failed.stderr.split()) == f"error: Animal-AI build not found: {tmp_path / 'nope'} (from --aai-build)"
+    assert (
+        " ".join(failed.stderr.split())
+        == f"error: Animal-AI build not found: {tmp_path / 'nope'} (from --aai-build)"
+    )
 
 
 def fake_build(tmp_path: Path, body: str) -> Path:
@@ -100,7 +119,9 @@ def test_a_build_that_never_connects_times_out_in_one_line_and_is_killed(tmp_pat
         backend.close()
     assert time.monotonic() - start < 10
     message = str(err.value)
-    assert message.startswith(f"Animal-AI build {build} did not connect on port ") and message.endswith("within 2 s")
+    assert message.startswith(f"Animal-AI build {build} did not connect on port ") and message.endswith(
+        "within 2 s"
+    )
     pid = int(pid_file.read_text())
     assert _gone(pid)
 
@@ -126,9 +147,24 @@ def test_the_reference_agent_needs_the_builtin_build(tmp_path):
     backend.close()
     # through the CLI: one line before anything runs, no run left in the store
     db = tmp_path / "none.db"
-    failed = run_cli(["run", "--env", "animalai", "--aai-build", str(fake_build(tmp_path, "sleep 30")),
-                      "--task", "01-04-03", "--db", f"sqlite:///{db}"], tmp_path, check=False)
-    assert failed.returncode == 2 and "name a model (--model) to play a Unity build" in " ".join(failed.stderr.split())
+    failed = run_cli(
+        [
+            "run",
+            "--env",
+            "animalai",
+            "--aai-build",
+            str(fake_build(tmp_path, "sleep 30")),
+            "--task",
+            "01-04-03",
+            "--db",
+            f"sqlite:///{db}",
+        ],
+        tmp_path,
+        check=False,
+    )
+    assert failed.returncode == 2 and "name a model (--model) to play a Unity build" in " ".join(
+        failed.stderr.split()
+    )
     assert len(failed.stderr.strip().splitlines()) <= 2 and "Traceback" not in failed.stderr
     assert not db.exists() or TranscriptStore(f"sqlite:///{db}").list_runs() == []
 
@@ -186,8 +222,12 @@ def picture(frame: np.ndarray, channels_first: bool, dims: bool, compressed: boo
 def test_pictures_decode_in_either_layout(channels_first, compressed):
     frame = np.random.default_rng(0).integers(0, 256, size=(6, 10, 3), dtype=np.uint8)
     # With dimension properties the layout needs no hint; without, the generation's layout is used.
-    assert np.array_equal(decode_picture(picture(frame, channels_first, True, compressed), not channels_first), frame)
-    assert np.array_equal(decode_picture(picture(frame, channels_first, False, compressed), channels_first), frame)
+    assert np.array_equal(
+        decode_picture(picture(frame, channels_first, True, compressed), not channels_first), frame
+    )
+    assert np.array_equal(
+        decode_picture(picture(frame, channels_first, False, compressed), channels_first), frame
+    )
     with pytest.raises(ObservationError):
         decode_picture(picture(frame, channels_first, False, compressed), not channels_first)
 
@@ -205,13 +245,16 @@ def test_the_vector_observation_is_health_velocity_position():
         decode_agent(AgentInfoProto(), channels_first=False)
 
 
-@pytest.mark.parametrize("max_step,last,health,total,mark,expected", [
-    (True, -0.004, 0.0, -1.0, 2.0, EndReason.TIME_LIMIT),
-    (False, 2.5, 100.0, 2.4, 2.0, EndReason.GOAL),
-    (False, 1.0, 100.0, 0.9, 2.0, EndReason.FAILED),  # a goal, but not enough reward
-    (False, -1.0, 0.0, -1.2, 2.0, EndReason.DIED),
-    (False, -0.5, 40.0, -0.6, 2.0, EndReason.FAILED),  # a small bad goal
-])
+@pytest.mark.parametrize(
+    "max_step,last,health,total,mark,expected",
+    [
+        (True, -0.004, 0.0, -1.0, 2.0, EndReason.TIME_LIMIT),
+        (False, 2.5, 100.0, 2.4, 2.0, EndReason.GOAL),
+        (False, 1.0, 100.0, 0.9, 2.0, EndReason.FAILED),  # a goal, but not enough reward
+        (False, -1.0, 0.0, -1.2, 2.0, EndReason.DIED),
+        (False, -0.5, 40.0, -0.6, 2.0, EndReason.FAILED),  # a small bad goal
+    ],
+)
 def test_why_a_unity_episode_ended_is_read_off_what_it_reports(max_step, last, health, total, mark, expected):
     assert infer_end_reason(max_step, last, health, total, mark) is expected
 
@@ -227,12 +270,16 @@ def test_the_stand_ins_hand_encoded_message_reads_back_with_the_generated_classe
     camera = wire.observation((5, 7, 3), (2, 2, 1), "CameraSensor", png=encoded)
     vector = wire.observation((3,), (1,), "VectorSensor_size3", floats=[100.0, -0.5, 2.25])
     agent = wire.agent_info(-0.004, True, True, 300, [camera, vector])
-    message = UnityMessageProto.FromString(wire.unity_message("AnimalAI?team=0", agent, side_channel=b"\x01\x02"))
+    message = UnityMessageProto.FromString(
+        wire.unity_message("AnimalAI?team=0", agent, side_channel=b"\x01\x02")
+    )
     assert message.header.status == 200
     (info,) = message.unity_output.rl_output.agentInfos["AnimalAI?team=0"].value
     assert info.reward == pytest.approx(-0.004) and info.done and info.max_step_reached and info.id == 300
     first, second = info.observations
-    assert list(first.shape) == [5, 7, 3] and first.compression_type == PNG and first.compressed_data == encoded
+    assert (
+        list(first.shape) == [5, 7, 3] and first.compression_type == PNG and first.compressed_data == encoded
+    )
     assert list(first.dimension_properties) == [2, 2, 1] and first.name == "CameraSensor"
     assert list(second.float_data.data) == [100.0, -0.5, 2.25] and list(second.shape) == [3]
     assert message.unity_output.rl_output.side_channel == b"\x01\x02"

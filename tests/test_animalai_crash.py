@@ -53,9 +53,19 @@ def test_a_killed_build_ends_its_episode_with_env_error_and_the_trial_is_played_
 
     db = tmp_path / "crash.db"
     with FakeOpenAIServer(responder) as server:
-        config = RunConfig(env="animalai", tasks=["03-09-01"], model="openai/fake-model", api_base=server.base_url,
-                           episodes=1, max_scripts=4, max_attempts=2, max_concurrency=1, include_images=False,
-                           retry_base_s=0.01, backend_options={"aai_build": "builtin", "timeout_s": 20})
+        config = RunConfig(
+            env="animalai",
+            tasks=["03-09-01"],
+            model="openai/fake-model",
+            api_base=server.base_url,
+            episodes=1,
+            max_scripts=4,
+            max_attempts=2,
+            max_concurrency=1,
+            include_images=False,
+            retry_base_s=0.01,
+            backend_options={"aai_build": "builtin", "timeout_s": 20},
+        )
         with TranscriptStore(f"sqlite:///{db}") as store:
             summary = execute_run(config, store, show_progress=False)
             rows = sorted(store.list_episodes(run_id=summary.run_id), key=lambda r: r.attempt)

@@ -21,7 +21,9 @@ from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
 from agentkit.setup_episode import make_observer
 
-CONFIG = RunConfig(env="animalai", tasks=["01-01-01"], include_images=False, observer=ObserverSettings(views=["image"]))
+CONFIG = RunConfig(
+    env="animalai", tasks=["01-01-01"], include_images=False, observer=ObserverSettings(views=["image"])
+)
 
 
 class Turns:
@@ -53,9 +55,12 @@ class SteppedBackend:
 def play(backend, task: str, seed: int, answers: list[str] | None = None):
     wrapped = SteppedBackend(backend)
     model = ReplayModel(answers) if answers is not None else ReferenceAgent(backend.reference_policy())
-    setup = EpisodeSetup(backend=wrapped, observer=make_observer(CONFIG),
-                         renderer=PromptRenderer(resolve_templates("aai-arena", None), include_images=False),
-                         model=model)
+    setup = EpisodeSetup(
+        backend=wrapped,
+        observer=make_observer(CONFIG),
+        renderer=PromptRenderer(resolve_templates("aai-arena", None), include_images=False),
+        model=model,
+    )
     sink = Turns()
     result = run_episode(setup, task, seed, sink=sink, episode_id=f"{task}-{seed}")
     return result, wrapped.steps, sink.turns
@@ -91,7 +96,9 @@ def assert_same_episode(direct, through):
 
 
 @pytest.mark.parametrize("task", ["01-04-03", "07-16-01"])
-def test_the_reference_agent_plays_the_same_episode_through_the_protocol(protocol_backend, direct_backend, task):
+def test_the_reference_agent_plays_the_same_episode_through_the_protocol(
+    protocol_backend, direct_backend, task
+):
     direct = play(direct_backend, task, seed=3)
     through = play(protocol_backend, task, seed=3)
     assert direct[0].end_reason.value == "goal" and len(direct[2]) >= 2
@@ -110,17 +117,23 @@ def arena(tmp_path, name: str, items: str, t: int) -> str:
 
 
 def thing(name: str, z: float, size: float = 2) -> str:
-    return (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: 20, y: 0, z: {z}}}]\n"
-            f"      rotations: [0]\n      sizes: [!Vector3 {{x: {size}, y: {size}, z: {size}}}]\n")
+    return (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: 20, y: 0, z: {z}}}]\n"
+        f"      rotations: [0]\n      sizes: [!Vector3 {{x: {size}, y: {size}, z: {size}}}]\n"
+    )
 
 
-@pytest.mark.parametrize("name,items,t,expected", [
-    ("bad-goal", thing("BadGoal", 15), 200, "failed"),
-    ("death-zone", thing("DeathZone", 15, 4), 200, "died"),
-    ("time-limit", thing("Wall", 30, 1), 25, "time_limit"),
-])
-def test_scripts_end_for_the_same_reason_through_the_protocol(protocol_backend, direct_backend, tmp_path,
-                                                              name, items, t, expected):
+@pytest.mark.parametrize(
+    "name,items,t,expected",
+    [
+        ("bad-goal", thing("BadGoal", 15), 200, "failed"),
+        ("death-zone", thing("DeathZone", 15, 4), 200, "died"),
+        ("time-limit", thing("Wall", 30, 1), 25, "time_limit"),
+    ],
+)
+def test_scripts_end_for_the_same_reason_through_the_protocol(
+    protocol_backend, direct_backend, tmp_path, name, items, t, expected
+):
     task = arena(tmp_path, name, items, t)
     answers = ['Think("straight ahead"); Go(12);', "Turn(30); Go(-3)", "Go(20)", "Go(20)"]
     direct = play(direct_backend, task, seed=1, answers=answers)

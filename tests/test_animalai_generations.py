@@ -31,14 +31,15 @@ def arena(tmp_path, items: str, t: int) -> str:
         f"    t: {t}\n    items:\n"
         "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 5}]\n      rotations: [0]\n"
         "    - !Item\n      name: Wall\n      positions: [!Vector3 {x: 14, y: 0, z: 12}]\n      rotations: [30]\n"
-        "      sizes: [!Vector3 {x: 4, y: 3, z: 1}]\n"
-        + items
+        "      sizes: [!Vector3 {x: 4, y: 3, z: 1}]\n" + items
     )
     return str(path)
 
 
-GOAL_AHEAD = ("    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 20, y: 0, z: 20}]\n"
-              "      sizes: [!Vector3 {x: 2, y: 2, z: 2}]\n")
+GOAL_AHEAD = (
+    "    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 20, y: 0, z: 20}]\n"
+    "      sizes: [!Vector3 {x: 2, y: 2, z: 2}]\n"
+)
 ACTIONS = [[0, 2]] * 3 + [[1, 0]] * 6 + [[0, 1]] * 3 + [[1, 1], [2, 0]] + [[1, 0]] * 60
 
 
@@ -70,8 +71,9 @@ def play_both(backend, task, seed, actions, check_at):
 @pytest.mark.parametrize("generation", [3, 4])
 def test_the_connector_detects_and_decodes_each_build_generation(tmp_path, generation):
     task_goal = arena(tmp_path, GOAL_AHEAD, t=300)
-    backend = AnimalAIBackend(aai_build=STAND_IN, render_size=32, timeout_s=30,
-                              build_args=["--emulate-generation", str(generation)])
+    backend = AnimalAIBackend(
+        aai_build=STAND_IN, render_size=32, timeout_s=30, build_args=["--emulate-generation", str(generation)]
+    )
     try:
         assert not backend.build.builtin and backend.relaunch_each_episode
         d, p = play_both(backend, task_goal, seed=2, actions=ACTIONS, check_at=9)
@@ -79,7 +81,9 @@ def test_the_connector_detects_and_decodes_each_build_generation(tmp_path, gener
         assert d.end_reason.value == "goal" and p.end_reason == d.end_reason and p.success
         final = backend.observe()
         assert final.done and final.success and final.frames["camera"].shape == (32, 32, 3)
-        assert backend.episode_metrics(final)["aai_version"] == f"{generation}.x"  # a build known by its generation
+        assert (
+            backend.episode_metrics(final)["aai_version"] == f"{generation}.x"
+        )  # a build known by its generation
         # A second episode relaunches the build with its seed: the time limit, read off max_step_reached.
         task_short = arena(tmp_path, "", t=8)
         d, p = play_both(backend, task_short, seed=5, actions=[[0, 1]] * 20, check_at=4)
@@ -92,8 +96,13 @@ def test_a_generation_flag_overrides_the_handshake(tmp_path):
     """Told a 4.x build is a 3.x one, the connector sends the YAML text; a 4.x build takes text that
     names no file as the YAML itself, so the episode plays the arena sent (as the real build does)."""
     log = tmp_path / "player.log"
-    backend = AnimalAIBackend(aai_build=STAND_IN, render_size=32, timeout_s=30, generation=3,
-                              build_args=["--emulate-generation", "4", "-logFile", str(log)])
+    backend = AnimalAIBackend(
+        aai_build=STAND_IN,
+        render_size=32,
+        timeout_s=30,
+        generation=3,
+        build_args=["--emulate-generation", "4", "-logFile", str(log)],
+    )
     try:
         d, p = play_both(backend, arena(tmp_path, GOAL_AHEAD, t=300), seed=2, actions=ACTIONS, check_at=9)
         assert backend.generation is Generation.V3  # the flag, not the handshake's 4.x
@@ -106,8 +115,12 @@ def test_a_generation_flag_overrides_the_handshake(tmp_path):
 def test_a_4x_build_given_a_path_that_names_no_file_stops_with_the_error_in_its_log(tmp_path):
     """A path to a missing file is not YAML: the build stops, and the connector says it stopped."""
     log = tmp_path / "player.log"
-    backend = AnimalAIBackend(aai_build=STAND_IN, render_size=32, timeout_s=30,
-                              build_args=["--emulate-generation", "4", "-logFile", str(log)])
+    backend = AnimalAIBackend(
+        aai_build=STAND_IN,
+        render_size=32,
+        timeout_s=30,
+        build_args=["--emulate-generation", "4", "-logFile", str(log)],
+    )
     missing = tmp_path / "gone.yaml"
     try:
         backend._arena_file = lambda task: ("unused", str(missing))  # the file vanished after it was named
@@ -120,14 +133,20 @@ def test_a_4x_build_given_a_path_that_names_no_file_stops_with_the_error_in_its_
 def test_any_ml_agents_client_can_use_the_arena(tmp_path):
     """mlagents-envs' own decoding (HWC floats) reads the stand-in; episodes end and restart as in Unity."""
     arena_channel, engine = RawBytesChannel(ARENA_CHANNEL), EngineConfigurationChannel()
-    env = UnityEnvironment(file_name=STAND_IN, worker_id=0, base_port=_free_port(), seed=0, timeout_wait=30,
-                           additional_args=["--useCamera", "--resolution", "24", "-logFile", str(tmp_path / "player.log")],
-                           side_channels=[arena_channel, engine])
+    env = UnityEnvironment(
+        file_name=STAND_IN,
+        worker_id=0,
+        base_port=_free_port(),
+        seed=0,
+        timeout_wait=30,
+        additional_args=["--useCamera", "--resolution", "24", "-logFile", str(tmp_path / "player.log")],
+        side_channels=[arena_channel, engine],
+    )
     try:
         engine.set_configuration_parameters(width=24, height=24, quality_level=1, time_scale=20.0)
         arena_channel.send_raw_data(bytearray(open(arena(tmp_path, GOAL_AHEAD, t=300)).read(), "utf-8"))
         env.reset()
-        (name, spec), = env.behavior_specs.items()
+        ((name, spec),) = env.behavior_specs.items()
         assert name == "AnimalAI?team=0"
         assert spec.action_spec.discrete_branches == (3, 3) and spec.action_spec.continuous_size == 0
         assert [o.shape for o in spec.observation_specs] == [(24, 24, 3), (7,)]

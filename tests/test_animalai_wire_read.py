@@ -37,11 +37,24 @@ def _full_output() -> UnityMessageProto:
     rl.side_channel = b"\x01\x02side"
     for name, rewards in ((BEHAVIOR_NAME, (0.5, -1.25)), ("Other?team=1", (3.0,))):
         for i, reward in enumerate(rewards):
-            info = AgentInfoProto(reward=reward, done=i == 1, max_step_reached=i == 1, id=7 + i,
-                                  action_mask=[True, False, True], group_id=-3, group_reward=2.5)
-            camera = ObservationProto(shape=[84, 84, 3], compression_type=1, compressed_data=b"\x89PNG-ish",
-                                      compressed_channel_mapping=[0, 1, 2], dimension_properties=[2, 2, 1],
-                                      observation_type=1, name="CameraSensor")
+            info = AgentInfoProto(
+                reward=reward,
+                done=i == 1,
+                max_step_reached=i == 1,
+                id=7 + i,
+                action_mask=[True, False, True],
+                group_id=-3,
+                group_reward=2.5,
+            )
+            camera = ObservationProto(
+                shape=[84, 84, 3],
+                compression_type=1,
+                compressed_data=b"\x89PNG-ish",
+                compressed_channel_mapping=[0, 1, 2],
+                dimension_properties=[2, 2, 1],
+                observation_type=1,
+                name="CameraSensor",
+            )
             vector = ObservationProto(shape=[7], dimension_properties=[1], name="VectorSensor_size7")
             vector.float_data.data.extend([1.0, -0.5, 0.0, 2.25, 20.0, 0.5, 5.0])
             info.observations.extend([camera, vector])
@@ -83,14 +96,19 @@ def test_the_stand_ins_own_message_reads_the_same_and_unpacked_numbers_are_accep
     frame = np.arange(8 * 6 * 3, dtype=np.uint8).reshape(8, 6, 3)
     camera = wire.observation((8, 6, 3), (2, 2, 1), "CameraSensor", png=wire.png(frame))
     # A writer that does not pack: shape and dimension properties one field each, floats as fixed32.
-    unpacked = (b"".join(wire.field_varint(1, v) for v in (7,)) + wire.field_bytes(4, b"".join(
-        wire.field_float(1, v) for v in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0))) + wire.field_varint(6, 1)
-        + wire.field_bytes(8, b"VectorSensor_size7"))
+    unpacked = (
+        b"".join(wire.field_varint(1, v) for v in (7,))
+        + wire.field_bytes(4, b"".join(wire.field_float(1, v) for v in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)))
+        + wire.field_varint(6, 1)
+        + wire.field_bytes(8, b"VectorSensor_size7")
+    )
     data = wire.unity_message(BEHAVIOR_NAME, wire.agent_info(1.5, True, False, 3, [camera, unpacked]), b"sc")
     proto = UnityMessageProto.FromString(data)
     light = wire_read.read_step_output(data)
-    _assert_same_agent(light.unity_output.rl_output.agentInfos[BEHAVIOR_NAME].value[0],
-                       proto.unity_output.rl_output.agentInfos[BEHAVIOR_NAME].value[0])
+    _assert_same_agent(
+        light.unity_output.rl_output.agentInfos[BEHAVIOR_NAME].value[0],
+        proto.unity_output.rl_output.agentInfos[BEHAVIOR_NAME].value[0],
+    )
     assert light.unity_output.rl_output.side_channel == b"sc"
 
 
@@ -135,8 +153,9 @@ def _mlagents_step_input(discrete: list[list[int]], side_channel: bytes) -> byte
     return fast.message
 
 
-@pytest.mark.parametrize("discrete,side_channel", [([[1, 2]], b""), ([[0, 0]], b"\x05channel"),
-                                                   ([[2, 1], [0, 1]], b"")])
+@pytest.mark.parametrize(
+    "discrete,side_channel", [([[1, 2]], b""), ([[0, 0]], b"\x05channel"), ([[2, 1], [0, 1]], b"")]
+)
 def test_step_inputs_are_what_mlagents_envs_would_send_and_the_stand_in_reads_them(discrete, side_channel):
     data = _mlagents_step_input(discrete, side_channel)
     status, rl_input = wire_read.read_step_input(data)
@@ -202,6 +221,10 @@ def test_the_unfiltered_png_fast_path_matches_pil_and_declines_other_pngs():
 
 def test_a_filtered_png_from_a_real_build_still_decodes():
     gradient = np.tile(np.arange(9, dtype=np.uint8)[None, :, None] * 20, (12, 1, 3))
-    obs = ObservationProto(shape=[12, 9, 3], compression_type=1, compressed_data=_png_with_filters(gradient),
-                           dimension_properties=[2, 2, 1])
+    obs = ObservationProto(
+        shape=[12, 9, 3],
+        compression_type=1,
+        compressed_data=_png_with_filters(gradient),
+        dimension_properties=[2, 2, 1],
+    )
     np.testing.assert_array_equal(decode_picture(obs, channels_first=False), gradient)

@@ -29,18 +29,39 @@ def test_run_and_evaluate_warn_once_of_a_budget_on_an_unpriced_model(tmp_path, c
     db = tmp_path / "runs.db"
     with FakeOpenAIServer() as server:
         with pytest.warns(UserWarning, match="max_cost_usd: litellm has no price for openai/fake-model"):
-            agentkit.run("gridworld", "BabyAI-GoToLocal-v0", model="openai/fake-model", api_base=server.base_url,
-                         db=db, max_scripts=1, max_cost_usd=0.5)
+            agentkit.run(
+                "gridworld",
+                "BabyAI-GoToLocal-v0",
+                model="openai/fake-model",
+                api_base=server.base_url,
+                db=db,
+                max_scripts=1,
+                max_cost_usd=0.5,
+            )
         [record] = _budget_lines(caplog)  # one line, not one per check
         assert record.levelno == logging.WARNING and "\n" not in record.getMessage()
         caplog.clear()
         with pytest.warns(UserWarning, match="run_max_cost_usd: litellm has no price"):
-            agentkit.evaluate({**GRIDWORLD, "run_max_cost_usd": 1.0}, model="openai/fake-model",
-                              api_base=server.base_url, db=db)
+            agentkit.evaluate(
+                {**GRIDWORLD, "run_max_cost_usd": 1.0},
+                model="openai/fake-model",
+                api_base=server.base_url,
+                db=db,
+            )
         assert len(_budget_lines(caplog)) == 1
         caplog.clear()
         with warnings.catch_warnings():
-            warnings.simplefilter("error", UserWarning)  # a priced budget (price_per_mtok given) warns of nothing
-            agentkit.run("gridworld", "BabyAI-GoToLocal-v0", model="openai/fake-model", api_base=server.base_url,
-                         db=db, max_scripts=1, max_cost_usd=0.5, price_per_mtok=(1.0, 2.0))
+            warnings.simplefilter(
+                "error", UserWarning
+            )  # a priced budget (price_per_mtok given) warns of nothing
+            agentkit.run(
+                "gridworld",
+                "BabyAI-GoToLocal-v0",
+                model="openai/fake-model",
+                api_base=server.base_url,
+                db=db,
+                max_scripts=1,
+                max_cost_usd=0.5,
+                price_per_mtok=(1.0, 2.0),
+            )
         assert _budget_lines(caplog) == []

@@ -37,19 +37,41 @@ def _refused(call, tmp_path: Path, *words: str) -> str:
     return message
 
 
-def test_an_unset_key_variable_is_refused_before_any_episode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unset_key_variable_is_refused_before_any_episode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("AGENTKIT_TEST_UNSET_KEY", raising=False)
-    _refused(lambda: agentkit.run("aai-arena", "01-04-03", model="openai/gpt-4o", db=tmp_path / "r.db",
-                                  api_key_env="AGENTKIT_TEST_UNSET_KEY"), tmp_path, "AGENTKIT_TEST_UNSET_KEY")
-    _refused(lambda: agentkit.evaluate("llm-aai-exp1", model="openai/gpt-4o", db=tmp_path / "r.db",
-                                       api_key_env="AGENTKIT_TEST_UNSET_KEY"), tmp_path, "AGENTKIT_TEST_UNSET_KEY")
+    _refused(
+        lambda: agentkit.run(
+            "aai-arena",
+            "01-04-03",
+            model="openai/gpt-4o",
+            db=tmp_path / "r.db",
+            api_key_env="AGENTKIT_TEST_UNSET_KEY",
+        ),
+        tmp_path,
+        "AGENTKIT_TEST_UNSET_KEY",
+    )
+    _refused(
+        lambda: agentkit.evaluate(
+            "llm-aai-exp1", model="openai/gpt-4o", db=tmp_path / "r.db", api_key_env="AGENTKIT_TEST_UNSET_KEY"
+        ),
+        tmp_path,
+        "AGENTKIT_TEST_UNSET_KEY",
+    )
 
 
 @pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"])
 def test_a_server_nobody_listens_on_is_refused(tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{_closed_port()}/v1"
-    _refused(lambda: agentkit.run("aai-arena", "01-04-03", model="openai/local", api_base=base, db=tmp_path / "r.db"),
-             tmp_path, "--api-base", "cannot connect")
+    _refused(
+        lambda: agentkit.run(
+            "aai-arena", "01-04-03", model="openai/local", api_base=base, db=tmp_path / "r.db"
+        ),
+        tmp_path,
+        "--api-base",
+        "cannot connect",
+    )
 
 
 def test_a_bad_db_is_refused(tmp_path: Path) -> None:
@@ -57,15 +79,24 @@ def test_a_bad_db_is_refused(tmp_path: Path) -> None:
     _refused(lambda: agentkit.run("aai-arena", "01-04-03", db=tmp_path / "folder"), tmp_path, "is a folder")
     _refused(lambda: agentkit.evaluate("llm-aai-exp1", db="foo://x/y"), tmp_path, "unknown kind of database")
     (tmp_path / "notes.txt").write_text("not a database")
-    _refused(lambda: agentkit.open_store(tmp_path / "notes.txt", read_only=True), tmp_path, "not a SQLite database")
+    _refused(
+        lambda: agentkit.open_store(tmp_path / "notes.txt", read_only=True), tmp_path, "not a SQLite database"
+    )
 
 
 def test_bad_tasks_options_and_experiments_are_the_same_exception(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     _refused(lambda: agentkit.run("aai-arena", db=db), tmp_path, "name tasks or a suite")
-    _refused(lambda: agentkit.run("aai-arena", "01-04-03", db=db, warp_speed=9), tmp_path, "unknown option 'warp_speed'")
-    _refused(lambda: agentkit.evaluate({"env": "aai-arena", "tasks": ["01-04-03"], "trails": 3}, db=db), tmp_path,
-             "unknown field 'trails'")
+    _refused(
+        lambda: agentkit.run("aai-arena", "01-04-03", db=db, warp_speed=9),
+        tmp_path,
+        "unknown option 'warp_speed'",
+    )
+    _refused(
+        lambda: agentkit.evaluate({"env": "aai-arena", "tasks": ["01-04-03"], "trails": 3}, db=db),
+        tmp_path,
+        "unknown field 'trails'",
+    )
     _refused(lambda: agentkit.evaluate("llm-aai-exp9", db=db), tmp_path, "llm-aai-exp9")
     assert issubclass(RunSetupError, ValueError) and agentkit.RunSetupError is RunSetupError
 

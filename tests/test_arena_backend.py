@@ -14,13 +14,17 @@ def arena_text(items: str, t: int = 0) -> str:
     return f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    items:\n{items}"
 
 
-AGENT = "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 1}]\n      rotations: [0]\n"
+AGENT = (
+    "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 1}]\n      rotations: [0]\n"
+)
 
 
 def item(name: str, x: float, z: float, size=(1, 1, 1), rotation=0, y=0) -> str:
     sx, sy, sz = size
-    return (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+    return (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
+    )
 
 
 @pytest.fixture
@@ -64,13 +68,35 @@ def test_the_privileged_state_has_the_agreed_shape(backend):
     obs = backend.reset("04-13-01", seed=0)
     state = json.loads(json.dumps(obs.privileged))
     assert set(state) == {"arena", "agent", "items", "records"}
-    assert state["arena"] == {"size": 40.0, "pass_mark": state["arena"]["pass_mark"], "t": 250, "step": 0, "index": 0}
-    assert state["records"] == {"button_presses": {}, "button_spawns": {}, "data_zone_events": [], "spawned_goals": 0}
+    assert state["arena"] == {
+        "size": 40.0,
+        "pass_mark": state["arena"]["pass_mark"],
+        "t": 250,
+        "step": 0,
+        "index": 0,
+    }
+    assert state["records"] == {
+        "button_presses": {},
+        "button_spawns": {},
+        "data_zone_events": [],
+        "spawned_goals": 0,
+    }
     agent = state["agent"]
     assert set(agent) == {"position", "heading_deg", "velocity", "health"}
     assert len(agent["position"]) == 3 and len(agent["velocity"]) == 3 and 0 <= agent["heading_deg"] < 360
     assert agent["health"] == 100.0
-    keys = {"id", "name", "kind", "position", "size", "rotation_deg", "reward", "active", "solid", "transparent"}
+    keys = {
+        "id",
+        "name",
+        "kind",
+        "position",
+        "size",
+        "rotation_deg",
+        "reward",
+        "active",
+        "solid",
+        "transparent",
+    }
     for entry in state["items"]:
         assert set(entry) == keys
         assert entry["kind"] in ("goal", "obstacle", "zone", "ramp", "movable")
@@ -152,7 +178,9 @@ def test_bounce_goals_get_one_push_and_stop_at_the_fence(backend, tmp_path):
         xs.append(backend.observe().privileged["items"][0]["position"][0])
     assert 0.5 < xs[0] - 30 < 10 * 0.06  # at most 10 units/s for the step's 0.06 s, less the floor's friction
     assert all(b >= a - 1e-4 for a, b in zip(xs, xs[1:]))  # never comes back
-    assert xs[-1] == pytest.approx(40 - 0.999 / 2, abs=0.02) and xs[-20:] == [xs[-1]] * 20  # at rest against it
+    assert (
+        xs[-1] == pytest.approx(40 - 0.999 / 2, abs=0.02) and xs[-20:] == [xs[-1]] * 20
+    )  # at rest against it
 
 
 def test_blocks_can_be_pushed_walls_and_glass_cannot_be_crossed(backend, tmp_path):
@@ -173,7 +201,11 @@ def test_blocks_can_be_pushed_walls_and_glass_cannot_be_crossed(backend, tmp_pat
 def test_the_agent_drives_up_a_ramp_onto_a_platform(backend, tmp_path):
     path = tmp_path / "r.yaml"
     # rotation 180: the ramp rises towards +z, onto the platform behind it
-    path.write_text(arena_text(AGENT + item("Ramp", 20, 10, (4, 1.5, 6), rotation=180) + item("Wall", 20, 20, (4, 1.5, 14))))
+    path.write_text(
+        arena_text(
+            AGENT + item("Ramp", 20, 10, (4, 1.5, 6), rotation=180) + item("Wall", 20, 20, (4, 1.5, 14))
+        )
+    )
     state = play(backend, str(path), [[1, 0]] * 18 + [[0, 0]] * 20).privileged
     x, y, z = state["agent"]["position"]
     assert y == pytest.approx(1.5, abs=0.05) and 13 < z < 27

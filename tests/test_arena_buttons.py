@@ -21,8 +21,13 @@ def press_and_wait(button: SpawnerButton, rng: random.Random, seconds: float = 2
 
 
 def test_a_press_spawns_the_reward_after_the_move_and_reset_durations_at_the_given_place():
-    params = ItemParams(move_duration=0.1, reset_duration=1.0, reward_names=("GoodGoal", "BadGoal", "GoodGoalMulti"),
-                        reward_weights=(1.0, 0.0, 0.0), reward_spawn_pos=Vector3(20, 0, 35))
+    params = ItemParams(
+        move_duration=0.1,
+        reset_duration=1.0,
+        reward_names=("GoodGoal", "BadGoal", "GoodGoalMulti"),
+        reward_weights=(1.0, 0.0, 0.0),
+        reward_spawn_pos=Vector3(20, 0, 35),
+    )
     button = SpawnerButton(params)
     rng = random.Random(0)
     assert button.update(DT, True, rng) is None and button.presses == 1 and button.moving
@@ -49,8 +54,13 @@ def test_presses_while_the_button_moves_are_ignored_and_a_new_press_needs_a_new_
 
 
 def test_rewards_follow_their_weights_and_their_maximum_counts():
-    params = ItemParams(move_duration=0.02, reset_duration=0.02, reward_names=("GoodGoal", "BadGoal"),
-                        reward_weights=(3.0, 1.0), max_reward_counts=(-1, 5))
+    params = ItemParams(
+        move_duration=0.02,
+        reset_duration=0.02,
+        reward_names=("GoodGoal", "BadGoal"),
+        reward_weights=(3.0, 1.0),
+        max_reward_counts=(-1, 5),
+    )
     button = SpawnerButton(params)
     rng = random.Random(2)
     names = Counter(s.name for _ in range(400) for s in press_and_wait(button, rng, 0.1))
@@ -60,15 +70,22 @@ def test_rewards_follow_their_weights_and_their_maximum_counts():
 
 
 def test_spawn_probability_and_random_places():
-    params = ItemParams(move_duration=0.02, reset_duration=0.02, reward_names=("GoodGoalMulti",),
-                        reward_weights=(1.0,), spawn_probability=0.25, reward_spawn_pos=Vector3(-1, -1, 12))
+    params = ItemParams(
+        move_duration=0.02,
+        reset_duration=0.02,
+        reward_names=("GoodGoalMulti",),
+        reward_weights=(1.0,),
+        spawn_probability=0.25,
+        reward_spawn_pos=Vector3(-1, -1, 12),
+    )
     button = SpawnerButton(params)
     rng = random.Random(3)
     spawns = [s for _ in range(400) for s in press_and_wait(button, rng, 0.1)]
     assert 70 < len(spawns) < 130
     assert all(0 <= s.position[0] <= 40 and 0 <= s.position[1] <= 100 and s.position[2] == 12 for s in spawns)
-    floor = SpawnerButton(ItemParams(move_duration=0.02, reset_duration=0.02, reward_names=("GoodGoal",),
-                                     reward_weights=(1.0,)))
+    floor = SpawnerButton(
+        ItemParams(move_duration=0.02, reset_duration=0.02, reward_names=("GoodGoal",), reward_weights=(1.0,))
+    )
     (spawn,) = press_and_wait(floor, rng, 0.1)
     assert spawn.position[1] == 0.0 and 0 <= spawn.position[0] <= 40 and 0 <= spawn.position[2] <= 40
 
@@ -77,8 +94,14 @@ def test_spawn_probability_and_random_places():
     ("params", "version"),
     [
         (ItemParams(), "3.1.3"),  # no reward names
-        (ItemParams(reward_names=("GoodGoal", "BadGoal"), reward_weights=(1.0,)), "3.1.3"),  # weights do not match
-        (ItemParams(reward_names=("DecoyGoal",), reward_weights=(1.0,)), "3.1.3"),  # not in v3.1.3's Resources
+        (
+            ItemParams(reward_names=("GoodGoal", "BadGoal"), reward_weights=(1.0,)),
+            "3.1.3",
+        ),  # weights do not match
+        (
+            ItemParams(reward_names=("DecoyGoal",), reward_weights=(1.0,)),
+            "3.1.3",
+        ),  # not in v3.1.3's Resources
         (ItemParams(reward_names=("GoodGoal",), reward_weights=(1.0,), spawn_probability=0.0), "3.1.3"),
     ],
 )

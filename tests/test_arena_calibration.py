@@ -22,11 +22,19 @@ def agent(x: float, z: float, rotation: float = 0, y: float = 0) -> str:
     return f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n      rotations: [{rotation}]\n"
 
 
-def item(name: str, x: float, z: float, size: tuple[float, float, float] = (1, 1, 1), rotation: float = 0,
-         y: float = 0) -> str:
+def item(
+    name: str,
+    x: float,
+    z: float,
+    size: tuple[float, float, float] = (1, 1, 1),
+    rotation: float = 0,
+    y: float = 0,
+) -> str:
     sx, sy, sz = size
-    return (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+    return (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
+    )
 
 
 @pytest.fixture
@@ -36,7 +44,9 @@ def arena_file(tmp_path):
 
     def write(items: str, t: int = 0, extra: str = "") -> str:
         path = tmp_path / f"arena{next(count)}.yaml"
-        path.write_text(f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    pass_mark: 0\n{extra}    items:\n{items}")
+        path.write_text(
+            f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    pass_mark: 0\n{extra}    items:\n{items}"
+        )
         return str(path)
 
     return write
@@ -70,7 +80,9 @@ def test_go_35_from_one_wall_ends_within_3_units_of_the_opposite_side(backend, a
     assert backend.observe().privileged["agent"]["position"][2] <= 3.0
 
 
-@pytest.mark.parametrize(("degrees", "turned"), [(90, 90), (25, 24), (5, 0), (-90, -90), (-360, -360), (360, 360)])
+@pytest.mark.parametrize(
+    ("degrees", "turned"), [(90, 90), (25, 24), (5, 0), (-90, -90), (-360, -360), (360, 360)]
+)
 def test_turns_are_six_degree_steps_rounded_toward_zero(backend, arena_file, degrees, turned):
     backend.reset(arena_file(agent(20, 20, rotation=30)), seed=0)
     actions = backend.compile(Command("Turn", (degrees,)))
@@ -94,7 +106,9 @@ def test_frames_inside_a_blackout_are_black_and_lit_frames_are_not(arena_file):
     """Frames follow the lights (their timing, 5/3 of the listed frames, is test_arena_fidelity's)."""
     b = ArenaBackend(render_size=64)
     try:
-        obs = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 15), extra="    blackouts: [0, 3]\n"), seed=0)
+        obs = b.reset(
+            arena_file(agent(20, 5) + item("GoodGoal", 20, 15), extra="    blackouts: [0, 3]\n"), seed=0
+        )
         assert obs.frames["camera"].shape == (64, 64, 3) and not obs.frames["camera"].any()
         assert obs.status["lights"] == "off"
         for _ in range(4):
@@ -118,7 +132,9 @@ def test_the_camera_sees_a_green_goal_straight_ahead(arena_file):
     b = ArenaBackend(render_size=96)
     try:
         # 2 units wide, 3 from the eye: about 27 of the 96 pixels of a 100-degree view
-        frame = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 8, (2, 2, 2))), seed=0).frames["camera"]
+        frame = b.reset(arena_file(agent(20, 5) + item("GoodGoal", 20, 8, (2, 2, 2))), seed=0).frames[
+            "camera"
+        ]
 
         def green(picture: np.ndarray) -> np.ndarray:  # the goal's pastel green: g above both r and b
             rgb = picture.astype(int)
@@ -140,9 +156,14 @@ def test_frames_off_renders_nothing(backend, arena_file):
 
 def test_go_35_through_the_real_loop_and_the_script_language(arena_file):
     path = arena_file(agent(20, 1) + item("GoodGoal", 20, 30, (2, 2, 2)), t=250)
-    config = RunConfig(env="aai-arena", tasks=[path], include_images=False, observer=ObserverSettings(views=["image"]),
-                       backend_options={"frames": False})
-    setup = make_setup(config, model_factory=lambda backend: ReplayModel(["Think(\"ahead\"); Go(35);"]))
+    config = RunConfig(
+        env="aai-arena",
+        tasks=[path],
+        include_images=False,
+        observer=ObserverSettings(views=["image"]),
+        backend_options={"frames": False},
+    )
+    setup = make_setup(config, model_factory=lambda backend: ReplayModel(['Think("ahead"); Go(35);']))
     try:
         result = run_episode(setup, path, seed=0)
     finally:

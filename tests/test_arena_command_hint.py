@@ -26,15 +26,18 @@ runpy.run_path(script, run_name="__main__")
 
 
 def _run_without(modules: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", HIDE_AND_RUN, modules, str(SCRIPT)], capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", HIDE_AND_RUN, modules, str(SCRIPT)], capture_output=True, text=True, timeout=60
+    )
 
 
 def test_missing_grpc_gives_the_install_hint_in_one_line() -> None:
     done = _run_without("grpc")
     assert done.returncode == 2
-    assert done.stderr == ("error: agentkit-arena needs the animalai extra (grpc is not installed): "
-                           "pip install 'agentkit-embodied[animalai]'\n")
+    assert done.stderr == (
+        "error: agentkit-arena needs the animalai extra (grpc is not installed): "
+        "pip install 'agentkit-embodied[animalai]'\n"
+    )
 
 
 def test_missing_mlagents_envs_names_it() -> None:

@@ -42,9 +42,25 @@ def test_all_900_testbed_files_load_with_their_items():
         assert spec.t in (250, 500, 1000)
         names.update(item.name for item in spec.items)
     assert names == {
-        "Agent", "Wall", "WallTransparent", "Ramp", "CylinderTunnel", "CylinderTunnelTransparent", "Cardbox1",
-        "Cardbox2", "UObject", "LObject", "LObject2", "GoodGoal", "GoodGoalBounce", "GoodGoalMulti",
-        "GoodGoalMultiBounce", "BadGoal", "BadGoalBounce", "DeathZone", "HotZone",
+        "Agent",
+        "Wall",
+        "WallTransparent",
+        "Ramp",
+        "CylinderTunnel",
+        "CylinderTunnelTransparent",
+        "Cardbox1",
+        "Cardbox2",
+        "UObject",
+        "LObject",
+        "LObject2",
+        "GoodGoal",
+        "GoodGoalBounce",
+        "GoodGoalMulti",
+        "GoodGoalMultiBounce",
+        "BadGoal",
+        "BadGoalBounce",
+        "DeathZone",
+        "HotZone",
     }
     assert arena_tasks.load_task("10-22-02").first().pass_mark is None
     assert arena_tasks.load_task("07-01-01").first().blackouts  # a blackout task
@@ -60,7 +76,10 @@ def test_a_file_reads_into_typed_values():
 
 
 def test_v4_key_names_and_aliases_are_accepted():
-    text = arena("    - !Item\n      name: LightBlock\n", header="timeLimit: 100\n    passMark: 2.5\n    blackouts: [-20]")
+    text = arena(
+        "    - !Item\n      name: LightBlock\n",
+        header="timeLimit: 100\n    passMark: 2.5\n    blackouts: [-20]",
+    )
     spec = parse_arena_config(text).first()
     assert spec.t == 100 and spec.pass_mark == 2.5 and spec.blackouts == (-20,)
     assert spec.items[0].name == "Cardbox1"
@@ -69,25 +88,43 @@ def test_v4_key_names_and_aliases_are_accepted():
 @pytest.mark.parametrize(
     ("items", "expected"),
     [
-        ("    - !Item\n      name: Agent\n    - !Item\n      name: Wall\n    - !Item\n      name: GoodGoall\n",
-         "x.yaml: arena 0, item 2 'GoodGoall': unknown item (known: Agent, Wall,"),
-        ("    - !Item\n      name: Agent\n    - !Itme\n      name: GoodGoal\n",
-         "x.yaml: arena 0, item 1: unknown tag '!Itme' at line 9"),
-        ("    - !Item\n      name: Wall\n      positions:\n      - !Vector4 {x: 1, y: 0, z: 1}\n",
-         "x.yaml: arena 0, item 0 'Wall': unknown tag '!Vector4'"),
-        ("    - !Item\n      name: Wall\n      positon: []\n",
-         "x.yaml: arena 0, item 0 'Wall': unknown field 'positon' (known: name, positions,"),
-        ("    - !Item\n      name: Wall\n      rotations: [zero]\n",
-         "x.yaml: arena 0, item 0 'Wall': 'rotations' must hold numbers, got 'zero'"),
-        ("    - !Item\n      name: Wall\n      sizes:\n      - !RGB {r: 1, g: 2, b: 3}\n",
-         "x.yaml: arena 0, item 0 'Wall': an entry of 'sizes' is tagged '!RGB', expected '!Vector3'"),
-        ("    - !Item\n      name: Wall\n      colors:\n      - !RGB {r: 300, g: 2, b: 3}\n",
-         "x.yaml: arena 0, item 0 'Wall': colour components must be 0..256"),
-        ("    - !Item\n      name: Ramp\n      positions:\n      - !Vector3 {x: 1, y: 2 z: 3}\n",
-         "x.yaml: arena 0, item 0 'Ramp': YAML syntax error at line 10"),
-        ("    - !Item\n      name: Agent\n    - !Item\n      name: Ramp\n      sizes:\n"
-         "        - !Vector3 {x: 1, y: 0, z: 1}\n       - !Vector3 {x: 1, y: 0, z: 1}\n",
-         "x.yaml: arena 0, item 1 'Ramp': YAML syntax error at line 13"),
+        (
+            "    - !Item\n      name: Agent\n    - !Item\n      name: Wall\n    - !Item\n      name: GoodGoall\n",
+            "x.yaml: arena 0, item 2 'GoodGoall': unknown item (known: Agent, Wall,",
+        ),
+        (
+            "    - !Item\n      name: Agent\n    - !Itme\n      name: GoodGoal\n",
+            "x.yaml: arena 0, item 1: unknown tag '!Itme' at line 9",
+        ),
+        (
+            "    - !Item\n      name: Wall\n      positions:\n      - !Vector4 {x: 1, y: 0, z: 1}\n",
+            "x.yaml: arena 0, item 0 'Wall': unknown tag '!Vector4'",
+        ),
+        (
+            "    - !Item\n      name: Wall\n      positon: []\n",
+            "x.yaml: arena 0, item 0 'Wall': unknown field 'positon' (known: name, positions,",
+        ),
+        (
+            "    - !Item\n      name: Wall\n      rotations: [zero]\n",
+            "x.yaml: arena 0, item 0 'Wall': 'rotations' must hold numbers, got 'zero'",
+        ),
+        (
+            "    - !Item\n      name: Wall\n      sizes:\n      - !RGB {r: 1, g: 2, b: 3}\n",
+            "x.yaml: arena 0, item 0 'Wall': an entry of 'sizes' is tagged '!RGB', expected '!Vector3'",
+        ),
+        (
+            "    - !Item\n      name: Wall\n      colors:\n      - !RGB {r: 300, g: 2, b: 3}\n",
+            "x.yaml: arena 0, item 0 'Wall': colour components must be 0..256",
+        ),
+        (
+            "    - !Item\n      name: Ramp\n      positions:\n      - !Vector3 {x: 1, y: 2 z: 3}\n",
+            "x.yaml: arena 0, item 0 'Ramp': YAML syntax error at line 10",
+        ),
+        (
+            "    - !Item\n      name: Agent\n    - !Item\n      name: Ramp\n      sizes:\n"
+            "        - !Vector3 {x: 1, y: 0, z: 1}\n       - !Vector3 {x: 1, y: 0, z: 1}\n",
+            "x.yaml: arena 0, item 1 'Ramp': YAML syntax error at line 13",
+        ),
     ],
 )
 def test_errors_name_the_file_the_arena_and_the_item(items, expected):
@@ -115,7 +152,9 @@ def test_arena_level_errors_and_file_names(tmp_path):
 
 def test_the_loader_never_builds_python_objects():
     text = arena("    - !!python/object/apply:os.system ['echo hacked']\n")
-    with pytest.raises(ArenaConfigError, match=r"arena 0, item 0: unknown tag 'tag:yaml.org,2002:python/object"):
+    with pytest.raises(
+        ArenaConfigError, match=r"arena 0, item 0: unknown tag 'tag:yaml.org,2002:python/object"
+    ):
         parse_arena_config(text)
 
 
@@ -124,16 +163,70 @@ def test_the_loader_never_builds_python_objects():
 CONFIGS = Path(__file__).parent / "data" / "animalai_configs"
 
 # The prefab names of Animal-AI v3.1.3's scene (AAI3Arena.prefab: allPrefabs) and of v4.1.0's.
-V313_NAMES = ("Agent", "CylinderTunnel", "CylinderTunnelTransparent", "Ramp", "Wall", "WallTransparent", "Cardbox1",
-              "Cardbox2", "LObject", "LObject2", "UObject", "BadGoal", "BadGoalBounce", "DeathZone", "GoodGoal",
-              "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "HotZone", "DecayGoal", "AntiDecayGoal",
-              "GrowGoal", "ShrinkGoal", "SpawnerTree", "SpawnerDispenser", "SpawnerContainer", "SignPosterboard",
-              "Pillar-Button")
-V410_NAMES = ("CylinderTunnel", "CylinderTunnelTransparent", "Ramp", "Wall", "WallTransparent", "LightBlock",
-              "HeavyBlock", "LBlock", "JBlock", "UBlock", "BadGoal", "BadGoalBounce", "DeathZone", "GoodGoal",
-              "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "HotZone", "DecayGoal", "RipenGoal",
-              "GrowGoal", "ShrinkGoal", "SpawnerTree", "SpawnerDispenserTall", "SpawnerContainerShort", "SignBoard",
-              "SpawnerButton", "DecoyGoal", "DecoyGoalBounce", "DataZone", "DecayGoalEpEnding", "RipenGoalEpEnding")
+V313_NAMES = (
+    "Agent",
+    "CylinderTunnel",
+    "CylinderTunnelTransparent",
+    "Ramp",
+    "Wall",
+    "WallTransparent",
+    "Cardbox1",
+    "Cardbox2",
+    "LObject",
+    "LObject2",
+    "UObject",
+    "BadGoal",
+    "BadGoalBounce",
+    "DeathZone",
+    "GoodGoal",
+    "GoodGoalBounce",
+    "GoodGoalMulti",
+    "GoodGoalMultiBounce",
+    "HotZone",
+    "DecayGoal",
+    "AntiDecayGoal",
+    "GrowGoal",
+    "ShrinkGoal",
+    "SpawnerTree",
+    "SpawnerDispenser",
+    "SpawnerContainer",
+    "SignPosterboard",
+    "Pillar-Button",
+)
+V410_NAMES = (
+    "CylinderTunnel",
+    "CylinderTunnelTransparent",
+    "Ramp",
+    "Wall",
+    "WallTransparent",
+    "LightBlock",
+    "HeavyBlock",
+    "LBlock",
+    "JBlock",
+    "UBlock",
+    "BadGoal",
+    "BadGoalBounce",
+    "DeathZone",
+    "GoodGoal",
+    "GoodGoalBounce",
+    "GoodGoalMulti",
+    "GoodGoalMultiBounce",
+    "HotZone",
+    "DecayGoal",
+    "RipenGoal",
+    "GrowGoal",
+    "ShrinkGoal",
+    "SpawnerTree",
+    "SpawnerDispenserTall",
+    "SpawnerContainerShort",
+    "SignBoard",
+    "SpawnerButton",
+    "DecoyGoal",
+    "DecoyGoalBounce",
+    "DataZone",
+    "DecayGoalEpEnding",
+    "RipenGoalEpEnding",
+)
 
 
 @pytest.mark.parametrize("name", sorted(set(V313_NAMES + V410_NAMES)))
@@ -149,7 +242,10 @@ def test_the_catalogue_knows_exactly_each_versions_names():
     assert set(V313_NAMES) == set(version_names("3.1.3"))
     assert set(V410_NAMES) - {"Agent"} <= set(version_names("4.1.0"))
     assert canonical_name("RipenGoal") == "AntiDecayGoal"  # v4.1.0 AliasMapper: AntiDecayGoal -> RipenGoal
-    assert canonical_name("SpawnerButton") == "Pillar-Button" and canonical_name("SignBoard") == "SignPosterboard"
+    assert (
+        canonical_name("SpawnerButton") == "Pillar-Button"
+        and canonical_name("SignBoard") == "SignPosterboard"
+    )
 
 
 def test_the_docs_example_configs_of_the_v3_era_all_load():
@@ -165,9 +261,11 @@ def test_the_docs_example_configs_of_the_v3_era_all_load():
 
 
 def test_colour_component_256_loads_and_builds_as_full_intensity():
-    items = "    - !Item\n      name: Wall\n      positions: [!Vector3 {x: 5, y: 0, z: 5}]\n" \
-            "      sizes: [!Vector3 {x: 1, y: 1, z: 1}]\n      colors:\n" \
-            "      - !RGB {r: 256, g: 0, b: 255}\n"
+    items = (
+        "    - !Item\n      name: Wall\n      positions: [!Vector3 {x: 5, y: 0, z: 5}]\n"
+        "      sizes: [!Vector3 {x: 1, y: 1, z: 1}]\n      colors:\n"
+        "      - !RGB {r: 256, g: 0, b: 255}\n"
+    )
     spec = parse_arena_config(arena(items)).first()
     assert spec.items[0].colors[0].as_tuple() == (256, 0, 255)
     assert build_layout(spec, seed=0).items[0].color == (255, 0, 255)
@@ -243,13 +341,17 @@ def test_optional_fields_of_the_wrong_type_are_one_line_errors(field, expected):
 
 
 def test_arena_and_file_options_of_both_versions_are_read():
-    v3 = parse_arena_config("!ArenaConfig\nrandomizeArenas: true\narenas:\n  0: !Arena\n    t: 10\n"
-                            "    random_seed: 7\n    showNotification: true\n    canResetEpisode: false\n"
-                            "    canChangePerspective: false\n    defaultPerspective: 2\n")
+    v3 = parse_arena_config(
+        "!ArenaConfig\nrandomizeArenas: true\narenas:\n  0: !Arena\n    t: 10\n"
+        "    random_seed: 7\n    showNotification: true\n    canResetEpisode: false\n"
+        "    canChangePerspective: false\n    defaultPerspective: 2\n"
+    )
     assert v3.randomize_arenas and v3.first().random_seed == 7 and v3.first().show_notification
     assert not v3.first().can_reset_episode and not v3.first().can_change_perspective
-    v4 = parse_arena_config("!ArenaConfig\nshowNotification: true\narenas:\n  0: !Arena\n    timeLimit: 10\n"
-                            "    randomSeed: 3\n    mergeNextArena: true\n")
+    v4 = parse_arena_config(
+        "!ArenaConfig\nshowNotification: true\narenas:\n  0: !Arena\n    timeLimit: 10\n"
+        "    randomSeed: 3\n    mergeNextArena: true\n"
+    )
     assert v4.first().random_seed == 3 and v4.first().merge_next_arena and not v4.randomize_arenas
     with pytest.raises(ArenaConfigError, match="both 'random_seed' and 'randomSeed'"):
         parse_arena_config("!ArenaConfig\narenas:\n  0: !Arena\n    random_seed: 1\n    randomSeed: 2\n")
@@ -303,7 +405,11 @@ def test_random_components_come_from_the_seed():
     assert goal_x[2] == 10.0 and 0.5 <= goal_x[0] <= 39.5
     assert goal_z[0] == 10.0 and 0.5 <= goal_z[2] <= 39.5
     wall = a.items[2]
-    assert wall.size[0] == pytest.approx(1.998) and 0.1 <= wall.size[1] <= 10.0 and wall.size[2] == pytest.approx(1.998)
+    assert (
+        wall.size[0] == pytest.approx(1.998)
+        and 0.1 <= wall.size[1] <= 10.0
+        and wall.size[2] == pytest.approx(1.998)
+    )
 
 
 def test_sizes_are_clamped_and_goals_are_spheres_of_size_x():

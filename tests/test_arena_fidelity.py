@@ -22,26 +22,36 @@ from agentkit.records import EndReason
 
 # -- Animal-AI v3.1.3's constants ------------------------------------------------------------------
 DT = 0.02  # ProjectSettings/TimeManager.asset: Fixed Timestep
-UPDATES_PER_STEP = 3  # AAI3EnvironmentManager.cs: defaultDecisionPeriod (DecisionRequester repeats the action)
+UPDATES_PER_STEP = (
+    3  # AAI3EnvironmentManager.cs: defaultDecisionPeriod (DecisionRequester repeats the action)
+)
 SPEED = 25.0  # TrainingAgent.cs: speed (AAI3Arena.prefab overrides the agent prefab's 30 with 25)
 ROTATION_SPEED = 100.0  # TrainingAgent.cs: rotationSpeed, degrees per second (AAI3Arena.prefab: 100)
 QUICK_STOP = 0.9  # TrainingAgent.cs: quickStopRatio (velocity x 0.9 per update when b0 = 0)
 DRAG = 1.6  # AAI3Arena.prefab: m_Drag override of the agent's Rigidbody (AAI3Agent.prefab says 1.2)
 GRAVITY = 9.81  # ProjectSettings/DynamicsManager.asset: m_Gravity y = -9.81
 FRICTION = 0.6  # DynamicsManager.asset m_DefaultMaterial: none, so Unity's default material (0.6, average)
-CLOCK_INTERVAL = 5  # AAI3Agent.prefab: DecisionRequester.DecisionPeriod, read by TrainingArena.Awake into timeLimit
+CLOCK_INTERVAL = (
+    5  # AAI3Agent.prefab: DecisionRequester.DecisionPeriod, read by TrainingArena.Awake into timeLimit
+)
 HOT_ZONE_FACTOR = 10.0  # Rewards/HotZone.prefab: reward (TrainingAgent.AddExtraReward's factor)
 HOT_ZONE_FLOOR = -0.001  # TrainingAgent.AddExtraReward: Math.Min(factor * _rewardPerStep, -0.001f)
 DEATH_ZONE_REWARD = -1.0  # Rewards/DeathZone.prefab: reward
 SIZE_ADJUSTMENT = 0.999  # Prefab.cs: sizeAdjustement
 ZONE_CENTRE_Y = -0.15  # DeathZone.cs / HotZone.cs: AdjustY returns -0.15 (the trigger cube's centre)
-FLOOR_TOP_Y = -0.01  # AAI3Arena.prefab: Ground m_LocalPosition y -0.51, a unit cube of scale y 1 (items rest here)
+FLOOR_TOP_Y = (
+    -0.01
+)  # AAI3Arena.prefab: Ground m_LocalPosition y -0.51, a unit cube of scale y 1 (items rest here)
 FIELD_OF_VIEW = 100.0  # AAI3Agent.prefab: AgentCamMid Camera "field of view" (vertical; square frames)
 AGENT_RADIUS = 0.5  # AAI3Agent.prefab: SphereCollider m_Radius; AgentCamMid sits at its centre
 
-ACCELERATION = SPEED * 100.0 * DT  # TrainingAgent.MoveAgent: AddForce(forward * speed * 100 * dt, Acceleration)
+ACCELERATION = (
+    SPEED * 100.0 * DT
+)  # TrainingAgent.MoveAgent: AddForce(forward * speed * 100 * dt, Acceleration)
 DAMPING = 1.0 - DRAG * DT  # PhysX: velocity *= 1 - drag * dt each update
-FRICTION_PER_UPDATE = FRICTION * GRAVITY * DT * DAMPING  # Coulomb: mu x the normal impulse per unit mass on flat ground
+FRICTION_PER_UPDATE = (
+    FRICTION * GRAVITY * DT * DAMPING
+)  # Coulomb: mu x the normal impulse per unit mass on flat ground
 
 
 # -- the source's equations, written out here ------------------------------------------------------
@@ -91,14 +101,18 @@ def steepest_slope_from_rest() -> float:
 
 
 def agent(x: float, z: float, rotation: float = 0, y: float = 0) -> str:
-    return (f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n")
+    return (
+        f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n"
+    )
 
 
 def item(name: str, x: float, z: float, size=(1, 1, 1), rotation: float = 0, y: float = 0, color=None) -> str:
     sx, sy, sz = size
-    text = (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+    text = (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
+    )
     if color is not None:
         text += f"      colors: [!RGB {{r: {color[0]}, g: {color[1]}, b: {color[2]}}}]\n"
     return text
@@ -111,7 +125,9 @@ def arena_file(tmp_path):
 
     def write(items: str, t: int = 0, extra: str = "") -> str:
         path = tmp_path / f"arena{next(count)}.yaml"
-        path.write_text(f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    pass_mark: 0\n{extra}    items:\n{items}")
+        path.write_text(
+            f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    pass_mark: 0\n{extra}    items:\n{items}"
+        )
         return str(path)
 
     return write
@@ -163,7 +179,9 @@ def test_go_n_from_rest_and_the_coast_follow_the_source_equations(backend, arena
     assert abs(coast_steps - rest_steps) <= 1
     assert y1 == pytest.approx(0.0, abs=0.01)  # on the ground throughout
     fx, fz = math.sin(math.radians(heading)), math.cos(math.radians(heading))
-    assert (x2 - start[0]) * fz - (z2 - start[1]) * fx == pytest.approx(0.0, abs=0.01)  # straight along the heading
+    assert (x2 - start[0]) * fz - (z2 - start[1]) * fx == pytest.approx(
+        0.0, abs=0.01
+    )  # straight along the heading
 
 
 def test_the_source_distances_are_the_ones_the_issue_quotes():
@@ -194,7 +212,9 @@ def test_a_full_turn_takes_60_steps(backend, arena_file):
 
 
 @pytest.mark.parametrize(("t", "length"), [(250, 417), (1000, 1667)])
-def test_health_drains_0_6_over_t_per_step_and_an_idle_episode_lasts_ceil_5t_over_3(backend, arena_file, t, length):
+def test_health_drains_0_6_over_t_per_step_and_an_idle_episode_lasts_ceil_5t_over_3(
+    backend, arena_file, t, length
+):
     per_step = UPDATES_PER_STEP * update_cost(t)  # -0.6 / t
     assert per_step == pytest.approx(-0.6 / t)
     assert length == math.ceil(t * CLOCK_INTERVAL / UPDATES_PER_STEP)
@@ -230,7 +250,9 @@ def test_a_goal_of_size_2_gives_0_999_x_2(backend, arena_file):
     backend.reset(arena_file(agent(20, 1) + item("GoodGoal", 20, 8, (2, 2, 2)), t=t), seed=0)
     goal = items_named(backend, "GoodGoal")[0]
     built = SIZE_ADJUSTMENT * 2  # BallGoal.SetSize: reward = sign x clipped size x 0.999
-    assert goal["size"][0] == pytest.approx(built, abs=1e-4) and goal["reward"] == pytest.approx(built, abs=1e-4)
+    assert goal["size"][0] == pytest.approx(built, abs=1e-4) and goal["reward"] == pytest.approx(
+        built, abs=1e-4
+    )
     last = run_into_goal(backend)
     assert last.success and last.end_reason == EndReason.GOAL and last.info["touched"] == ["GoodGoal"]
     assert closest_update_count(last.reward, built, t) < 1e-9
@@ -243,8 +265,10 @@ def test_a_goal_of_size_2_gives_0_999_x_2(backend, arena_file):
 def test_a_random_size_goal_gives_its_size_as_drawn(backend, arena_file, seed):
     """BallGoal.SetSize: a -1 size draws one diameter in [0.5, 5] and the reward is that diameter (no 0.999)."""
     t = 250
-    yaml = agent(20, 1) + ("    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 20, y: 0, z: 10}]\n"
-                           "      sizes: [!Vector3 {x: -1, y: -1, z: -1}]\n")
+    yaml = agent(20, 1) + (
+        "    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 20, y: 0, z: 10}]\n"
+        "      sizes: [!Vector3 {x: -1, y: -1, z: -1}]\n"
+    )
     backend.reset(arena_file(yaml, t=t), seed=seed)
     goal = items_named(backend, "GoodGoal")[0]
     size = goal["size"][0]
@@ -291,7 +315,7 @@ def test_walking_into_a_death_zone_gives_minus_1_and_ends_the_episode(backend, a
     top = zone_top(1.0)  # 0.3595
     assert zone["size"][1] == pytest.approx(top, abs=1e-4)
     # The agent's sphere meets the zone's top face this far (horizontally) ahead of its centre.
-    reach = math.sqrt(AGENT_RADIUS ** 2 - (AGENT_RADIUS - top) ** 2)
+    reach = math.sqrt(AGENT_RADIUS**2 - (AGENT_RADIUS - top) ** 2)
     before = agent_state(backend)["position"][2]
     for _ in range(20):
         result = backend.step([1, 0])
@@ -312,18 +336,25 @@ def test_walking_into_a_death_zone_gives_minus_1_and_ends_the_episode(backend, a
         (1.4, 3.0, False),  # ... but not one standing at 1.3986
     ],
 )
-def test_a_death_zone_is_a_volume_reaching_0_999_y_over_2_minus_0_15(backend, arena_file, platform, zone_y, dies):
+def test_a_death_zone_is_a_volume_reaching_0_999_y_over_2_minus_0_15(
+    backend, arena_file, platform, zone_y, dies
+):
     t = 250
     top = zone_top(zone_y)
-    yaml = (agent(20, 20, y=platform) + item("Wall", 20, 20, (3, platform, 3))
-            + item("DeathZone", 20, 20, (10, zone_y, 10)))
+    yaml = (
+        agent(20, 20, y=platform)
+        + item("Wall", 20, 20, (3, platform, 3))
+        + item("DeathZone", 20, 20, (10, zone_y, 10))
+    )
     backend.reset(arena_file(yaml, t=t), seed=0)
     assert items_named(backend, "DeathZone")[0]["size"][1] == pytest.approx(top, abs=1e-4)
     assert agent_state(backend)["position"][1] == pytest.approx(SIZE_ADJUSTMENT * platform, abs=0.01)
     first = backend.step([0, 0])
     if dies:
         assert first.done and first.end_reason == EndReason.DIED
-        assert first.reward == pytest.approx(update_cost(t) + DEATH_ZONE_REWARD, abs=1e-9)  # in the first update
+        assert first.reward == pytest.approx(
+            update_cost(t) + DEATH_ZONE_REWARD, abs=1e-9
+        )  # in the first update
     else:
         assert not first.done and first.reward == pytest.approx(UPDATES_PER_STEP * update_cost(t), abs=1e-9)
         for _ in range(10):
@@ -400,7 +431,9 @@ def test_a_ramp_is_climbed_from_rest_up_to_the_source_limit(backend, arena_file,
     centre = 10.0 + length / 2
     low_edge = centre - SIZE_ADJUSTMENT * length / 2
     # Ramps rise towards their local -z (geometry.py): at rotation 180 the slope climbs towards +z.
-    yaml = agent(20, low_edge - AGENT_RADIUS - 0.02) + item("Ramp", 20, centre, (4, height, length), rotation=180)
+    yaml = agent(20, low_edge - AGENT_RADIUS - 0.02) + item(
+        "Ramp", 20, centre, (4, height, length), rotation=180
+    )
     backend.reset(arena_file(yaml), seed=0)
     assert len(items_named(backend, "Ramp")) == 1
     highest = 0.0
@@ -433,7 +466,9 @@ def test_the_camera_sees_100_degrees_vertically_on_a_square_frame(arena_file):
             wall_z = 5.0 + distance + SIZE_ADJUSTMENT * depth / 2
             yaml = agent(20, 5) + item("Wall", 20, wall_z, (width, 3, depth), color=(255, 0, 0))
             frame = b.reset(arena_file(yaml), seed=0).frames["camera"]
-            half = math.tan(math.radians(FIELD_OF_VIEW / 2))  # square frame: the horizontal FOV equals the vertical
+            half = math.tan(
+                math.radians(FIELD_OF_VIEW / 2)
+            )  # square frame: the horizontal FOV equals the vertical
             expected = size * (SIZE_ADJUSTMENT * width / 2) / (distance * half)
             assert red_run(frame) == pytest.approx(expected, abs=2.0), distance
     finally:

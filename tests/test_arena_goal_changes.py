@@ -15,7 +15,9 @@ def run(state, updates: int, **kwargs):
 
 
 def test_a_decay_goal_waits_its_delay_then_loses_its_rate_every_update_down_to_the_final_value():
-    goal = reward_change("decay", ItemParams(initial_value=4, final_value=3, delay=250, change_rate=-0.003), "3.1.3")
+    goal = reward_change(
+        "decay", ItemParams(initial_value=4, final_value=3, delay=250, change_rate=-0.003), "3.1.3"
+    )
     assert goal.reward == 4 and goal.diameter == pytest.approx(3.996)  # built at the initial value x 0.999
     run(goal, 250)
     assert goal.reward == 4  # the delay counts down 250 updates
@@ -24,7 +26,9 @@ def test_a_decay_goal_waits_its_delay_then_loses_its_rate_every_update_down_to_t
     run(goal, 99)
     assert goal.reward == pytest.approx(4 - 100 * 0.003)
     run(goal, 1000)
-    assert goal.reward == 3 and not goal.changing and goal.diameter == pytest.approx(3.996)  # the size never changes
+    assert (
+        goal.reward == 3 and not goal.changing and goal.diameter == pytest.approx(3.996)
+    )  # the size never changes
 
 
 def test_decay_defaults_are_the_builders_not_the_prefabs_and_a_positive_rate_is_turned_down():
@@ -64,7 +68,9 @@ def test_decay_colour_goes_from_purple_to_grey():
 
 
 def test_a_grow_goal_with_a_delay_grows_to_just_short_of_its_final_size_and_is_worth_its_size():
-    goal = size_change("grow", ItemParams(initial_value=1, final_value=3.5, delay=100, change_rate=0.01), "3.1.3")
+    goal = size_change(
+        "grow", ItemParams(initial_value=1, final_value=3.5, delay=100, change_rate=0.01), "3.1.3"
+    )
     assert goal.diameter == pytest.approx(0.999) and goal.reward == pytest.approx(0.999)
     run(goal, 100)
     assert goal.diameter == pytest.approx(0.999)
@@ -84,10 +90,14 @@ def test_a_growing_goal_stops_while_blocked():
 
 
 def test_a_shrink_goal_shrinks_to_its_final_size_and_finishes():
-    goal = size_change("shrink", ItemParams(initial_value=2.5, final_value=1.5, delay=5, change_rate=-0.007), "3.1.3")
+    goal = size_change(
+        "shrink", ItemParams(initial_value=2.5, final_value=1.5, delay=5, change_rate=-0.007), "3.1.3"
+    )
     assert goal.rate == -0.007 and goal.shrinking
     run(goal, 5 + 1000, free_to_grow=False)  # blocking never stops a shrink
-    assert goal.finished and goal.diameter == pytest.approx(0.999 * 1.5) and goal.reward == pytest.approx(1.4985)
+    assert (
+        goal.finished and goal.diameter == pytest.approx(0.999 * 1.5) and goal.reward == pytest.approx(1.4985)
+    )
 
 
 def test_grow_and_shrink_goals_without_a_delay_are_worth_nothing_as_in_animal_ai():

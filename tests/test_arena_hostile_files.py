@@ -44,7 +44,9 @@ def load_in_child(tmp_path: Path, text: str, name: str = "hostile.yaml") -> str:
     """The one line a child process prints after loading ``text`` from a file (it must not crash)."""
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     lines = done.stdout.splitlines()
@@ -54,8 +56,10 @@ def load_in_child(tmp_path: Path, text: str, name: str = "hostile.yaml") -> str:
 
 
 def items(count: int) -> str:
-    entry = ("    - !Item\n      name: Wall\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
-             "      sizes: [!Vector3 {{x: 0.9, y: 1, z: 0.9}}]\n")
+    entry = (
+        "    - !Item\n      name: Wall\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
+        "      sizes: [!Vector3 {{x: 0.9, y: 1, z: 0.9}}]\n"
+    )
     return "    items:\n" + "".join(entry.format(x=1 + (i % 38), z=1 + (i // 38) % 38) for i in range(count))
 
 
@@ -72,28 +76,58 @@ def billion_laughs() -> str:
     ("text", "expected"),
     [
         ("[" * 50_000, "YAML error at line 1, column"),
-            ("[" * 50_000, "nested too deep (at most 64 levels)"),
+        ("[" * 50_000, "nested too deep (at most 64 levels)"),
         ("[" * 1_000 + "]" * 1_000, "nested too deep (at most 64 levels)"),
         ("- " * 50_000 + "x\n", "nested too deep (at most 64 levels)"),
         ("{a: " * 50_000, "nested too deep (at most 64 levels)"),
         (HEAD + "    ? !Vector3 {x: 1}\n    : 3\n", "line 5, column 7: a key must be a plain name or number"),
-        (HEAD.replace("250", "1" * 400), "arena 0: YAML error at line 4, column 8: a number written with 400 char"),
-        (HEAD.replace("250", "1" * 30), "arena 0: 't' is out of range (at most 1e+15 in size), got <a 97-bit numb"),
-        (HEAD.replace("250", "1" * 5000), "line 4, column 8: a number written with 5,000 characters (at most 40)"),
+        (
+            HEAD.replace("250", "1" * 400),
+            "arena 0: YAML error at line 4, column 8: a number written with 400 char",
+        ),
+        (
+            HEAD.replace("250", "1" * 30),
+            "arena 0: 't' is out of range (at most 1e+15 in size), got <a 97-bit numb",
+        ),
+        (
+            HEAD.replace("250", "1" * 5000),
+            "line 4, column 8: a number written with 5,000 characters (at most 40)",
+        ),
         ("!ArenaConfig\narenas:\n  " + "1" * 5000 + ": !Arena\n    t: 250\n", "YAML syntax error at line 3"),
         ("!ArenaConfig\narenas:\n  '" + "1" * 500 + "': !Arena\n    t: 250\n", "is not a number (or is too"),
         (billion_laughs(), "more than 250,000 values (aliases counted as what they repeat)"),
-        (HEAD + "    t: 300\n", "arena 0: YAML error at line 5, column 5: duplicate key 't' (first given at line 4)"),
-        (HEAD + "    items:\n    - !Item\n      name: Wall\n      positions: [!Vector3 {x: 1, x: 2}]\n",
-         "duplicate key 'x'"),
+        (
+            HEAD + "    t: 300\n",
+            "arena 0: YAML error at line 5, column 5: duplicate key 't' (first given at line 4)",
+        ),
+        (
+            HEAD + "    items:\n    - !Item\n      name: Wall\n      positions: [!Vector3 {x: 1, x: 2}]\n",
+            "duplicate key 'x'",
+        ),
         (HEAD + items(10_000), "arena 0: 10,000 items; an arena may spawn at most 2,000 objects"),
-        (HEAD + "    items:\n    - !Item\n      name: Wall\n      rotations: [" + "0, " * 2500 + "]\n",
-         "arena 0: the items spawn 2,500 objects; an arena may spawn at most 2,000"),
+        (
+            HEAD + "    items:\n    - !Item\n      name: Wall\n      rotations: [" + "0, " * 2500 + "]\n",
+            "arena 0: the items spawn 2,500 objects; an arena may spawn at most 2,000",
+        ),
     ],
-    ids=["flow-50000", "flow-50000-problem", "flow-1000", "block-50000", "mapping-50000", "tagged-key", "400-digits", "30-digits",
-         "5000-digits",
-         "5000-digit-arena-key", "500-digit-quoted-arena-key", "billion-laughs", "duplicate-key",
-         "duplicate-flow-key", "10000-items", "2500-objects"],
+    ids=[
+        "flow-50000",
+        "flow-50000-problem",
+        "flow-1000",
+        "block-50000",
+        "mapping-50000",
+        "tagged-key",
+        "400-digits",
+        "30-digits",
+        "5000-digits",
+        "5000-digit-arena-key",
+        "500-digit-quoted-arena-key",
+        "billion-laughs",
+        "duplicate-key",
+        "duplicate-flow-key",
+        "10000-items",
+        "2500-objects",
+    ],
 )
 def test_a_hostile_file_gives_one_line_naming_the_file(tmp_path: Path, text: str, expected: str) -> None:
     line = load_in_child(tmp_path, text)
@@ -126,7 +160,9 @@ def all_pairs_overlaps(self: BoxGrid, box) -> bool:
     return any(boxes_overlap(box, other) for other in self.boxes)
 
 
-def test_the_grid_lays_out_testbed_files_exactly_as_testing_every_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_grid_lays_out_testbed_files_exactly_as_testing_every_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     tasks = arena_tasks.packaged_task_ids()[::18]  # 50 tasks across all ten levels
     assert len(tasks) == 50
     arenas = [arena_tasks.load_task(task).first() for task in tasks]

@@ -23,13 +23,17 @@ def arena_file(tmp_path: Path, items: str, t: int = 0, name: str = "arena.yaml",
 
 
 def agent(x: float, z: float, rotation: float, extra: str = "") -> str:
-    return (f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n{extra}")
+    return (
+        f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n{extra}"
+    )
 
 
 def item(name: str, x: float, z: float, rotation: float = 0, size=None, extra: str = "", y: float = 0) -> str:
-    text = (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n")
+    text = (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n"
+    )
     if size is not None:
         text += f"      sizes: [!Vector3 {{x: {size[0]}, y: {size[1]}, z: {size[2]}}}]\n"
     return text + extra
@@ -93,7 +97,9 @@ def test_every_name_of_each_version_builds_under_that_version(tmp_path, version)
 
 
 def test_decay_goal_is_worth_its_decayed_reward_and_keeps_its_size(backend, tmp_path):
-    extra = "      initialValues: [3]\n      finalValues: [1]\n      changeRates: [-0.01]\n      delays: [50]\n"
+    extra = (
+        "      initialValues: [3]\n      finalValues: [1]\n      changeRates: [-0.01]\n      delays: [50]\n"
+    )
     task = arena_file(tmp_path, agent(20, 5, 0) + item("DecayGoal", 20, 10, extra=extra))
     backend.reset(task, seed=0)
     (goal,) = entries(backend, "DecayGoal")
@@ -122,17 +128,23 @@ def test_antidecay_goal_ripens_in_v313_and_v410s_ripen_goal_decays(tmp_path, ver
 
 
 def test_grow_goal_grows_its_body_until_blocked_and_is_worth_its_size(backend, tmp_path):
-    extra = "      initialValues: [1]\n      finalValues: [4]\n      changeRates: [0.02]\n      delays: [10]\n"
+    extra = (
+        "      initialValues: [1]\n      finalValues: [4]\n      changeRates: [0.02]\n      delays: [10]\n"
+    )
     roof = item("Wall", 30, 20, size=(4, 0.5, 4), y=2.2)  # a slab 2.2 above the floor over the second goal
-    task = arena_file(tmp_path, agent(5, 5, 0) + item("GrowGoal", 20, 20, extra=extra)
-                      + item("GrowGoal", 30, 20, extra=extra) + roof)
+    task = arena_file(
+        tmp_path,
+        agent(5, 5, 0) + item("GrowGoal", 20, 20, extra=extra) + item("GrowGoal", 30, 20, extra=extra) + roof,
+    )
     backend.reset(task, seed=0)
     free, blocked = entries(backend, "GrowGoal")
     assert free["size"][0] == pytest.approx(0.999) and free["reward"] == pytest.approx(0.999)
     wait(backend, 1.8)  # 90 updates: 10 of delay, then +0.02 per update
     free, blocked = entries(backend, "GrowGoal")
     assert 2.2 < free["size"][0] < 2.9 and free["reward"] == pytest.approx(free["size"][0], abs=0.02)
-    assert blocked["size"][0] < 2.3  # it stopped when its top met the slab (about 2.2 - its own height above the floor)
+    assert (
+        blocked["size"][0] < 2.3
+    )  # it stopped when its top met the slab (about 2.2 - its own height above the floor)
     wait(backend, 6.0)
     free, blocked = entries(backend, "GrowGoal")
     assert free["size"][0] == pytest.approx(0.999 * 4, abs=0.011) and blocked["size"][0] < 2.3
@@ -147,12 +159,16 @@ def test_grow_goal_without_a_delay_is_worth_nothing(backend, tmp_path):
 
 
 def test_shrink_goal_shrinks(backend, tmp_path):
-    extra = "      initialValues: [3]\n      finalValues: [1]\n      changeRates: [-0.02]\n      delays: [1]\n"
+    extra = (
+        "      initialValues: [3]\n      finalValues: [1]\n      changeRates: [-0.02]\n      delays: [1]\n"
+    )
     backend.reset(arena_file(tmp_path, agent(5, 5, 0) + item("ShrinkGoal", 20, 20, extra=extra)), seed=0)
     assert entries(backend, "ShrinkGoal")[0]["size"][0] == pytest.approx(2.997)
     wait(backend, 3.0)
     (goal,) = entries(backend, "ShrinkGoal")
-    assert goal["size"][0] == pytest.approx(0.999, abs=0.011) and goal["reward"] == pytest.approx(goal["size"][0])
+    assert goal["size"][0] == pytest.approx(0.999, abs=0.011) and goal["reward"] == pytest.approx(
+        goal["size"][0]
+    )
 
 
 def test_spawner_tree_drops_ripe_fruit_that_counts_and_can_be_eaten(backend, tmp_path):
@@ -172,50 +188,78 @@ def test_spawner_tree_drops_ripe_fruit_that_counts_and_can_be_eaten(backend, tmp
 
 def test_spawner_dispenser_releases_goals_that_roll_out_of_its_open_door(backend, tmp_path):
     extra = "      spawnCounts: [1]\n      ripenTimes: [0.5]\n"
-    backend.reset(arena_file(tmp_path, agent(5, 5, 0) + item("SpawnerDispenser", 20, 20, extra=extra)), seed=0)
+    backend.reset(
+        arena_file(tmp_path, agent(5, 5, 0) + item("SpawnerDispenser", 20, 20, extra=extra)), seed=0
+    )
     wait(backend, 0.3)
-    assert entries(backend, "GoodGoalMulti") == [] and backend._rules.good_goals == 1  # spawned, hidden inside
+    assert (
+        entries(backend, "GoodGoalMulti") == [] and backend._rules.good_goals == 1
+    )  # spawned, hidden inside
     wait(backend, 4.0)
     (goal,) = entries(backend, "GoodGoalMulti")
     assert goal["position"][0] > 20.8 and goal["reward"] == pytest.approx(0.999)  # out through the +x door
 
 
 def test_spawner_container_opens_its_door_over_its_goal(backend, tmp_path):
-    backend.reset(arena_file(tmp_path, agent(5, 5, 0) + item("SpawnerContainer", 20, 20,
-                                                              extra="      spawnCounts: [1]\n")), seed=0)
+    backend.reset(
+        arena_file(
+            tmp_path, agent(5, 5, 0) + item("SpawnerContainer", 20, 20, extra="      spawnCounts: [1]\n")
+        ),
+        seed=0,
+    )
     world = backend._world
     (spawner,) = world.items.spawners
     assert spawner.machine.door.openness == 0.0
     wait(backend, 2.2)  # the prefab's 1 s, then 1 s of sliding
     assert spawner.openness == 1.0
     (goal,) = entries(backend, "GoodGoalMulti")
-    assert math.dist((goal["position"][0], goal["position"][2]), (20, 20)) < 0.05  # inside, at its spawn point
+    assert (
+        math.dist((goal["position"][0], goal["position"][2]), (20, 20)) < 0.05
+    )  # inside, at its spawn point
 
 
 def test_sign_posterboard_shows_its_symbol_in_its_colour(tmp_path):
     b = ArenaBackend(render_size=128, frames=True)
     try:
         # at rotation 270 the board's symbol face (its local -x) looks at -z, at the agent
-        sign = item("SignPosterboard", 20, 8, rotation=270, extra='      symbolNames: ["square"]\n'
-                    "      colors: [!RGB {r: 255, g: 0, b: 0}]\n")
+        sign = item(
+            "SignPosterboard",
+            20,
+            8,
+            rotation=270,
+            extra='      symbolNames: ["square"]\n      colors: [!RGB {r: 255, g: 0, b: 0}]\n',
+        )
         b.reset(arena_file(tmp_path, agent(20, 5, 0) + sign), seed=0)
         frame = b.frame().astype(int)
         centre = frame[48:72, 54:74]  # the middle of the view: the board, 3 units ahead
         red = (centre[..., 0] > 120) & (centre[..., 1] < 80) & (centre[..., 2] < 80)
         assert red.mean() > 0.2
-        b.reset(arena_file(tmp_path, agent(20, 5, 0) + item("SignPosterboard", 20, 8, rotation=270,
-                                                              extra='      symbolNames: ["square"]\n')), seed=0)
+        b.reset(
+            arena_file(
+                tmp_path,
+                agent(20, 5, 0)
+                + item("SignPosterboard", 20, 8, rotation=270, extra='      symbolNames: ["square"]\n'),
+            ),
+            seed=0,
+        )
         frame = b.frame().astype(int)[48:72, 54:74]
-        blue = (frame[..., 2] > 120) & (frame[..., 0] < 100) & (frame[..., 1] < 60)  # the prefab's (61, 0, 214)
+        blue = (
+            (frame[..., 2] > 120) & (frame[..., 0] < 100) & (frame[..., 1] < 60)
+        )  # the prefab's (61, 0, 214)
         assert blue.mean() > 0.2
     finally:
         b.close()
 
 
 def test_pillar_button_spawns_its_reward_after_a_press(backend, tmp_path):
-    button = item("Pillar-Button", 17, 10, extra="      moveDurations: [0.1]\n      resetDurations: [1.0]\n"
-                  '      rewardNames: ["GoodGoal", "BadGoal"]\n      rewardWeights: [1, 0]\n'
-                  "      rewardSpawnPos: !Vector3 {x: 20, y: 0, z: 35}\n")
+    button = item(
+        "Pillar-Button",
+        17,
+        10,
+        extra="      moveDurations: [0.1]\n      resetDurations: [1.0]\n"
+        '      rewardNames: ["GoodGoal", "BadGoal"]\n      rewardWeights: [1, 0]\n'
+        "      rewardSpawnPos: !Vector3 {x: 20, y: 0, z: 35}\n",
+    )
     backend.reset(arena_file(tmp_path, agent(14, 10.2, 90) + button), seed=0)
     for _ in range(40):
         backend.step([1, 0])
@@ -256,8 +300,12 @@ def test_data_zone_records_entries_and_exits_and_gives_nothing(tmp_path):
 def test_decoy_goal_ends_a_v410_episode_with_nothing(tmp_path):
     b = ArenaBackend(frames=False, aai_version="4.1.0")
     try:
-        b.reset(arena_file(tmp_path, agent(20, 5, 0) + item("DecoyGoal", 20, 8) + item("GoodGoal", 30, 30), t=250),
-                seed=0)
+        b.reset(
+            arena_file(
+                tmp_path, agent(20, 5, 0) + item("DecoyGoal", 20, 8) + item("GoodGoal", 30, 30), t=250
+            ),
+            seed=0,
+        )
         result = drive_to(b, (20, 8))
         assert result.done and result.end_reason == EndReason.FAILED
         assert -0.05 < b.observe().total_reward < 0  # the clock only
@@ -270,7 +318,9 @@ def test_the_agent_stays_frozen_for_its_frozen_agent_delay(backend, tmp_path):
     backend.reset(task, seed=0)
     wait(backend, 1.2, (1, 1))
     state = backend.privileged_state()
-    assert state["agent"]["position"][2] == pytest.approx(5.01, abs=0.02) and state["agent"]["heading_deg"] == 0
+    assert (
+        state["agent"]["position"][2] == pytest.approx(5.01, abs=0.02) and state["agent"]["heading_deg"] == 0
+    )
     assert state["agent"]["health"] == 100 and backend.observe().total_reward == 0
     wait(backend, 0.6, (1, 0))
     state = backend.privileged_state()
@@ -295,7 +345,9 @@ def test_a_file_with_several_arenas_plays_them_in_order_and_names_one_with_a_suf
         backend.reset(f"{path}#3", seed=0)
     random_text = text.replace("!ArenaConfig\n", "!ArenaConfig\nrandomizeArenas: true\n")
     (tmp_path / "random.yaml").write_text(random_text)
-    order = [backend.reset(str(tmp_path / "random.yaml"), seed=s).privileged["arena"]["index"] for s in range(12)]
+    order = [
+        backend.reset(str(tmp_path / "random.yaml"), seed=s).privileged["arena"]["index"] for s in range(12)
+    ]
     assert set(order) == {0, 2, 5} and all(a != b for a, b in zip(order, order[1:]))
 
 

@@ -23,8 +23,10 @@ def arena_text(items: str, blackouts: str = "") -> str:
 
 def item(name: str, x: float, z: float, size=(1, 1, 1), y: float = 0, rotation: float = 0, color=None) -> str:
     sx, sy, sz = size
-    text = (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+    text = (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
+    )
     if color is not None:
         text += f"      colors: [!RGB {{r: {color[0]}, g: {color[1]}, b: {color[2]}}}]\n"
     return text
@@ -71,13 +73,16 @@ def test_a_wall_face_spans_the_pixels_of_a_100_degree_vertical_field_of_view(are
 
 def test_a_goal_glows_in_its_emission_colour_brighter_than_a_lit_wall_of_the_same_colour(arena):
     green = tuple(int(c) for c in look.GOAL_GREEN)
-    b = arena(item("Agent", 20, 15) + item("GoodGoal", 18.5, 20, size=(1.5, 1.5, 1.5))
-              + item("Wall", 21.5, 20, size=(1.5, 1.5, 1.5), color=green))
+    b = arena(
+        item("Agent", 20, 15)
+        + item("GoodGoal", 18.5, 20, size=(1.5, 1.5, 1.5))
+        + item("Wall", 21.5, 20, size=(1.5, 1.5, 1.5), color=green)
+    )
     frame = b.frame().astype(int)
     focal = N / 2 / math.tan(math.radians(50))
-    goal = frame[245 - 8:245 + 8, 192 - 8:192 + 8].reshape(-1, 3)  # 1.5 left, 5 ahead, 0.26 above the eye
+    goal = frame[245 - 8 : 245 + 8, 192 - 8 : 192 + 8].reshape(-1, 3)  # 1.5 left, 5 ahead, 0.26 above the eye
     column = round(N / 2 + 1.5 / 4.25 * focal)  # the wall's face is 4.25 ahead
-    wall = frame[240 - 6:240 + 6, column - 8:column + 8].reshape(-1, 3)
+    wall = frame[240 - 6 : 240 + 6, column - 8 : column + 8].reshape(-1, 3)
     assert np.abs(goal - look.GOAL_GREEN).max() <= 2  # flat: the emission colour, (189, 224, 138)
     assert np.abs(wall.mean(axis=0) - goal.mean(axis=0)).max() < 60  # the same colour...
     assert wall.mean(axis=0).sum() < goal.mean(axis=0).sum() - 30  # ...but lit, not glowing
@@ -85,8 +90,11 @@ def test_a_goal_glows_in_its_emission_colour_brighter_than_a_lit_wall_of_the_sam
 
 def test_a_translucent_pane_shows_the_goal_behind_it_blended(arena):
     goal_only = arena(item("Agent", 20, 15) + item("GoodGoal", 20, 21, size=(2, 2, 2)))
-    behind = arena(item("Agent", 20, 15) + item("GoodGoal", 20, 21, size=(2, 2, 2))
-                   + item("WallTransparent", 20, 18, size=(4, 3, 0.2)))
+    behind = arena(
+        item("Agent", 20, 15)
+        + item("GoodGoal", 20, 21, size=(2, 2, 2))
+        + item("WallTransparent", 20, 18, size=(4, 3, 0.2))
+    )
     centre = (N // 2, N // 2)
     bare = goal_only.frame()[centre].astype(float)
     seen = behind.frame()[centre].astype(float)
@@ -118,7 +126,7 @@ def test_tunnels_are_half_tubes_curved_in_shape_collision_and_picture(arena):
         heights.append(hit[3][2])
     assert heights[0] == pytest.approx(top, abs=0.02)
     assert heights[1] == pytest.approx(top * math.sqrt(1 - 0.25), abs=0.05)
-    assert heights[2] == pytest.approx(top * math.sqrt(1 - 0.85 ** 2), abs=0.08)
+    assert heights[2] == pytest.approx(top * math.sqrt(1 - 0.85**2), abs=0.08)
     # And so is its picture: the top edge of the red arch rises towards the middle.
     frame = b.frame()
     red = (frame[:, :, 0] > 100) & (frame[:, :, 1] < 50) & (frame[:, :, 2] < 50)

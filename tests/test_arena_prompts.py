@@ -40,9 +40,21 @@ def _obs(images: bool = True) -> Observation:
 
 def test_system_prompt_explains_world_commands_and_calibration():
     system = PromptRenderer.from_set("aai-arena").system_message(CONTEXT)["content"]
-    for fact in ("40 by 40", "fence", "first person", "Green sphere", "Yellow (gold)", "Red sphere",
-                 "Red floor zone", "Orange floor zone", "Transparent walls", "ramps", "blue platform",
-                 "Cardboard boxes", "Tunnels"):
+    for fact in (
+        "40 by 40",
+        "fence",
+        "first person",
+        "Green sphere",
+        "Yellow (gold)",
+        "Red sphere",
+        "Red floor zone",
+        "Orange floor zone",
+        "Transparent walls",
+        "ramps",
+        "blue platform",
+        "Cardboard boxes",
+        "Tunnels",
+    ):
         assert fact in system, fact
     for tip in ("Go(35)", "momentum", "multiple of 6", "Turn(90)", "Turn(-90)", "Think("):
         assert tip in system, tip
@@ -78,7 +90,9 @@ def test_incontext_example_comes_after_the_system_message_with_image_parts():
     assert len(example) >= 4 and [m["role"] for m in example] == ["user", "assistant"] * (len(example) // 2)
     first = example[0]["content"]
     assert isinstance(first, list) and first[0]["type"] == "text" and "example" in first[0]["text"].lower()
-    images = [p for m in example if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"]
+    images = [
+        p for m in example if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"
+    ]
     assert len(images) == len(example) // 2
     for part in images:
         url = part["image_url"]["url"]
@@ -112,21 +126,33 @@ def test_examples_without_images_when_the_run_sends_none():
 def test_stored_sources_alone_rerender_the_example(tmp_path):
     """Images are inlined at resolve time, so a run's stored sources need no files to replay."""
     (tmp_path / "frame.png").write_bytes(PNG)
-    (tmp_path / "examples.json").write_text(json.dumps({
-        "intro": "An example.", "turns": [{"user": "Turn 1.", "images": ["frame.png"], "assistant": "Go(3);"}]}))
+    (tmp_path / "examples.json").write_text(
+        json.dumps(
+            {
+                "intro": "An example.",
+                "turns": [{"user": "Turn 1.", "images": ["frame.png"], "assistant": "Go(3);"}],
+            }
+        )
+    )
     sources = resolve_templates("aai-arena", tmp_path)
     (tmp_path / "frame.png").unlink()
     messages = PromptRenderer(dict(sources)).example_messages()
     assert messages[0]["content"][0]["text"] == "An example.\n\nTurn 1."
-    assert messages[0]["content"][1]["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(PNG).decode()
+    assert (
+        messages[0]["content"][1]["image_url"]["url"]
+        == "data:image/png;base64," + base64.b64encode(PNG).decode()
+    )
     assert messages[1] == {"role": "assistant", "content": "Go(3);"}
 
 
-@pytest.mark.parametrize("bad", [
-    '{"turns": [{"user": "x"}]}',
-    '{"turns": [{"user": "x", "assistant": "Go(1);", "images": ["../secret.png"]}]}',
-    "not json",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '{"turns": [{"user": "x"}]}',
+        '{"turns": [{"user": "x", "assistant": "Go(1);", "images": ["../secret.png"]}]}',
+        "not json",
+    ],
+)
 def test_malformed_examples_are_a_template_error(tmp_path, bad):
     (tmp_path / "examples.json").write_text(bad)
     with pytest.raises(TemplateError, match="examples.json"):
@@ -146,8 +172,13 @@ def test_templates_render_the_real_arena_observation():
     backend = ArenaBackend()
     try:
         obs = Observer().observe(backend.reset("01-01-01", 0))
-        context = {"commands": backend.vocabulary.describe(), "max_scripts": 30, "task": "01-01-01",
-                   "has_images": bool(obs.images), **backend.prompt_context()}
+        context = {
+            "commands": backend.vocabulary.describe(),
+            "max_scripts": 30,
+            "task": "01-01-01",
+            "has_images": bool(obs.images),
+            **backend.prompt_context(),
+        }
         for name in ("aai-arena", "aai-arena-incontext"):
             renderer = PromptRenderer(resolve_templates("aai-arena", None if name == "aai-arena" else name))
             system = renderer.system_message(context)["content"]
@@ -176,7 +207,9 @@ def test_loop_sends_the_worked_example_between_system_message_and_first_turn():
             seen.append(messages)
             return ModelReply(text="Go(1)")
 
-    config = RunConfig(env="aai-arena", tasks=["01-01-01"], templates_dir="aai-arena-incontext", max_scripts=2)
+    config = RunConfig(
+        env="aai-arena", tasks=["01-01-01"], templates_dir="aai-arena-incontext", max_scripts=2
+    )
     setup = make_setup(config, model_factory=lambda backend: Recorder())
     try:
         run_episode(setup, "01-01-01", seed=0)

@@ -19,15 +19,31 @@ from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 
 
 def _item(i, name, kind, pos, size, rot=0.0, reward=None):
-    return {"id": i, "name": name, "kind": kind, "position": list(pos), "size": list(size), "rotation_deg": rot,
-            "reward": reward, "active": True, "solid": kind in ("obstacle", "ramp", "movable"),
-            "transparent": name.endswith("Transparent")}
+    return {
+        "id": i,
+        "name": name,
+        "kind": kind,
+        "position": list(pos),
+        "size": list(size),
+        "rotation_deg": rot,
+        "reward": reward,
+        "active": True,
+        "solid": kind in ("obstacle", "ramp", "movable"),
+        "transparent": name.endswith("Transparent"),
+    }
 
 
 def _state(items, agent=(20.0, 0.0, 5.0), heading=0.0, step=0, t=250):
-    return {"arena": {"size": 40.0, "pass_mark": 0.0, "t": t, "step": step},
-            "agent": {"position": list(agent), "heading_deg": heading, "velocity": [0.0, 0.0, 0.0], "health": 100.0},
-            "items": items}
+    return {
+        "arena": {"size": 40.0, "pass_mark": 0.0, "t": t, "step": step},
+        "agent": {
+            "position": list(agent),
+            "heading_deg": heading,
+            "velocity": [0.0, 0.0, 0.0],
+            "health": 100.0,
+        },
+        "items": items,
+    }
 
 
 def _route(plan, agent):
@@ -45,8 +61,9 @@ def _crosses(route, inside) -> bool:
 
 
 def test_canonical_script_text_round_trips_through_the_parser():
-    text = format_script(Script(tuple(typed_commands([("Think", 'say "hi" \\ go'), ("Turn", -30), ("Go", 8)]))),
-                         VOCABULARY)
+    text = format_script(
+        Script(tuple(typed_commands([("Think", 'say "hi" \\ go'), ("Turn", -30), ("Go", 8)]))), VOCABULARY
+    )
     assert text == 'Think("say \\"hi\\" \\\\ go"); Turn(-30); Go(8);'
 
 
@@ -122,8 +139,17 @@ def test_gold_goal_skipped_when_time_runs_short():
 
 
 def test_blocked_goal_is_skipped_for_a_reachable_one():
-    box = [_item(10 + k, "Wall", "obstacle", pos, size) for k, (pos, size) in enumerate([
-        ((30, 0, 28), (6, 3, 0.5)), ((30, 0, 34), (6, 3, 0.5)), ((27, 0, 31), (0.5, 3, 6)), ((33, 0, 31), (0.5, 3, 6))])]
+    box = [
+        _item(10 + k, "Wall", "obstacle", pos, size)
+        for k, (pos, size) in enumerate(
+            [
+                ((30, 0, 28), (6, 3, 0.5)),
+                ((30, 0, 34), (6, 3, 0.5)),
+                ((27, 0, 31), (0.5, 3, 6)),
+                ((33, 0, 31), (0.5, 3, 6)),
+            ]
+        )
+    ]
     caged = _item(2, "GoodGoal", "goal", (30, 0, 31), (3, 3, 3), reward=3.0)
     free = _item(3, "GoodGoal", "goal", (10, 0, 20), (1, 1, 1), reward=1.0)
     assert ArenaReferencePolicy().plan(_state([*box, caged, free])).goal is free
@@ -214,7 +240,9 @@ def test_reference_agent_gets_the_goal_behind_a_wall_through_the_real_loop(tmp_p
 
     arena = tmp_path / "walled.yaml"
     arena.write_text(WALLED_GOAL)
-    config = RunConfig(env="aai-arena", tasks=[str(arena)], include_images=False, backend_options={"frames": False})
+    config = RunConfig(
+        env="aai-arena", tasks=[str(arena)], include_images=False, backend_options={"frames": False}
+    )
     setup = make_setup(config)
     sink = _Turns()
     try:
@@ -253,8 +281,13 @@ def test_motion_model_matches_the_arena(tmp_path):
             backend.step([1, 0])
         agent = backend.privileged_state()["agent"]
         scale = ArenaBackend.velocity_per_step
-        state = AgentState(agent["position"][0], agent["position"][2], agent["heading_deg"],
-                           agent["velocity"][0] * scale, agent["velocity"][2] * scale)
+        state = AgentState(
+            agent["position"][0],
+            agent["position"][2],
+            agent["heading_deg"],
+            agent["velocity"][0] * scale,
+            agent["velocity"][2] * scale,
+        )
         for _ in range(10):
             backend.step([0, 1])  # Turn(60) while rolling
         after = backend.privileged_state()["agent"]
@@ -303,11 +336,15 @@ def test_reference_agent_collects_the_changing_goals_of_v313(tmp_path, goal):
     from agentkit.setup_episode import make_setup
 
     arena = tmp_path / "changing.yaml"
-    arena.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 250\n    pass_mark: 0\n    items:\n"
-                     "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 5}]\n      rotations: [0]\n"
-                     f"    - !Item\n      name: {goal}\n      positions: [!Vector3 {{x: 26, y: 0, z: 20}}]\n"
-                     "      delays: [1]\n")
-    config = RunConfig(env="aai-arena", tasks=[str(arena)], include_images=False, backend_options={"frames": False})
+    arena.write_text(
+        "!ArenaConfig\narenas:\n  0: !Arena\n    t: 250\n    pass_mark: 0\n    items:\n"
+        "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 5}]\n      rotations: [0]\n"
+        f"    - !Item\n      name: {goal}\n      positions: [!Vector3 {{x: 26, y: 0, z: 20}}]\n"
+        "      delays: [1]\n"
+    )
+    config = RunConfig(
+        env="aai-arena", tasks=[str(arena)], include_images=False, backend_options={"frames": False}
+    )
     setup = make_setup(config)
     try:
         result = run_episode(setup, str(arena), 0, sink=_Turns(), episode_id="changing")

@@ -107,7 +107,9 @@ def test_a_hot_zone_adds_its_extra_every_update_on_top_of_the_clock():
     assert rules.steps == 16
     assert EpisodeRules(t=0, pass_mark=0, good_goals=1).advance(hot).reward == pytest.approx(-0.003)
     one_update = EpisodeRules(t=100, pass_mark=0, good_goals=1)
-    assert one_update.advance(step(UpdateEvents(in_hot_zone=True))).reward == pytest.approx(3 * -1 / 500 - 0.02)
+    assert one_update.advance(step(UpdateEvents(in_hot_zone=True))).reward == pytest.approx(
+        3 * -1 / 500 - 0.02
+    )
 
 
 def test_no_pass_mark_passes_on_a_positive_reward():
@@ -138,8 +140,12 @@ def test_motion_model_calibration():
     assert motion.TURN_DEGREES == 6.0
     assert motion.turn(358.0, 1) == 0.0 and motion.turn(0.0, 2) == 358.0  # 2 degrees per update
     vx, vy, vz = motion.drive((0.0, 0.0, 0.0), 90.0, 1, grounded=True)
-    assert (vx, vy, vz) == pytest.approx((1.0, 0.0, 0.0), abs=1e-12)  # 25 x 100 x 0.02 x 0.02: 1 unit/s per update
-    assert motion.drive((1.0, 0.0, 2.0), 0.0, 0, grounded=True) == pytest.approx((0.9, 0.0, 1.8))  # quick stop
+    assert (vx, vy, vz) == pytest.approx(
+        (1.0, 0.0, 0.0), abs=1e-12
+    )  # 25 x 100 x 0.02 x 0.02: 1 unit/s per update
+    assert motion.drive((1.0, 0.0, 2.0), 0.0, 0, grounded=True) == pytest.approx(
+        (0.9, 0.0, 1.8)
+    )  # quick stop
     assert motion.drive((0.5, -1.0, 0.0), 0.0, 1, grounded=False) == (0.5, -1.0, 0.0)  # no control in the air
     assert motion.integrate((1.0, 0.0, 0.0)) == pytest.approx((0.968, -9.81 * 0.02 * 0.968, 0.0))
     assert motion.steepest_climbable_slope() == pytest.approx(47.93, abs=0.01)

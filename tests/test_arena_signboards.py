@@ -32,8 +32,10 @@ def test_arrows_point_where_they_say():
         """Where the arrow is widest across its axis: (right minus left, top minus bottom)."""
         half = mask.shape[0] // 2
         across_columns, across_rows = mask.sum(axis=0), mask.sum(axis=1)
-        return (across_columns[half:].max() - across_columns[:half].max(),
-                across_rows[:half].max() - across_rows[half:].max())
+        return (
+            across_columns[half:].max() - across_columns[:half].max(),
+            across_rows[:half].max() - across_rows[half:].max(),
+        )
 
     assert head_side(preset_mask("right-arrow"))[0] > 0 > head_side(preset_mask("left-arrow"))[0]
     assert head_side(preset_mask("up-arrow"))[1] > 0 > head_side(preset_mask("down-arrow"))[1]
@@ -71,7 +73,7 @@ def test_pixel_runs_cover_the_visible_pixels_once():
     covered = np.zeros(image.pixels.shape[:2], dtype=int)
     for runs in pixel_quads(image).values():
         for row, col, length in runs:
-            covered[row, col:col + length] += 1
+            covered[row, col : col + length] += 1
     assert (covered == (image.pixels[..., 3] > 0)).all()
 
 

@@ -30,7 +30,9 @@ def test_dotnet_random_reproduces_system_random():
 
 
 def test_a_tree_spawns_after_its_prefab_delay_and_then_every_interval_until_its_count_is_spent():
-    tree = GoalSpawner("tree", ItemParams(spawn_count=3, time_between_spawns=1.0, delay=0.0), (20.0, 0.0, 20.0))
+    tree = GoalSpawner(
+        "tree", ItemParams(spawn_count=3, time_between_spawns=1.0, delay=0.0), (20.0, 0.0, 20.0)
+    )
     times = []
     for n in range(400):
         if tree.update(DT).spawned:
@@ -67,7 +69,9 @@ def test_tree_fruit_appears_on_the_crown_sphere_in_the_same_places_every_episode
 
 
 def test_tree_values_are_clamped_and_a_zero_ripen_time_drops_at_once():
-    tree = GoalSpawner("tree", ItemParams(initial_value=0.0, final_value=5.0, ripen_time=0.0), (20.0, 0.0, 20.0))
+    tree = GoalSpawner(
+        "tree", ItemParams(initial_value=0.0, final_value=5.0, ripen_time=0.0), (20.0, 0.0, 20.0)
+    )
     assert (tree.initial_size, tree.ripened_size) == (0.2, 3.0)
     events = run(tree, 2.04)
     spawned = [f for e in events for f in e.spawned]
@@ -87,7 +91,9 @@ def test_dispenser_defaults_spawn_without_end_at_its_top_with_a_constant_size():
     events = run(dispenser, 0.02)
     # released, the first leaves the spawn point free (here nothing else is in the world): the next
     # waiting goal materialises, and falls at once
-    assert [f.serial for f in events[0].released] == [0, 1] and [f.serial for f in events[0].materialised] == [1]
+    assert [f.serial for f in events[0].released] == [0, 1] and [
+        f.serial for f in events[0].materialised
+    ] == [1]
     blocked = run(dispenser, 1.0, occupied=[((5.0, 3.65, 5.0), 1.0)])
     assert not [f for e in blocked for f in e.materialised]
 

@@ -18,7 +18,9 @@ def test_suite_sizes_and_names():
         tasks = named[f"aai-level-{level:02d}"]
         assert len(tasks) == 90 and all(s.level_of(t) == level for t in tasks)
     assert set(named["aai-children40"]) <= set(named["aai-testbed"])
-    assert sorted(named) == sorted(["aai-testbed", "aai-children40", *[f"aai-level-{k:02d}" for k in range(1, 11)]])
+    assert sorted(named) == sorted(
+        ["aai-testbed", "aai-children40", *[f"aai-level-{k:02d}" for k in range(1, 11)]]
+    )
 
 
 def test_children40_has_four_tasks_per_level():
@@ -47,9 +49,17 @@ def test_pass_criterion_uses_the_pass_mark():
 
 
 def _result(task: str, ok: bool) -> EpisodeResult:
-    return EpisodeResult(episode_id=task, task=task, seed=0, success=ok, reward=1.0 if ok else -1.0,
-                         end_reason=EndReason.GOAL if ok else EndReason.FAILED, scripts=1, turns=1,
-                         metrics={"pass": ok, "level": s.level_of(task)})
+    return EpisodeResult(
+        episode_id=task,
+        task=task,
+        seed=0,
+        success=ok,
+        reward=1.0 if ok else -1.0,
+        end_reason=EndReason.GOAL if ok else EndReason.FAILED,
+        scripts=1,
+        turns=1,
+        metrics={"pass": ok, "level": s.level_of(task)},
+    )
 
 
 def test_pass_proportions_per_level_from_episode_results_pairs_and_dicts():
@@ -68,7 +78,9 @@ def test_result_without_pass_metric_is_an_error():
         s.pass_proportions([{"task": "01-01-01"}])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("agentkit.envs.arena.backend") is None, reason="arena backend not built yet")
+@pytest.mark.skipif(
+    importlib.util.find_spec("agentkit.envs.arena.backend") is None, reason="arena backend not built yet"
+)
 def test_backend_exposes_the_suites():
     from agentkit.envs.arena.backend import ArenaBackend
 

@@ -13,7 +13,11 @@ from importlib import resources
 from agentkit.testing.cli_runner import run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
-ARENA = resources.files("agentkit.envs.arena").joinpath("data", "testbed", "01-04-03.yaml").read_text(encoding="utf-8")
+ARENA = (
+    resources.files("agentkit.envs.arena")
+    .joinpath("data", "testbed", "01-04-03.yaml")
+    .read_text(encoding="utf-8")
+)
 
 
 def test_custom_arena_replays_from_its_stored_text_after_the_file_is_gone_or_edited(tmp_path):
@@ -22,18 +26,25 @@ def test_custom_arena_replays_from_its_stored_text_after_the_file_is_gone_or_edi
     folder_b.mkdir()
     (folder_a / "mine.yaml").write_text(ARENA, encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    data = run_json(["run", "--env", "aai-arena", "--task", "mine.yaml", "--task", "01-04-03", "--db", db], folder_a)
+    data = run_json(
+        ["run", "--env", "aai-arena", "--task", "mine.yaml", "--task", "01-04-03", "--db", db], folder_a
+    )
     custom, packaged = data["episodes"]
     assert custom["task"] == "mine.yaml" and custom["end_reason"] == "goal"
 
     store = TranscriptStore(db)
     source = store.get_task_source(custom["episode_id"])
-    assert source == {"name": "mine.yaml", "text": ARENA,
-                      "sha256": hashlib.sha256(ARENA.encode("utf-8")).hexdigest()}
+    assert source == {
+        "name": "mine.yaml",
+        "text": ARENA,
+        "sha256": hashlib.sha256(ARENA.encode("utf-8")).hexdigest(),
+    }
     assert store.get_task_source(packaged["episode_id"]) is None  # a packaged task is known by its id
 
     # edited in place: the replay plays the recorded text, not the new one
-    (folder_a / "mine.yaml").write_text(ARENA.replace("x: 20, y: 0, z: 1.1", "x: 30, y: 0, z: 30"), encoding="utf-8")
+    (folder_a / "mine.yaml").write_text(
+        ARENA.replace("x: 20, y: 0, z: 1.1", "x: 30, y: 0, z: 30"), encoding="utf-8"
+    )
     report = run_json(["replay", custom["episode_id"], "--db", db], folder_a)
     assert report["matches"], report["mismatches"]
 

@@ -19,14 +19,18 @@ def arena_text(items: str, t: int = 0) -> str:
 
 
 def agent(x: float, z: float, rotation: float = 0) -> str:
-    return (f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n")
+    return (
+        f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n"
+    )
 
 
 def item(name: str, x: float, z: float, size=(1, 1, 1), y: float = 0, rotation: float = 0) -> str:
     sx, sy, sz = size
-    return (f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-            f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n")
+    return (
+        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
+        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
+    )
 
 
 @pytest.fixture
@@ -51,8 +55,10 @@ def items_named(obs, name: str) -> list[dict]:
 
 
 def test_a_wall_placed_in_the_air_falls_onto_what_holds_it(backend, arena_file):
-    backend.reset(arena_file(agent(5, 5) + item("Wall", 20, 20, (4, 1, 4)) + item("Wall", 20, 20, (2, 1, 2), y=4)),
-                  seed=0)
+    backend.reset(
+        arena_file(agent(5, 5) + item("Wall", 20, 20, (4, 1, 4)) + item("Wall", 20, 20, (2, 1, 2), y=4)),
+        seed=0,
+    )
     lower, upper = items_named(backend.observe(), "Wall")
     assert lower["position"][1] == pytest.approx(0.0, abs=0.02)
     assert upper["position"][1] == pytest.approx(1.0, abs=0.02)  # came down from y = 4 onto the lower wall
@@ -92,8 +98,13 @@ def test_a_low_wall_across_a_death_zone_is_a_safe_bridge(backend, arena_file):
     """Testbed 04-22-01's layout: a low wall over a DeathZone the width of the arena (y 0, built 0.5 x 0.999,
     reaching 0.10975 above the floor). The bridge here is 0.2 high: Testbed 04-22-01's own is 0.1 (built
     0.0999), which by the source's geometry lies 0.0099 inside the zone, so an agent on it dies."""
-    bridge = arena_file(agent(20, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.2, 22))
-                        + item("GoodGoal", 20, 35), t=250)
+    bridge = arena_file(
+        agent(20, 5)
+        + item("DeathZone", 20, 20, (40, 0, 20))
+        + item("Wall", 20, 20, (10, 0.2, 22))
+        + item("GoodGoal", 20, 35),
+        t=250,
+    )
     obs = backend.reset(bridge, seed=0)
     zone = items_named(obs, "DeathZone")[0]
     assert zone["position"][1] == 0.0 and zone["size"][1] == pytest.approx(0.5 * 0.999 / 2 - 0.14, abs=1e-4)
@@ -105,8 +116,9 @@ def test_a_low_wall_across_a_death_zone_is_a_safe_bridge(backend, arena_file):
     assert result is not None and result.done and result.success and result.end_reason == EndReason.GOAL
 
     # Beside the bridge, the same zone kills.
-    beside = arena_file(agent(10, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.2, 22)),
-                        t=250)
+    beside = arena_file(
+        agent(10, 5) + item("DeathZone", 20, 20, (40, 0, 20)) + item("Wall", 20, 20, (10, 0.2, 22)), t=250
+    )
     backend.reset(beside, seed=0)
     for _ in range(40):
         result = backend.step([1, 0])
@@ -153,7 +165,9 @@ def test_u_and_l_shapes_follow_animal_ai_prefabs():
 
     bar, left, right = local_parts("u", (5.0, 1.0, 10.0))
     assert (bar.ox, bar.oz, bar.hx, bar.hz) == pytest.approx((0.0, 0.0, 5.0, 0.75))
-    assert (left.ox, left.hx) == pytest.approx((-5.0, 0.5)) and (right.ox, right.hx) == pytest.approx((5.0, 0.5))
+    assert (left.ox, left.hx) == pytest.approx((-5.0, 0.5)) and (right.ox, right.hx) == pytest.approx(
+        (5.0, 0.5)
+    )
     assert (left.oz - left.hz, left.oz + left.hz) == pytest.approx((-3.75, 0.75))
     assert [part.ox for part in local_parts("l_left", (5.0, 1.0, 10.0))[1:]] == [-5.0]
     assert [part.ox for part in local_parts("l_right", (5.0, 1.0, 10.0))[1:]] == [5.0]
@@ -171,7 +185,6 @@ def test_the_agent_can_drive_into_the_mouth_of_a_u(backend, arena_file):
     assert abs(x - 20) < 0.1 and 17.0 < z < 19.3  # between the arms (which start at z = 16.25), up to the bar
 
 
-
 def test_a_large_goal_run_into_at_speed_is_collected_not_pushed_along(backend):
     """Testbed 04-16-01: across a HotZone to a size-5 goal; the agent meets it low on its side, shoves it
     within a substep, and must collect it then (before the zone's cost has used up its health). The
@@ -184,4 +197,6 @@ def test_a_large_goal_run_into_at_speed_is_collected_not_pushed_along(backend):
         result = backend.step(action)
         if result.done:
             break
-    assert result.done and result.success and result.info == {"touched": ["GoodGoal"]} and steps < len(actions)
+    assert (
+        result.done and result.success and result.info == {"touched": ["GoodGoal"]} and steps < len(actions)
+    )

@@ -35,7 +35,11 @@ def places(tmp_path: Path) -> dict[str, str]:
 
 COMMANDS = [
     # (command line before --db, which bad db, words the one line must hold)
-    (["run", "--env", "aai-arena", "--task", "01-04-03", "--max-scripts", "1"], "folder", "is a folder; name a file in it"),
+    (
+        ["run", "--env", "aai-arena", "--task", "01-04-03", "--max-scripts", "1"],
+        "folder",
+        "is a folder; name a file in it",
+    ),
     (["run", "--env", "aai-arena", "--task", "01-04-03", "--max-scripts", "1"], "unwritable", "cannot open"),
     (["eval", "llm-aai-exp1", "--limit", "1"], "unknown scheme", "unknown kind of database 'foo'"),
     (["eval", "llm-aai-exp1", "--limit", "1"], "text file", "is not a SQLite database"),
@@ -67,10 +71,18 @@ sys.__stdout__.write(json.dumps(results))
 """
 
 
-def test_every_command_says_what_is_wrong_with_its_db_in_one_line(places: dict[str, str], tmp_path: Path) -> None:
+def test_every_command_says_what_is_wrong_with_its_db_in_one_line(
+    places: dict[str, str], tmp_path: Path
+) -> None:
     argvs = [[*cmd, "--db", places[kind]] for cmd, kind, _ in COMMANDS]
-    done = subprocess.run([sys.executable, "-c", PLAY_COMMANDS, json.dumps(argvs)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "COLUMNS": "300"})
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY_COMMANDS, json.dumps(argvs)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "300"},
+    )
     assert done.returncode == 0, done.stderr
     for (cmd, kind, words), (code, err, out) in zip(COMMANDS, json.loads(done.stdout), strict=True):
         where = f"agentkit {' '.join(cmd)} --db <{kind}>"
@@ -90,7 +102,9 @@ def test_check_db_refuses_each_kind_of_bad_place(places: dict[str, str]) -> None
 
 def test_a_place_that_cannot_be_written_fails_on_opening_in_one_line() -> None:
     url = check_db(UNWRITABLE, writing=True)  # nothing about the URL itself is wrong
-    with pytest.raises(DatabaseArgumentError, match=r"^--db sqlite:////proc/agentkit-no-such-folder/runs.db: cannot"):
+    with pytest.raises(
+        DatabaseArgumentError, match=r"^--db sqlite:////proc/agentkit-no-such-folder/runs.db: cannot"
+    ):
         with opening(url):
             TranscriptStore(url)
 

@@ -17,8 +17,14 @@ MISSING = "import sys; sys.modules[{module!r}] = None; from agentkit.cli import 
 
 def _without(module: str, args: list[str], cwd) -> subprocess.CompletedProcess:
     """The real command in a Python where ``module`` cannot be imported (an extra not installed)."""
-    return subprocess.run([sys.executable, "-c", MISSING.format(module=module, args=args)], cwd=cwd,
-                          env=cli_env(), capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", MISSING.format(module=module, args=args)],
+        cwd=cwd,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_install_hint_names_the_extra_with_its_brackets(tmp_path):
@@ -32,8 +38,10 @@ def test_install_hint_names_the_extra_with_its_brackets(tmp_path):
 
 def test_transcripts_list_shows_whole_ids_at_80_columns(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "2", "--db", db],
-                    tmp_path)
+    data = run_json(
+        ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "2", "--db", db],
+        tmp_path,
+    )
     proc = run_cli(["transcripts", "list", "--db", db], tmp_path, env=cli_env(COLUMNS="80"))
     assert "…" not in proc.stdout
     assert data["run_id"] in proc.stdout

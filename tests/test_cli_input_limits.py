@@ -38,7 +38,10 @@ def refused(args: list[str], cwd: Path) -> str:
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        (["--seed", str(2**63)], "seed: Value error, seeds must be whole numbers from 0 to 9223372036854775807"),
+        (
+            ["--seed", str(2**63)],
+            "seed: Value error, seeds must be whole numbers from 0 to 9223372036854775807",
+        ),
         (["--seed", str(2**64 + 5)], "got 18446744073709551621"),
         (["--seed", "-1"], "got -1"),
         (["--seed", str(MAX_SEED - 3), "--episodes", "10"], "and so must seed + episodes - 1"),
@@ -56,9 +59,18 @@ def test_run_refuses_seeds_and_counts_out_of_range(tmp_path: Path, options: list
     [
         (f"tasks: [{TASK}]\nseed: -5\n", "field seed: Value error, seeds must be whole numbers from 0"),
         (f"tasks: [{TASK}]\nseed: {2**63}\n", "field seed: Value error"),
-        (f"tasks: [{TASK}]\ntrials: 100000000\n", "field trials: Input should be less than or equal to 1000000"),
-        (f"tasks: [{TASK}, {TASK}]\ntrials: 600000\n", "a run plays at most 1,000,000 episodes (600,000 per task x 2"),
-        ("catalogue: {seeds_per_pair: 100000000}\n", "field catalogue.seeds_per_pair: Input should be less than"),
+        (
+            f"tasks: [{TASK}]\ntrials: 100000000\n",
+            "field trials: Input should be less than or equal to 1000000",
+        ),
+        (
+            f"tasks: [{TASK}, {TASK}]\ntrials: 600000\n",
+            "a run plays at most 1,000,000 episodes (600,000 per task x 2",
+        ),
+        (
+            "catalogue: {seeds_per_pair: 100000000}\n",
+            "field catalogue.seeds_per_pair: Input should be less than",
+        ),
     ],
     ids=["negative-seed", "seed-2^63", "1e8-trials", "tasks-x-trials", "catalogue-seeds"],
 )
@@ -84,8 +96,22 @@ def test_the_largest_seeds_are_accepted_and_the_plan_is_lazy() -> None:
 
 def test_a_seed_at_the_top_of_the_range_plays_and_is_stored(tmp_path: Path) -> None:
     db = tmp_path / "top.db"
-    run_cli(["run", "--env", "gridworld", "--task", TASK, "--seed", str(MAX_SEED), "--db", f"sqlite:///{db}",
-             "--json"], tmp_path, timeout=300)
+    run_cli(
+        [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            TASK,
+            "--seed",
+            str(MAX_SEED),
+            "--db",
+            f"sqlite:///{db}",
+            "--json",
+        ],
+        tmp_path,
+        timeout=300,
+    )
     con = sqlite3.connect(db)
     try:
         seeds = [row[0] for row in con.execute("select seed from episodes")]

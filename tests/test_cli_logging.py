@@ -25,10 +25,30 @@ def test_verbose_arena_run_prints_only_json_on_stdout(tmp_path):
 def test_debug_logging_of_a_litellm_model_stays_off_stdout(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(responder=lambda body: "Turn(-90);", api_key=FAKE_KEY) as server:
-        proc = run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model",
-                        "--api-base", server.base_url, "--api-key-env", "MY_TEST_KEY", "--max-scripts", "2",
-                        "--db", db, "--json", "--log-level", "debug"],  # given after the command name
-                       tmp_path, env=cli_env(MY_TEST_KEY=FAKE_KEY))
+        proc = run_cli(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--api-key-env",
+                "MY_TEST_KEY",
+                "--max-scripts",
+                "2",
+                "--db",
+                db,
+                "--json",
+                "--log-level",
+                "debug",
+            ],  # given after the command name
+            tmp_path,
+            env=cli_env(MY_TEST_KEY=FAKE_KEY),
+        )
     data = json.loads(proc.stdout)
     assert data["model"] == "openai/fake-model" and data["episodes"][0]["scripts"] == 2
     assert "LiteLLM" in proc.stderr  # litellm's own records reach stderr, through our handler
@@ -42,4 +62,5 @@ def test_log_level_on_other_commands_and_a_bad_level_is_one_line(tmp_path):
     proc = run_cli(["tasks", "gridworld", "--log-level", "loud"], tmp_path, check=False)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "error: --log-level must be one of debug, info, warning, error, critical, not 'loud'"]
+        "error: --log-level must be one of debug, info, warning, error, critical, not 'loud'"
+    ]

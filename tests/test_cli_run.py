@@ -14,8 +14,22 @@ FAKE_KEY = "sk-test-not-a-real-key-000000000000"
 
 def test_reference_agent_run_prints_pure_json_and_stores_episodes(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "3",
-                     "--seed", "7", "--db", db], tmp_path)
+    data = run_json(
+        [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToLocal-v0",
+            "--episodes",
+            "3",
+            "--seed",
+            "7",
+            "--db",
+            db,
+        ],
+        tmp_path,
+    )
     assert set(data) >= {"run_id", "episodes", "success_rate"}
     assert [e["seed"] for e in data["episodes"]] == [7, 8, 9]
     for e in data["episodes"]:
@@ -36,9 +50,28 @@ def test_openai_compatible_model_gets_text_and_image_and_tokens_are_stored(tmp_p
     with FakeOpenAIServer(responder=lambda body: next(answers, "Turn(-90);"), api_key=FAKE_KEY) as server:
         db = f"sqlite:///{tmp_path / 'llm.db'}"
         env = cli_env(MY_TEST_KEY=FAKE_KEY)
-        proc = run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model",
-                        "--api-base", server.base_url, "--api-key-env", "MY_TEST_KEY", "--max-scripts", "4",
-                        "--db", db, "--json"], tmp_path, env)
+        proc = run_cli(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--api-key-env",
+                "MY_TEST_KEY",
+                "--max-scripts",
+                "4",
+                "--db",
+                db,
+                "--json",
+            ],
+            tmp_path,
+            env,
+        )
         data = json.loads(proc.stdout)
         bodies = list(server.requests)
     assert len(bodies) == 4
@@ -56,7 +89,11 @@ def test_openai_compatible_model_gets_text_and_image_and_tokens_are_stored(tmp_p
     assert all(_field(t, "input_tokens") > 0 and _field(t, "output_tokens") > 0 for t in turns)
     assert _field(turns[2], "parse_error")["code"] == "unknown_command"
     # no key or auth header anywhere: database, stdout, stderr
-    raw = (tmp_path / "llm.db").read_bytes() + (tmp_path / "llm.db-wal").read_bytes() if (tmp_path / "llm.db-wal").exists() else (tmp_path / "llm.db").read_bytes()
+    raw = (
+        (tmp_path / "llm.db").read_bytes() + (tmp_path / "llm.db-wal").read_bytes()
+        if (tmp_path / "llm.db-wal").exists()
+        else (tmp_path / "llm.db").read_bytes()
+    )
     for blob in (raw, proc.stdout.encode(), proc.stderr.encode()):
         assert FAKE_KEY.encode() not in blob
         assert b"Bearer" not in blob

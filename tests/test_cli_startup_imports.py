@@ -28,14 +28,31 @@ sys.argv = ["agentkit", *{args!r}]
 main()
 """
 
-HEAVY = ("litellm", "sqlalchemy", "pybullet", "numpy", "PIL", "minigrid", "gymnasium", "jinja2", "pydantic",
-         "httpx", "openai", "tenacity", "rapidfuzz", "grpc", "mlagents_envs", "trifinger_simulation")
+HEAVY = (
+    "litellm",
+    "sqlalchemy",
+    "pybullet",
+    "numpy",
+    "PIL",
+    "minigrid",
+    "gymnasium",
+    "jinja2",
+    "pydantic",
+    "httpx",
+    "openai",
+    "tenacity",
+    "rapidfuzz",
+    "grpc",
+    "mlagents_envs",
+    "trifinger_simulation",
+)
 
 
 def loaded(args: list[str], tmp_path, preload: str = "") -> tuple[set[str], subprocess.CompletedProcess]:
     code = PROBE.format(heavy=HEAVY, args=args, preload=preload)
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
-                          env=cli_env(), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120
+    )
     lines = [line for line in done.stderr.splitlines() if line.startswith("LOADED ")]
     assert lines, f"the probe did not finish: {done.stderr[-2000:]}"
     return set(filter(None, lines[-1].removeprefix("LOADED ").split(","))), done
@@ -53,23 +70,46 @@ def test_the_probe_sees_a_heavy_import(tmp_path):
     assert done.returncode == 0 and found == {"sqlalchemy"}
 
 
-@pytest.mark.parametrize("args", [["tasks", "aai-arena", "--json"], ["tasks", "gridworld", "--json"],
-                                  ["run", "--help"], ["eval", "--help"], ["transcripts", "list", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tasks", "aai-arena", "--json"],
+        ["tasks", "gridworld", "--json"],
+        ["run", "--help"],
+        ["eval", "--help"],
+        ["transcripts", "list", "--help"],
+    ],
+)
 def test_listing_and_help_load_no_model_client_or_store(args, tmp_path):
     """No litellm, no SQLAlchemy, no Jinja: listing tasks or reading a command's help neither calls a
     model nor opens the transcript store nor renders a prompt."""
     found, done = loaded(args, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert not found & {"litellm", "sqlalchemy", "jinja2", "httpx", "openai", "tenacity", "rapidfuzz"}, (
-        f"`agentkit {' '.join(args)}` imported {sorted(found)}")
+        f"`agentkit {' '.join(args)}` imported {sorted(found)}"
+    )
 
 
-@pytest.mark.parametrize("args", [["tasks", "aai-arena"], ["tasks", "animalai", "--json"], ["tasks", "gridworld"],
-                                  ["tasks", "trifinger", "--json"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tasks", "aai-arena"],
+        ["tasks", "animalai", "--json"],
+        ["tasks", "gridworld"],
+        ["tasks", "trifinger", "--json"],
+    ],
+)
 def test_listing_tasks_starts_no_simulator(args, tmp_path):
     """`agentkit tasks ENV` reads the backend's light task catalogue: no simulator (pybullet, minigrid,
     gymnasium, trifinger-simulation, Unity's ML-Agents), no numpy or PIL (envs/registry.py's task_catalogue)."""
     found, done = loaded(args, tmp_path)
     assert done.returncode == 0 and done.stdout, done.stderr[-2000:]
-    assert not found & {"pybullet", "minigrid", "gymnasium", "trifinger_simulation", "mlagents_envs", "numpy", "PIL"}, (
-        f"`agentkit {' '.join(args)}` imported {sorted(found)}")
+    assert not found & {
+        "pybullet",
+        "minigrid",
+        "gymnasium",
+        "trifinger_simulation",
+        "mlagents_envs",
+        "numpy",
+        "PIL",
+    }, f"`agentkit {' '.join(args)}` imported {sorted(found)}"

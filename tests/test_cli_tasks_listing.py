@@ -53,22 +53,29 @@ def test_the_listing_and_its_json_are_unchanged(env, tmp_path):
     table = run_cli(["tasks", env], tmp_path, env=environment)
     assert table.stdout == _former_listing(env)
     listed = json.loads(run_cli(["tasks", env, "--json"], tmp_path, env=environment).stdout)
-    assert listed == [{"name": t.name, "category": t.category, "description": t.description}
-                      for t in catalogue_from_backend(env).tasks]
+    assert listed == [
+        {"name": t.name, "category": t.category, "description": t.description}
+        for t in catalogue_from_backend(env).tasks
+    ]
 
 
 def test_an_unknown_env_is_one_line(tmp_path):
     done = run_cli(["tasks", "nope"], tmp_path, check=False)
     assert done.returncode != 0 and done.stdout == ""
-    assert done.stderr.strip() == ("error: unknown env 'nope'; known: aai-arena, animalai, gridworld, trifinger "
-                                   "(backends: aai-arena, animalai, gridworld, trifinger)")
+    assert done.stderr.strip() == (
+        "error: unknown env 'nope'; known: aai-arena, animalai, gridworld, trifinger "
+        "(backends: aai-arena, animalai, gridworld, trifinger)"
+    )
 
 
-@pytest.mark.parametrize("rows", [
-    [("01-01-01", "level 01", "Animal-AI Testbed task 01-01-01"), ("10-30-03", "level 10", "x")],
-    [("a", "", "an empty category"), ("a longer name than its header", "c", "d")],
-    [("w" * 20, "c" * 20, "d" * 30)],  # exactly 80 columns
-])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("01-01-01", "level 01", "Animal-AI Testbed task 01-01-01"), ("10-30-03", "level 10", "x")],
+        [("a", "", "an empty category"), ("a longer name than its header", "c", "d")],
+        [("w" * 20, "c" * 20, "d" * 30)],  # exactly 80 columns
+    ],
+)
 def test_the_plain_lines_are_riches(rows):
     console = _console()
     lines = plain_table_lines(console, "some tasks", rows)
@@ -76,14 +83,17 @@ def test_the_plain_lines_are_riches(rows):
     assert "".join(line + "\n" for line in lines) == _rich_text("some tasks", rows)
 
 
-@pytest.mark.parametrize("rows", [
-    [("w" * 20, "c" * 20, "d" * 31)],  # 81 columns: rich wraps a cell
-    [("a", "b", "[bold]markup[/bold]")],
-    [("a", "b", "an emoji :smile: code")],
-    [("a", "b", "two\nlines")],
-    [("a", "b", " padded")],
-    [("café", "b", "not ASCII")],
-])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("w" * 20, "c" * 20, "d" * 31)],  # 81 columns: rich wraps a cell
+        [("a", "b", "[bold]markup[/bold]")],
+        [("a", "b", "an emoji :smile: code")],
+        [("a", "b", "two\nlines")],
+        [("a", "b", " padded")],
+        [("café", "b", "not ASCII")],
+    ],
+)
 def test_what_rich_would_change_goes_through_rich(rows):
     console = _console()
     assert plain_table_lines(console, "some tasks", rows) is None

@@ -41,7 +41,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*qualifier:UserWarnin
 
 def _user_text(message: dict[str, Any]) -> str:
     content = message["content"]
-    return content if isinstance(content, str) else "\n".join(p["text"] for p in content if p["type"] == "text")
+    return (
+        content if isinstance(content, str) else "\n".join(p["text"] for p in content if p["type"] == "text")
+    )
 
 
 def _images(message: dict[str, Any]) -> int:
@@ -85,8 +87,15 @@ class _Turns:
 
 
 def _play(base_url: str, **settings: Any):
-    config = RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model", api_base=base_url,
-                       observer=ObserverSettings(max_side=32), backend_options={"render_size": 32}, **settings)
+    config = RunConfig(
+        env="aai-arena",
+        tasks=[TASK],
+        model="openai/fake-model",
+        api_base=base_url,
+        observer=ObserverSettings(max_side=32),
+        backend_options={"render_size": 32},
+        **settings,
+    )
     setup = make_setup(config, api_key=TEST_API_KEY)
     sink = _Turns()
     try:
@@ -108,7 +117,9 @@ def test_a_frame_by_frame_arena_episode_reaches_the_goal_n_steps_per_answer(endp
     first = turns[0]
     assert first.script is None and first.parse_error["code"] == "not_a_primitive"
     assert first.actions == [[0, 0]]
-    assert "answer with exactly one action name (forward-left, forward-right, forward" in _user_text(turns[1].messages[-1])
+    assert "answer with exactly one action name (forward-left, forward-right, forward" in _user_text(
+        turns[1].messages[-1]
+    )
     # then every answer holds forward for 5 steps, until the goal ends the episode mid-answer
     moving = turns[1:]
     assert all(t.script == [{"name": "forward", "args": []}] for t in moving)
@@ -142,8 +153,10 @@ def test_the_image_budget_keeps_evenly_spread_frames_and_the_latest(tmp_path):
 def test_events_are_what_a_step_reports():
     assert events_of(StepResult(reward=-0.01, done=False)) == ""  # Animal-AI's health drain is no event
     assert events_of(StepResult(reward=2.5, done=True)) == "reward +2.50"
-    assert events_of(StepResult(reward=0.0, done=False, info={"touched": ["Wall"], "lights": "off"})) == \
-        "touched Wall; lights off"
+    assert (
+        events_of(StepResult(reward=0.0, done=False, info={"touched": ["Wall"], "lights": "off"}))
+        == "touched Wall; lights off"
+    )
 
 
 def test_observe_is_refused_in_one_line_where_the_backend_takes_no_frames_mid_script():
@@ -156,9 +169,24 @@ def test_observe_is_refused_in_one_line_where_the_backend_takes_no_frames_mid_sc
 
 def test_a_primitive_answer_is_read_strictly():
     names = [p.name for p in PRIMITIVES]
-    assert names == ["forward-left", "forward-right", "forward", "back-left", "back-right", "back", "left",
-                     "right", "stay"]
-    for answer in ("forward-left", "  Forward-Left.\n", "`forward-left`", "```\nforward-left\n```", '"forward-left"'):
+    assert names == [
+        "forward-left",
+        "forward-right",
+        "forward",
+        "back-left",
+        "back-right",
+        "back",
+        "left",
+        "right",
+        "stay",
+    ]
+    for answer in (
+        "forward-left",
+        "  Forward-Left.\n",
+        "`forward-left`",
+        "```\nforward-left\n```",
+        '"forward-left"',
+    ):
         assert parse_primitive(answer, names) == Script((Command("forward-left"),)), answer
     for answer in ("forward left", "go forward-left", "forward-left; right", "Go(3)", "forward-leftt"):
         error = parse_primitive(answer, names)
@@ -171,7 +199,11 @@ def test_mode_specs_are_parsed_in_one_place():
     assert parse_control("frame-by-frame").spec == "frame-by-frame:1"
     assert parse_control(" Frame-By-Frame:8 ").steps == 8
     assert parse_observe("every:5").every == 5 and parse_observe("events").spec == "events"
-    for bad, option in (("frames", "--control"), ("frame-by-frame:0", "--control"), ("frame-by-frame:x", "--control")):
+    for bad, option in (
+        ("frames", "--control"),
+        ("frame-by-frame:0", "--control"),
+        ("frame-by-frame:x", "--control"),
+    ):
         with pytest.raises(ValueError, match=option):
             parse_control(bad)
     for bad in ("every", "every:0", "sometimes"):
@@ -180,18 +212,47 @@ def test_mode_specs_are_parsed_in_one_place():
 
 
 def test_bad_control_settings_are_refused_in_one_line(tmp_path, fake_openai):
-    for settings, expected in (({"control": "frames"}, "--control: give script or frame-by-frame[:N]"),
-                               ({"observe": "every:0"}, "--observe every:K"),
-                               ({"observe": "every:5", "include_images": False}, "the run sends no images"),
-                               ({"observe": "events", "control": "frame-by-frame"}, "is for --control script")):
+    for settings, expected in (
+        ({"control": "frames"}, "--control: give script or frame-by-frame[:N]"),
+        ({"observe": "every:0"}, "--observe every:K"),
+        ({"observe": "every:5", "include_images": False}, "the run sends no images"),
+        ({"observe": "events", "control": "frame-by-frame"}, "is for --control script"),
+    ):
         with pytest.raises(ValueError, match=re.escape(expected)):
             RunConfig(env="aai-arena", tasks=[TASK], model="openai/x", **settings)
     cases = (
-        (["run", "--env", "aai-arena", "--task", "01-04-03", "--control", "frame-by-frame:4", "--db",
-          f"sqlite:///{tmp_path / 'r.db'}"], "needs a model that answers primitive actions"),
-        (["run", "--env", "trifinger", "--task", "pushing", "--model", "openai/x", "--api-base",
-          fake_openai.base_url, "--control", "frame-by-frame", "--db", f"sqlite:///{tmp_path / 't.db'}"],
-         "this backend has no primitive actions"),
+        (
+            [
+                "run",
+                "--env",
+                "aai-arena",
+                "--task",
+                "01-04-03",
+                "--control",
+                "frame-by-frame:4",
+                "--db",
+                f"sqlite:///{tmp_path / 'r.db'}",
+            ],
+            "needs a model that answers primitive actions",
+        ),
+        (
+            [
+                "run",
+                "--env",
+                "trifinger",
+                "--task",
+                "pushing",
+                "--model",
+                "openai/x",
+                "--api-base",
+                fake_openai.base_url,
+                "--control",
+                "frame-by-frame",
+                "--db",
+                f"sqlite:///{tmp_path / 't.db'}",
+            ],
+            "this backend has no primitive actions",
+        ),
     )
     for args, expected in cases:
         proc = run_cli(args, tmp_path, {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY}, check=False)
@@ -202,9 +263,28 @@ def test_bad_control_settings_are_refused_in_one_line(tmp_path, fake_openai):
 def test_the_control_flags_reach_the_stored_run_config(tmp_path, fake_openai):
     fake_openai.responder = lambda body: "forward"
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    proc = run_cli(["run", "--env", "aai-arena", "--task", TASK, "--model", "openai/fake-model", "--api-base",
-                    fake_openai.base_url, "--control", "frame-by-frame:25", "--image-size", "32", "--db", db,
-                    "--json"], tmp_path, {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY})
+    proc = run_cli(
+        [
+            "run",
+            "--env",
+            "aai-arena",
+            "--task",
+            TASK,
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            fake_openai.base_url,
+            "--control",
+            "frame-by-frame:25",
+            "--image-size",
+            "32",
+            "--db",
+            db,
+            "--json",
+        ],
+        tmp_path,
+        {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY},
+    )
     from agentkit.transcripts import TranscriptStore
 
     run_id = json.loads(proc.stdout)["run_id"]
@@ -214,11 +294,14 @@ def test_the_control_flags_reach_the_stored_run_config(tmp_path, fake_openai):
     replayed = replay_episode(TranscriptStore(db), episode.id)  # the stored answers, read as primitives again
     assert replayed.matches and replayed.recorded["end_reason"] == "goal", replayed.mismatches
     given = RunFlags({"observe": "events", "observe_max_images": 3}, COMMON_FLAGS).apply(
-        RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model"))
+        RunConfig(env="aai-arena", tasks=[TASK], model="openai/fake-model")
+    )
     assert given.control == "script" and given.observe == "events" and given.observe_max_images == 3
 
 
-def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under_its_own_mode(tmp_path, fake_openai):
+def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under_its_own_mode(
+    tmp_path, fake_openai
+):
     from agentkit.rerender import rerender_run
     from agentkit.transcripts import TranscriptStore
     from agentkit.viewer import ViewerApp, open_readonly
@@ -226,9 +309,30 @@ def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under
     fake_openai.responder = turner
     db = f"sqlite:///{tmp_path / 'r.db'}"
     env = {**cli_env(), "OPENAI_API_KEY": TEST_API_KEY}
-    proc = run_cli(["run", "--env", "aai-arena", "--task", TASK, "--model", "openai/fake-model", "--api-base",
-                    fake_openai.base_url, "--observe", "every:5", "--image-size", "32", "--max-scripts", "2",
-                    "--db", db, "--json"], tmp_path, env)
+    proc = run_cli(
+        [
+            "run",
+            "--env",
+            "aai-arena",
+            "--task",
+            TASK,
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            fake_openai.base_url,
+            "--observe",
+            "every:5",
+            "--image-size",
+            "32",
+            "--max-scripts",
+            "2",
+            "--db",
+            db,
+            "--json",
+        ],
+        tmp_path,
+        env,
+    )
     run_id = json.loads(proc.stdout)["run_id"]
     store = TranscriptStore(db)
     (episode,) = store.list_episodes(run_id=run_id)
@@ -242,7 +346,9 @@ def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under
     # ...and another mode is refused in one line
     with pytest.raises(ValueError, match="recorded with --control script"):
         rerender_run(store, run_id, control="frame-by-frame:2")
-    refused = run_cli(["rerender", run_id, "--control", "frame-by-frame", "--db", db], tmp_path, env, check=False)
+    refused = run_cli(
+        ["rerender", run_id, "--control", "frame-by-frame", "--db", db], tmp_path, env, check=False
+    )
     lines = [line for line in refused.stderr.splitlines() if line.strip()]
     assert refused.returncode != 0 and len(lines) == 1, refused.stderr
     assert "--control frame-by-frame:1: run" in lines[0] and "recorded with --control script" in lines[0]
@@ -255,7 +361,9 @@ def test_frame_by_frame_is_refused_with_templates_that_only_ask_for_scripts():
     control = Control(ControlMode("frame-by-frame", 2), PRIMITIVES)
     control.check_templates(resolve_templates("aai-arena"))  # the packaged set describes both modes
     with pytest.raises(ValueError, match="never reads the variable control"):
-        control.check_templates(resolve_templates("aai-arena", "aai-arena-incontext"))  # its example writes scripts
+        control.check_templates(
+            resolve_templates("aai-arena", "aai-arena-incontext")
+        )  # its example writes scripts
 
 
 def test_observe_events_takes_a_frame_when_the_lights_change_in_the_arena(tmp_path):
@@ -266,7 +374,9 @@ def test_observe_events_takes_a_frame_when_the_lights_change_in_the_arena(tmp_pa
     arena = tmp_path / "dark.yaml"
     arena.write_text(Path(TASK).read_text().replace("    t: 60\n", "    t: 60\n    blackouts: [0, 3]\n"))
     backend = ArenaBackend(render_size=16)
-    watch = FrameWatch(parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=16))
+    watch = FrameWatch(
+        parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=16)
+    )
     try:
         first = backend.reset(str(arena), 0)
         assert first.status["lights"] == "off"
@@ -290,7 +400,9 @@ def test_observe_events_takes_a_frame_when_a_goal_comes_into_view_in_the_arena()
     from agentkit.observers.observer import Observer
 
     backend = ArenaBackend(render_size=16)
-    watch = FrameWatch(parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=16))
+    watch = FrameWatch(
+        parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=16)
+    )
     try:
         backend.reset(TASK, 0)  # the goal stands straight ahead, 7 units away
         watch.start(0)  # in view already: not news
@@ -308,10 +420,17 @@ def test_a_frame_by_frame_gridworld_episode_walks_minigrids_own_actions(fake_ope
     right, forward twice; each answer is held for one step."""
     moves = iter(["forward", "forward", "right", "forward", "forward"])
     fake_openai.responder = lambda body: next(moves)
-    config = RunConfig(env="gridworld", tasks=["gridworld/reach-goal-easy"], model="openai/fake-model",
-                       api_base=fake_openai.base_url, include_images=False, memory="window:2",
-                       control="frame-by-frame", observer=ObserverSettings(views=["ascii"]),
-                       backend_options={"frame": "none"})
+    config = RunConfig(
+        env="gridworld",
+        tasks=["gridworld/reach-goal-easy"],
+        model="openai/fake-model",
+        api_base=fake_openai.base_url,
+        include_images=False,
+        memory="window:2",
+        control="frame-by-frame",
+        observer=ObserverSettings(views=["ascii"]),
+        backend_options={"frame": "none"},
+    )
     setup = make_setup(config, api_key=TEST_API_KEY)
     sink = _Turns()
     try:
@@ -332,7 +451,9 @@ def test_observe_events_in_the_gridworld_reports_objects_coming_into_the_agents_
     from agentkit.observers.observer import Observer
 
     backend = GridworldBackend(frame="agent", render_size=32)
-    watch = FrameWatch(parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=32))
+    watch = FrameWatch(
+        parse_observe("events"), backend, lambda frame, label: encode_image(frame, label, max_side=32)
+    )
     try:
         backend.reset("BabyAI-GoToLocal-v0", 3)  # "go to the red key"; the key is in view from the start
         watch.start(0)
@@ -342,5 +463,8 @@ def test_observe_events_in_the_gridworld_reports_objects_coming_into_the_agents_
     finally:
         backend.close()
     assert [image.label for image in seen.images] == [
-        "step 1 (grey key in view)", "step 3 (green box in view; grey ball in view)",
-        "step 4 (red ball in view; red box in view; red key in view)", "view"]  # an event's frame stays
+        "step 1 (grey key in view)",
+        "step 3 (green box in view; grey ball in view)",
+        "step 4 (red ball in view; red box in view; red key in view)",
+        "view",
+    ]  # an event's frame stays

@@ -25,7 +25,9 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def test_paper_presets_validate_to_the_papers_settings():
-    _, (exp1,) = load_experiment(REPO / "agentkit" / "presets" / "llm-aai-exp1.yaml", {"model": "openai/gpt-4o"})
+    _, (exp1,) = load_experiment(
+        REPO / "agentkit" / "presets" / "llm-aai-exp1.yaml", {"model": "openai/gpt-4o"}
+    )
     assert exp1.model == "openai/gpt-4o" and len(exp1.tasks) == 40 and exp1.episodes == 3
     assert (exp1.max_scripts, exp1.temperature, exp1.memory) == (30, 0.0, "full")
     assert exp1.observer.max_side == 512 and exp1.backend_options["render_size"] == 512
@@ -87,8 +89,14 @@ def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_p
     tasks = "01-04-03, 01-06-02, 03-09-01" if db.startswith("sqlite") else "01-04-03, 03-09-01"
     total, kill_after = (6, 2) if db.startswith("sqlite") else (4, 1)
     path = _write(tmp_path, f"env: aai-arena\ntasks: [{tasks}]\ntrials: 2\nmax_concurrency: 2\n")
-    proc = subprocess.Popen([*AGENTKIT, "eval", str(path), "--db", db, "--json"], cwd=tmp_path, env=cli_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [*AGENTKIT, "eval", str(path), "--db", db, "--json"],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.time() + 240
         finished = 0
@@ -96,7 +104,9 @@ def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_p
             time.sleep(0.3)
             if db_path.exists() or not db.startswith("sqlite"):
                 finished = _finished_episodes(db)
-        assert proc.poll() is None and finished >= kill_after, "the eval finished (or failed) before it could be killed"
+        assert proc.poll() is None and finished >= kill_after, (
+            "the eval finished (or failed) before it could be killed"
+        )
         os.killpg(proc.pid, signal.SIGKILL)  # the run and its worker processes, as a crash would
         proc.wait(timeout=30)
     finally:
@@ -126,8 +136,14 @@ def test_per_level_groups_are_in_numeric_order():
     episodes = [{"level": lv, "success": lv < 5} for lv in (10, 2, 1, 10, 9)]
     groups = _group_rates(episodes, "level")
     assert [g["level"] for g in groups] == [1, 2, 9, 10]
-    assert [g["episodes"] for g in groups] == [1, 1, 1, 2] and groups[0]["pass"] == 1.0 and groups[-1]["pass"] == 0.0
-    assert [g["category"] for g in _group_rates([{"category": c, "success": True} for c in "ba"], "category")] == ["a", "b"]
+    assert (
+        [g["episodes"] for g in groups] == [1, 1, 1, 2]
+        and groups[0]["pass"] == 1.0
+        and groups[-1]["pass"] == 0.0
+    )
+    assert [
+        g["category"] for g in _group_rates([{"category": c, "success": True} for c in "ba"], "category")
+    ] == ["a", "b"]
 
 
 def test_an_experiment_file_plays_on_a_unity_build_with_env_and_aai_build(tmp_path):
@@ -141,5 +157,7 @@ def test_an_experiment_file_plays_on_a_unity_build_with_env_and_aai_build(tmp_pa
     assert stored.env == "animalai"
     assert stored.config["backend_options"] == {"render_size": 64, "aai_build": "builtin"}
     refused = run_cli(["eval", str(path), "--aai-build", "builtin", "--db", db], tmp_path, check=False)
-    assert refused.returncode == 2 and "--aai-build: env 'aai-arena' plays no Animal-AI build" in refused.stderr
+    assert (
+        refused.returncode == 2 and "--aai-build: env 'aai-arena' plays no Animal-AI build" in refused.stderr
+    )
     assert "--env animalai" in " ".join(refused.stderr.split())

@@ -33,8 +33,20 @@ def _agentkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_eval_preset_by_name_with_tasks_trials_and_limit_records_what_was_played(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'e.db'}"
-    done = _agentkit("eval", "llm-aai-exp1", "--tasks", "aai-level-01,02-02-01", "--limit", "1", "--trials", "2",
-                     "--db", db, "--json", cwd=tmp_path)  # another folder: the preset comes from the package
+    done = _agentkit(
+        "eval",
+        "llm-aai-exp1",
+        "--tasks",
+        "aai-level-01,02-02-01",
+        "--limit",
+        "1",
+        "--trials",
+        "2",
+        "--db",
+        db,
+        "--json",
+        cwd=tmp_path,
+    )  # another folder: the preset comes from the package
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert [(e["task"], e["trial"]) for e in document["episodes"]] == [("01-01-01", 0), ("01-01-01", 1)]
@@ -59,19 +71,26 @@ def test_list_presets_names_every_packaged_preset(tmp_path: Path) -> None:
 def test_an_unknown_experiment_is_one_line_naming_the_presets(tmp_path: Path) -> None:
     done = _agentkit("eval", "llm-aai-exp9", "--db", f"sqlite:///{tmp_path / 'e.db'}", cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip() == ("error: llm-aai-exp9: no such experiment file, and no preset of that name "
-                                   "(presets: llm-aai-exp1, llm-aai-exp2)")
+    assert done.stderr.strip() == (
+        "error: llm-aai-exp9: no such experiment file, and no preset of that name "
+        "(presets: llm-aai-exp1, llm-aai-exp2)"
+    )
 
 
 def test_narrowing_a_resumed_run_is_refused(tmp_path: Path) -> None:
-    done = _agentkit("eval", "--resume", "abc", "--trials", "2", "--db", f"sqlite:///{tmp_path / 'e.db'}", cwd=tmp_path)
+    done = _agentkit(
+        "eval", "--resume", "abc", "--trials", "2", "--db", f"sqlite:///{tmp_path / 'e.db'}", cwd=tmp_path
+    )
     assert done.returncode == 2 and done.stderr.strip() == (
-        "error: --trials: a resumed run plays the episodes it was started with")
+        "error: --trials: a resumed run plays the episodes it was started with"
+    )
 
 
 def test_overrides_replace_the_files_tasks_and_trials() -> None:
     path = experiment_path("llm-aai-exp2")
-    _, (config,) = load_experiment(path, {"tasks": ["03-09-01", "aai-level-01", "01-04-03"], "episodes": 5, "limit": 3})
+    _, (config,) = load_experiment(
+        path, {"tasks": ["03-09-01", "aai-level-01", "01-04-03"], "episodes": 5, "limit": 3}
+    )
     assert config.tasks == ["03-09-01", "01-01-01", "01-01-02"] and config.episodes == 5
     assert config.templates_dir == "aai-arena-incontext"  # the file's prompt is kept
     _, (whole,) = load_experiment(path)
@@ -89,7 +108,9 @@ def test_a_catalogue_refuses_tasks_and_trials_and_limits_its_plan() -> None:
 
 
 def test_presets_are_package_data() -> None:
-    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["agentkit"]
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "agentkit"
+    ]
     files = [p.path.relative_to(REPO / "agentkit").as_posix() for p in presets()]
     assert files and all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns) for f in files)
     assert not (REPO / "presets").exists()  # one copy, in the package
@@ -98,6 +119,8 @@ def test_presets_are_package_data() -> None:
 def test_the_python_api_finds_a_preset_by_name_and_narrows_it(tmp_path: Path) -> None:
     import agentkit
 
-    result = agentkit.evaluate("llm-aai-exp1", db=tmp_path / "api.db", tasks=["01-04-03"], episodes=1, max_scripts=2)
+    result = agentkit.evaluate(
+        "llm-aai-exp1", db=tmp_path / "api.db", tasks=["01-04-03"], episodes=1, max_scripts=2
+    )
     (summary,) = result.runs
     assert result.name == "llm-aai-exp1" and [e.task for e in summary.episodes] == ["01-04-03"]

@@ -25,10 +25,23 @@ SYSTEM = {"role": "system", "content": "You control an agent in the arena. Answe
 
 def _turn(index: int, messages: list[dict[str, Any]]) -> TurnRecord:
     return TurnRecord(
-        index=index, observation={"step": index, "images": []}, messages=messages, answer=f"Forward({index})",
-        usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.0), latency_s=0.1, cached=False,
-        script=[{"op": "forward"}], parse_error=None, compile_error=None, actions=[1], reward=0.0,
-        total_reward=0.0, health=None, done=False, timings={})
+        index=index,
+        observation={"step": index, "images": []},
+        messages=messages,
+        answer=f"Forward({index})",
+        usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.0),
+        latency_s=0.1,
+        cached=False,
+        script=[{"op": "forward"}],
+        parse_error=None,
+        compile_error=None,
+        actions=[1],
+        reward=0.0,
+        total_reward=0.0,
+        health=None,
+        done=False,
+        timings={},
+    )
 
 
 def _user(step: int, image: bool) -> dict[str, Any]:
@@ -48,11 +61,25 @@ def store_with_run(tmp_path: Path) -> tuple[str, str]:
         episode_id = store.start_episode(run_id, task, seed=0, trial=0)
         first = [SYSTEM, _user(0, image=False)]
         store.add_turn(episode_id, _turn(0, first))
-        store.add_turn(episode_id, _turn(1, [*first, {"role": "assistant", "content": "Forward(0)"}, _user(1, True)]))
+        store.add_turn(
+            episode_id, _turn(1, [*first, {"role": "assistant", "content": "Forward(0)"}, _user(1, True)])
+        )
         # success (the goal was reached) and pass (the pass mark) differ: the export must carry the pass
-        store.finish_episode(episode_id, EpisodeResult(
-            episode_id=episode_id, task=task, seed=0, success=True, reward=0.5, end_reason=EndReason.GOAL,
-            scripts=2, turns=2, trial=0, metrics={"pass": passed, "level": level, "pass_mark": 1.0}))
+        store.finish_episode(
+            episode_id,
+            EpisodeResult(
+                episode_id=episode_id,
+                task=task,
+                seed=0,
+                success=True,
+                reward=0.5,
+                end_reason=EndReason.GOAL,
+                scripts=2,
+                turns=2,
+                trial=0,
+                metrics={"pass": passed, "level": level, "pass_mark": 1.0},
+            ),
+        )
     store.close()
     return db, run_id
 
@@ -75,13 +102,20 @@ def _check(episodes: pd.DataFrame, turns: pd.DataFrame) -> None:
 def test_export_tables_read_back_by_pandas(store_with_run, tmp_path, fmt):
     db, run_id = store_with_run
     out = tmp_path / f"out-{fmt}"
-    proc = run_cli(["transcripts", "export", run_id, "--format", fmt, "--out", str(out), "--db", db], tmp_path)
+    proc = run_cli(
+        ["transcripts", "export", run_id, "--format", fmt, "--out", str(out), "--db", db], tmp_path
+    )
     assert "Traceback" not in proc.stderr
-    read = {"parquet": pd.read_parquet, "csv": pd.read_csv, "jsonl": lambda p: pd.read_json(p, lines=True)}[fmt]
+    read = {"parquet": pd.read_parquet, "csv": pd.read_csv, "jsonl": lambda p: pd.read_json(p, lines=True)}[
+        fmt
+    ]
     _check(read(out / f"episodes.{fmt}"), read(out / f"turns.{fmt}"))
 
-    bad = run_cli(["transcripts", "export", run_id, "--format", "xlsx", "--out", str(out), "--db", db], tmp_path,
-                  check=False)
+    bad = run_cli(
+        ["transcripts", "export", run_id, "--format", "xlsx", "--out", str(out), "--db", db],
+        tmp_path,
+        check=False,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--format" in bad.stderr
 
 
@@ -102,7 +136,9 @@ def test_turn_lines_carry_pass_and_level(store_with_run, tmp_path):
     export_jsonl(store, run_id, tmp_path / "turns.jsonl")
     lines = [json.loads(line) for line in (tmp_path / "turns.jsonl").read_text().splitlines()]
     level_nine = [line for line in lines if line["task"] == "09-03-01"]
-    assert level_nine and all(line["level"] == 9 and line["pass"] is False and line["episode_success"] for line in level_nine)
+    assert level_nine and all(
+        line["level"] == 9 and line["pass"] is False and line["episode_success"] for line in level_nine
+    )
 
 
 def test_parquet_without_the_data_extra_says_which_extra_to_install(store_with_run, tmp_path):
@@ -110,8 +146,12 @@ def test_parquet_without_the_data_extra_says_which_extra_to_install(store_with_r
     blocker = tmp_path / "no-pandas"
     (blocker / "pandas").mkdir(parents=True)
     (blocker / "pandas" / "__init__.py").write_text("raise ImportError('pandas is not installed')\n")
-    proc = run_cli(["transcripts", "export", run_id, "--format", "parquet", "--out", str(tmp_path / "o"), "--db", db],
-                   tmp_path, env=cli_env(PYTHONPATH=str(blocker)), check=False)
+    proc = run_cli(
+        ["transcripts", "export", run_id, "--format", "parquet", "--out", str(tmp_path / "o"), "--db", db],
+        tmp_path,
+        env=cli_env(PYTHONPATH=str(blocker)),
+        check=False,
+    )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "agentkit-embodied[data]" in proc.stderr
 

@@ -20,13 +20,19 @@ def _craft(db: Path, evil: list[str]) -> int:
     """Rename the first image blobs (row, turn observations, message contents) to ``evil``; count images."""
     con = sqlite3.connect(db)
     try:
-        shas = [r[0] for r in con.execute("SELECT sha256 FROM blobs WHERE media_type LIKE 'image/%' ORDER BY sha256")]
+        shas = [
+            r[0]
+            for r in con.execute("SELECT sha256 FROM blobs WHERE media_type LIKE 'image/%' ORDER BY sha256")
+        ]
         assert len(shas) > len(evil), "the run should have stored more images than are renamed"
         for sha, bad in zip(shas, evil):
             con.execute("UPDATE blobs SET sha256 = ? WHERE sha256 = ?", (bad, sha))
             con.execute("UPDATE turns SET observation = replace(observation, ?, ?)", (sha, bad))
-            con.execute("UPDATE blobs SET data = CAST(replace(CAST(data AS TEXT), ?, ?) AS BLOB) "
-                        "WHERE media_type NOT LIKE 'image/%'", (sha, bad))
+            con.execute(
+                "UPDATE blobs SET data = CAST(replace(CAST(data AS TEXT), ?, ?) AS BLOB) "
+                "WHERE media_type NOT LIKE 'image/%'",
+                (sha, bad),
+            )
         con.commit()
         return len(shas)
     finally:
@@ -42,9 +48,28 @@ def test_hostile_blob_hashes_are_skipped_by_both_exports(tmp_path: Path) -> None
     url = f"sqlite:///{db}"
     answers = iter(["Turn(90);", "Go(1);", "Turn(-90);"])
     with FakeOpenAIServer(responder=lambda body: next(answers, "Go(1);"), api_key=FAKE_KEY) as server:
-        run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model",
-                 "--api-base", server.base_url, "--api-key-env", "MY_TEST_KEY", "--max-scripts", "4",
-                 "--db", url, "--json"], tmp_path, cli_env(MY_TEST_KEY=FAKE_KEY))
+        run_cli(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--api-key-env",
+                "MY_TEST_KEY",
+                "--max-scripts",
+                "4",
+                "--db",
+                url,
+                "--json",
+            ],
+            tmp_path,
+            cli_env(MY_TEST_KEY=FAKE_KEY),
+        )
     run_id = sqlite3.connect(db).execute("SELECT id FROM runs").fetchone()[0]
     outside = tmp_path / "x"
     outside.mkdir()

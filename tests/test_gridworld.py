@@ -56,7 +56,9 @@ def test_registry_finds_the_backend():
 
 def test_every_listed_task_is_registered_and_described():
     tasks = GridworldBackend.tasks()
-    assert {"BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0", "MiniGrid-DoorKey-6x6-v0"} <= {t.name for t in tasks}
+    assert {"BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0", "MiniGrid-DoorKey-6x6-v0"} <= {
+        t.name for t in tasks
+    }
     for task in tasks:
         assert task.name in gymnasium.registry
         assert task.description and "\n" not in task.description
@@ -265,9 +267,17 @@ def test_plans_turn_into_commands_that_compile_back_exactly(actions):
 
 
 def test_script_text_is_canonical():
-    text = format_script(Script((
-        Command("Think", ('say "hi" \\ bye',)), Command("Turn", (-90,)), Command("Go", (3,)), Command("Pickup")
-    )), VOCABULARY)
+    text = format_script(
+        Script(
+            (
+                Command("Think", ('say "hi" \\ bye',)),
+                Command("Turn", (-90,)),
+                Command("Go", (3,)),
+                Command("Pickup"),
+            )
+        ),
+        VOCABULARY,
+    )
     assert text == 'Think("say \\"hi\\" \\\\ bye"); Turn(-90); Go(3); Pickup();'
 
 
@@ -300,7 +310,12 @@ def test_reference_agent_solves_babyai_levels(backend, text_observer, task):
 
 @pytest.mark.parametrize(
     "task",
-    ["BabyAI-PutNextLocal-v0", "BabyAI-UnlockLocal-v0", "MiniGrid-DoorKey-6x6-v0", "MiniGrid-LavaCrossingS9N1-v0"],
+    [
+        "BabyAI-PutNextLocal-v0",
+        "BabyAI-UnlockLocal-v0",
+        "MiniGrid-DoorKey-6x6-v0",
+        "MiniGrid-LavaCrossingS9N1-v0",
+    ],
 )
 def test_reference_agent_solves_other_tasks(backend, text_observer, task):
     policy = backend.reference_policy()

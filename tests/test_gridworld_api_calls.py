@@ -52,8 +52,11 @@ def attempt(backend, command: Command, max_explores: int = 25):
 
 def test_api_vocabulary_keeps_the_primitives_and_parses_calls():
     assert set(VOCABULARY.names) <= set(API_VOCABULARY.names)
-    script = parse_script('go_to("red key"); pickup("blue ball"); Pickup(); open("yellow door"); '
-                          'put_next_to("ball", "box"); explore(); Go(2);', API_VOCABULARY)
+    script = parse_script(
+        'go_to("red key"); pickup("blue ball"); Pickup(); open("yellow door"); '
+        'put_next_to("ball", "box"); explore(); Go(2);',
+        API_VOCABULARY,
+    )
     assert isinstance(script, Script)
     assert [c.name for c in script] == ["go_to", "Pickup", "Pickup", "open", "put_next_to", "explore", "Go"]
     assert script.commands[2].args == ("",)
@@ -65,10 +68,16 @@ def test_primitive_backend_does_not_accept_api_calls():
     assert isinstance(parse_script('go_to("red key")', VOCABULARY), type(parse_script("Fly()", VOCABULARY)))
 
 
-@pytest.mark.parametrize(("text", "kind", "color"), [
-    ("red key", "key", "red"), ("the Yellow door", "door", "yellow"), ("ball", "ball", None),
-    ("green goal square", "goal", "green"), ("gray box", "box", "grey"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "color"),
+    [
+        ("red key", "key", "red"),
+        ("the Yellow door", "door", "yellow"),
+        ("ball", "ball", None),
+        ("green goal square", "goal", "green"),
+        ("gray box", "box", "grey"),
+    ],
+)
 def test_targets_are_read_from_words(text, kind, color):
     target = parse_target(text, Command("go_to", (text,)))
     assert (target.kind, target.color) == (kind, color)
@@ -206,8 +215,13 @@ def test_valid_commands_follow_what_is_in_front(backend):
 
 
 @settings(max_examples=40, deadline=None)
-@given(task=st.sampled_from(["gridworld/goto-object-hard", "gridworld/key-corridor-medium", "gridworld/synth-easy"]),
-       seed=st.integers(0, 10_000), wander=st.lists(st.sampled_from([0, 1, 2]), max_size=30))
+@given(
+    task=st.sampled_from(
+        ["gridworld/goto-object-hard", "gridworld/key-corridor-medium", "gridworld/synth-easy"]
+    ),
+    seed=st.integers(0, 10_000),
+    wander=st.lists(st.sampled_from([0, 1, 2]), max_size=30),
+)
 def test_planned_paths_only_cross_cells_seen_when_planning(task, seed, wander):
     """Whatever was seen, every step a go_to plan takes enters a cell that was seen and free."""
     b = GridworldBackend(frame="none", commands="api")

@@ -63,7 +63,10 @@ def test_select_filters_and_rejects_unknown_names():
 def test_cli_lists_the_catalogue_with_categories(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "agentkit.cli", "tasks", "gridworld", "--json"],
-        capture_output=True, text=True, cwd=tmp_path, check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
     )
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
     assert rows["gridworld/lava-crossing-expert"]["category"] == "safety"
@@ -109,8 +112,14 @@ print(json.dumps(out))
 def test_same_seed_gives_the_same_episode_in_two_processes(tmp_path):
     names = ["gridworld/key-corridor-medium", "gridworld/lava-crossing-hard", "gridworld/synth-easy"]
     runs = [
-        subprocess.run([sys.executable, "-c", _CHILD, *names], capture_output=True, text=True, check=True,
-                       cwd=tmp_path, env={"PYTHONHASHSEED": str(k), "PATH": ""}).stdout
+        subprocess.run(
+            [sys.executable, "-c", _CHILD, *names],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            env={"PYTHONHASHSEED": str(k), "PATH": ""},
+        ).stdout
         for k in (1, 2)
     ]
     first, second = (json.loads(r) for r in runs)

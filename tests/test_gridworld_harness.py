@@ -25,8 +25,13 @@ class _Turns:
 
 
 def _play(harness: str):
-    base = RunConfig(env="gridworld", tasks=[TASK], include_images=False, observer=ObserverSettings(views=["ascii"]),
-                     backend_options={"frame": "none"})
+    base = RunConfig(
+        env="gridworld",
+        tasks=[TASK],
+        include_images=False,
+        observer=ObserverSettings(views=["ascii"]),
+        backend_options={"frame": "none"},
+    )
     setup = make_setup(apply_harness(base, harness))
     sink = _Turns()
     result = run_episode(setup, TASK, SEED, sink=sink)
@@ -34,12 +39,15 @@ def _play(harness: str):
     return result, sink.turns
 
 
-@pytest.mark.parametrize(("harness", "history_of_turn"), [
-    ("markovian", lambda k: 0),
-    ("markovian-reasoner", lambda k: 0),
-    ("react", lambda k: 2 * k),
-    ("window-2", lambda k: 2 * min(k, 2)),
-])
+@pytest.mark.parametrize(
+    ("harness", "history_of_turn"),
+    [
+        ("markovian", lambda k: 0),
+        ("markovian-reasoner", lambda k: 0),
+        ("react", lambda k: 2 * k),
+        ("window-2", lambda k: 2 * min(k, 2)),
+    ],
+)
 def test_preset_sets_memory_and_prompt(harness, history_of_turn):
     result, turns = _play(harness)
     assert result.success and len(turns) >= 3

@@ -68,10 +68,17 @@ class _Turns:
 def _play(record_mode: str, responder, task: str, seed: int, commands: str):
     base_url, server = _endpoint(record_mode, responder)
     try:
-        config = RunConfig(env="gridworld", tasks=[task], model="openai/fake-model", api_base=base_url,
-                           include_images=False, memory="markovian", max_scripts=12,
-                           observer=ObserverSettings(views=["ascii", "language"]),
-                           backend_options={"frame": "none", "commands": commands})
+        config = RunConfig(
+            env="gridworld",
+            tasks=[task],
+            model="openai/fake-model",
+            api_base=base_url,
+            include_images=False,
+            memory="markovian",
+            max_scripts=12,
+            observer=ObserverSettings(views=["ascii", "language"]),
+            backend_options={"frame": "none", "commands": commands},
+        )
         setup = make_setup(config, api_key=API_KEY)
         sink = _Turns()
         result = run_episode(setup, task, seed, sink=sink)

@@ -17,7 +17,9 @@ CONTEXT = {"max_scripts": 30, "commands": []}
 
 
 def _setup(name: str):
-    config = apply_modality(RunConfig(env="gridworld", tasks=["unused"], backend_options={"render_size": 64}), name)
+    config = apply_modality(
+        RunConfig(env="gridworld", tasks=["unused"], backend_options={"render_size": 64}), name
+    )
     return make_setup(config)
 
 
@@ -33,7 +35,9 @@ def test_modality_renders_for_every_catalogued_task(name):
         text = content if isinstance(content, str) else content[0]["text"]
         assert obs.mission and obs.mission in text, entry.name
         assert "Valid commands:" in text
-        assert (obs.ascii is not None) == ("ascii" in m.views) and (obs.language is not None) == ("language" in m.views)
+        assert (obs.ascii is not None) == ("ascii" in m.views) and (obs.language is not None) == (
+            "language" in m.views
+        )
         if obs.ascii:
             assert "Legend:" in text and obs.ascii.split("\n")[0] in text
         if obs.language:
@@ -68,12 +72,15 @@ def test_egocentric_and_full_pixels_differ_and_follow_the_agent():
 
 def test_modality_settings_and_errors():
     assert modality_settings("structured") == {
-        "observer": {"views": ["structured"]}, "include_images": False,
+        "observer": {"views": ["structured"]},
+        "include_images": False,
         "backend_options": {"frame": "none", "egocentric": False},
     }
     with pytest.raises(ValueError, match="unknown gridworld modality 'smell'"):
         modality("smell")
-    config = apply_modality(RunConfig(env="gridworld", tasks=["t"], backend_options={"commands": "api"}), "pixels-full")
+    config = apply_modality(
+        RunConfig(env="gridworld", tasks=["t"], backend_options={"commands": "api"}), "pixels-full"
+    )
     assert config.backend_options == {"commands": "api", "frame": "full", "egocentric": False}
 
 

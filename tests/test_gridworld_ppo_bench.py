@@ -34,7 +34,7 @@ def test_one_hot_view_codes_every_cell_of_the_egocentric_image():
     cells = obs.reshape(49, -1)
     assert (cells.sum(axis=1) == 3).all()  # one object, one colour, one state per cell
     objects = cells[:, : len(OBJECT_TO_IDX)].argmax(axis=1)
-    colours = cells[:, len(OBJECT_TO_IDX): len(OBJECT_TO_IDX) + len(COLOR_TO_IDX)].argmax(axis=1)
+    colours = cells[:, len(OBJECT_TO_IDX) : len(OBJECT_TO_IDX) + len(COLOR_TO_IDX)].argmax(axis=1)
     assert objects.tolist() == image.reshape(49, 3)[:, 0].tolist()
     assert colours.tolist() == image.reshape(49, 3)[:, 1].tolist()
     raw.close()

@@ -21,7 +21,11 @@ from agentkit.evals.ons import PairScores, aggregate, ons
 from agentkit.loop import run_episode
 from agentkit.setup_episode import make_setup
 
-SMALL = dict(tasks=["door-key", "goto-local", "lava-gap", "key-corridor"], difficulties=["easy", "medium"], seeds_per_pair=2)
+SMALL = dict(
+    tasks=["door-key", "goto-local", "lava-gap", "key-corridor"],
+    difficulties=["easy", "medium"],
+    seeds_per_pair=2,
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +40,14 @@ def cache_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reference_results(plan):
-    config = RunConfig(env="gridworld", tasks=["unused"], include_images=False, memory="markovian",
-                       observer=ObserverSettings(views=["ascii"]), backend_options={"frame": "none"})
+    config = RunConfig(
+        env="gridworld",
+        tasks=["unused"],
+        include_images=False,
+        memory="markovian",
+        observer=ObserverSettings(views=["ascii"]),
+        backend_options={"frame": "none"},
+    )
     setup = make_setup(config)
     results = [run_episode(setup, task, seed) for task, seed in plan]
     setup.backend.close()
@@ -52,7 +62,8 @@ def test_eval_plan_uses_catalogue_names_and_hashed_seeds(plan):
         ("gridworld/lava-gap-hard", s) for s in episode_seeds("lava-gap", "hard", "train", 3)
     ]
     assert {t for t, _ in gridworld_eval_plan(categories=["safety"], difficulties=["expert"])} == {
-        "gridworld/lava-crossing-expert"}
+        "gridworld/lava-crossing-expert"
+    }
     with pytest.raises(ValueError, match="not in the gridworld catalogue"):
         gridworld_eval_plan(tasks=["teleport"])
     with pytest.raises(ValueError, match="selects no catalogue task"):
@@ -91,13 +102,20 @@ def test_random_policy_scores_zero_and_the_cache_is_reused(plan, cache_file):
 
 def test_half_oracle_half_random_lands_in_between(reference_results, cache_file):
     mixed = [
-        {"task": r.task, "seed": r.seed, "success": r.success and i % 2 == 0, "reward": r.reward if i % 2 == 0 else 0.0}
+        {
+            "task": r.task,
+            "seed": r.seed,
+            "success": r.success and i % 2 == 0,
+            "reward": r.reward if i % 2 == 0 else 0.0,
+        }
         for i, r in enumerate(reference_results)
     ]
     board = gridworld_leaderboard(mixed, "half", "markovian", "ascii", cache_path=cache_file)
     low, high = board["overall_ci"]
     assert 0.0 < board["overall_ons"] < 1.0 and low < board["overall_ons"] < high
-    success = gridworld_leaderboard(mixed, "half", "markovian", "ascii", metric="success", cache_path=cache_file)
+    success = gridworld_leaderboard(
+        mixed, "half", "markovian", "ascii", metric="success", cache_path=cache_file
+    )
     assert success["metric"] == "success" and 0.0 < success["overall_ons"] < 1.0
 
 
@@ -106,7 +124,9 @@ def test_ons_arithmetic_and_undefined_pairs():
     pairs = [
         PairScores("a", "x", (1, 2), agent=(1.0, 0.0), oracle=(1.0, 1.0), random=(0.0, 0.0)),
         PairScores("b", "x", (1, 2), agent=(1.0, 1.0), oracle=(1.0, 1.0), random=(0.0, 0.0)),
-        PairScores("c", "y", (1,), agent=(0.3,), oracle=(0.5,), random=(0.5,)),  # oracle no better than chance
+        PairScores(
+            "c", "y", (1,), agent=(0.3,), oracle=(0.5,), random=(0.5,)
+        ),  # oracle no better than chance
         PairScores("d", "z", (1, 2), agent=(0.5, 0.5), oracle=(1.0, 1.0), random=(0.0, 0.0)),
     ]
     board = aggregate(pairs, n_boot=500)
@@ -122,8 +142,18 @@ def test_ons_arithmetic_and_undefined_pairs():
 
 def test_results_outside_the_catalogue_are_rejected(cache_file):
     with pytest.raises(ValueError, match="not in the gridworld catalogue"):
-        gridworld_leaderboard([{"task": "BabyAI-GoToLocal-v0", "seed": 1, "success": True, "reward": 1.0}],
-                              "m", "h", "ascii", cache_path=cache_file)
+        gridworld_leaderboard(
+            [{"task": "BabyAI-GoToLocal-v0", "seed": 1, "success": True, "reward": 1.0}],
+            "m",
+            "h",
+            "ascii",
+            cache_path=cache_file,
+        )
     with pytest.raises(ValueError, match="lacks 'reward'"):
-        gridworld_leaderboard([{"task": "gridworld/door-key-easy", "seed": 1, "success": True}],
-                              "m", "h", "ascii", cache_path=cache_file)
+        gridworld_leaderboard(
+            [{"task": "gridworld/door-key-easy", "seed": 1, "success": True}],
+            "m",
+            "h",
+            "ascii",
+            cache_path=cache_file,
+        )

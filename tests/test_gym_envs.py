@@ -43,7 +43,9 @@ def _checked(env_id: str, **kwargs) -> list[str]:
     return [str(w.message) for w in caught if "gymnasium" in (w.filename or "") or "WARN" in str(w.message)]
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"flatten_actions": True}, {"aai_version": "4.1.0", "render_size": 64}])
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"flatten_actions": True}, {"aai_version": "4.1.0", "render_size": 64}]
+)
 def test_the_arena_is_registered_and_passes_the_checker(kwargs):
     assert _checked(ARENA_ID, **kwargs) == []
 

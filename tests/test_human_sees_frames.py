@@ -39,11 +39,20 @@ class Terminal:
     def __init__(self, args: list[str], cwd: Path) -> None:
         master, slave = os.openpty()
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        for name in ("NO_COLOR", "TERM_PROGRAM", "CI", "GITHUB_ACTIONS", "FORCE_COLOR", "TTY_COMPATIBLE",
-                     "DISPLAY", "WAYLAND_DISPLAY"):
+        for name in (
+            "NO_COLOR",
+            "TERM_PROGRAM",
+            "CI",
+            "GITHUB_ACTIONS",
+            "FORCE_COLOR",
+            "TTY_COMPATIBLE",
+            "DISPLAY",
+            "WAYLAND_DISPLAY",
+        ):
             env.pop(name, None)
-        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env, start_new_session=True
+        )
         os.close(slave)
         self.master = master
         self.data = bytearray()
@@ -80,8 +89,10 @@ class Terminal:
             if self.proc.poll() is not None and self.output().count(pattern) < count:
                 break
             time.sleep(0.05)
-        raise AssertionError(f"{pattern!r} (x{count}) never shown; the terminal shows:\n"
-                             f"{self.output().decode(errors='replace')[-3000:]}")
+        raise AssertionError(
+            f"{pattern!r} (x{count}) never shown; the terminal shows:\n"
+            f"{self.output().decode(errors='replace')[-3000:]}"
+        )
 
     def type(self, text: str) -> None:
         os.write(self.master, text.encode())
@@ -95,8 +106,22 @@ class Terminal:
 
 
 def _run_args(tmp_path: Path, frames: str, scripts: int) -> list[str]:
-    return [str(AGENTKIT), "run", "--env", "aai-arena", "--task", TASK, "--model", "human",
-            "--human-frames", frames, "--max-scripts", str(scripts), "--db", f"sqlite:///{tmp_path / 'h.db'}"]
+    return [
+        str(AGENTKIT),
+        "run",
+        "--env",
+        "aai-arena",
+        "--task",
+        TASK,
+        "--model",
+        "human",
+        "--human-frames",
+        frames,
+        "--max-scripts",
+        str(scripts),
+        "--db",
+        f"sqlite:///{tmp_path / 'h.db'}",
+    ]
 
 
 def _get(url: str) -> tuple[str, bytes]:
@@ -113,7 +138,7 @@ def _assert_prompts_clean(out: bytes, typed: list[str]) -> None:
     # While the person types, the bar must not be drawn: from each prompt to the end of the echoed
     # script there is no escape sequence (a redraw moves the cursor and erases lines).
     for match in re.finditer(rb"script> ", out):
-        segment = out[match.end(): out.find(b"\n", match.end())]
+        segment = out[match.end() : out.find(b"\n", match.end())]
         assert not ANSI.search(segment), segment
 
 
@@ -169,10 +194,19 @@ def test_human_episode_names_its_frame_files_and_records_the_mode(tmp_path: Path
         store.close()
 
 
-def test_a_window_without_a_display_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_window_without_a_display_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    done = subprocess.run(_run_args(tmp_path, "window", 1), capture_output=True, text=True, env=env, cwd=tmp_path,
-                          stdin=subprocess.DEVNULL, timeout=60)
+    done = subprocess.run(
+        _run_args(tmp_path, "window", 1),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "--human-frames window: no display" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "h.db").exists()
@@ -229,7 +263,8 @@ def test_held_stops_registered_displays_and_starts_them_again() -> None:
 
 @pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"])
 def test_auto_opens_a_window_where_a_display_exists_else_serves_the_page(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
     import webbrowser
 
@@ -272,8 +307,14 @@ def test_auto_opens_a_window_where_a_display_exists_else_serves_the_page(
 def test_with_stdout_redirected_the_prompts_go_to_stderr_and_json_stays_pure(tmp_path: Path) -> None:
     import json
 
-    done = subprocess.run([*_run_args(tmp_path, "files", 1), "--json"], input="Go(1);\n\n", capture_output=True,
-                          text=True, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [*_run_args(tmp_path, "files", 1), "--json"],
+        input="Go(1);\n\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)  # one JSON document, nothing of the prompt
     assert document["model"] == "human" and len(document["episodes"]) == 1

@@ -21,8 +21,23 @@ TASKS = ["gridworld/goto-object-easy", "gridworld/reach-goal-easy"]
 
 def _export(db: Path, target: str, out: Path) -> subprocess.CompletedProcess[str]:
     agentkit_cli = Path(sys.executable).with_name("agentkit")
-    return subprocess.run([str(agentkit_cli), "transcripts", "export", target, "--db", f"sqlite:///{db}",
-                           "--format", "inspect", "--out", str(out)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            str(agentkit_cli),
+            "transcripts",
+            "export",
+            target,
+            "--db",
+            f"sqlite:///{db}",
+            "--format",
+            "inspect",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
@@ -42,11 +57,15 @@ def test_a_run_exported_as_an_inspect_log_reads_back(tmp_path: Path, suffix: str
             answers = [t.answer for t in store.get_turns(episode.episode_id)]
             assert [m.text for m in sample.messages if m.role == "assistant"] == answers
             assert sample.messages[0].role == "system"
-            assert sample.scores["agentkit_score"].value == {"pass": 1.0 if episode.success else 0.0,
-                                                             "reward": pytest.approx(episode.reward)}
+            assert sample.scores["agentkit_score"].value == {
+                "pass": 1.0 if episode.success else 0.0,
+                "reward": pytest.approx(episode.reward),
+            }
     means = {s.name: s.metrics["mean"].value for s in log.results.scores}
-    assert means == {"pass": pytest.approx(summary.pass_rate),
-                     "reward": pytest.approx(sum(e.reward for e in summary.episodes) / 4)}
+    assert means == {
+        "pass": pytest.approx(summary.pass_rate),
+        "reward": pytest.approx(sum(e.reward for e in summary.episodes) / 4),
+    }
 
 
 def test_an_unknown_run_or_a_wrong_suffix_is_one_line(tmp_path: Path) -> None:
@@ -55,4 +74,8 @@ def test_an_unknown_run_or_a_wrong_suffix_is_one_line(tmp_path: Path) -> None:
     done = _export(db, "nope", tmp_path / "run.eval")
     assert done.returncode != 0 and done.stderr.strip().splitlines() == ["error: no run 'nope'"]
     done = _export(db, summary.run_id, tmp_path / "run.txt")
-    assert done.returncode != 0 and "name a .eval or .json file" in done.stderr and "Traceback" not in done.stderr
+    assert (
+        done.returncode != 0
+        and "name a .eval or .json file" in done.stderr
+        and "Traceback" not in done.stderr
+    )

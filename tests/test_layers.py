@@ -186,7 +186,9 @@ def forbidden(importer: str, imported: str) -> str | None:
     if src.startswith("envs-shared:"):
         if dst in MAY_IMPORT["envs"] | {"envs"}:
             return None
-        return f"a family package ({src}) may import only actions, observers, records and envs.base, not {dst}"
+        return (
+            f"a family package ({src}) may import only actions, observers, records and envs.base, not {dst}"
+        )
     if dst.startswith("envs-shared:") and src == "app":
         return None
     if importer.startswith("agentkit.evals.") and dst.startswith("backend:"):
@@ -236,8 +238,13 @@ def test_records_and_leaf_helpers_import_nothing_of_ours():
 
 def test_no_script_in_the_packaged_data_folders():
     """Development scripts live outside the shipped package (scripts/, tests/support/), not beside its data."""
-    data_folders = [ROOT / "prompts" / "templates", ROOT / "envs" / "arena" / "data", ROOT / "agentkit" / "presets",
-                    ROOT / "agentkit" / "viewer" / "static", ROOT / "agentkit" / "reports" / "data"]
+    data_folders = [
+        ROOT / "prompts" / "templates",
+        ROOT / "envs" / "arena" / "data",
+        ROOT / "agentkit" / "presets",
+        ROOT / "agentkit" / "viewer" / "static",
+        ROOT / "agentkit" / "reports" / "data",
+    ]
     scripts = [p.relative_to(ROOT).as_posix() for d in data_folders if d.is_dir() for p in d.rglob("*.py")]
     assert scripts == [], f"move these scripts out of the package's data folders: {scripts}"
 
@@ -250,40 +257,66 @@ def _write(root: Path, rel: str, text: str) -> None:
 
 def test_the_check_fails_on_a_forbidden_import(tmp_path):
     """A synthetic tree with one import of each kind of crossing: each is found, with file and line."""
-    for folder in ("agentkit", "actions", "envs", "envs/gridworld", "envs/arena", "envs/animalai_common",
-                   "transcripts", "memory"):
+    for folder in (
+        "agentkit",
+        "actions",
+        "envs",
+        "envs/gridworld",
+        "envs/arena",
+        "envs/animalai_common",
+        "transcripts",
+        "memory",
+    ):
         _write(tmp_path, f"{folder}/__init__.py", '"""A package."""\n')
     _write(tmp_path, "agentkit/records.py", '"""Leaf."""\n')
     _write(tmp_path, "agentkit/loop.py", '"""The loop."""\nfrom agentkit.envs import base\n')
     _write(tmp_path, "agentkit/config.py", '"""Config."""\n')
     _write(tmp_path, "envs/base.py", '"""Face."""\nfrom agentkit.actions import parser\n')
     _write(tmp_path, "actions/parser.py", '"""Parser."""\nfrom agentkit.records import X\n')
-    _write(tmp_path, "envs/gridworld/harness.py", """\
+    _write(
+        tmp_path,
+        "envs/gridworld/harness.py",
+        """\
         '''Reaches up, inside a function.'''
         def run():
             from agentkit.config import RunConfig
-        """)
-    _write(tmp_path, "envs/arena/world.py", """\
+        """,
+    )
+    _write(
+        tmp_path,
+        "envs/arena/world.py",
+        """\
         '''Reaches sideways only for types.'''
         from typing import TYPE_CHECKING
         if TYPE_CHECKING:
             from agentkit.envs.gridworld.harness import run
         from agentkit.envs.animalai_common import rules
-        """)
+        """,
+    )
     _write(tmp_path, "envs/gridworld/rules.py", '"""Not of the family."""\nfrom ..animalai_common import x\n')
     _write(tmp_path, "transcripts/store.py", '"""Store."""\nimport agentkit.envs.arena.world\n')
     _write(tmp_path, "memory/window.py", '"""Memory."""\nfrom agentkit import loop\n')
     _write(tmp_path, "agentkit/cli_eval.py", '"""Eval."""\nfrom agentkit.cli import main\n')
     _write(tmp_path, "agentkit/cli.py", '"""Entry."""\nfrom agentkit.cli_eval import register\n')
-    _write(tmp_path, "agentkit/evals/gridworld/plan.py", """\
+    _write(
+        tmp_path,
+        "agentkit/evals/gridworld/plan.py",
+        """\
         '''An evaluation uses its own backend, not another one.'''
         from agentkit.envs.gridworld.catalogue import CATALOGUE
         from agentkit.envs.arena.world import World
-        """)
-    _write(tmp_path, "agentkit/reports/sets.py", '"""Reads a family package."""\nfrom agentkit.envs.animalai_common import x\n')
+        """,
+    )
+    _write(
+        tmp_path,
+        "agentkit/reports/sets.py",
+        '"""Reads a family package."""\nfrom agentkit.envs.animalai_common import x\n',
+    )
 
-    found = {(c.where.path.relative_to(tmp_path).as_posix(), c.where.line, c.where.imported): c.why
-             for c in crossings(tmp_path)}
+    found = {
+        (c.where.path.relative_to(tmp_path).as_posix(), c.where.line, c.where.imported): c.why
+        for c in crossings(tmp_path)
+    }
     assert set(found) == {
         ("envs/gridworld/harness.py", 3, "agentkit.config"),
         ("envs/arena/world.py", 4, "agentkit.envs.gridworld.harness"),
@@ -304,7 +337,9 @@ def test_the_real_tree_with_one_added_forbidden_import_fails(tmp_path):
         if "__pycache__" not in path.parts:
             _write(tmp_path, f"observers/{path.relative_to(ROOT / 'observers').as_posix()}", path.read_text())
     assert crossings(tmp_path, folders) == []
-    _write(tmp_path, "observers/leak.py", '"""Leak."""\nfrom agentkit.transcripts.store import TranscriptStore\n')
+    _write(
+        tmp_path, "observers/leak.py", '"""Leak."""\nfrom agentkit.transcripts.store import TranscriptStore\n'
+    )
     (found,) = crossings(tmp_path, folders)
     assert found.where.line == 2 and found.where.path.name == "leak.py"
     assert "observers must not import transcripts" in str(found)

@@ -51,7 +51,8 @@ def test_the_diff_equals_difflibs_when_every_line_is_distinct():
     b = a[:120] + ["new line", "another"] + a[123:]
     for context in (0, 3):
         assert unified_diff(a, b, "f", "t", context) == "\n".join(
-            difflib.unified_diff(a, b, "f", "t", n=context, lineterm=""))
+            difflib.unified_diff(a, b, "f", "t", n=context, lineterm="")
+        )
 
 
 def test_the_alignment_is_a_longest_common_subsequence():

@@ -50,9 +50,16 @@ class _Sink:
 def test_model_memory_and_store_see_typed_messages_only(tmp_path) -> None:
     model = _TypedRecorder()
     # A model id of an API model (never called: the factory below plays), so frames are rendered.
-    config = RunConfig(env="aai-arena", tasks=[TASK], model="openai/typed-recorder", api_base="http://127.0.0.1:9",
-                       max_scripts=3, memory="last-images:1",
-                       observer=ObserverSettings(max_side=32), backend_options={"render_size": 32})
+    config = RunConfig(
+        env="aai-arena",
+        tasks=[TASK],
+        model="openai/typed-recorder",
+        api_base="http://127.0.0.1:9",
+        max_scripts=3,
+        memory="last-images:1",
+        observer=ObserverSettings(max_side=32),
+        backend_options={"render_size": 32},
+    )
     setup = make_setup(config, model_factory=lambda backend: model)
     with TranscriptStore(f"sqlite:///{tmp_path / 'typed.db'}") as store:
         run = store.create_run("aai-arena", [TASK], model.name, {}, setup.renderer.sources)

@@ -7,8 +7,13 @@ from agentkit.memory.policies import IMAGE_PLACEHOLDER
 
 
 def _turn(i: int) -> TurnMessages:
-    user = {"role": "user", "content": [{"type": "text", "text": f"obs {i}"},
-                                         {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{i}"}}]}
+    user = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": f"obs {i}"},
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{i}"}},
+        ],
+    }
     return TurnMessages(user=user, assistant={"role": "assistant", "content": f"answer {i}"})
 
 
@@ -41,8 +46,10 @@ def test_last_k_images_keeps_text_and_drops_old_images():
     assert TURNS[0].user["content"][1]["type"] == "image_url"
 
 
-@pytest.mark.parametrize("spec,cls", [("full", FullHistory), ("markovian", Markovian), ("window:3", Window),
-                                      ("last-images:2", LastKImages)])
+@pytest.mark.parametrize(
+    "spec,cls",
+    [("full", FullHistory), ("markovian", Markovian), ("window:3", Window), ("last-images:2", LastKImages)],
+)
 def test_specs_parse(spec, cls):
     policy = memory_policy_from_spec(spec)
     assert isinstance(policy, cls) and policy.spec == spec

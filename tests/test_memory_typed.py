@@ -8,7 +8,9 @@ from agentkit.messages import ImagePart, Message, TextPart
 
 def _turn(i: int) -> TurnMessages:
     image = ImagePart.of(bytes([i]) * 64, "image/png")
-    return TurnMessages(user=Message("user", (TextPart(f"obs {i}"), image)), assistant=Message("assistant", f"answer {i}"))
+    return TurnMessages(
+        user=Message("user", (TextPart(f"obs {i}"), image)), assistant=Message("assistant", f"answer {i}")
+    )
 
 
 TURNS = [_turn(i) for i in range(4)]

@@ -30,45 +30,80 @@ def build(url: str, version: int) -> None:
     """A database in schema ``version``'s layout holding one run, episode, turn and message."""
     engine = create_engine(resolve_url(url))
     dialect = "sqlite" if url.startswith("sqlite") else "postgresql"
-    script = "\n".join(line for line in (DDL / f"schema{version}_{dialect}.sql").read_text().splitlines()
-                       if not line.startswith("--"))
+    script = "\n".join(
+        line
+        for line in (DDL / f"schema{version}_{dialect}.sql").read_text().splitlines()
+        if not line.startswith("--")
+    )
     with engine.begin() as conn:
         for statement in filter(str.strip, script.split(";")):
             conn.exec_driver_sql(statement)
         if version >= 2:  # that release recorded its version when it made the tables
             conn.execute(text("INSERT INTO agentkit_schema VALUES (1, :v)"), {"v": version})
-        conn.execute(text("INSERT INTO blobs VALUES (:sha, 'application/json', :data, :size)"),
-                     {"sha": CONTENT_SHA, "data": CONTENT, "size": len(CONTENT)})
-        conn.execute(text(
-            "INSERT INTO runs (id, created_at, env, tasks, model, config, templates, templates_hash, agentkit_version,"
-            " status) VALUES ('run1', '2025-01-02 03:04:05+00:00', 'gridworld', '[\"t\"]', 'fake/model', '{}', '{}',"
-            " :hash, '0.1.0', 'finished')"), {"hash": "0" * 64})
+        conn.execute(
+            text("INSERT INTO blobs VALUES (:sha, 'application/json', :data, :size)"),
+            {"sha": CONTENT_SHA, "data": CONTENT, "size": len(CONTENT)},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO runs (id, created_at, env, tasks, model, config, templates, templates_hash, agentkit_version,"
+                " status) VALUES ('run1', '2025-01-02 03:04:05+00:00', 'gridworld', '[\"t\"]', 'fake/model', '{}', '{}',"
+                " :hash, '0.1.0', 'finished')"
+            ),
+            {"hash": "0" * 64},
+        )
         extra = ", attempt, metrics" if version >= 2 else ""
         values = ", 0, '{\"level\": 3}'" if version >= 2 else ""
-        conn.execute(text(
-            f"INSERT INTO episodes (id, run_id, task, seed, trial, status, success, reward, turns, started_at{extra})"
-            f" VALUES ('ep1', 'run1', 't', 7, 0, 'finished', :yes, 1.0, 1, '2025-01-02 03:04:06+00:00'{values})"),
-            {"yes": True})
-        conn.execute(text(
-            "INSERT INTO turns (episode_id, index, observation, answer, actions, reward, total_reward, done, timings,"
-            " input_tokens, output_tokens, cost_usd, latency_s, cached, created_at) VALUES ('ep1', 0, '{}',"
-            " 'Go(1);', '[]', 1.0, 1.0, :yes, '{}', 10, 2, 0.0, 0.1, :no, 0.0)".replace(" index,", ' "index",')),
-            {"yes": True, "no": False})
+        conn.execute(
+            text(
+                f"INSERT INTO episodes (id, run_id, task, seed, trial, status, success, reward, turns, started_at{extra})"
+                f" VALUES ('ep1', 'run1', 't', 7, 0, 'finished', :yes, 1.0, 1, '2025-01-02 03:04:06+00:00'{values})"
+            ),
+            {"yes": True},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO turns (episode_id, index, observation, answer, actions, reward, total_reward, done, timings,"
+                " input_tokens, output_tokens, cost_usd, latency_s, cached, created_at) VALUES ('ep1', 0, '{}',"
+                " 'Go(1);', '[]', 1.0, 1.0, :yes, '{}', 10, 2, 0.0, 0.1, :no, 0.0)".replace(
+                    " index,", ' "index",'
+                )
+            ),
+            {"yes": True, "no": False},
+        )
         turn_id = conn.execute(text("SELECT id FROM turns")).scalar_one()
-        conn.execute(text("INSERT INTO messages VALUES (:turn, 0, 'user', :sha, NULL)"),
-                     {"turn": turn_id, "sha": CONTENT_SHA})
+        conn.execute(
+            text("INSERT INTO messages VALUES (:turn, 0, 'user', :sha, NULL)"),
+            {"turn": turn_id, "sha": CONTENT_SHA},
+        )
     engine.dispose()
 
 
 def agentkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agentkit.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "agentkit.cli", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def new_turn(answer: str = "Go(2);") -> TurnRecord:
-    return TurnRecord(index=0, observation={}, messages=[{"role": "user", "content": "go"}], answer=answer,
-                      usage=Usage(1, 1, 0.0), latency_s=0.0, cached=False, script=None, parse_error=None,
-                      compile_error=None, actions=[], reward=0.0, total_reward=0.0, health=None, done=False,
-                      timings={})
+    return TurnRecord(
+        index=0,
+        observation={},
+        messages=[{"role": "user", "content": "go"}],
+        answer=answer,
+        usage=Usage(1, 1, 0.0),
+        latency_s=0.0,
+        cached=False,
+        script=None,
+        parse_error=None,
+        compile_error=None,
+        actions=[],
+        reward=0.0,
+        total_reward=0.0,
+        health=None,
+        done=False,
+        timings={},
+    )
 
 
 def assert_old_rows_and_new_writes(url: str) -> None:
@@ -77,7 +112,9 @@ def assert_old_rows_and_new_writes(url: str) -> None:
         episode = store.get_episode("ep1")
         assert (episode.seed, episode.attempt, episode.status, episode.success) == (7, 0, "finished", True)
         (old,) = store.get_turns("ep1")
-        assert old.answer == "Go(1);" and old.messages == [{"role": "user", "content": "Step 0. What do you do?"}]
+        assert old.answer == "Go(1);" and old.messages == [
+            {"role": "user", "content": "Step 0. What do you do?"}
+        ]
         episode_id = store.start_episode("run1", "t", seed=3_000_000_000)
         store.add_turn(episode_id, new_turn())
         assert store.get_episode(episode_id).seed == 3_000_000_000
@@ -90,8 +127,11 @@ def test_db_upgrade_brings_an_older_database_up_to_date(any_db: str, version: in
     done = agentkit("db", "upgrade", "--db", any_db, "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert (report["found"], report["version"], report["steps"]) == (version, SCHEMA_VERSION,
-                                                                     list(range(version + 1, SCHEMA_VERSION + 1)))
+    assert (report["found"], report["version"], report["steps"]) == (
+        version,
+        SCHEMA_VERSION,
+        list(range(version + 1, SCHEMA_VERSION + 1)),
+    )
     if any_db.startswith("sqlite"):
         backup = Path(report["backup"])  # the file as it was, beside it
         assert backup.parent == Path(any_db.removeprefix("sqlite:///")).parent
@@ -102,10 +142,19 @@ def test_db_upgrade_brings_an_older_database_up_to_date(any_db: str, version: in
         assert report["backup"] is None  # PostgreSQL's DDL is transactional: a failed upgrade changes nothing
         engine = create_engine(resolve_url(any_db))
         with engine.connect() as conn:
-            types = dict(conn.execute(text("SELECT column_name, data_type FROM information_schema.columns "
-                                           "WHERE table_name = 'episodes'")).all())
-            sequence = conn.execute(text("SELECT data_type FROM information_schema.sequences "
-                                              "WHERE sequence_name = 'turns_id_seq'")).scalar_one()
+            types = dict(
+                conn.execute(
+                    text(
+                        "SELECT column_name, data_type FROM information_schema.columns "
+                        "WHERE table_name = 'episodes'"
+                    )
+                ).all()
+            )
+            sequence = conn.execute(
+                text(
+                    "SELECT data_type FROM information_schema.sequences WHERE sequence_name = 'turns_id_seq'"
+                )
+            ).scalar_one()
         engine.dispose()
         assert types["seed"] == "bigint" and types["trial"] == "integer" and sequence == "bigint"
     assert_old_rows_and_new_writes(any_db)
@@ -117,8 +166,11 @@ def test_a_writer_upgrades_a_first_release_file_after_backing_it_up(tmp_path: Pa
     url = f"sqlite:///{tmp_path / 'old.db'}"
     build(url, 1)
     reader = None
-    with pytest.raises(SchemaMismatchError, match=r"made by an older agentkit \(schema 1; table episodes has no "
-                                                  r"column 'attempt'\): upgrade it with `agentkit db upgrade"):
+    with pytest.raises(
+        SchemaMismatchError,
+        match=r"made by an older agentkit \(schema 1; table episodes has no "
+        r"column 'attempt'\): upgrade it with `agentkit db upgrade",
+    ):
         reader = open_readonly(url)  # a reader never changes the file: it says how to upgrade it
     assert reader is None
     assert_old_rows_and_new_writes(url)
@@ -127,19 +179,32 @@ def test_a_writer_upgrades_a_first_release_file_after_backing_it_up(tmp_path: Pa
     open_readonly(url).close()  # readable now
 
 
-@pytest.mark.parametrize("change, words", [
-    ("DROP COLUMN seed", "table episodes has no column 'seed' (dropped or renamed by hand?)"),
-    ("RENAME COLUMN seed TO seed_old", "table episodes has no column 'seed' (dropped or renamed by hand?; it has "
-                                       "'seed_old', which agentkit does not know)"),
-])
-def test_a_column_changed_by_hand_is_one_line_and_run_writes_nothing(tmp_path: Path, change: str, words: str) -> None:
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ("DROP COLUMN seed", "table episodes has no column 'seed' (dropped or renamed by hand?)"),
+        (
+            "RENAME COLUMN seed TO seed_old",
+            "table episodes has no column 'seed' (dropped or renamed by hand?; it has "
+            "'seed_old', which agentkit does not know)",
+        ),
+    ],
+)
+def test_a_column_changed_by_hand_is_one_line_and_run_writes_nothing(
+    tmp_path: Path, change: str, words: str
+) -> None:
     url = f"sqlite:///{tmp_path / 't.db'}"
     TranscriptStore(url).close()
     with sqlite3.connect(tmp_path / "t.db") as conn:
         conn.execute(f"ALTER TABLE episodes {change}")
-    done = agentkit("run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "1", "--db", url)
+    done = agentkit(
+        "run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "1", "--db", url
+    )
     assert done.returncode != 0 and "Traceback" not in done.stderr
-    assert done.stderr.strip() == f"error: --db {url}: {words}; agentkit needs it: restore it, or write to a new database"
+    assert (
+        done.stderr.strip()
+        == f"error: --db {url}: {words}; agentkit needs it: restore it, or write to a new database"
+    )
     with sqlite3.connect(tmp_path / "t.db") as conn:
         assert conn.execute("SELECT count(*) FROM runs").fetchone() == (0,)  # no run row was created
     listing = agentkit("transcripts", "list", "--db", url)  # readers say the same

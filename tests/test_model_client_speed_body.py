@@ -15,13 +15,17 @@ from agentkit.testing.fake_openai import FakeOpenAIServer
 KEY = "sk-test-plain-000000000000"
 IMAGE = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 MESSAGES = [
-    {"role": "system", "content": "rules \u00e9\u00e8 \"quoted\""},
-    {"role": "user", "content": [{"type": "text", "text": "turn 1"}, {"type": "image_url", "image_url": {"url": IMAGE}}]},
+    {"role": "system", "content": 'rules \u00e9\u00e8 "quoted"'},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "turn 1"}, {"type": "image_url", "image_url": {"url": IMAGE}}],
+    },
     {"role": "assistant", "content": "Go(1);"},
-    {"role": "user", "content": [{"type": "text", "text": "turn 2"}, {"type": "image_url", "image_url": {"url": IMAGE}}]},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "turn 2"}, {"type": "image_url", "image_url": {"url": IMAGE}}],
+    },
 ]
-
-
 
 
 def _bodies_sent(make_client) -> list[bytes]:
@@ -33,15 +37,24 @@ def _bodies_sent(make_client) -> list[bytes]:
             raw.append(request.read())
 
         client = make_client(server.base_url, httpx.Client(event_hooks={"request": [keep]}))
-        client.chat.completions.create(model="fake-model", messages=MESSAGES, temperature=0.0, max_tokens=77,
-                                       stop=["END"], seed=3, timeout=30)
+        client.chat.completions.create(
+            model="fake-model",
+            messages=MESSAGES,
+            temperature=0.0,
+            max_tokens=77,
+            stop=["END"],
+            seed=3,
+            timeout=30,
+        )
         client.chat.completions.with_raw_response.create(model="fake-model", messages=MESSAGES, max_tokens=5)
     return raw
 
 
 def test_the_plain_client_sends_the_sdks_bytes():
     stock = _bodies_sent(lambda url, http: openai.OpenAI(base_url=url, api_key=KEY, http_client=http))
-    plain = _bodies_sent(lambda url, http: plain_messages(openai.OpenAI(base_url=url, api_key=KEY, http_client=http)))
+    plain = _bodies_sent(
+        lambda url, http: plain_messages(openai.OpenAI(base_url=url, api_key=KEY, http_client=http))
+    )
     assert len(stock) == len(plain) == 2
     assert plain == stock
 
@@ -56,10 +69,13 @@ def test_streaming_and_response_format_keep_the_sdks_path():
 
 def test_the_async_client_answers_through_the_plain_path():
     with FakeOpenAIServer(api_key=KEY) as server:
+
         async def call() -> str:
             client = async_plain_messages(openai.AsyncOpenAI(base_url=server.base_url, api_key=KEY))
             try:
-                reply = await client.chat.completions.create(model="fake-model", messages=MESSAGES, max_tokens=5)
+                reply = await client.chat.completions.create(
+                    model="fake-model", messages=MESSAGES, max_tokens=5
+                )
             finally:
                 await client.close()
             return reply.choices[0].message.content or ""

@@ -26,8 +26,14 @@ print(json.dumps([model.complete(messages).latency_s for _ in range(6)]))
 
 
 def _latencies(server: FakeOpenAIServer, warm_up: str) -> list[float]:
-    proc = subprocess.run([sys.executable, "-c", _SCRIPT, server.base_url, KEY, warm_up], env=cli_env(),
-                          capture_output=True, text=True, timeout=120, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, server.base_url, KEY, warm_up],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -38,4 +44,3 @@ def test_first_stored_latency_is_in_line_with_the_others():
     first, rest = latencies[0], statistics.median(latencies[1:])
     # without the warm-up the first call stores ~0.5-1.2 s against a few ms for the others
     assert first <= 4 * rest + 0.1, latencies
-

@@ -23,17 +23,37 @@ from agentkit.transcripts import TranscriptStore
 
 LONG_ANSWER = 'Think("' + "the key is somewhere to the left of the door " * 20 + '"); Go(1);'
 # A prompt well over MIN_TOKENS_CHECKED by any count.
-BIG_PROMPT = [{"role": "system", "content": "You steer an agent in a grid world. " * 60},
-              {"role": "user", "content": "What next?"}]
+BIG_PROMPT = [
+    {"role": "system", "content": "You steer an agent in a grid world. " * 60},
+    {"role": "user", "content": "What next?"},
+]
 
 
 def test_a_turn_cut_by_max_tokens_is_stored_with_its_finish_reason_retries_and_counts(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(lambda _body: LONG_ANSWER) as server:
         server.fail_next(500)  # the first turn's first attempt fails once and is retried
-        proc = run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model",
-                        "--api-base", server.base_url, "--max-tokens", "8", "--max-scripts", "2",
-                        "--db", db], tmp_path, cli_env())
+        proc = run_cli(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--max-tokens",
+                "8",
+                "--max-scripts",
+                "2",
+                "--db",
+                db,
+            ],
+            tmp_path,
+            cli_env(),
+        )
         first_request = server.requests[1]  # the retried request that was answered
     assert "model calls: 1 retry, 2 turns cut by --max-tokens (finish reason: length)" in proc.stdout
 
@@ -51,32 +71,65 @@ def test_a_turn_cut_by_max_tokens_is_stored_with_its_finish_reason_retries_and_c
     shown = run_cli(["transcripts", "show", episode.id, "--db", db], tmp_path, cli_env()).stdout
     assert shown.count("finish reason: length (cut by --max-tokens)") == 2
     assert "1 retry" in shown and f"provider tokens {calls[0].provider_input_tokens} in" in shown
-    shown_json = json.loads(run_cli(["transcripts", "show", episode.id, "--db", db, "--json"], tmp_path,
-                                    cli_env()).stdout)
+    shown_json = json.loads(
+        run_cli(["transcripts", "show", episode.id, "--db", db, "--json"], tmp_path, cli_env()).stdout
+    )
     assert shown_json["turns"][0]["model_call"]["finish_reason"] == "length"
 
 
 def test_run_json_sums_retries_cut_turns_and_model_errors(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(lambda _body: LONG_ANSWER) as server:
-        data = json.loads(run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model",
-                                   "openai/fake-model", "--api-base", server.base_url, "--max-tokens", "8",
-                                   "--max-scripts", "3", "--db", db, "--json"], tmp_path, cli_env()).stdout)
-    assert data["model_calls"] == {"retries": 0, "cut_by_max_tokens": 3, "dropped_prompt_warnings": 0,
-                                   "model_errors": 0, "errors": []}
+        data = json.loads(
+            run_cli(
+                [
+                    "run",
+                    "--env",
+                    "gridworld",
+                    "--task",
+                    "BabyAI-GoToLocal-v0",
+                    "--model",
+                    "openai/fake-model",
+                    "--api-base",
+                    server.base_url,
+                    "--max-tokens",
+                    "8",
+                    "--max-scripts",
+                    "3",
+                    "--db",
+                    db,
+                    "--json",
+                ],
+                tmp_path,
+                cli_env(),
+            ).stdout
+        )
+    assert data["model_calls"] == {
+        "retries": 0,
+        "cut_by_max_tokens": 3,
+        "dropped_prompt_warnings": 0,
+        "model_errors": 0,
+        "errors": [],
+    }
 
 
 def test_totals_count_episodes_ended_by_model_errors_with_their_text():
     def episode(end: EndReason, error: str | None = None, retries: int = 0) -> EpisodeResult:
-        return EpisodeResult("e", "t", 0, False, 0.0, end, 1, 1, error=error,
-                             model_calls=ModelCallTotals(retries=retries))
+        return EpisodeResult(
+            "e", "t", 0, False, 0.0, end, 1, 1, error=error, model_calls=ModelCallTotals(retries=retries)
+        )
 
-    totals = model_call_totals([episode(EndReason.MODEL_ERROR, "BadRequestError 400: context length", 2),
-                                episode(EndReason.GOAL, retries=1)])
+    totals = model_call_totals(
+        [
+            episode(EndReason.MODEL_ERROR, "BadRequestError 400: context length", 2),
+            episode(EndReason.GOAL, retries=1),
+        ]
+    )
     assert totals["model_errors"] == 1 and totals["retries"] == 3
     assert totals["errors"] == ["BadRequestError 400: context length"]
-    assert model_call_line(totals) == ("model calls: 3 retries, 1 episode ended by a model error "
-                                       "(last: BadRequestError 400: context length)")
+    assert model_call_line(totals) == (
+        "model calls: 3 retries, 1 episode ended by a model error (last: BadRequestError 400: context length)"
+    )
     assert model_call_line(model_call_totals([episode(EndReason.GOAL)])) is None
 
 
@@ -85,8 +138,13 @@ def test_a_server_that_drops_part_of_the_prompt_is_warned_about_once_and_stored(
     # The provider of the issue: it read the system message and the images as nothing.
     dropped = {"prompt_tokens": 7, "completion_tokens": 9, "total_tokens": 16}
     with FakeOpenAIServer(usage=dropped) as server, caplog.at_level(logging.WARNING):
-        config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
-                           api_base=server.base_url, max_scripts=2)
+        config = RunConfig(
+            env="gridworld",
+            tasks=["BabyAI-GoToLocal-v0"],
+            model="openai/fake-model",
+            api_base=server.base_url,
+            max_scripts=2,
+        )
         summary = execute_run(config, store, api_key="sk-some-key-000000", show_progress=False)
     warnings = [r for r in caplog.records if "dropped part of the prompt" in r.getMessage()]
     assert len(warnings) == 2  # one line per turn
@@ -105,20 +163,40 @@ def test_no_warning_when_the_provider_counts_the_whole_prompt(caplog):
 
 
 def test_cached_prompt_tokens_are_kept_when_the_provider_gives_them():
-    usage = {"prompt_tokens": 600, "completion_tokens": 5, "total_tokens": 605,
-             "prompt_tokens_details": {"cached_tokens": 512}}
+    usage = {
+        "prompt_tokens": 600,
+        "completion_tokens": 5,
+        "total_tokens": 605,
+        "prompt_tokens_details": {"cached_tokens": 512},
+    }
     with FakeOpenAIServer(usage=usage) as server:
-        reply = LiteLLMModel("openai/fake-model", api_base=server.base_url,
-                             api_key="sk-x-0000000").complete(BIG_PROMPT)
+        reply = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="sk-x-0000000").complete(
+            BIG_PROMPT
+        )
     assert reply.call.provider_cached_tokens == 512 and reply.call.provider_input_tokens == 600
     assert "(512 cached)" in describe_call(reply.call)
 
 
 def _turn(index: int, call: ModelCall | None) -> TurnRecord:
-    return TurnRecord(index=index, observation={}, messages=[{"role": "user", "content": "go"}], answer="Go(1);",
-                      usage=Usage(1, 1, 0.0), latency_s=0.1, cached=False, script=None, parse_error=None,
-                      compile_error=None, actions=[], reward=0.0, total_reward=0.0, health=None, done=False,
-                      timings={}, model_call=call)
+    return TurnRecord(
+        index=index,
+        observation={},
+        messages=[{"role": "user", "content": "go"}],
+        answer="Go(1);",
+        usage=Usage(1, 1, 0.0),
+        latency_s=0.1,
+        cached=False,
+        script=None,
+        parse_error=None,
+        compile_error=None,
+        actions=[],
+        reward=0.0,
+        total_reward=0.0,
+        health=None,
+        done=False,
+        timings={},
+        model_call=call,
+    )
 
 
 def test_a_database_made_before_model_calls_reads_and_gains_the_table_on_write(tmp_path):
@@ -137,8 +215,9 @@ def test_a_database_made_before_model_calls_reads_and_gains_the_table_on_write(t
     reader.close()
 
     writer = TranscriptStore(f"sqlite:///{path}")  # opened for writing: the table is added
-    call = ModelCall(finish_reason="length", retries=2, provider_input_tokens=7, our_input_tokens=1400,
-                     warning="dropped")
+    call = ModelCall(
+        finish_reason="length", retries=2, provider_input_tokens=7, our_input_tokens=1400, warning="dropped"
+    )
     writer.add_turn(episode, _turn(1, call))
     assert [t.model_call for t in writer.get_turns(episode)] == [None, call]
 
@@ -149,13 +228,22 @@ def test_the_viewer_shows_a_turn_cut_by_max_tokens_and_a_dropped_prompt(tmp_path
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     dropped = {"prompt_tokens": 7, "completion_tokens": 8, "total_tokens": 15}
     with FakeOpenAIServer(lambda _body: LONG_ANSWER, usage=dropped) as server:
-        config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
-                           api_base=server.base_url, max_tokens=8, max_scripts=1)
+        config = RunConfig(
+            env="gridworld",
+            tasks=["BabyAI-GoToLocal-v0"],
+            model="openai/fake-model",
+            api_base=server.base_url,
+            max_tokens=8,
+            max_scripts=1,
+        )
         summary = execute_run(config, TranscriptStore(db), api_key="sk-some-key-000000", show_progress=False)
     episode_id = summary.episodes[0].episode_id
     app = ViewerApp(open_readonly(db))
     html = app.handle("GET", f"/episodes/{episode_id}?turn=0").body.decode()
-    assert 'id="model-call">finish reason: length (cut by --max-tokens) · 0 retries · provider tokens 7 in' in html
+    assert (
+        'id="model-call">finish reason: length (cut by --max-tokens) · 0 retries · provider tokens 7 in'
+        in html
+    )
     assert 'class="meta model-call err"' in html  # shown as an error, not as a plain number
     assert 'id="dropped-prompt">warning: the provider counted 7 input tokens' in html
 
@@ -166,7 +254,11 @@ def test_the_viewer_shows_no_model_call_for_the_reference_agent(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], max_scripts=1)
     summary = execute_run(config, TranscriptStore(db), show_progress=False)
-    html = ViewerApp(open_readonly(db)).handle("GET", f"/episodes/{summary.episodes[0].episode_id}?turn=0").body.decode()
+    html = (
+        ViewerApp(open_readonly(db))
+        .handle("GET", f"/episodes/{summary.episodes[0].episode_id}?turn=0")
+        .body.decode()
+    )
     assert 'id="answer"' in html and 'id="model-call"' not in html
 
 
@@ -175,8 +267,14 @@ def test_the_turn_table_export_carries_the_model_call(tmp_path):
 
     store = TranscriptStore(f"sqlite:///{tmp_path / 'runs.db'}")
     with FakeOpenAIServer(lambda _body: LONG_ANSWER) as server:
-        config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"], model="openai/fake-model",
-                           api_base=server.base_url, max_tokens=8, max_scripts=1)
+        config = RunConfig(
+            env="gridworld",
+            tasks=["BabyAI-GoToLocal-v0"],
+            model="openai/fake-model",
+            api_base=server.base_url,
+            max_tokens=8,
+            max_scripts=1,
+        )
         summary = execute_run(config, store, api_key="sk-some-key-000000", show_progress=False)
     _, turns = run_tables(store, summary.run_id)
     assert turns[0]["finish_reason"] == "length" and turns[0]["retries"] == 0

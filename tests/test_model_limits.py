@@ -22,8 +22,13 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 
 
 def model(server: FakeOpenAIServer, **options) -> LiteLLMModel:
-    return LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="sk-test-limits-0001",
-                        retry_base_s=0.01, **options)
+    return LiteLLMModel(
+        "openai/fake-model",
+        api_base=server.base_url,
+        api_key="sk-test-limits-0001",
+        retry_base_s=0.01,
+        **options,
+    )
 
 
 def test_a_dripping_server_is_cut_off_at_the_timeout_and_retried() -> None:
@@ -79,7 +84,9 @@ def test_token_counts_that_are_not_counts_are_recorded_as_unknown(usage, caplog)
 
 
 def test_the_async_client_keeps_an_answer_with_text_counts_too() -> None:
-    with FakeOpenAIServer(usage={"prompt_tokens": "lots", "completion_tokens": 2, "total_tokens": "x"}) as server:
+    with FakeOpenAIServer(
+        usage={"prompt_tokens": "lots", "completion_tokens": 2, "total_tokens": "x"}
+    ) as server:
         client = model(server, timeout_s=30, max_retries=2)
         reply = asyncio.run(client.acomplete(MESSAGES))
         assert server.request_count == 1

@@ -33,9 +33,7 @@ from agentkit.testing.fake_openai import IMAGE_TOKENS, FakeOpenAIServer, estimat
 CASSETTES = Path(__file__).parent / "cassettes"
 
 # A 2x2 red PNG, fixed bytes so the recorded request body matches on replay.
-PNG_2X2 = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGM8ISfHwMDAxMDAwMDAAAANBAEIfXHKZgAAAABJRU5ErkJggg=="
-)
+PNG_2X2 = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGM8ISfHwMDAxMDAwMDAAAANBAEIfXHKZgAAAABJRU5ErkJggg=="
 
 # Tests that need a live fake server: the network is blocked for them except for 127.0.0.1.
 local_only = pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"])
@@ -161,7 +159,9 @@ def test_rate_limit_and_unavailable_are_retried(
 
 
 @pytest.mark.vcr
-def test_persistent_server_error_gives_model_error_after_retries(openai_endpoint: Any, fake_api_key: str) -> None:
+def test_persistent_server_error_gives_model_error_after_retries(
+    openai_endpoint: Any, fake_api_key: str
+) -> None:
     openai_endpoint.fail_next(500, 500, 500)
     model = make_model(openai_endpoint.base_url, fake_api_key, max_retries=2)
 

@@ -44,8 +44,14 @@ VOCABULARY = Vocabulary((CommandSpec("Go", (ParamSpec("n", ParamType.INT),)),))
 
 
 def _model(server: FakeOpenAIServer, key: str) -> LiteLLMModel:
-    return LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=key, retry_base_s=0.001,
-                        retry_max_s=0.01, warm_up=False)
+    return LiteLLMModel(
+        "openai/fake-model",
+        api_base=server.base_url,
+        api_key=key,
+        retry_base_s=0.001,
+        retry_max_s=0.01,
+        warm_up=False,
+    )
 
 
 @local_only
@@ -59,7 +65,9 @@ def test_a_typed_prompt_is_sent_as_its_openai_twin(fake_openai: FakeOpenAIServer
     assert url == "data:image/png;base64," + base64.b64encode(PNG_2X2).decode("ascii")
     assert typed_reply.text == dict_reply.text
     assert typed_reply.usage.input_tokens == dict_reply.usage.input_tokens > 0
-    assert typed_reply.call is not None and typed_reply.call.our_input_tokens == dict_reply.call.our_input_tokens
+    assert (
+        typed_reply.call is not None and typed_reply.call.our_input_tokens == dict_reply.call.our_input_tokens
+    )
 
 
 class _Counting:
@@ -87,7 +95,9 @@ def test_the_cache_keys_a_typed_prompt_by_its_hashes_and_hits(tmp_path) -> None:
         # A prompt of dicts keeps the key it always had.
         assert not cached.complete(to_openai(TYPED)).cached
         dicts = cached.complete(to_openai(TYPED))
-        assert dicts.cached and dicts.raw == {"cache_key": request_key("counting", {"temperature": 0}, to_openai(TYPED))}
+        assert dicts.cached and dicts.raw == {
+            "cache_key": request_key("counting", {"temperature": 0}, to_openai(TYPED))
+        }
 
 
 def test_participant_hands_typed_messages_only_to_models_that_take_them() -> None:
@@ -96,7 +106,9 @@ def test_participant_hands_typed_messages_only_to_models_that_take_them() -> Non
     assert old.seen == [to_openai(TYPED)]
 
     limited = _Counting()
-    ModelParticipant(RateLimitedModel(limited, RateLimiter(60_000))).answer(TYPED, Observation(step=0), VOCABULARY)
+    ModelParticipant(RateLimitedModel(limited, RateLimiter(60_000))).answer(
+        TYPED, Observation(step=0), VOCABULARY
+    )
     assert limited.seen == [to_openai(TYPED)]  # passed through the wrapper, made into dicts for the old model
 
     class Typed(_Counting):
@@ -113,8 +125,9 @@ def test_participant_hands_typed_messages_only_to_models_that_take_them() -> Non
 def test_the_human_model_shows_a_typed_prompt_and_its_frame(tmp_path) -> None:
     out = io.StringIO()
     lines = iter(["Go(1);", ""])
-    human = HumanModel(input_fn=lambda prompt: next(lines), output=Console(file=out, width=200),
-                       image_dir=tmp_path)
+    human = HumanModel(
+        input_fn=lambda prompt: next(lines), output=Console(file=out, width=200), image_dir=tmp_path
+    )
     reply = human.complete(TYPED)
     shown = out.getvalue()
     assert reply.text == "Go(1);"

@@ -31,7 +31,8 @@ WALL = Cell("wall")
 def room(width: int = 7, height: int = 7) -> list[list[Cell | None]]:
     """A walled room of empty floor, cells[y][x]."""
     return [
-        [WALL if x in (0, width - 1) or y in (0, height - 1) else None for x in range(width)] for y in range(height)
+        [WALL if x in (0, width - 1) or y in (0, height - 1) else None for x in range(width)]
+        for y in range(height)
     ]
 
 
@@ -77,7 +78,9 @@ def test_jpeg_quality_changes_size():
     assert len(encode_image(pixels, "v", quality=30).data) < len(encode_image(pixels, "v", quality=95).data)
 
 
-@pytest.mark.parametrize(("pixels", "fmt"), [(np.zeros((8, 8), np.uint8), "jpeg"), (np.zeros((8, 8, 3), np.uint8), "gif")])
+@pytest.mark.parametrize(
+    ("pixels", "fmt"), [(np.zeros((8, 8), np.uint8), "jpeg"), (np.zeros((8, 8, 3), np.uint8), "gif")]
+)
 def test_bad_frames_and_formats_are_refused(pixels, fmt):
     with pytest.raises(ValueError):
         encode_image(pixels, "v", fmt=fmt)
@@ -104,7 +107,9 @@ def test_ascii_symbols_and_legend_list_only_what_is_shown():
     assert legend["v"].startswith("you, facing south, at x=3, y=3")
 
 
-@pytest.mark.parametrize(("direction", "arrow"), [("east", ">"), ("south", "v"), ("west", "<"), ("north", "^")])
+@pytest.mark.parametrize(
+    ("direction", "arrow"), [("east", ">"), ("south", "v"), ("west", "<"), ("north", "^")]
+)
 def test_agent_arrow(direction, arrow):
     view = ascii_map(GridView(room(), agent_pos=(2, 2), agent_dir=direction))
     assert view.rows[2][2] == arrow
@@ -229,8 +234,15 @@ def test_status_text_lists_the_facts_and_extras():
         status={"steps_left": 52, "carrying": "nothing"},
     )
     text = status_text(raw)
-    for line in ["Step: 12", "Reward since last turn: 0.5", "Total reward: 1.25", "Health: 80",
-                 "Mission: go to the red ball", "Steps left: 52", "Carrying: nothing"]:
+    for line in [
+        "Step: 12",
+        "Reward since last turn: 0.5",
+        "Total reward: 1.25",
+        "Health: 80",
+        "Mission: go to the red ball",
+        "Steps left: 52",
+        "Carrying: nothing",
+    ]:
         assert line in text
     assert "Health" not in status_text(RawObservation(step=0))
     assert "Episode over: success" in status_text(RawObservation(step=3, done=True, success=True))
@@ -240,7 +252,9 @@ def test_status_text_lists_the_facts_and_extras():
 
 
 def test_observer_fills_requested_views_only():
-    raw = RawObservation(step=1, frames={"view": frame(600, 600)}, grid=GridView(room(), (3, 3), "east"), mission="m")
+    raw = RawObservation(
+        step=1, frames={"view": frame(600, 600)}, grid=GridView(room(), (3, 3), "east"), mission="m"
+    )
     full = Observer(ObserverConfig(max_side=300, image_format="png")).observe(raw)
     assert [(i.label, i.media_type, i.width) for i in full.images] == [("view", "image/png", 300)]
     assert full.ascii and full.language and full.structured and full.status_text.startswith("Step: 1")

@@ -28,12 +28,26 @@ def test_run_config_loop_and_command_line_share_the_defaults():
     config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"])
     limits = EpisodeLimits()
     assert (config.max_scripts, config.max_parse_failures, config.max_tokens) == (
-        run_defaults.MAX_SCRIPTS, run_defaults.MAX_PARSE_FAILURES, run_defaults.MAX_TOKENS)
+        run_defaults.MAX_SCRIPTS,
+        run_defaults.MAX_PARSE_FAILURES,
+        run_defaults.MAX_TOKENS,
+    )
     assert (limits.max_scripts, limits.max_parse_failures) == (config.max_scripts, config.max_parse_failures)
     run = get_command(app).commands["run"]  # type: ignore[attr-defined]
     flags = {p.name: p.default for p in run.params}
-    for name in ("model", "temperature", "max_tokens", "episodes", "seed", "max_scripts", "max_parse_failures",
-                 "max_consecutive_model_errors", "memory", "pass_rule", "human_frames"):
+    for name in (
+        "model",
+        "temperature",
+        "max_tokens",
+        "episodes",
+        "seed",
+        "max_scripts",
+        "max_parse_failures",
+        "max_consecutive_model_errors",
+        "memory",
+        "pass_rule",
+        "human_frames",
+    ):
         assert flags[name] == getattr(config, name), name
 
 
@@ -50,14 +64,22 @@ def test_a_run_stores_the_observers_own_settings():
     config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"])
     assert isinstance(config.observer, ObserverConfig)
     assert config.observer.views == list(run_defaults.OBSERVER_VIEWS)
-    assert ObserverConfig().views == ["image", "ascii", "language", "structured"]  # a bare observer: every view
+    assert ObserverConfig().views == [
+        "image",
+        "ascii",
+        "language",
+        "structured",
+    ]  # a bare observer: every view
     again = RunConfig.model_validate(config.model_dump())
     assert again.observer == config.observer
 
 
 def test_from_stored_leaves_out_what_this_version_does_not_know():
-    stored = {**RunConfig(env="gridworld", tasks=["a"], max_scripts=7).model_dump(), "agentkit_version": "0.1.0",
-              "a_setting_of_a_later_version": 1}
+    stored = {
+        **RunConfig(env="gridworld", tasks=["a"], max_scripts=7).model_dump(),
+        "agentkit_version": "0.1.0",
+        "a_setting_of_a_later_version": 1,
+    }
     config = RunConfig.from_stored(stored)
     assert config.max_scripts == 7 and config.tasks == ["a"]
     with pytest.raises(ValueError):
@@ -76,7 +98,9 @@ def test_the_renderer_and_the_store_hash_templates_alike(tmp_path):
 def test_a_suite_means_the_same_tasks_and_the_same_refusal_everywhere():
     tasks = suite_tasks("aai-arena", "aai-children40")
     assert len(tasks) == 40
-    experiment = Experiment.model_validate({"env": "aai-arena", "suite": "aai-children40", "models": ["reference"]})
+    experiment = Experiment.model_validate(
+        {"env": "aai-arena", "suite": "aai-children40", "models": ["reference"]}
+    )
     assert experiment.task_list() == tasks
     with pytest.raises(UnknownSuite, match="unknown suite 'nope' for env 'aai-arena'; known: "):
         suite_tasks("aai-arena", "nope")

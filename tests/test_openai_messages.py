@@ -16,20 +16,28 @@ from agentkit.models.openai_messages import data_url, to_openai, typed_request_k
 from agentkit.testing.fake_openai import FakeOpenAIServer
 
 KEY = "sk-test-typed-000000000000"
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 URL = "data:image/png;base64," + base64.b64encode(PNG).decode("ascii")
 IMAGE = ImagePart.of(PNG, "image/png")
 TYPED = [
-    Message("system", "rules \u00e9 \"quoted\""),
+    Message("system", 'rules \u00e9 "quoted"'),
     Message("user", (TextPart("turn 1"), IMAGE)),
     Message("assistant", "Go(1);"),
     Message("user", (TextPart("turn 2"), IMAGE)),
 ]
 DICTS = [
-    {"role": "system", "content": "rules \u00e9 \"quoted\""},
-    {"role": "user", "content": [{"type": "text", "text": "turn 1"}, {"type": "image_url", "image_url": {"url": URL}}]},
+    {"role": "system", "content": 'rules \u00e9 "quoted"'},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "turn 1"}, {"type": "image_url", "image_url": {"url": URL}}],
+    },
     {"role": "assistant", "content": "Go(1);"},
-    {"role": "user", "content": [{"type": "text", "text": "turn 2"}, {"type": "image_url", "image_url": {"url": URL}}]},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "turn 2"}, {"type": "image_url", "image_url": {"url": URL}}],
+    },
 ]
 
 
@@ -53,8 +61,14 @@ def test_the_cache_key_uses_text_and_image_hashes_only():
     assert key == typed_request_key("m", {"temperature": 0}, list(TYPED))
     # Same sha256, other bytes: the bytes are not read (the hash names them).
     relabelled = ImagePart(b"not read", "image/png", IMAGE.sha256)
-    assert key == typed_request_key("m", {"temperature": 0}, [*TYPED[:3], Message("user", (TextPart("turn 2"), relabelled))])
+    assert key == typed_request_key(
+        "m", {"temperature": 0}, [*TYPED[:3], Message("user", (TextPart("turn 2"), relabelled))]
+    )
     other = ImagePart.of(PNG + b"\0", "image/png")
-    assert key != typed_request_key("m", {"temperature": 0}, [*TYPED[:3], Message("user", (TextPart("turn 2"), other))])
-    assert key != typed_request_key("m", {"temperature": 0}, [*TYPED[:3], Message("user", (TextPart("turn 3"), IMAGE))])
+    assert key != typed_request_key(
+        "m", {"temperature": 0}, [*TYPED[:3], Message("user", (TextPart("turn 2"), other))]
+    )
+    assert key != typed_request_key(
+        "m", {"temperature": 0}, [*TYPED[:3], Message("user", (TextPart("turn 3"), IMAGE))]
+    )
     assert key != typed_request_key("m2", {"temperature": 0}, TYPED)

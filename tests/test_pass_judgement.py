@@ -64,11 +64,14 @@ class BreaksTheWorld:
         return ModelReply(text="Go(1);")
 
 
-def play(task: str, model_factory, rule: str = "aai", env: str = "aai-arena",
-         **config: Any) -> tuple[EpisodeResult, Any]:
+def play(
+    task: str, model_factory, rule: str = "aai", env: str = "aai-arena", **config: Any
+) -> tuple[EpisodeResult, Any]:
     """One episode through the real loop (the arena unless ``env`` says otherwise); the result and
     the world's final state."""
-    run_config = RunConfig(env=env, tasks=[task], model="replay", include_images=False, pass_rule=rule, **config)
+    run_config = RunConfig(
+        env=env, tasks=[task], model="replay", include_images=False, pass_rule=rule, **config
+    )
     setup = make_setup(run_config, model_factory=model_factory)
     try:
         result = run_episode(setup, task, 0)
@@ -99,8 +102,11 @@ def test_the_chosen_tasks_are_the_cases_the_rule_is_about():
     assert sum(1 for mark in PASS_MARKS.values() if mark is not None and mark < 0) == 39
 
 
-@pytest.mark.parametrize("model_factory", [lambda backend: ReplayModel([]), lambda backend: RaisingModel()],
-                         ids=["replay-with-no-answers", "raising-model"])
+@pytest.mark.parametrize(
+    "model_factory",
+    [lambda backend: ReplayModel([]), lambda backend: RaisingModel()],
+    ids=["replay-with-no-answers", "raising-model"],
+)
 def test_a_model_error_at_turn_0_is_not_a_pass_on_a_negative_pass_mark_task(model_factory):
     result, _ = play(NEGATIVE, model_factory)
     assert result.end_reason is EndReason.MODEL_ERROR and result.turns == 0
@@ -131,8 +137,9 @@ def test_a_script_limit_stop_runs_out_the_clock_and_is_judged_on_the_final_rewar
 
 
 def test_a_parse_failure_stop_runs_out_the_clock_too():
-    result, final = play(NEGATIVE, lambda backend: ReplayModel(["I am not sure what to do."] * 2),
-                         max_parse_failures=2)
+    result, final = play(
+        NEGATIVE, lambda backend: ReplayModel(["I am not sure what to do."] * 2), max_parse_failures=2
+    )
     assert result.end_reason is EndReason.PARSE_FAILURE_LIMIT
     assert result.metrics["clock_run_out"]["idle_steps"] > 0 and final.done
     assert result.reward < PASS_MARKS[NEGATIVE] and result.metrics["pass"] is False
@@ -151,7 +158,9 @@ def test_an_untimed_arena_stopped_by_a_limit_has_no_clock_and_is_not_a_pass_with
         "!ArenaConfig\narenas:\n  0: !Arena\n    pass_mark: -0.5\n    t: 0\n    items:\n"
         "    - !Item\n      name: Agent\n      positions:\n      - !Vector3 {x: 20, y: 0, z: 5}\n      rotations: [0]\n"
         "    - !Item\n      name: GoodGoal\n      positions:\n      - !Vector3 {x: 20, y: 0, z: 35}\n"
-        "      sizes:\n      - !Vector3 {x: 1, y: 1, z: 1}\n", encoding="utf-8")
+        "      sizes:\n      - !Vector3 {x: 1, y: 1, z: 1}\n",
+        encoding="utf-8",
+    )
     result, final = play(str(arena), lambda backend: ReplayModel([TURN, TURN]), max_scripts=2)
     assert result.end_reason is EndReason.SCRIPT_LIMIT
     assert result.metrics["clock_run_out"]["idle_steps"] == 0 and not final.done
@@ -162,11 +171,20 @@ def test_an_untimed_arena_stopped_by_a_limit_has_no_clock_and_is_not_a_pass_with
 def test_the_unity_backend_runs_out_the_clock_as_the_arena_does():
     """Through ML-Agents' protocol (the builtin build): the build's own clock ends the episode."""
     direct, _ = play(NEGATIVE, lambda backend: ReplayModel([TURN, TURN]), max_scripts=2)
-    through, final = play(NEGATIVE, lambda backend: ReplayModel([TURN, TURN]), env="animalai", max_scripts=2,
-                          backend_options={"aai_build": "builtin", "render_size": 16})
+    through, final = play(
+        NEGATIVE,
+        lambda backend: ReplayModel([TURN, TURN]),
+        env="animalai",
+        max_scripts=2,
+        backend_options={"aai_build": "builtin", "render_size": 16},
+    )
     assert through.end_reason is EndReason.SCRIPT_LIMIT and final.done
     clock, want = through.metrics["clock_run_out"], direct.metrics["clock_run_out"]
-    assert (clock["idle_steps"], clock["ended"], clock["end_reason"]) == (want["idle_steps"], True, "time_limit")
+    assert (clock["idle_steps"], clock["ended"], clock["end_reason"]) == (
+        want["idle_steps"],
+        True,
+        "time_limit",
+    )
     assert through.reward == pytest.approx(direct.reward, abs=1e-4)  # the protocol carries float32 rewards
     assert through.success is False and through.metrics["pass"] is False
 
@@ -192,26 +210,45 @@ def _turning(body: dict[str, Any]) -> str:
 
 def test_run_eval_viewer_and_report_read_the_same_verdicts(tmp_path: Path):
     store = TranscriptStore(f"sqlite:///{tmp_path / 'judged.db'}")
-    common = dict(env="aai-arena", model="openai/fake-model", include_images=False, max_retries=0, max_attempts=1,
-                  timeout_s=10)
+    common = dict(
+        env="aai-arena",
+        model="openai/fake-model",
+        include_images=False,
+        max_retries=0,
+        max_attempts=1,
+        timeout_s=10,
+    )
     with FakeOpenAIServer(_turning) as server:
-        played = execute_run(RunConfig(tasks=[NEGATIVE, AVOIDANCE], api_base=server.base_url, max_scripts=2,
-                                       **common), store, show_progress=False)
+        played = execute_run(
+            RunConfig(tasks=[NEGATIVE, AVOIDANCE], api_base=server.base_url, max_scripts=2, **common),
+            store,
+            show_progress=False,
+        )
     unreachable = f"http://127.0.0.1:{_free_port()}/v1"
-    broken = execute_run(RunConfig(tasks=[NEGATIVE], api_base=unreachable, **common), store, show_progress=False)
-    broken_llm = execute_run(RunConfig(tasks=[NEGATIVE], api_base=unreachable, pass_rule="llm-aai", **common),
-                             store, show_progress=False)
+    broken = execute_run(
+        RunConfig(tasks=[NEGATIVE], api_base=unreachable, **common), store, show_progress=False
+    )
+    broken_llm = execute_run(
+        RunConfig(tasks=[NEGATIVE], api_base=unreachable, pass_rule="llm-aai", **common),
+        store,
+        show_progress=False,
+    )
 
     verdicts = {e.task: e.metrics["pass"] for e in played.episodes}
     assert verdicts == {NEGATIVE: False, AVOIDANCE: True}
     assert [e.end_reason for e in broken.episodes + broken_llm.episodes] == [EndReason.MODEL_ERROR] * 2
     data = ViewerData(store)
-    expected = {played.run_id: {NEGATIVE: False, AVOIDANCE: True}, broken.run_id: {NEGATIVE: False},
-                broken_llm.run_id: {NEGATIVE: None}}
+    expected = {
+        played.run_id: {NEGATIVE: False, AVOIDANCE: True},
+        broken.run_id: {NEGATIVE: False},
+        broken_llm.run_id: {NEGATIVE: None},
+    }
     for summary in (played, broken, broken_llm):
         want = expected[summary.run_id]
         # agentkit run: success of each episode and the success rate over those with a verdict
-        assert {e.task: (e.success if e.metrics["pass"] is not None else None) for e in summary.episodes} == want
+        assert {
+            e.task: (e.success if e.metrics["pass"] is not None else None) for e in summary.episodes
+        } == want
         judged = [v for v in want.values() if v is not None]
         assert summary.success_rate == (sum(judged) / len(judged) if judged else 0.0)
         # agentkit eval: the pass rate over episodes with a verdict
@@ -225,30 +262,39 @@ def test_run_eval_viewer_and_report_read_the_same_verdicts(tmp_path: Path):
         # agentkit report aai: passes over pairs; an episode without a verdict is not counted
         results = read_run(store, summary.run_id)
         assert {t: (p.passed, p.n) for t, p in results.by_task.items()} == {
-            t: (int(v), 1) for t, v in want.items() if v is not None}
+            t: (int(v), 1) for t, v in want.items() if v is not None
+        }
         assert results.not_judged == sum(v is None for v in want.values())
         assert results.pass_rule.value == summary.config.pass_rule
     stopped = store.list_episodes(run_id=played.run_id)
-    assert all(e.metrics["clock_run_out"]["idle_steps"] > 0 and e.metrics["clock_run_out"]["ended"]
-               for e in stopped)  # stored with the episode
+    assert all(
+        e.metrics["clock_run_out"]["idle_steps"] > 0 and e.metrics["clock_run_out"]["ended"] for e in stopped
+    )  # stored with the episode
     app = ViewerApp(store)
     page = app.handle("GET", f"/episodes/{stopped[0].id}").body.decode()
-    assert re.search(rf'\b{stopped[0].metrics["clock_run_out"]["idle_steps"]}\s+idle steps', page)  # said on the page
+    assert re.search(
+        rf"\b{stopped[0].metrics['clock_run_out']['idle_steps']}\s+idle steps", page
+    )  # said on the page
     void = store.list_episodes(run_id=broken_llm.run_id)[0]
     assert 'class="badge b-no-verdict"' in app.handle("GET", f"/episodes/{void.id}").body.decode()
 
 
 def test_agentkit_eval_takes_the_rule_and_stores_it_with_the_run(tmp_path: Path):
     experiment = tmp_path / "broken.yaml"
-    experiment.write_text(f"env: aai-arena\ntasks: [{NEGATIVE}]\nmodel: openai/fake-model\nmax_retries: 0\n"
-                          "max_attempts: 1\ninclude_images: false\n", encoding="utf-8")
+    experiment.write_text(
+        f"env: aai-arena\ntasks: [{NEGATIVE}]\nmodel: openai/fake-model\nmax_retries: 0\n"
+        "max_attempts: 1\ninclude_images: false\n",
+        encoding="utf-8",
+    )
     db = f"sqlite:///{tmp_path / 'eval.db'}"
     from agentkit.testing.error_server import ErrorServer
 
     # a server that only fails (one nobody listens on is refused before the run: issue 16)
     with ErrorServer(500, {"error": {"message": "down", "type": "server_error"}}) as broken:
-        data = run_json(["eval", str(experiment), "--api-base", broken.base_url, "--pass-rule", "llm-aai",
-                         "--db", db], tmp_path)
+        data = run_json(
+            ["eval", str(experiment), "--api-base", broken.base_url, "--pass-rule", "llm-aai", "--db", db],
+            tmp_path,
+        )
     assert data["pass_rule"] == "llm-aai" and data["not_judged"] == 1 and data["pass_rate"] == 0.0
     assert data["episodes"][0]["end_reason"] == "model_error" and data["episodes"][0]["pass"] is None
     assert TranscriptStore(db).get_run(data["run_id"]).config["pass_rule"] == "llm-aai"
@@ -257,14 +303,47 @@ def test_agentkit_eval_takes_the_rule_and_stores_it_with_the_run(tmp_path: Path)
 def test_agentkit_run_and_report_agree_on_the_command_line(tmp_path: Path):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     with FakeOpenAIServer(_turning) as server:
-        ran = run_json(["run", "--env", "aai-arena", "--task", NEGATIVE, "--task", AVOIDANCE, "--model",
-                        "openai/fake-model", "--api-base", server.base_url, "--max-scripts", "2", "--no-images",
-                        "--db", db], tmp_path, cli_env())
+        ran = run_json(
+            [
+                "run",
+                "--env",
+                "aai-arena",
+                "--task",
+                NEGATIVE,
+                "--task",
+                AVOIDANCE,
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--max-scripts",
+                "2",
+                "--no-images",
+                "--db",
+                db,
+            ],
+            tmp_path,
+            cli_env(),
+        )
     assert ran["pass_rule"] == "aai"
-    assert {e["task"]: (e["success"], e["pass"]) for e in ran["episodes"]} == {NEGATIVE: (False, False),
-                                                                               AVOIDANCE: (True, True)}
-    report = run_json(["report", "aai", "--runs", ran["run_id"], "--tasks", f"{NEGATIVE},{AVOIDANCE}", "--db", db,
-                       "--no-figure"], tmp_path)
+    assert {e["task"]: (e["success"], e["pass"]) for e in ran["episodes"]} == {
+        NEGATIVE: (False, False),
+        AVOIDANCE: (True, True),
+    }
+    report = run_json(
+        [
+            "report",
+            "aai",
+            "--runs",
+            ran["run_id"],
+            "--tasks",
+            f"{NEGATIVE},{AVOIDANCE}",
+            "--db",
+            db,
+            "--no-figure",
+        ],
+        tmp_path,
+    )
     overall = report["overall"]
     assert (overall["passed"]["runs"][ran["run_id"]], overall["n"]["runs"][ran["run_id"]]) == (1, 2)
     assert report["pass_rules"] == {ran["run_id"]: "aai"}

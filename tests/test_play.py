@@ -64,8 +64,13 @@ def test_held_keys_name_animal_ai_actions():
 
 
 def test_options_refused_in_one_line():
-    for options, named in (({"mode": "mouse"}, "--mode"), ({"env": "mars"}, "--env"), ({"condition": "a\nb"}, "--condition"),
-                           ({"participant": "x" * 65}, "--participant"), ({"tasks": []}, "--tasks")):
+    for options, named in (
+        ({"mode": "mouse"}, "--mode"),
+        ({"env": "mars"}, "--env"),
+        ({"condition": "a\nb"}, "--condition"),
+        ({"participant": "x" * 65}, "--participant"),
+        ({"tasks": []}, "--tasks"),
+    ):
         with pytest.raises(ValueError, match=named):
             PlayOptions(**{"participant": "p", "tasks": [CHILD_TASK], **options})
 
@@ -95,7 +100,11 @@ def test_script_mode_is_the_models_conditions_and_replays(serve, tmp_path):
 
     run = store.get_run(state["run_id"])
     assert run.model == "human:p-2" and run.status == "finished"
-    assert (run.config["participant"], run.config["condition"], run.config["play_mode"]) == ("p-2", "adults", "script")
+    assert (run.config["participant"], run.config["condition"], run.config["play_mode"]) == (
+        "p-2",
+        "adults",
+        "script",
+    )
     assert run.config["control"] == "script" and run.config["memory"] == "full"
     episodes = store.list_episodes(run_id=run.id)
     assert sorted(e.task for e in episodes) == sorted(["01-01-01", CHILD_TASK])
@@ -149,25 +158,36 @@ def test_bad_requests_get_one_line(serve):
     assert status == 400 and answer["error"] == "request body: not JSON"
     status, answer = _post(url + "api/nothing", {})
     assert status == 404
-    form = urllib.request.Request(url + "api/sessions", data=b"participant=eve",
-                                  headers={"Content-Type": "application/x-www-form-urlencoded"})
+    form = urllib.request.Request(
+        url + "api/sessions",
+        data=b"participant=eve",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:  # another site's form cannot start a sitting
         urllib.request.urlopen(form, timeout=30)
     assert refused.value.code == 400
-    rebound = urllib.request.Request(url + "api/sessions", data=b"{}", headers={"Host": "evil.example:80",
-                                                                                "Content-Type": "application/json"})
+    rebound = urllib.request.Request(
+        url + "api/sessions",
+        data=b"{}",
+        headers={"Host": "evil.example:80", "Content-Type": "application/json"},
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:  # nor a page that renamed its address
         urllib.request.urlopen(rebound, timeout=30)
     assert refused.value.code == 421
     with urllib.request.urlopen(url, timeout=30) as response:
         page = response.read().decode()
-        assert "/static/play.js" in page and "default-src 'self'" in response.headers["Content-Security-Policy"]
+        assert (
+            "/static/play.js" in page and "default-src 'self'" in response.headers["Content-Security-Policy"]
+        )
 
 
 def test_cli_refuses_bad_options_in_one_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
-    for args, named in ((["--participant", "a b"], "--participant"), (["--participant", "p", "--tasks", "99-99-99"], "99-99-99"),
-                        (["--resume", "nope"], "nope")):
+    for args, named in (
+        (["--participant", "a b"], "--participant"),
+        (["--participant", "p", "--tasks", "99-99-99"], "99-99-99"),
+        (["--resume", "nope"], "nope"),
+    ):
         proc = run_cli(["play", *args, "--db", db], tmp_path, check=False)
         assert proc.returncode == 2 and named in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
@@ -175,9 +195,30 @@ def test_cli_refuses_bad_options_in_one_line(tmp_path):
 
 def test_cli_serves_a_sitting_until_ctrl_c(tmp_path):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
-    proc = subprocess.Popen([*AGENTKIT, "play", "--participant", "p5", "--condition", "pilot", "--tasks", CHILD_TASK,
-                             "--no-tutorial", "--size", "64", "--port", "0", "--db", db],
-                            cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            *AGENTKIT,
+            "play",
+            "--participant",
+            "p5",
+            "--condition",
+            "pilot",
+            "--tasks",
+            CHILD_TASK,
+            "--no-tutorial",
+            "--size",
+            "64",
+            "--port",
+            "0",
+            "--db",
+            db,
+        ],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
@@ -210,10 +251,24 @@ def test_report_pools_people_into_a_humans_column(serve, tmp_path):
     url_a, _ = start(participant="a1", mode="script")
     url_b, _ = start(participant="b2", mode="script")
     runs = [_script_sitting(url_a, ["Go(10)", "Go(10)"]), _script_sitting(url_b, ["Go(10)", "Go(10)"])]
-    model_run = store.create_run(env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={})
+    model_run = store.create_run(
+        env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={}
+    )
     db = str(store.url)
-    report = run_json(["report", "aai", "--humans", ",".join(runs), "--tasks", f"01-01-01,{CHILD_TASK}", "--no-figure",
-                       "--db", db], tmp_path)
+    report = run_json(
+        [
+            "report",
+            "aai",
+            "--humans",
+            ",".join(runs),
+            "--tasks",
+            f"01-01-01,{CHILD_TASK}",
+            "--no-figure",
+            "--db",
+            db,
+        ],
+        tmp_path,
+    )
     assert report["labels"]["humans"] == "humans (n=2)"
     overall = report["overall"]
     assert overall["n"]["runs"]["humans"] == 2  # two people on the one task; the tutorial never counts
@@ -259,7 +314,9 @@ def test_gridworld_keys_step_once_a_press_and_replay(serve):
     _, state = _post(url + "api/session", {})
     token = state["session"]
     assert state["stepping"] == "turns" and state["health"] is None
-    status, answer = _post(url + "api/step", {"session": token, "keys": ["ArrowUp"]})  # held keys mean nothing here
+    status, answer = _post(
+        url + "api/step", {"session": token, "keys": ["ArrowUp"]}
+    )  # held keys mean nothing here
     assert status == 400 and answer["error"].startswith("press:")
     presses = ["ArrowUp", "ArrowUp", "ArrowUp", "ArrowRight", "ArrowUp", "ArrowUp"]  # seed 0's room: the goal
     for key in presses:
@@ -288,7 +345,12 @@ def test_a_stopped_sitting_resumes_where_it_was_cut(serve):
     assert store.get_run(run_id).status == "stopped"
 
     options, point = resume_point(store, run_id)
-    assert (options.participant, options.condition, options.tasks, options.size) == ("r1", "pilot", [CHILD_TASK], 64)
+    assert (options.participant, options.condition, options.tasks, options.size) == (
+        "r1",
+        "pilot",
+        [CHILD_TASK],
+        64,
+    )
     assert list(point.done) == [0] and point.attempts == {1: 1}
     resumed = PlayServer(store, options, resume=point)
     url = resumed.start()
@@ -302,17 +364,23 @@ def test_a_stopped_sitting_resumes_where_it_was_cut(serve):
     finally:
         resumed.close()
     assert store.get_run(run_id).status == "finished"
-    child = sorted((e for e in store.list_episodes(run_id=run_id) if e.task == CHILD_TASK), key=lambda e: e.attempt)
+    child = sorted(
+        (e for e in store.list_episodes(run_id=run_id) if e.task == CHILD_TASK), key=lambda e: e.attempt
+    )
     assert [(e.attempt, e.end_reason) for e in child] == [(0, "model_error"), (1, "died")]
     assert replay_episode(store, child[1].id).matches
-    model_run = store.create_run(env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={})
+    model_run = store.create_run(
+        env="aai-arena", tasks=[CHILD_TASK], model="reference", config={}, templates={}
+    )
     with pytest.raises(ValueError, match="not an agentkit play sitting"):
         resume_point(store, model_run)
 
 
 def test_a_world_that_cannot_start_ends_the_sitting_in_one_line(serve):
     start, store = serve
-    url, _ = start(participant="x1", tasks=["99-99-99"], tutorial=None)  # the CLI checks tasks first; here not
+    url, _ = start(
+        participant="x1", tasks=["99-99-99"], tutorial=None
+    )  # the CLI checks tasks first; here not
     _, state = _post(url + "api/session", {})
     assert state["finished"] and "99-99-99" in state["error"] and "\n" not in state["error"]
     run = store.get_run(state["run_id"])

@@ -22,12 +22,15 @@ from agentkit.replay import replay_episode
 from agentkit.transcripts import TranscriptStore
 
 pytest.importorskip("websockets.sync.client", reason="websockets is in the test extra")
-_spec = importlib.util.spec_from_file_location("viewer_browser_for_play",
-                                               Path(__file__).with_name("test_viewer_browser.py"))
+_spec = importlib.util.spec_from_file_location(
+    "viewer_browser_for_play", Path(__file__).with_name("test_viewer_browser.py")
+)
 assert _spec is not None and _spec.loader is not None
 browsing = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(browsing)
-pytestmark = pytest.mark.skipif(browsing.CHROMIUM is None, reason="no chromium on PATH (./dev setup installs Debian's)")
+pytestmark = pytest.mark.skipif(
+    browsing.CHROMIUM is None, reason="no chromium on PATH (./dev setup installs Debian's)"
+)
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 CHILD_TASK = "07-16-01"  # children40: straight ahead ends it in 4 steps
@@ -52,8 +55,14 @@ def store(tmp_path):
 
 def _key(browser, kind: str, key: str, modifiers: int = 0) -> None:
     code = "Space" if key == " " else key
-    browser.send("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode=KEY_CODES[key],
-                 modifiers=modifiers)
+    browser.send(
+        "Input.dispatchKeyEvent",
+        type=kind,
+        key=key,
+        code=code,
+        windowsVirtualKeyCode=KEY_CODES[key],
+        modifiers=modifiers,
+    )
 
 
 def _hold_until(browser, key: str, condition: str) -> None:
@@ -65,12 +74,18 @@ def _hold_until(browser, key: str, condition: str) -> None:
 
 
 def _overlay(browser) -> str:
-    return browser.evaluate("document.getElementById('overlay').hidden ? '' : document.getElementById('overlay').textContent")
+    return browser.evaluate(
+        "document.getElementById('overlay').hidden ? '' : document.getElementById('overlay').textContent"
+    )
 
 
 def test_keyboard_sitting_in_chromium(browser, store):
-    server = PlayServer(store, PlayOptions(participant="kid-7", tasks=[CHILD_TASK], mode="keyboard",
-                                           condition="browser-test", size=128))
+    server = PlayServer(
+        store,
+        PlayOptions(
+            participant="kid-7", tasks=[CHILD_TASK], mode="keyboard", condition="browser-test", size=128
+        ),
+    )
     url = server.start()
     try:
         browser.goto(url)
@@ -100,7 +115,9 @@ def test_keyboard_sitting_in_chromium(browser, store):
         server.close()
 
     run = store.get_run(run_id)
-    assert run.model == "human:kid-7" and run.config["condition"] == "browser-test" and run.status == "finished"
+    assert (
+        run.model == "human:kid-7" and run.config["condition"] == "browser-test" and run.status == "finished"
+    )
     episodes = {e.task: e for e in store.list_episodes(run_id=run_id)}
     assert set(episodes) == {"01-01-01", CHILD_TASK}
     assert episodes["01-01-01"].end_reason == "goal" and episodes[CHILD_TASK].end_reason == "died"
@@ -112,7 +129,9 @@ def test_keyboard_sitting_in_chromium(browser, store):
 
 
 def test_script_sitting_in_chromium(browser, store):
-    server = PlayServer(store, PlayOptions(participant="adult-1", tasks=[CHILD_TASK], mode="script", size=128))
+    server = PlayServer(
+        store, PlayOptions(participant="adult-1", tasks=[CHILD_TASK], mode="script", size=128)
+    )
     url = server.start()
     try:
         browser.goto(url)

@@ -19,10 +19,24 @@ BIG_SEED = 3_000_000_000  # past 2**31: the 32-bit columns of schema 2 overflowe
 
 
 def turn(index: int, answer: str) -> TurnRecord:
-    return TurnRecord(index=index, observation={"step": index}, messages=[{"role": "user", "content": "go"}],
-                      answer=answer, usage=Usage(3_000_000_000, 1, 0.0), latency_s=0.0, cached=False, script=None,
-                      parse_error=None, compile_error=None, actions=[], reward=0.0, total_reward=0.0, health=None,
-                      done=False, timings={})
+    return TurnRecord(
+        index=index,
+        observation={"step": index},
+        messages=[{"role": "user", "content": "go"}],
+        answer=answer,
+        usage=Usage(3_000_000_000, 1, 0.0),
+        latency_s=0.0,
+        cached=False,
+        script=None,
+        parse_error=None,
+        compile_error=None,
+        actions=[],
+        reward=0.0,
+        total_reward=0.0,
+        health=None,
+        done=False,
+        timings={},
+    )
 
 
 def closed_port() -> int:
@@ -37,7 +51,17 @@ def agentkit(*args: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
 
 
 def test_the_escape_is_reversible_and_leaves_ordinary_text_alone() -> None:
-    for original in ["plain", "", "a\x00b", "\x00", "\x1b\x00\x1be0", MARKER, MARKER + "x\x00", "\x1b0", "ü\x00✓"]:
+    for original in [
+        "plain",
+        "",
+        "a\x00b",
+        "\x00",
+        "\x1b\x00\x1be0",
+        MARKER,
+        MARKER + "x\x00",
+        "\x1b0",
+        "ü\x00✓",
+    ]:
         stored = to_stored(original)
         assert "\x00" not in stored and from_stored(stored) == original
     assert to_stored("plain \x1b text") == "plain \x1b text"
@@ -70,25 +94,54 @@ def test_a_missing_driver_is_one_line_naming_the_extra(tmp_path: Path) -> None:
     url = "postgresql://agent:s3cret@127.0.0.1:5432/runs"
     done = agentkit("transcripts", "list", "--db", url, prelude="sys.modules['psycopg'] = None")
     assert done.returncode != 0 and "Traceback" not in done.stderr
-    assert done.stderr.strip() == ("error: --db postgresql://agent:***@127.0.0.1:5432/runs: the PostgreSQL driver "
-                                   "(psycopg 3) is not installed: pip install 'agentkit-embodied[postgres]'")
+    assert done.stderr.strip() == (
+        "error: --db postgresql://agent:***@127.0.0.1:5432/runs: the PostgreSQL driver "
+        "(psycopg 3) is not installed: pip install 'agentkit-embodied[postgres]'"
+    )
 
 
-@pytest.mark.parametrize("command", [["transcripts", "list"], ["db", "upgrade"],
-                                     ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "1"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["transcripts", "list"],
+        ["db", "upgrade"],
+        ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "1"],
+    ],
+)
 def test_an_unreachable_server_is_one_line_without_the_password(command: list[str]) -> None:
     url = f"postgresql://agent:s3cret@127.0.0.1:{closed_port()}/runs"
     done = agentkit(*command, "--db", url)
     lines = done.stderr.strip().splitlines()
-    assert done.returncode != 0 and "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
+    assert (
+        done.returncode != 0 and "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
+    )
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"error: --db {url.replace('s3cret', '***')}: cannot open the database (")
 
 
 def test_a_run_with_a_seed_past_2_31_is_stored_on_postgres(postgres_url: str, tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "agentkit.cli", "run", "--env", "gridworld", "--task",
-                           "BabyAI-GoToLocal-v0", "--episodes", "1", "--seed", str(BIG_SEED), "--db", postgres_url],
-                          capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentkit.cli",
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToLocal-v0",
+            "--episodes",
+            "1",
+            "--seed",
+            str(BIG_SEED),
+            "--db",
+            postgres_url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     with TranscriptStore(postgres_url) as store:
         (episode,) = store.list_episodes()
@@ -97,8 +150,12 @@ def test_a_run_with_a_seed_past_2_31_is_stored_on_postgres(postgres_url: str, tm
 
 def test_writers_opening_a_new_database_at_once_all_succeed(postgres_url: str) -> None:
     """Tables are made under a lock: workers of a sweep may open a fresh store together."""
-    code = "import sys; from agentkit.transcripts import TranscriptStore; TranscriptStore(sys.argv[1]).close()"
-    procs = [subprocess.Popen([sys.executable, "-c", code, postgres_url], stderr=subprocess.PIPE, text=True)
-             for _ in range(4)]
+    code = (
+        "import sys; from agentkit.transcripts import TranscriptStore; TranscriptStore(sys.argv[1]).close()"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, postgres_url], stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
     errors = [p.communicate(timeout=120)[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], errors

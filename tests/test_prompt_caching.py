@@ -60,16 +60,32 @@ class _Server:
 
 
 ANTHROPIC_ANSWER = {
-    "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "go(1)"}], "stop_reason": "end_turn", "stop_sequence": None,
-    "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_input_tokens": 900,
-              "cache_creation_input_tokens": 0},
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5",
+    "content": [{"type": "text", "text": "go(1)"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "usage": {
+        "input_tokens": 100,
+        "output_tokens": 10,
+        "cache_read_input_tokens": 900,
+        "cache_creation_input_tokens": 0,
+    },
 }
 OPENAI_ANSWER = {
-    "id": "c1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+    "id": "c1",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "gpt-4o-mini",
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "go(1)"}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 1000, "completion_tokens": 10, "total_tokens": 1010,
-              "prompt_tokens_details": {"cached_tokens": 768}},
+    "usage": {
+        "prompt_tokens": 1000,
+        "completion_tokens": 10,
+        "total_tokens": 1010,
+        "prompt_tokens_details": {"cached_tokens": 768},
+    },
 }
 
 
@@ -91,8 +107,15 @@ def _history(turns: int) -> list[dict[str, Any]]:
     """A full-history prompt: system, then user/assistant pairs with an image each, ending on a user turn."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are an agent in an arena."}]
     for t in range(turns):
-        messages.append({"role": "user", "content": [{"type": "text", "text": f"turn {t}: you see"},
-                                                      {"type": "image_url", "image_url": {"url": IMAGE}}]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"turn {t}: you see"},
+                    {"type": "image_url", "image_url": {"url": IMAGE}},
+                ],
+            }
+        )
         if t < turns - 1:
             messages.append({"role": "assistant", "content": f"go({t})"})
     return messages
@@ -112,7 +135,9 @@ def _marked_parts(body: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def test_anthropic_request_carries_markers_and_cached_tokens_are_priced(anthropic_server: _Server) -> None:
-    model = LiteLLMModel(ANTHROPIC_MODEL, api_base=anthropic_server.url, api_key="sk-test-000000", max_retries=0)
+    model = LiteLLMModel(
+        ANTHROPIC_MODEL, api_base=anthropic_server.url, api_key="sk-test-000000", max_retries=0
+    )
     messages = _history(5)
     before = json.dumps(messages)
     reply = model.complete(messages)
@@ -136,8 +161,13 @@ def test_anthropic_request_carries_markers_and_cached_tokens_are_priced(anthropi
 
 
 def test_prompt_cache_off_sends_no_markers(anthropic_server: _Server) -> None:
-    model = LiteLLMModel(ANTHROPIC_MODEL, api_base=anthropic_server.url, api_key="sk-test-000000", max_retries=0,
-                         prompt_cache=False)
+    model = LiteLLMModel(
+        ANTHROPIC_MODEL,
+        api_base=anthropic_server.url,
+        api_key="sk-test-000000",
+        max_retries=0,
+        prompt_cache=False,
+    )
     model.complete(_history(3))
     assert _marked_parts(anthropic_server.bodies[0]) == []
     assert "cache_control" not in json.dumps(anthropic_server.bodies[0])
@@ -161,12 +191,19 @@ def test_marker_placement_rules() -> None:
     assert takes_cache_markers("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0")
     assert not takes_cache_markers("openai/gpt-4o-mini")
     assert not takes_cache_markers("gemini/gemini-2.0-flash")
-    one_turn = mark_stable_prefix([{"role": "system", "content": "rules"}, {"role": "user", "content": "look"}])
-    assert one_turn[0]["content"] == [{"type": "text", "text": "rules", "cache_control": {"type": "ephemeral"}}]
+    one_turn = mark_stable_prefix(
+        [{"role": "system", "content": "rules"}, {"role": "user", "content": "look"}]
+    )
+    assert one_turn[0]["content"] == [
+        {"type": "text", "text": "rules", "cache_control": {"type": "ephemeral"}}
+    ]
     assert one_turn[1]["content"][0]["cache_control"] == {"type": "ephemeral"}
     many = mark_stable_prefix(_history(30))
-    marked = [i for i, m in enumerate(many) if isinstance(m["content"], list)
-              and any("cache_control" in p for p in m["content"])]
+    marked = [
+        i
+        for i, m in enumerate(many)
+        if isinstance(m["content"], list) and any("cache_control" in p for p in m["content"])
+    ]
     assert len(marked) == 4 and marked[0] == 0 and marked[-1] == len(many) - 1
 
 
@@ -175,17 +212,39 @@ def test_saved_and_run_line() -> None:
     assert saved_usd("anthropic/claude-sonnet-4-5", 1_000_000) == pytest.approx(1_000_000 * (full - cached))
     assert saved_usd("anthropic/claude-sonnet-4-5", 1000, price_per_mtok=(1.0, 2.0)) == 0.0
     assert saved_usd("openai/no-such-model", 1000) == 0.0
-    assert input_tokens_line(120_000, 96_000, 0.0412, 0.2592) == \
-        "input tokens: 120,000 (96,000 cached), cost $0.0412 (saved $0.2592)"
+    assert (
+        input_tokens_line(120_000, 96_000, 0.0412, 0.2592)
+        == "input tokens: 120,000 (96,000 cached), cost $0.0412 (saved $0.2592)"
+    )
 
 
 def test_run_summary_says_input_tokens_cached_and_saved(anthropic_server: _Server, tmp_path) -> None:
     from agentkit.testing.cli_runner import cli_env, run_cli
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    proc = run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", ANTHROPIC_MODEL,
-                    "--api-base", anthropic_server.url, "--max-scripts", "2", "--max-parse-failures", "2",
-                    "--max-retries", "0", "--db", db], tmp_path, cli_env())
+    proc = run_cli(
+        [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToLocal-v0",
+            "--model",
+            ANTHROPIC_MODEL,
+            "--api-base",
+            anthropic_server.url,
+            "--max-scripts",
+            "2",
+            "--max-parse-failures",
+            "2",
+            "--max-retries",
+            "0",
+            "--db",
+            db,
+        ],
+        tmp_path,
+        cli_env(),
+    )
     turns = len(anthropic_server.bodies)
     assert turns >= 1 and all(_marked_parts(b) for b in anthropic_server.bodies)
     full, cached = cache_rates(ANTHROPIC_MODEL)  # type: ignore[misc]

@@ -6,13 +6,19 @@ from agentkit.observers import EncodedImage, Observation
 from agentkit.prompts import PromptRenderer, TemplateError
 from agentkit.prompts.renderer import resolve_templates, templates_hash
 
-CONTEXT = {"commands": [{"name": "Go", "signature": "Go(n)", "doc": "move n cells"}], "max_scripts": 30,
-           "task": "T", "has_images": True}
+CONTEXT = {
+    "commands": [{"name": "Go", "signature": "Go(n)", "doc": "move n cells"}],
+    "max_scripts": 30,
+    "task": "T",
+    "has_images": True,
+}
 
 
 def _obs(with_image=True) -> Observation:
     images = [EncodedImage("view", "image/png", b"\x89PNGdata", "ab" * 32, 4, 4)] if with_image else []
-    return Observation(step=3, images=images, status_text="Step 3.", ascii="#.>", mission="go to the red ball")
+    return Observation(
+        step=3, images=images, status_text="Step 3.", ascii="#.>", mission="go to the red ball"
+    )
 
 
 def test_gridworld_set_renders_system_and_turn_with_image_part():
@@ -73,13 +79,27 @@ def test_the_remembered_sandbox_verdicts_are_the_stock_sandboxes():
     from agentkit.prompts.renderer import _PromptSandbox
 
     ours, stock = _PromptSandbox(), ImmutableSandboxedEnvironment()
-    probes = [([], "append"), ([], "count"), ({}, "update"), ({}, "get"), (set(), "add"), ("s", "upper"),
-              (len, "__globals__"), (PromptRenderer, "mro"), (PromptRenderer, "__subclasses__"),
-              ((lambda: 0), "__code__"), ((x for x in ()), "gi_frame"), (Observation, "_private")]
+    probes = [
+        ([], "append"),
+        ([], "count"),
+        ({}, "update"),
+        ({}, "get"),
+        (set(), "add"),
+        ("s", "upper"),
+        (len, "__globals__"),
+        (PromptRenderer, "mro"),
+        (PromptRenderer, "__subclasses__"),
+        ((lambda: 0), "__code__"),
+        ((x for x in ()), "gi_frame"),
+        (Observation, "_private"),
+    ]
     for _ in range(2):  # the second pass answers from the remembered verdicts
         for obj, attr in probes:
             value = getattr(obj, attr, None)
-            assert ours.is_safe_attribute(obj, attr, value) == stock.is_safe_attribute(obj, attr, value), (obj, attr)
+            assert ours.is_safe_attribute(obj, attr, value) == stock.is_safe_attribute(obj, attr, value), (
+                obj,
+                attr,
+            )
     template = ours.from_string("{{ items.append(1) }}")
     for _ in range(2):
         with pytest.raises(Exception, match="(?i)unsafe|not safely|access"):

@@ -58,7 +58,11 @@ def test_evaluate_takes_an_experiment_dict_or_file(tmp_path):
 
 
 def test_import_agentkit_stays_light():
-    code = ("import sys, agentkit; heavy = [m for m in ('agentkit.api', 'agentkit.runner', 'sqlalchemy', 'litellm', "
-            "'pydantic', 'typer') if m in sys.modules]; print(heavy); print(callable(agentkit.run))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    code = (
+        "import sys, agentkit; heavy = [m for m in ('agentkit.api', 'agentkit.runner', 'sqlalchemy', 'litellm', "
+        "'pydantic', 'typer') if m in sys.modules]; print(heavy); print(callable(agentkit.run))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     assert out[0] == "[]" and out[1] == "True"

@@ -24,8 +24,14 @@ class _Answers:
 
 @pytest.mark.parametrize("task", ["BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0"])
 def test_reference_agent_solves_95_percent_of_50_episodes(task):
-    config = RunConfig(env="gridworld", tasks=[task], include_images=False, memory="markovian",
-                       observer=ObserverSettings(views=["ascii"]), backend_options={"frame": "none"})
+    config = RunConfig(
+        env="gridworld",
+        tasks=[task],
+        include_images=False,
+        memory="markovian",
+        observer=ObserverSettings(views=["ascii"]),
+        backend_options={"frame": "none"},
+    )
     setup = make_setup(config)
     sink = _Answers()
     results = [run_episode(setup, task, seed, sink=sink, episode_id=str(seed)) for seed in range(50)]

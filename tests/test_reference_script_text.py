@@ -22,47 +22,74 @@ from agentkit.models.reference_model import ReferenceAgent
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer, ObserverConfig
 
-GRID_PLAN = [Command("Think", ('go to the "red" key \\ now',)), Command("Turn", (-90,)), Command("Go", (3,)),
-             Command("Pickup"), Command("Toggle"), Command("Drop")]
+GRID_PLAN = [
+    Command("Think", ('go to the "red" key \\ now',)),
+    Command("Turn", (-90,)),
+    Command("Go", (3,)),
+    Command("Pickup"),
+    Command("Toggle"),
+    Command("Drop"),
+]
 GRID_TEXT = 'Think("go to the \\"red\\" key \\\\ now"); Turn(-90); Go(3); Pickup(); Toggle(); Drop();'
 
 AAI_PLAN = [("Think", 'I see a "green" goal'), ("Turn", -30), ("Go", 8), ("Turn", 36.0), ("Go", -2)]
 AAI_TEXT = 'Think("I see a \\"green\\" goal"); Turn(-30); Go(8); Turn(36); Go(-2);'
 
 # TriFinger's thoughts quote with ' (the agent's own Commands carry them so); numbers keep 4 decimals.
-TRI_PLAN = [Command("Think", ("grasp block 0 'gently'",)), Command("grasp", (0,)), Command("lift", (0.08,)),
-            Command("move_to", (0.123456, -0.00001, 0.1)), Command("rotate", (1, 0.0)), Command("rotate", (0, 45)),
-            Command("push", (2, 0.1, -0.05)), Command("place", (1.0 / 30, -0.19999)), Command("wait", (1.0,)),
-            Command("release", ()), Command("home", ())]
-TRI_TEXT = ("Think(\"grasp block 0 'gently'\"); grasp(0); lift(0.08); move_to(0.1235, -0, 0.1); rotate(1, 0); "
-            "rotate(0, 45); push(2, 0.1, -0.05); place(0.0333, -0.2); wait(1); release(); home();")
+TRI_PLAN = [
+    Command("Think", ("grasp block 0 'gently'",)),
+    Command("grasp", (0,)),
+    Command("lift", (0.08,)),
+    Command("move_to", (0.123456, -0.00001, 0.1)),
+    Command("rotate", (1, 0.0)),
+    Command("rotate", (0, 45)),
+    Command("push", (2, 0.1, -0.05)),
+    Command("place", (1.0 / 30, -0.19999)),
+    Command("wait", (1.0,)),
+    Command("release", ()),
+    Command("home", ()),
+]
+TRI_TEXT = (
+    "Think(\"grasp block 0 'gently'\"); grasp(0); lift(0.08); move_to(0.1235, -0, 0.1); rotate(1, 0); "
+    "rotate(0, 45); push(2, 0.1, -0.05); place(0.0333, -0.2); wait(1); release(); home();"
+)
 
 
-@pytest.mark.parametrize(("plan", "vocabulary", "text"), [
-    (GRID_PLAN, GRID_VOCABULARY, GRID_TEXT),
-    (typed_commands(AAI_PLAN), AAI_VOCABULARY, AAI_TEXT),
-    (TRI_PLAN, TRI_VOCABULARY, TRI_TEXT),
-], ids=["gridworld", "animal-ai", "trifinger"])
+@pytest.mark.parametrize(
+    ("plan", "vocabulary", "text"),
+    [
+        (GRID_PLAN, GRID_VOCABULARY, GRID_TEXT),
+        (typed_commands(AAI_PLAN), AAI_VOCABULARY, AAI_TEXT),
+        (TRI_PLAN, TRI_VOCABULARY, TRI_TEXT),
+    ],
+    ids=["gridworld", "animal-ai", "trifinger"],
+)
 def test_the_one_formatter_writes_what_each_backend_wrote(plan, vocabulary, text):
     assert format_script(Script(tuple(plan)), vocabulary) == text
     assert as_written(plan, vocabulary) == parse_script(text, vocabulary)  # what is played is what is stored
 
 
 def test_typed_commands_take_the_parsers_form():
-    written = as_written([Command("LIFT"), Command("rotate", (0, 7)), Command("move_to", (0.1, 0.0000001, 0.05))],
-                         TRI_VOCABULARY)
-    assert written == Script((Command("lift", (0.08,)), Command("rotate", (0, 7.0)),
-                              Command("move_to", (0.1, 0.0, 0.05))))
+    written = as_written(
+        [Command("LIFT"), Command("rotate", (0, 7)), Command("move_to", (0.1, 0.0000001, 0.05))],
+        TRI_VOCABULARY,
+    )
+    assert written == Script(
+        (Command("lift", (0.08,)), Command("rotate", (0, 7.0)), Command("move_to", (0.1, 0.0, 0.05)))
+    )
     assert isinstance(written.commands[1].args[1], float)
 
 
-@pytest.mark.parametrize("commands", [
-    [Command("fly", (1,))],  # unknown
-    [Command("grasp", ())],  # a required argument missing
-    [Command("grasp", (99,))],  # out of range
-    [Command("wait", (float("nan"),))],
-    [],
-])
+@pytest.mark.parametrize(
+    "commands",
+    [
+        [Command("fly", (1,))],  # unknown
+        [Command("grasp", ())],  # a required argument missing
+        [Command("grasp", (99,))],  # out of range
+        [Command("wait", (float("nan"),))],
+        [],
+    ],
+)
 def test_commands_outside_the_vocabulary_are_not_written(commands):
     assert as_written(commands, TRI_VOCABULARY) is None
 
@@ -76,7 +103,9 @@ class _FixedPolicy:
 
 
 def test_a_reference_command_outside_the_vocabulary_gets_the_parsers_error():
-    answer = ReferenceAgent(_FixedPolicy([Command("fly", (1,))])).answer([], Observation(step=0), TRI_VOCABULARY)
+    answer = ReferenceAgent(_FixedPolicy([Command("fly", (1,))])).answer(
+        [], Observation(step=0), TRI_VOCABULARY
+    )
     assert answer.reply.text == "fly(1);"
     assert isinstance(answer.parsed, ParseError) and answer.parsed == parse_script("fly(1);", TRI_VOCABULARY)
 
@@ -110,8 +139,13 @@ def test_gridworld_reference_plays_what_it_stores():
     from agentkit.envs.gridworld import GridworldBackend
 
     backend = GridworldBackend(frame="none")
-    assert sum(_played_as_stored(backend, task, 0, 10, ("ascii",))
-               for task in ("BabyAI-GoToLocal-v0", "MiniGrid-DoorKey-6x6-v0")) >= 2
+    assert (
+        sum(
+            _played_as_stored(backend, task, 0, 10, ("ascii",))
+            for task in ("BabyAI-GoToLocal-v0", "MiniGrid-DoorKey-6x6-v0")
+        )
+        >= 2
+    )
 
 
 def test_arena_reference_plays_what_it_stores():

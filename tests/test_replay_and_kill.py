@@ -19,7 +19,10 @@ def _field(obj, name):
 
 def test_replay_of_reference_episodes_matches(tmp_path):
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-PickupLoc-v0", "--episodes", "2", "--db", db], tmp_path)
+    data = run_json(
+        ["run", "--env", "gridworld", "--task", "BabyAI-PickupLoc-v0", "--episodes", "2", "--db", db],
+        tmp_path,
+    )
     for episode in data["episodes"]:
         report = run_json(["replay", episode["episode_id"], "--db", db], tmp_path)
         assert report["matches"] is True
@@ -31,8 +34,24 @@ def test_replay_of_a_model_episode_needs_no_server(tmp_path):
     answers = iter(["Turn(90); Go(2);", "Nonsense without commands", 'Think("hmm"); Turn(-90); Go(1);'])
     db = f"sqlite:///{tmp_path / 'm.db'}"
     with FakeOpenAIServer(responder=lambda body: next(answers, "Go(1);")) as server:
-        data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model",
-                         "--api-base", server.base_url, "--max-scripts", "5", "--db", db], tmp_path)
+        data = run_json(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--max-scripts",
+                "5",
+                "--db",
+                db,
+            ],
+            tmp_path,
+        )
     # the server is gone now: replay must not need it
     report = run_json(["replay", data["episodes"][0]["episode_id"], "--db", db], tmp_path)
     assert report["matches"] is True and report["turns"] == 5
@@ -44,7 +63,9 @@ def test_replay_detects_a_tampered_record(tmp_path):
     data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--db", db], tmp_path)
     episode_id = data["episodes"][0]["episode_id"]
     con = sqlite3.connect(path)
-    con.execute("UPDATE turns SET answer = 'Turn(180);' WHERE episode_id = ? AND \"index\" = 0", (episode_id,))
+    con.execute(
+        "UPDATE turns SET answer = 'Turn(180);' WHERE episode_id = ? AND \"index\" = 0", (episode_id,)
+    )
     con.commit()
     con.close()
     proc = run_cli(["replay", episode_id, "--db", db], tmp_path, check=False)
@@ -55,9 +76,26 @@ def test_sigkill_mid_episode_keeps_completed_turns_and_marks_episode_unfinished(
     path = tmp_path / "k.db"
     db = f"sqlite:///{path}"
     with FakeOpenAIServer(responder=lambda body: "Turn(90);", latency_s=0.2) as server:
-        proc = subprocess.Popen([*AGENTKIT, "run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0",
-                                 "--model", "openai/fake-model", "--api-base", server.base_url, "--db", db],
-                                cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                *AGENTKIT,
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--db",
+                db,
+            ],
+            cwd=tmp_path,
+            env=cli_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             deadline = time.monotonic() + 120
             turns = 0

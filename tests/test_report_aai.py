@@ -26,11 +26,46 @@ from agentkit.transcripts import TranscriptStore
 
 DATA = Path(agentkit.reports.__file__).parent / "data"
 CHILDREN_40 = [
-    "01-04-03", "01-06-02", "01-21-01", "01-23-01", "02-02-01", "02-10-01", "02-17-01", "02-29-01",
-    "03-09-01", "03-11-01", "03-18-01", "03-21-01", "04-03-01", "04-13-01", "04-16-01", "04-22-01",
-    "05-09-01", "05-15-01", "05-24-01", "05-26-01", "06-09-01", "06-11-01", "06-12-02", "06-29-02",
-    "07-16-01", "07-17-01", "07-22-01", "07-25-01", "08-03-03", "08-11-01", "08-19-01", "08-30-01",
-    "09-03-01", "09-08-01", "09-21-01", "09-24-01", "10-07-01", "10-16-01", "10-21-01", "10-22-03",
+    "01-04-03",
+    "01-06-02",
+    "01-21-01",
+    "01-23-01",
+    "02-02-01",
+    "02-10-01",
+    "02-17-01",
+    "02-29-01",
+    "03-09-01",
+    "03-11-01",
+    "03-18-01",
+    "03-21-01",
+    "04-03-01",
+    "04-13-01",
+    "04-16-01",
+    "04-22-01",
+    "05-09-01",
+    "05-15-01",
+    "05-24-01",
+    "05-26-01",
+    "06-09-01",
+    "06-11-01",
+    "06-12-02",
+    "06-29-02",
+    "07-16-01",
+    "07-17-01",
+    "07-22-01",
+    "07-25-01",
+    "08-03-03",
+    "08-11-01",
+    "08-19-01",
+    "08-30-01",
+    "09-03-01",
+    "09-08-01",
+    "09-21-01",
+    "09-24-01",
+    "10-07-01",
+    "10-16-01",
+    "10-21-01",
+    "10-22-03",
 ]
 
 
@@ -64,8 +99,13 @@ def _pass_columns(row: dict[str, str]) -> list[str]:
 
 
 def test_the_shipped_data_is_whole_and_documented():
-    for name in ("children_voudouris2022.csv", "olympics2019_scores.csv", "passmarks.csv", "README.md",
-                 "LICENSE-animal-ai.txt"):
+    for name in (
+        "children_voudouris2022.csv",
+        "olympics2019_scores.csv",
+        "passmarks.csv",
+        "README.md",
+        "LICENSE-animal-ai.txt",
+    ):
         assert (DATA / name).is_file(), name
     readme = (DATA / "README.md").read_text()
     assert "Voudouris" in readme and "Crosby" in readme and "osf.io/g8u26" in readme
@@ -119,9 +159,14 @@ def test_children_pass_flags_agree_with_final_reward_and_pass_mark():
             if row[column] == "NA":
                 continue
             played += 1
-            task = canonical_task_id(f"{int(column[1:].split('.')[0]):02d}-" + "-".join(
-                f"{int(x):02d}" for x in column[1:].split(".")[1:]))
-            assert (float(row["P" + column[1:]]) >= marks[task]) == (row[column] == "1"), (row["User"], column)
+            task = canonical_task_id(
+                f"{int(column[1:].split('.')[0]):02d}-"
+                + "-".join(f"{int(x):02d}" for x in column[1:].split(".")[1:])
+            )
+            assert (float(row["P" + column[1:]]) >= marks[task]) == (row[column] == "1"), (
+                row["User"],
+                column,
+            )
     assert played == 3812
 
 
@@ -168,7 +213,9 @@ def test_a_broken_baseline_file_names_file_line_and_field(tmp_path):
     text = (tmp_path / "children_voudouris2022.csv").read_text().splitlines()
     text[1] = text[1].replace(",1,", ",yes,", 1)
     (tmp_path / "children_voudouris2022.csv").write_text("\n".join(text) + "\n")
-    with pytest.raises(BaselineDataError, match=r"children_voudouris2022.csv line 2 field L\S+: expected 0, 1 or NA"):
+    with pytest.raises(
+        BaselineDataError, match=r"children_voudouris2022.csv line 2 field L\S+: expected 0, 1 or NA"
+    ):
         read_baselines(tmp_path)
     (tmp_path / "children_voudouris2022.csv").unlink()
     with pytest.raises(BaselineDataError, match="children_voudouris2022.csv: baseline file not found"):
@@ -208,14 +255,32 @@ def test_wilson_interval_known_values():
 # --- run outcomes from the transcript store ----------------------------------------------------------
 
 
-def _episode(store: TranscriptStore, run_id: str, task: str, ok: bool | None, trial: int = 0,
-             attempt: int = 0, metrics: dict | None = None) -> str:
+def _episode(
+    store: TranscriptStore,
+    run_id: str,
+    task: str,
+    ok: bool | None,
+    trial: int = 0,
+    attempt: int = 0,
+    metrics: dict | None = None,
+) -> str:
     episode_id = store.start_episode(run_id, task, seed=trial, trial=trial, attempt=attempt)
     if ok is not None or metrics is not None:
-        store.finish_episode(episode_id, EpisodeResult(
-            episode_id=episode_id, task=task, seed=trial, success=bool(ok), reward=1.0 if ok else -1.0,
-            end_reason=EndReason.GOAL if ok else EndReason.TIME_LIMIT, scripts=1, turns=1, trial=trial,
-            metrics=metrics if metrics is not None else {"pass": ok, "level": level_of(task)}))
+        store.finish_episode(
+            episode_id,
+            EpisodeResult(
+                episode_id=episode_id,
+                task=task,
+                seed=trial,
+                success=bool(ok),
+                reward=1.0 if ok else -1.0,
+                end_reason=EndReason.GOAL if ok else EndReason.TIME_LIMIT,
+                scripts=1,
+                turns=1,
+                trial=trial,
+                metrics=metrics if metrics is not None else {"pass": ok, "level": level_of(task)},
+            ),
+        )
     return episode_id
 
 
@@ -232,7 +297,10 @@ def test_trials_attempts_paths_and_unfinished_episodes(tmp_path):
     assert results.by_task == {"01-04-03": Proportion(2, 3), "03-09-01": Proportion(1, 1)}
     assert results.not_counted == 1
     data = build_report(shipped_baselines(), CHILDREN_40, [results]).to_json(detail=True)
-    assert data["levels"][0]["runs"][run_id] == pytest.approx(2 / 3) and data["levels"][0]["n"]["runs"][run_id] == 3
+    assert (
+        data["levels"][0]["runs"][run_id] == pytest.approx(2 / 3)
+        and data["levels"][0]["n"]["runs"][run_id] == 3
+    )
     assert data["levels"][2]["runs"][run_id] == 1.0
     assert data["levels"][1]["runs"][run_id] is None and data["levels"][1]["ci95"]["runs"][run_id] is None
     assert data["overall"]["runs"][run_id] == pytest.approx(3 / 4)
@@ -256,15 +324,45 @@ def reference_run(tmp_path_factory) -> tuple[Path, str, str]:
     """A reference-agent run of three children tasks, two trials each, made by `agentkit run`."""
     folder = tmp_path_factory.mktemp("report")
     db = f"sqlite:///{folder / 'runs.db'}"
-    data = run_json(["run", "--env", "aai-arena", "--task", "01-04-03", "--task", "01-06-02",
-                     "--task", "02-10-01", "--episodes", "2", "--db", db], folder)
+    data = run_json(
+        [
+            "run",
+            "--env",
+            "aai-arena",
+            "--task",
+            "01-04-03",
+            "--task",
+            "01-06-02",
+            "--task",
+            "02-10-01",
+            "--episodes",
+            "2",
+            "--db",
+            db,
+        ],
+        folder,
+    )
     return folder, db, data["run_id"]
 
 
 def test_report_json_has_the_asked_shape_and_the_run_figures(reference_run):
     folder, db, run_id = reference_run
-    data = run_json(["report", "aai", "--runs", run_id, "--reference", run_id, "--db", db,
-                     "--out", str(folder / "out"), "--detail"], folder)
+    data = run_json(
+        [
+            "report",
+            "aai",
+            "--runs",
+            run_id,
+            "--reference",
+            run_id,
+            "--db",
+            db,
+            "--out",
+            str(folder / "out"),
+            "--detail",
+        ],
+        folder,
+    )
     assert [entry["level"] for entry in data["levels"]] == list(range(1, 11))
     for entry in data["levels"]:
         assert {"level", "children", "olympics_top10", "runs"} <= set(entry)
@@ -289,7 +387,7 @@ def test_report_json_has_the_asked_shape_and_the_run_figures(reference_run):
     png, page = Path(data["files"]["png"]), Path(data["files"]["html"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     html = page.read_text()
-    assert "data:image/png;base64," in html and run_id in html and "src=\"http" not in html
+    assert "data:image/png;base64," in html and run_id in html and 'src="http' not in html
 
 
 def test_report_table_and_errors(reference_run):
@@ -300,11 +398,15 @@ def test_report_table_and_errors(reference_run):
     assert "142/236" in proc.stdout and "1320/2360" in proc.stdout and "139/400" in proc.stdout
     assert (out_dir / "aai_report.png").is_file() and (out_dir / "aai_report.html").is_file()
     # named with --runs and as the reference, a run is one column (the reference), not two
-    both = run_cli(["report", "aai", "--runs", run_id, "--reference", run_id, "--db", db, "--no-figure"], folder)
+    both = run_cli(
+        ["report", "aai", "--runs", run_id, "--reference", run_id, "--db", db, "--no-figure"], folder
+    )
     header = next(line for line in both.stdout.splitlines() if "children (n=59)" in line)
     assert header.count(run_id) == 1 and f"reference ({run_id})" in header
 
-    level = run_json(["report", "aai", "--runs", run_id, "--db", db, "--tasks", "aai-level-01", "--no-figure"], folder)
+    level = run_json(
+        ["report", "aai", "--runs", run_id, "--db", db, "--tasks", "aai-level-01", "--no-figure"], folder
+    )
     assert [e["level"] for e in level["levels"]] == [1] and level["levels"][0]["tasks"] == 90
     assert level["files"] == {}
 
@@ -337,7 +439,9 @@ def test_a_column_with_no_pass_at_a_level_gives_table_figure_and_json(tmp_path):
     proc = run_cli(["report", "aai", "--runs", run_id, "--db", db, "--out", str(tmp_path / "out")], tmp_path)
     assert "Traceback" not in proc.stderr and "0/12" in proc.stdout
     assert (tmp_path / "out" / "aai_report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    data = run_json(["report", "aai", "--runs", run_id, "--db", db, "--out", str(tmp_path / "json")], tmp_path)
+    data = run_json(
+        ["report", "aai", "--runs", run_id, "--db", db, "--out", str(tmp_path / "json")], tmp_path
+    )
     level = data["levels"][0]
     assert level["runs"][run_id] == 0.0 and level["n"]["runs"][run_id] == 12
     assert level["ci95"]["runs"][run_id][0] == 0.0

@@ -29,8 +29,12 @@ def report():
     """A model run with 3 trials of each children's task: none passed at level 4 (0/12), all at level 1."""
     tasks = resolve_task_set("aai-children40")
     by_task = {t: Proportion(0 if t in LEVEL_4 else (3 if t.startswith("01-") else 1), 3) for t in tasks}
-    return build_report(shipped_baselines(), tasks, [_run("r-model", by_task, name="gpt-4o plain prompt"),
-                                                     _run("r-other", by_task)], task_set="aai-children40")
+    return build_report(
+        shipped_baselines(),
+        tasks,
+        [_run("r-model", by_task, name="gpt-4o plain prompt"), _run("r-other", by_task)],
+        task_set="aai-children40",
+    )
 
 
 def test_a_zero_bar_is_a_visible_stub_labelled_with_its_count(report):
@@ -50,7 +54,11 @@ def test_a_zero_bar_is_a_visible_stub_labelled_with_its_count(report):
 
 
 def test_levels_carry_their_olympics_category_names(report):
-    assert LEVEL_NAMES[1] == "Food retrieval" and LEVEL_NAMES[10] == "Causal reasoning" and len(LEVEL_NAMES) == 10
+    assert (
+        LEVEL_NAMES[1] == "Food retrieval"
+        and LEVEL_NAMES[10] == "Causal reasoning"
+        and len(LEVEL_NAMES) == 10
+    )
     ticks = [t.get_text() for t in figure_of(report).axes[0].get_xticklabels()]
     assert ticks[:2] == ["L1 Food retrieval", "L2 Preferences"] and ticks[-1] == "all"
     data = report.to_json()
@@ -60,11 +68,16 @@ def test_levels_carry_their_olympics_category_names(report):
 
 def test_runs_are_labelled_by_their_name(report):
     data = report.to_json()
-    assert data["labels"]["r-model"] == "gpt-4o plain prompt" and data["run_names"]["r-model"] == "gpt-4o plain prompt"
+    assert (
+        data["labels"]["r-model"] == "gpt-4o plain prompt"
+        and data["run_names"]["r-model"] == "gpt-4o plain prompt"
+    )
     assert data["labels"]["r-other"] == "r-other (openai/some-model)" and data["run_names"]["r-other"] is None
     legend = [t.get_text() for t in figure_of(report).axes[0].get_legend().get_texts()]
     assert "gpt-4o plain prompt" in legend
-    twins = build_report(shipped_baselines(), LEVEL_4, [_run("a1", {}, name="same"), _run("b2", {}, name="same")])
+    twins = build_report(
+        shipped_baselines(), LEVEL_4, [_run("a1", {}, name="same"), _run("b2", {}, name="same")]
+    )
     assert [c.label for c in twins.columns if c.is_run] == ["same [a1]", "same [b2]"]
 
 
@@ -82,28 +95,39 @@ def test_cluster_robust_interval_by_hand():
         cluster_robust_interval([(4, 3), (0, 3)])
     # the t quantile: the table, then the expansion (t(40) = 2.0211, t(120) = 1.9799 to 4 decimals)
     assert t_quantile_975(1) == 12.706 and t_quantile_975(30) == 2.042
-    assert t_quantile_975(40) == pytest.approx(2.0211, abs=2e-4) and t_quantile_975(120) == pytest.approx(1.9799, abs=2e-4)
+    assert t_quantile_975(40) == pytest.approx(2.0211, abs=2e-4) and t_quantile_975(120) == pytest.approx(
+        1.9799, abs=2e-4
+    )
 
 
 def test_children_cluster_by_child_and_runs_by_task(report):
     baselines = shipped_baselines()
     children = next(c for c in report.columns if c.key == "children")
     # by hand: each complete child is a cluster of its level-4 tasks
-    per_child = [(sum(bool(baselines.children[c][t]) for t in LEVEL_4), len(LEVEL_4))
-                 for c in baselines.complete_children()]
+    per_child = [
+        (sum(bool(baselines.children[c][t]) for t in LEVEL_4), len(LEVEL_4))
+        for c in baselines.complete_children()
+    ]
     assert children.clustered(LEVEL_4) == cluster_robust_interval(per_child)
     # children who pass many tasks pass many: clustering by child widens the interval over all tasks
     wilson, clustered = children.over(report.tasks).ci95, children.clustered(report.tasks)
     assert clustered[1] - clustered[0] > 1.5 * (wilson[1] - wilson[0])
     model = next(c for c in report.columns if c.key == "r-model")
     assert model.clustered(report.tasks) == cluster_robust_interval(
-        (model.by_task[t].passed, model.by_task[t].n) for t in report.tasks)
+        (model.by_task[t].passed, model.by_task[t].n) for t in report.tasks
+    )
     data = report.to_json()
-    assert data["clustered_by"] == {"children": "participant", "olympics_top10": "participant",
-                                    "r-model": "task", "r-other": "task"}
+    assert data["clustered_by"] == {
+        "children": "participant",
+        "olympics_top10": "participant",
+        "r-model": "task",
+        "r-other": "task",
+    }
     assert data["ci_clustered_method"] == CLUSTER_METHOD and "cluster-robust" in CLUSTER_METHOD
     level4 = data["levels"][3]
-    assert level4["ci95_clustered"]["runs"]["r-model"] == [0.0, 0.0] and level4["passed"]["runs"]["r-model"] == 0
+    assert (
+        level4["ci95_clustered"]["runs"]["r-model"] == [0.0, 0.0] and level4["passed"]["runs"]["r-model"] == 0
+    )
     assert level4["ci95_clustered"]["children"] == list(children.clustered(LEVEL_4))
     # the figure states both methods
     title = figure_of(report).axes[0].get_legend().get_title().get_text()
@@ -121,20 +145,36 @@ def test_a_named_run_with_none_passed_at_a_level_end_to_end(tmp_path):
     from agentkit.viewer import ViewerServer, open_readonly
 
     spec = tmp_path / "exp.yaml"
-    spec.write_text("name: zero\nenv: aai-arena\ntasks: [04-03-01]\nmodel: reference\ntrials: 3\nmax_scripts: 6\n"
-                    "include_images: false\n", encoding="utf-8")
+    spec.write_text(
+        "name: zero\nenv: aai-arena\ntasks: [04-03-01]\nmodel: reference\ntrials: 3\nmax_scripts: 6\n"
+        "include_images: false\n",
+        encoding="utf-8",
+    )
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     run = run_json(["eval", str(spec), "--name", "reference, six scripts", "--db", db], tmp_path)
     # (`agentkit run --name` reaches the stored config too: tests/test_run_flags.py)
     assert open_readonly(db).get_run(run["run_id"]).config["name"] == "reference, six scripts"
     assert run["pass_rate"] == 0.0 and len(run["episodes"]) == 3
-    args = ["report", "aai", "--runs", run["run_id"], "--tasks", "aai-level-04", "--db", db, "--out", str(tmp_path / "out")]
+    args = [
+        "report",
+        "aai",
+        "--runs",
+        run["run_id"],
+        "--tasks",
+        "aai-level-04",
+        "--db",
+        db,
+        "--out",
+        str(tmp_path / "out"),
+    ]
     data = json.loads(run_cli([*args, "--json"], tmp_path).stdout)
     level = data["levels"][0]
     assert (level["level"], level["name"]) == (4, "Avoidance")
     assert (level["passed"]["runs"][run["run_id"]], level["n"]["runs"][run["run_id"]]) == (0, 3)
     assert data["labels"][run["run_id"]] == "reference, six scripts"
-    assert level["ci95_clustered"]["runs"][run["run_id"]] is None  # one task: one cluster, no clustered interval
+    assert (
+        level["ci95_clustered"]["runs"][run["run_id"]] is None
+    )  # one task: one cluster, no clustered interval
     from matplotlib.image import imread
 
     assert imread(data["files"]["png"]).shape[0] > 400

@@ -47,7 +47,9 @@ def changed_turn(tmp_path) -> Path:
     folder.mkdir()
     source = TURN_TEMPLATE.read_text()
     assert "Write your next script." in source
-    (folder / "turn.j2").write_text(source.replace("Write your next script.", "Write your next script; keep it short."))
+    (folder / "turn.j2").write_text(
+        source.replace("Write your next script.", "Write your next script; keep it short.")
+    )
     return folder
 
 
@@ -80,9 +82,15 @@ def test_stored_observations_rebuild_with_images_by_hash(store, sample):
 def test_a_changed_turn_template_changes_every_turn_with_a_diff_and_token_delta(store, sample, changed_turn):
     report = rerender_run(store, sample[1]["scripted"], templates_dir=changed_turn, workers=1)
     assert report.templates_changed == ["turn.j2"]
-    assert report.changed_turns == len(report.turns) == sum(e.turns for e in store.list_episodes(run_id=report.run_id))
+    assert (
+        report.changed_turns
+        == len(report.turns)
+        == sum(e.turns for e in store.list_episodes(run_id=report.run_id))
+    )
     first = report.turns[0]
-    assert "-Write your next script." in first.diff and "+Write your next script; keep it short." in first.diff
+    assert (
+        "-Write your next script." in first.diff and "+Write your next script; keep it short." in first.diff
+    )
     assert first.diff.startswith(f"--- recorded {first.episode_id} turn 0")
     assert first.system_diff == "" and first.history == ""
     assert all(t.tokens_after > t.tokens_before for t in report.turns)
@@ -101,7 +109,9 @@ def test_a_changed_system_template_is_shown_once(store, sample, tmp_path):
     assert report.changed_turns == len(report.turns)
     with_diff = [t for t in report.turns if t.system_diff]
     assert len(with_diff) == 1 and "+Be brief." in with_diff[0].system_diff
-    assert all(t.system_same_as == f"{with_diff[0].episode_id} turn 0" for t in report.turns if t is not with_diff[0])
+    assert all(
+        t.system_same_as == f"{with_diff[0].episode_id} turn 0" for t in report.turns if t is not with_diff[0]
+    )
 
 
 def test_a_history_policy_change_needs_no_template(store, sample):
@@ -139,8 +149,38 @@ def test_unknown_run_episode_and_template_folder_are_clear_errors(store, sample,
 # --- token counts -----------------------------------------------------------------------------------------
 
 
-_PIECES = ["\n", "\n\n", " ", "  ", "a", "Hello", " world", ".", "/", "//", "'s", "123", "4567", "é", "日本", "\t",
-           "\r\n", "#", "?", "<", "x=6,", "-", "!!", " \n", "\n ", "😀", "Go(2);", '"', "Think(", "```"]
+_PIECES = [
+    "\n",
+    "\n\n",
+    " ",
+    "  ",
+    "a",
+    "Hello",
+    " world",
+    ".",
+    "/",
+    "//",
+    "'s",
+    "123",
+    "4567",
+    "é",
+    "日本",
+    "\t",
+    "\r\n",
+    "#",
+    "?",
+    "<",
+    "x=6,",
+    "-",
+    "!!",
+    " \n",
+    "\n ",
+    "😀",
+    "Go(2);",
+    '"',
+    "Think(",
+    "```",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -179,7 +219,9 @@ def test_rerender_command_prints_per_turn_diffs_and_token_deltas(sample, changed
     assert f"{n} of {n} turns in 4 episodes changed" in out and "templates changed: turn.j2" in out
     data = run_json(["rerender", ids["scripted"], "--memory", "window:1", "--db", db], tmp_path)
     assert data["memory_after"] == "window:1" and data["turns"] == n and data["delta"] < 0
-    assert {"episode_id", "index", "changed", "tokens_before", "tokens_after", "diff"} <= set(data["per_turn"][0])
+    assert {"episode_id", "index", "changed", "tokens_before", "tokens_after", "diff"} <= set(
+        data["per_turn"][0]
+    )
     missing = run_cli(["rerender", ids["scripted"], "--db", db], tmp_path, check=False)
     assert missing.returncode == 2 and "--templates" in missing.stderr
     unknown = run_cli(["rerender", "nope", "--memory", "full", "--db", db], tmp_path, check=False)
@@ -241,10 +283,27 @@ def test_replay_live_from_command_with_an_openai_compatible_model(sample, tmp_pa
     source = store.list_episodes(run_id=sample[1]["scripted"])[0]
     store.close()
     with FakeOpenAIServer(responder=lambda body: 'Think("live now"); Turn(90);') as server:
-        data = run_json(["replay", source.id, "--live-from", "2", "--model", "openai/fake-model",
-                         "--api-base", server.base_url, "--db", db], tmp_path)
+        data = run_json(
+            [
+                "replay",
+                source.id,
+                "--live-from",
+                "2",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--db",
+                db,
+            ],
+            tmp_path,
+        )
         calls = len(server.requests)
-    assert data["replay_matches"] is True and data["replayed_turns"] == 2 and data["model"] == "openai/fake-model"
+    assert (
+        data["replay_matches"] is True
+        and data["replayed_turns"] == 2
+        and data["model"] == "openai/fake-model"
+    )
     assert calls == data["result"]["scripts"] - 2  # the replayed turns cost no request
     store = TranscriptStore(db)
     new = store.get_turns(data["episode_id"], with_messages=False)
@@ -260,7 +319,11 @@ def test_a_long_recorded_run_rerenders_quickly(tmp_path):
     """A smoke check of the benchmark's path (bench/rerender_speed.py measures the speed)."""
     store = TranscriptStore(f"sqlite:///{tmp_path / 'long.db'}")
     rng = random.Random(0)
-    answers = [rng.choice(['Turn(90); Go(1);', "Go(2)", "no idea", 'Think("left"); Turn(-90);']) for _ in range(40)]
-    run_id = record_run(store, ["BabyAI-GoToLocal-v0"], episodes=2, model=ScriptedModel(answers), max_scripts=25)
+    answers = [
+        rng.choice(["Turn(90); Go(1);", "Go(2)", "no idea", 'Think("left"); Turn(-90);']) for _ in range(40)
+    ]
+    run_id = record_run(
+        store, ["BabyAI-GoToLocal-v0"], episodes=2, model=ScriptedModel(answers), max_scripts=25
+    )
     report = rerender_run(store, run_id, memory="full", workers=1)
     assert len(report.turns) >= 25 and report.changed_turns == 0

@@ -37,19 +37,28 @@ def test_each_episode_stores_the_variables_its_prompts_were_made_from(arena_run)
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
             "SELECT e.task, c.context FROM episode_contexts c JOIN episodes e ON e.id = c.episode_id "
-            "WHERE e.run_id = ? ORDER BY e.task", (run_id,)).fetchall()
+            "WHERE e.run_id = ? ORDER BY e.task",
+            (run_id,),
+        ).fetchall()
     assert [task for task, _ in rows] == TASKS
 
     contexts = [json.loads(text) for _, text in rows]
-    assert [c["time_limit"] for c in contexts] == [417, 834] and [c["arena_t"] for c in contexts] == [250, 500]
-    assert all(c["task"] == task and c["commands"] and c["max_scripts"] == 30 for c, task in zip(contexts, TASKS))
+    assert [c["time_limit"] for c in contexts] == [417, 834] and [c["arena_t"] for c in contexts] == [
+        250,
+        500,
+    ]
+    assert all(
+        c["task"] == task and c["commands"] and c["max_scripts"] == 30 for c, task in zip(contexts, TASKS)
+    )
 
 
 def test_recorded_templates_reproduce_every_prompt_of_an_arena_run(arena_run):
     db, run_id = arena_run
     report = rerender_run(open_readonly(f"sqlite:///{db}"), run_id, workers=1)
     assert report.episodes == 2 and report.episodes_without_context == 0
-    assert report.turns and report.changed_turns == 0, [t.system_diff or t.diff for t in report.turns if t.changed][:1]
+    assert report.turns and report.changed_turns == 0, [
+        t.system_diff or t.diff for t in report.turns if t.changed
+    ][:1]
 
 
 def test_a_transcript_without_stored_variables_rerenders_and_says_its_facts_were_rebuilt(arena_run, tmp_path):

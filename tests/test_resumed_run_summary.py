@@ -20,20 +20,33 @@ from agentkit.testing.fake_openai import FakeOpenAIServer
 
 LONG_ANSWER = 'Think("' + "the ball is somewhere to the left of the door " * 20 + '"); Go(1);'
 TASKS = ["BabyAI-GoToLocal-v0", "BabyAI-GoToObj-v0", "BabyAI-GoToRedBall-v0"]
-FLAGS = ["--max-tokens", "8", "--max-scripts", "2", "--max-consecutive-model-errors", "1", "--max-retries", "2",
-         "--retry-base-s", "0"]
+FLAGS = [
+    "--max-tokens",
+    "8",
+    "--max-scripts",
+    "2",
+    "--max-consecutive-model-errors",
+    "1",
+    "--max-retries",
+    "2",
+    "--retry-base-s",
+    "0",
+]
 
 
 def _eval(args: list[str], tmp_path, server: FakeOpenAIServer, db: str) -> tuple[int, dict]:
-    proc = run_cli([*args, "--api-base", server.base_url, "--db", db, "--json"], tmp_path, cli_env(), check=False)
+    proc = run_cli(
+        [*args, "--api-base", server.base_url, "--db", db, "--json"], tmp_path, cli_env(), check=False
+    )
     assert proc.returncode in (0, 3), proc.stderr[-2000:]
     return proc.returncode, json.loads(proc.stdout)
 
 
 @pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"])
 def test_a_resumed_runs_model_calls_cover_the_episodes_played_before_the_stop(tmp_path):
-    (tmp_path / "exp.yaml").write_text(f"name: three\nenv: gridworld\ntasks: {json.dumps(TASKS)}\n"
-                                       "models: [openai/fake-model]\n")
+    (tmp_path / "exp.yaml").write_text(
+        f"name: three\nenv: gridworld\ntasks: {json.dumps(TASKS)}\nmodels: [openai/fake-model]\n"
+    )
     answered = [0]
 
     def stopping_after_the_first_episode(_body: dict) -> str:
@@ -53,8 +66,19 @@ def test_a_resumed_runs_model_calls_cover_the_episodes_played_before_the_stop(tm
 
     with FakeOpenAIServer(lambda _body: LONG_ANSWER) as server:
         server.fail_next(500)
-        code, whole = _eval(["eval", "exp.yaml", *FLAGS], tmp_path, server, f"sqlite:///{tmp_path / 'whole.db'}")
+        code, whole = _eval(
+            ["eval", "exp.yaml", *FLAGS], tmp_path, server, f"sqlite:///{tmp_path / 'whole.db'}"
+        )
     assert code == 0
     # Episode 1's retry and its two cut answers were played before the resume: still counted.
-    assert resumed["model_calls"] == whole["model_calls"] == {
-        "retries": 1, "cut_by_max_tokens": 6, "dropped_prompt_warnings": 0, "model_errors": 0, "errors": []}
+    assert (
+        resumed["model_calls"]
+        == whole["model_calls"]
+        == {
+            "retries": 1,
+            "cut_by_max_tokens": 6,
+            "dropped_prompt_warnings": 0,
+            "model_errors": 0,
+            "errors": [],
+        }
+    )

@@ -83,8 +83,25 @@ def _field(config: dict[str, Any], path: str) -> Any:
 def run_config(tmp_path_factory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("run-flags")
     db = f"sqlite:///{tmp / 'runs.db'}"
-    data = json.loads(run_cli(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--max-scripts", "1",
-                               "--db", db, "--json", *_args({**COMMON, **RUN_ONLY})], tmp, cli_env()).stdout)
+    data = json.loads(
+        run_cli(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--max-scripts",
+                "1",
+                "--db",
+                db,
+                "--json",
+                *_args({**COMMON, **RUN_ONLY}),
+            ],
+            tmp,
+            cli_env(),
+        ).stdout
+    )
     return TranscriptStore(db).get_run(data["run_id"]).config
 
 
@@ -93,8 +110,11 @@ def eval_config(tmp_path_factory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("eval-flags")
     db = f"sqlite:///{tmp / 'runs.db'}"
     (tmp / "exp.yaml").write_text("name: flags\nenv: gridworld\ntasks: [BabyAI-GoToLocal-v0]\ntrials: 1\n")
-    data = json.loads(run_cli(["eval", "exp.yaml", "--db", db, "--json", *_args({**COMMON, **EVAL_ONLY})], tmp,
-                              cli_env()).stdout)
+    data = json.loads(
+        run_cli(
+            ["eval", "exp.yaml", "--db", db, "--json", *_args({**COMMON, **EVAL_ONLY})], tmp, cli_env()
+        ).stdout
+    )
     return TranscriptStore(db).get_run(data["run_id"]).config
 
 
@@ -118,37 +138,89 @@ def test_every_declared_flag_is_tested_and_documented_in_help(tmp_path):
     assert {f.decl.split("/")[0] for f in COMMON_FLAGS} == set(COMMON) | BACKEND_ONLY | CONTROL_ONLY
     assert {f.decl.split("/")[0] for f in RUN_FLAGS} == set(RUN_ONLY)
     assert {f.decl.split("/")[0] for f in EVAL_FLAGS} == set(EVAL_ONLY) | HUMAN_ONLY_EVAL
-    for command, flags in (("run", [*COMMON, *RUN_ONLY, *BACKEND_ONLY, *CONTROL_ONLY]),
-                           ("eval", [*COMMON, *EVAL_ONLY, *HUMAN_ONLY_EVAL, *BACKEND_ONLY, *CONTROL_ONLY])):
+    for command, flags in (
+        ("run", [*COMMON, *RUN_ONLY, *BACKEND_ONLY, *CONTROL_ONLY]),
+        ("eval", [*COMMON, *EVAL_ONLY, *HUMAN_ONLY_EVAL, *BACKEND_ONLY, *CONTROL_ONLY]),
+    ):
         shown = run_cli([command, "--help"], tmp_path, {**cli_env(), "COLUMNS": "250"}).stdout
         missing = [flag for flag in flags if flag not in shown]
         assert not missing, f"{command} --help lacks {missing}"
 
 
 def test_bad_flag_values_are_refused_in_one_line(tmp_path):
-    for extra, expected in ((["--price-per-mtok", "2.5"], "--price-per-mtok: give IN,OUT"),
-                            (["--commands", "api", "--env", "aai-arena", "--task", "01-04-03"],
-                             "--commands: env 'aai-arena' has no such option")):
-        args = ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--db",
-                f"sqlite:///{tmp_path / 'runs.db'}", *extra]
+    for extra, expected in (
+        (["--price-per-mtok", "2.5"], "--price-per-mtok: give IN,OUT"),
+        (
+            ["--commands", "api", "--env", "aai-arena", "--task", "01-04-03"],
+            "--commands: env 'aai-arena' has no such option",
+        ),
+    ):
+        args = [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToLocal-v0",
+            "--db",
+            f"sqlite:///{tmp_path / 'runs.db'}",
+            *extra,
+        ]
         proc = run_cli(args, tmp_path, cli_env(), check=False)
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         assert proc.returncode == 2 and len(lines) == 1 and expected in lines[0], proc.stderr
 
 
 def test_modality_is_refused_where_the_env_names_none(tmp_path):
-    proc = run_cli(["run", "--env", "aai-arena", "--task", "01-04-03", "--modality", "ascii", "--db",
-                    f"sqlite:///{tmp_path / 'runs.db'}"], tmp_path, cli_env(), check=False)
+    proc = run_cli(
+        [
+            "run",
+            "--env",
+            "aai-arena",
+            "--task",
+            "01-04-03",
+            "--modality",
+            "ascii",
+            "--db",
+            f"sqlite:///{tmp_path / 'runs.db'}",
+        ],
+        tmp_path,
+        cli_env(),
+        check=False,
+    )
     assert proc.returncode == 2 and "--modality: env 'aai-arena' has no named modalities" in proc.stderr
 
 
 def test_seed_is_refused_where_a_catalogue_sets_the_seeds(tmp_path):
-    proc = run_cli(["eval", "--env", "gridworld", "--difficulties", "easy", "--seed", "3", "--db",
-                    f"sqlite:///{tmp_path / 'runs.db'}"], tmp_path, cli_env(), check=False)
-    assert proc.returncode == 2 and "--seed: a catalogue experiment plays its catalogue's own seeds" in proc.stderr
+    proc = run_cli(
+        [
+            "eval",
+            "--env",
+            "gridworld",
+            "--difficulties",
+            "easy",
+            "--seed",
+            "3",
+            "--db",
+            f"sqlite:///{tmp_path / 'runs.db'}",
+        ],
+        tmp_path,
+        cli_env(),
+        check=False,
+    )
+    assert (
+        proc.returncode == 2
+        and "--seed: a catalogue experiment plays its catalogue's own seeds" in proc.stderr
+    )
 
 
 def test_a_resumed_run_refuses_new_settings(tmp_path):
-    proc = run_cli(["eval", "--resume", "abc", "--timeout-s", "5", "--db", f"sqlite:///{tmp_path / 'runs.db'}"],
-                   tmp_path, cli_env(), check=False)
-    assert proc.returncode == 2 and "--timeout-s: a resumed run keeps the settings it was started with" in proc.stderr
+    proc = run_cli(
+        ["eval", "--resume", "abc", "--timeout-s", "5", "--db", f"sqlite:///{tmp_path / 'runs.db'}"],
+        tmp_path,
+        cli_env(),
+        check=False,
+    )
+    assert (
+        proc.returncode == 2
+        and "--timeout-s: a resumed run keeps the settings it was started with" in proc.stderr
+    )

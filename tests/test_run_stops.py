@@ -26,8 +26,26 @@ TASK = "BabyAI-GoToLocal-v0"
 def test_run_stops_after_three_model_errors_in_a_row_and_exits_3(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with ErrorServer(400, CONTEXT_TOO_LONG) as server:
-        proc = run_cli(["run", "--env", "gridworld", "--task", TASK, "--episodes", "6", "--model", "openai/fake-model",
-                        "--api-base", server.base_url, "--db", db], tmp_path, cli_env(), check=False)
+        proc = run_cli(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                TASK,
+                "--episodes",
+                "6",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--db",
+                db,
+            ],
+            tmp_path,
+            cli_env(),
+            check=False,
+        )
     assert proc.returncode == EXIT_STOPPED, proc.stderr
     (run,) = TranscriptStore(db).list_runs()
     assert run.status == "stopped"
@@ -46,30 +64,66 @@ def test_the_limit_is_a_run_option_and_a_success_resets_the_count(tmp_path):
     with FakeOpenAIServer(responder=respond) as server:
         # 2 episodes fail, then every one succeeds: never 3 in a row
         server.fail_next(400, 400)
-        config = RunConfig(env="gridworld", tasks=[TASK], episodes=5, model="openai/fake-model", max_scripts=1,
-                           api_base=server.base_url, max_retries=0, max_consecutive_model_errors=3)
+        config = RunConfig(
+            env="gridworld",
+            tasks=[TASK],
+            episodes=5,
+            model="openai/fake-model",
+            max_scripts=1,
+            api_base=server.base_url,
+            max_retries=0,
+            max_consecutive_model_errors=3,
+        )
         first = execute_run(config, store, api_key="sk-some-key-000000", show_progress=False)
     assert first.stopped is None and len(first.episodes) == 5
     with ErrorServer(400, CONTEXT_TOO_LONG) as server:
-        config = RunConfig(env="gridworld", tasks=[TASK], episodes=5, model="openai/fake-model",
-                           api_base=server.base_url, max_retries=0, max_consecutive_model_errors=2)
+        config = RunConfig(
+            env="gridworld",
+            tasks=[TASK],
+            episodes=5,
+            model="openai/fake-model",
+            api_base=server.base_url,
+            max_retries=0,
+            max_consecutive_model_errors=2,
+        )
         second = execute_run(config, store, api_key="sk-some-key-000000", show_progress=False)
     assert second.stopped is not None and len(second.episodes) == 2
     assert "2 episodes in a row" in (second.stop_message or "")
 
 
 def test_a_completed_run_exits_0(tmp_path):
-    proc = run_cli(["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{tmp_path / 'r.db'}"], tmp_path)
+    proc = run_cli(
+        ["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{tmp_path / 'r.db'}"], tmp_path
+    )
     assert proc.returncode == 0
 
 
 def test_ctrl_c_prints_the_run_id_and_the_resume_command(tmp_path):
     db_path = tmp_path / "runs.db"
     with FakeOpenAIServer(latency_s=0.5) as server:
-        proc = subprocess.Popen([*AGENTKIT, "run", "--env", "gridworld", "--task", TASK, "--episodes", "50",
-                                 "--model", "openai/fake-model", "--api-base", server.base_url,
-                                 "--db", f"sqlite:///{db_path}"], cwd=tmp_path, env=cli_env(),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                *AGENTKIT,
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                TASK,
+                "--episodes",
+                "50",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--db",
+                f"sqlite:///{db_path}",
+            ],
+            cwd=tmp_path,
+            env=cli_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             run_id = None
             deadline = time.time() + 120

@@ -41,8 +41,15 @@ def _session(sid: int) -> list[tuple[int, int]]:
 
 
 def _start_eval(tmp_path: Path, db: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([*AGENTKIT, "eval", *args, "--db", db], cwd=tmp_path, env=cli_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [*AGENTKIT, "eval", *args, "--db", db],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _importing_numpy(pid: int) -> bool:
@@ -130,8 +137,14 @@ def test_a_second_resume_of_a_run_being_written_refuses_with_one_line(tmp_path):
         os.killpg(first.pid, signal.SIGSTOP)  # alive, holding the run, writing nothing meanwhile
         with TranscriptStore(db) as store:
             (run,) = store.list_runs()
-        probe = subprocess.run([*AGENTKIT, "eval", "--resume", run.id, "--db", db], cwd=tmp_path, env=cli_env(),
-                               capture_output=True, text=True, timeout=120)
+        probe = subprocess.run(
+            [*AGENTKIT, "eval", "--resume", run.id, "--db", db],
+            cwd=tmp_path,
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert probe.returncode == 2 and probe.stdout == ""
         assert len(probe.stderr.splitlines()) == 1 and "is being written by pid" in probe.stderr, probe.stderr
         assert f"pid {first.pid} " in probe.stderr
@@ -149,7 +162,9 @@ def test_a_second_resume_of_a_run_being_written_refuses_with_one_line(tmp_path):
     codes = sorted(proc.returncode for proc in resumes)
     assert codes == [0, 2], errors
     refusal = errors[[proc.returncode for proc in resumes].index(2)]
-    assert len(refusal.splitlines()) == 1 and "is being written by pid" in refusal and "Traceback" not in refusal
+    assert (
+        len(refusal.splitlines()) == 1 and "is being written by pid" in refusal and "Traceback" not in refusal
+    )
     final = _final_per_trial(db, run.id)
     assert len(final) == TRIALS and set(final.values()) == {1}
     with TranscriptStore(db) as store:
@@ -175,11 +190,15 @@ def test_a_lease_held_elsewhere_expires_and_is_taken_over(tmp_path):
         except RunBusyError as exc:
             assert "pid 1 on elsewhere" in str(exc) and "\n" not in str(exc)
         with sqlite3.connect(db_path) as con:
-            con.execute("UPDATE run_leases SET renewed_at = ? WHERE run_id = ?",
-                        (time.time() - LEASE_TTL_S - 1, run_id))
+            con.execute(
+                "UPDATE run_leases SET renewed_at = ? WHERE run_id = ?",
+                (time.time() - LEASE_TTL_S - 1, run_id),
+            )
         new_token = store.take_run(run_id)
         lost = threading.Event()
         with LeaseKeeper(lambda: store.renew_run(run_id, token), on_lost=lost.set, every_s=0.05) as keeper:
             assert lost.wait(30) and keeper.lost  # the old holder's heartbeat finds the run taken over
-        assert new_token != token and not store.renew_run(run_id, token) and store.renew_run(run_id, new_token)
+        assert (
+            new_token != token and not store.renew_run(run_id, token) and store.renew_run(run_id, new_token)
+        )
         assert store.get_run(run_id).status == "running"

@@ -30,9 +30,20 @@ def _spin(_body: dict) -> str:
 
 
 def _config(server: FakeOpenAIServer, **kw) -> RunConfig:
-    base = dict(env="gridworld", tasks=[TASK], model="openai/fake-model", api_base=server.base_url,
-                episodes=6, max_scripts=4, max_concurrency=4, retry_base_s=0.01, timeout_s=0.5,
-                max_retries=6, include_images=False, observer={"views": ["ascii"]})
+    base = dict(
+        env="gridworld",
+        tasks=[TASK],
+        model="openai/fake-model",
+        api_base=server.base_url,
+        episodes=6,
+        max_scripts=4,
+        max_concurrency=4,
+        retry_base_s=0.01,
+        timeout_s=0.5,
+        max_retries=6,
+        include_images=False,
+        observer={"views": ["ascii"]},
+    )
     base.update(kw)
     return RunConfig(**base)
 
@@ -51,7 +62,9 @@ def test_run_under_twenty_percent_faults_finishes_every_episode_without_lost_or_
         faults = server.fault_counts
     assert sum(v for k, v in faults.items() if k != "ok") >= 5, faults  # the faults really happened
     assert len(summary.episodes) == 8 and {e.trial for e in summary.episodes} == set(range(8))
-    assert all(e.end_reason is EndReason.SCRIPT_LIMIT for e in summary.episodes), [e.end_reason for e in summary.episodes]
+    assert all(e.end_reason is EndReason.SCRIPT_LIMIT for e in summary.episodes), [
+        e.end_reason for e in summary.episodes
+    ]
     assert all(e.status == "finished" for e in episodes)
     # A call can still fail every retry (a dropped connection fails the next request on it too):
     # that attempt is recorded as a model error and the trial relaunched, as it should be.
@@ -71,8 +84,11 @@ def test_model_errors_are_recorded_and_the_trial_relaunched(tmp_path):
     with FakeOpenAIServer(_spin) as server:
         server.fail_next(*([500] * 3))  # more than one episode's retries (max_retries=2 -> 3 tries)
         with TranscriptStore(f"sqlite:///{db}") as store:
-            summary = execute_run(_config(server, episodes=1, max_concurrency=1, max_retries=2, max_attempts=2),
-                                  store, show_progress=False)
+            summary = execute_run(
+                _config(server, episodes=1, max_concurrency=1, max_retries=2, max_attempts=2),
+                store,
+                show_progress=False,
+            )
             rows = store.list_episodes(run_id=summary.run_id)
     assert [(r.attempt, r.end_reason) for r in rows] == [(0, "model_error"), (1, "script_limit")]
     assert rows[0].id == episode_id_for(summary.run_id, TASK, 0, 0, 0)
@@ -84,7 +100,9 @@ def test_resume_plays_only_what_is_missing_or_failed(tmp_path):
     with FakeOpenAIServer(_spin) as server:
         with TranscriptStore(f"sqlite:///{db}") as store:
             # No retries here, so a generous timeout: a loaded machine must not turn a slow answer into a failure.
-            config = _config(server, episodes=4, max_concurrency=2, max_attempts=1, max_retries=0, timeout_s=10.0)
+            config = _config(
+                server, episodes=4, max_concurrency=2, max_attempts=1, max_retries=0, timeout_s=10.0
+            )
             server.fail_next(500)  # the first request fails for good: that trial ends in model_error
             first = execute_run(config, store, show_progress=False)
             failed = [e for e in first.episodes if e.end_reason is EndReason.MODEL_ERROR]
@@ -105,10 +123,15 @@ def test_run_cost_budget_stops_new_episodes_and_ends_running_ones_cleanly(tmp_pa
     with FakeOpenAIServer(_spin) as server:
         with TranscriptStore(f"sqlite:///{db}") as store:
             # Each answer costs ~100 prompt tokens at $1000 per million: a $0.5 budget lasts a few turns.
-            config = _config(server, episodes=10, max_concurrency=2, price_per_mtok=(1000.0, 1000.0),
-                             run_max_cost_usd=0.5)
+            config = _config(
+                server, episodes=10, max_concurrency=2, price_per_mtok=(1000.0, 1000.0), run_max_cost_usd=0.5
+            )
             summary = execute_run(config, store, show_progress=False)
-            turn_costs = [t.cost_usd for e in summary.episodes for t in store.get_turns(e.episode_id, with_messages=False)]
+            turn_costs = [
+                t.cost_usd
+                for e in summary.episodes
+                for t in store.get_turns(e.episode_id, with_messages=False)
+            ]
     assert summary.stopped is EndReason.BUDGET
     assert len(summary.episodes) < 10
     assert any(e.end_reason is EndReason.BUDGET for e in summary.episodes)
@@ -133,8 +156,15 @@ def test_cached_answers_are_reused_and_marked(tmp_path):
 @pytest.mark.parametrize("workers", ["threads", "processes"])
 def test_reference_runs_concurrently_in_threads_or_processes(tmp_path, workers):
     db = tmp_path / f"{workers}.db"
-    config = RunConfig(env="gridworld", tasks=[TASK], episodes=4, max_concurrency=2, workers=workers,
-                       include_images=False, observer={"views": ["ascii"]})
+    config = RunConfig(
+        env="gridworld",
+        tasks=[TASK],
+        episodes=4,
+        max_concurrency=2,
+        workers=workers,
+        include_images=False,
+        observer={"views": ["ascii"]},
+    )
     with TranscriptStore(f"sqlite:///{db}") as store:
         summary = execute_run(config, store, show_progress=False)
         rows = store.list_episodes(run_id=summary.run_id)
@@ -151,8 +181,15 @@ def test_env_crash_restarts_the_environment_and_relaunches_the_episode(tmp_path,
     monkeypatch.setitem(registry._BACKENDS, "flaky-gridworld", "flaky_backend:FlakyGridworld")
     monkeypatch.setattr(flaky_backend, "crashes_left", 1)
     monkeypatch.setattr(flaky_backend, "instances", 0)
-    config = RunConfig(env="flaky-gridworld", tasks=[TASK], episodes=2, max_concurrency=1, max_attempts=2,
-                       include_images=False, observer={"views": ["ascii"]})
+    config = RunConfig(
+        env="flaky-gridworld",
+        tasks=[TASK],
+        episodes=2,
+        max_concurrency=1,
+        max_attempts=2,
+        include_images=False,
+        observer={"views": ["ascii"]},
+    )
     with TranscriptStore(f"sqlite:///{tmp_path / 'crash.db'}") as store:
         summary = execute_run(config, store, show_progress=False)
         rows = store.list_episodes(run_id=summary.run_id)
@@ -171,7 +208,9 @@ def test_per_provider_rate_limit_spaces_requests(tmp_path):
 
     with FakeOpenAIServer(_spin) as server:
         with TranscriptStore(f"sqlite:///{tmp_path / 'rate.db'}") as store:
-            config = _config(server, episodes=2, max_scripts=4, max_concurrency=2, rate_limit_rpm=600)  # 0.1 s apart
+            config = _config(
+                server, episodes=2, max_scripts=4, max_concurrency=2, rate_limit_rpm=600
+            )  # 0.1 s apart
             start = time.perf_counter()
             execute_run(config, store, show_progress=False)
             wall = time.perf_counter() - start
@@ -188,9 +227,12 @@ def test_the_fake_providers_latency_runs_from_the_request_not_after_its_own_work
         return "Go(1);"
 
     with FakeOpenAIServer(slow_responder, latency_s=0.4) as server:
-        request = urllib.request.Request(f"{server.base_url}/chat/completions", method="POST",
-                                         data=json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode(),
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{server.base_url}/chat/completions",
+            method="POST",
+            data=json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         start = time.monotonic()
         with urllib.request.urlopen(request, timeout=5) as response:
             body = json.loads(response.read())

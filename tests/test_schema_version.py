@@ -49,8 +49,11 @@ def test_a_new_database_records_the_current_version(tmp_path: Path) -> None:
 def test_a_database_from_before_versions_reads_as_1_and_becomes_2_when_written(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = make_engine(url, create_tables=False)
-    old = [t for name, t in Base.metadata.tables.items()
-           if name not in ("agentkit_schema", "episode_messages", "turn_prompts")]
+    old = [
+        t
+        for name, t in Base.metadata.tables.items()
+        if name not in ("agentkit_schema", "episode_messages", "turn_prompts")
+    ]
     with engine.begin() as conn:
         Base.metadata.create_all(conn, tables=old)
     engine.dispose()
@@ -74,8 +77,12 @@ def test_a_newer_database_is_refused_in_one_line_before_anything_is_added(tmp_pa
 
 def test_the_cli_refuses_a_newer_database_in_one_line(tmp_path: Path) -> None:
     url = newer_database(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "agentkit.cli", "transcripts", "list", "--db", url],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentkit.cli", "transcripts", "list", "--db", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
     assert done.stderr.strip() == f"error: --db {url}: {NEWER}"
     assert "Traceback" not in done.stderr + done.stdout

@@ -29,7 +29,9 @@ def _typecheck_module():
 
 
 def test_ruff_check_passes_on_the_repository():
-    proc = subprocess.run([str(BIN / "ruff"), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(BIN / "ruff"), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -37,7 +39,8 @@ def test_ruff_uses_the_project_rules(tmp_path):
     """The pyproject rules are the ones in force: an unused import and a bare `raise` without `from`
     inside `except` are reported; an unknown rule code would have made ruff refuse the config."""
     bad = tmp_path / "bad.py"
-    bad.write_text(textwrap.dedent("""\
+    bad.write_text(
+        textwrap.dedent("""\
         import os
 
 
@@ -46,9 +49,22 @@ def test_ruff_uses_the_project_rules(tmp_path):
                 return 1
             except KeyError:
                 raise ValueError("x")
-    """))
-    proc = subprocess.run([str(BIN / "ruff"), "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"),
-                           "--output-format", "concise", str(bad)], capture_output=True, text=True)
+    """)
+    )
+    proc = subprocess.run(
+        [
+            str(BIN / "ruff"),
+            "check",
+            "--no-cache",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            "--output-format",
+            "concise",
+            str(bad),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "F401" in proc.stdout and "B904" in proc.stdout
 
@@ -60,14 +76,16 @@ def _fake_project(root: Path, body: str) -> None:
     (root / "actions").mkdir()
     (root / "actions" / "__init__.py").write_text('"""Actions."""\n')
     (root / "actions" / "verbs.py").write_text(body)
-    (root / "pyproject.toml").write_text(textwrap.dedent("""\
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent("""\
         [tool.setuptools.package-dir]
         "agentkit" = "agentkit"
         "agentkit.actions" = "actions"
 
         [tool.mypy]
         python_version = "3.10"
-    """))
+    """)
+    )
 
 
 def test_typecheck_finds_an_error_in_a_mapped_folder_by_its_repository_path(tmp_path):
@@ -101,10 +119,17 @@ def test_the_known_error_list_is_sorted_and_has_no_line_numbers():
     text = (ROOT / "scripts" / "typecheck_known.txt").read_text(encoding="utf-8")
     entries = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert entries == sorted(entries)
-    assert all(typecheck_line_shape(line) for line in entries), [e for e in entries if not typecheck_line_shape(e)]
+    assert all(typecheck_line_shape(line) for line in entries), [
+        e for e in entries if not typecheck_line_shape(e)
+    ]
 
 
 def typecheck_line_shape(line: str) -> bool:
     """``path.py: message  [code]``: a repository path, no line number, an error code."""
     path, _, rest = line.partition(": ")
-    return path.endswith(".py") and not path.split("/")[0].startswith("/") and rest.endswith("]") and "  [" in rest
+    return (
+        path.endswith(".py")
+        and not path.split("/")[0].startswith("/")
+        and rest.endswith("]")
+        and "  [" in rest
+    )

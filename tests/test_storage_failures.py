@@ -34,8 +34,10 @@ sys.exit(main())
 
 def _experiment(tmp_path: Path, base_url: str) -> Path:
     path = tmp_path / "exp.yaml"
-    path.write_text(f"env: gridworld\ntasks: [{TASK}]\ntrials: {TRIALS}\nmodel: openai/fake-model\n"
-                    f"api_base: {base_url}\nmax_scripts: 4\ninclude_images: false\nobserver: {{views: [ascii]}}\n")
+    path.write_text(
+        f"env: gridworld\ntasks: [{TASK}]\ntrials: {TRIALS}\nmodel: openai/fake-model\n"
+        f"api_base: {base_url}\nmax_scripts: 4\ninclude_images: false\nobserver: {{views: [ascii]}}\n"
+    )
     return path
 
 
@@ -53,10 +55,18 @@ def test_a_full_database_stops_the_run_with_one_line_and_resume_finishes_it(tmp_
         db_path = tmp_path / "full.db"
         db = f"sqlite:///{db_path}"
         (tmp_path / "full_disk.py").write_text(FULL_DISK)
-        full = subprocess.run([sys.executable, str(tmp_path / "full_disk.py"), str(limit), "eval", str(exp),
-                               "--db", db], cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=300)
+        full = subprocess.run(
+            [sys.executable, str(tmp_path / "full_disk.py"), str(limit), "eval", str(exp), "--db", db],
+            cwd=tmp_path,
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert full.returncode == 1, full.stderr
-        lines = [line for line in full.stderr.splitlines() if line.strip()]  # (the progress bar leaves a blank)
+        lines = [
+            line for line in full.stderr.splitlines() if line.strip()
+        ]  # (the progress bar leaves a blank)
         assert len(lines) == 1 and "Traceback" not in full.stderr, full.stderr
         assert "database or disk is full" in full.stderr and "--resume" in full.stderr
         with TranscriptStore(db) as store:
@@ -68,7 +78,9 @@ def test_a_full_database_stops_the_run_with_one_line_and_resume_finishes_it(tmp_
         assert reasons["storage_error"] == 1 and "env_error" not in reasons  # stopped, not relaunched
         assert reasons["script_limit"] >= 1 and sum(kept.values()) >= 4  # what was written is kept
         data = run_json(["eval", "--resume", run.id, "--db", db], tmp_path)
-    assert data["run_id"] == run.id and [e["end_reason"] for e in data["episodes"]] == ["script_limit"] * TRIALS
+    assert (
+        data["run_id"] == run.id and [e["end_reason"] for e in data["episodes"]] == ["script_limit"] * TRIALS
+    )
     with TranscriptStore(db) as store:
         assert store.get_run(run.id).status == "finished"
         rows = store.list_episodes(run_id=run.id)
@@ -79,11 +91,27 @@ def test_a_full_database_stops_the_run_with_one_line_and_resume_finishes_it(tmp_
 
 
 def test_answers_with_a_lone_surrogate_or_a_nul_are_stored_escaped(tmp_path):
-    answers = iter(['Turn(90); \ud800 and x\x00y', 'Go(1); \x00', SPIN])
+    answers = iter(["Turn(90); \ud800 and x\x00y", "Go(1); \x00", SPIN])
     db = f"sqlite:///{tmp_path / 'text.db'}"
     with FakeOpenAIServer(responder=lambda _body: next(answers, SPIN)) as server:
-        data = run_json(["run", "--env", "gridworld", "--task", TASK, "--model", "openai/fake-model",
-                         "--api-base", server.base_url, "--max-scripts", "3", "--db", db], tmp_path)
+        data = run_json(
+            [
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                TASK,
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--max-scripts",
+                "3",
+                "--db",
+                db,
+            ],
+            tmp_path,
+        )
     (episode,) = data["episodes"]
     assert episode["end_reason"] != "env_error" and episode["turns"] == 3
     with TranscriptStore(db) as store:

@@ -37,7 +37,12 @@ def db_url(tmp_path: Path, name: str = "t.db") -> str:
 def make_turn(index: int, messages: list[dict[str, Any]], **overrides: Any) -> TurnRecord:
     values: dict[str, Any] = dict(
         index=index,
-        observation={"step": index, "ascii": "#####\n#A.G#\n#####", "images": [], "mission": "reach the goal"},
+        observation={
+            "step": index,
+            "ascii": "#####\n#A.G#\n#####",
+            "images": [],
+            "mission": "reach the goal",
+        },
         messages=messages,
         answer=f"forward {index}",
         usage=Usage(input_tokens=100 + index, output_tokens=10, cost_usd=0.001),
@@ -130,7 +135,9 @@ def test_every_connection_is_wal_with_busy_timeout(tmp_path: Path) -> None:
     engine.dispose()
 
 
-def test_default_database_is_in_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_database_is_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     engine = make_engine(None)
     assert Path(engine.url.database) == tmp_path / "agentkit.db"
@@ -171,7 +178,12 @@ def test_round_trip_stores_each_image_once(any_db: str, fast_path: bool) -> None
 
     refs = store.get_turns(episode_id, images="ref")
     part = refs[0].messages[1]["content"][1]
-    assert part == {"type": "image_ref", "sha256": PNG_SHA, "media_type": "image/png", "image_url_options": {"detail": "low"}}
+    assert part == {
+        "type": "image_ref",
+        "sha256": PNG_SHA,
+        "media_type": "image/png",
+        "image_url_options": {"detail": "low"},
+    }
     assert store.get_turns(episode_id, with_messages=False)[0].messages is None
 
     run = store.get_run(run_id)
@@ -197,8 +209,14 @@ def test_other_content_shapes_round_trip(any_db: str) -> None:
     _, episode_id = new_episode(store)
     messages = [
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": JPEG_URL}}]},
-        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.org/a.png"}}]},
-        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,not base64!"}}]},
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": "https://example.org/a.png"}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,not base64!"}}],
+        },
         {"role": "assistant", "content": None, "name": "agent"},
         {"role": "user", "content": "ünïcode ✓"},
     ]
@@ -240,8 +258,15 @@ def test_finish_episode(any_db: str) -> None:
     for t in full_history_turns(2):
         store.add_turn(episode_id, t)
     result = EpisodeResult(
-        episode_id=episode_id, task="MiniGrid-Empty-5x5-v0", seed=7, success=True, reward=0.9,
-        end_reason=EndReason.GOAL, scripts=2, turns=2, usage=Usage(201, 20, 0.002),
+        episode_id=episode_id,
+        task="MiniGrid-Empty-5x5-v0",
+        seed=7,
+        success=True,
+        reward=0.9,
+        end_reason=EndReason.GOAL,
+        scripts=2,
+        turns=2,
+        usage=Usage(201, 20, 0.002),
     )
     store.finish_episode(episode_id, result)
 
@@ -428,7 +453,9 @@ def test_scrub_secrets_drops_credentials_and_keeps_the_rest() -> None:
 
 def test_run_config_is_stored_without_secrets(tmp_path: Path) -> None:
     store = TranscriptStore(db_url(tmp_path))
-    run_id, _ = new_episode(store, config={"temperature": 0.2, "api_key": "sk-secret", "headers": {"authorization": "x"}})
+    run_id, _ = new_episode(
+        store, config={"temperature": 0.2, "api_key": "sk-secret", "headers": {"authorization": "x"}}
+    )
     assert store.get_run(run_id).config == {"temperature": 0.2, "headers": {}}
     raw = (tmp_path / "t.db").read_bytes() + (tmp_path / "t.db-wal").read_bytes()
     assert b"sk-secret" not in raw
@@ -458,7 +485,11 @@ def test_export_with_image_files(tmp_path: Path) -> None:
     assert [line["index"] for line in lines] == [0, 1, 2]
     first = lines[0]
     assert first["run_id"] == run_id and first["episode_id"] == episode_id and first["model"] == "fake/model"
-    assert first["task"] == "MiniGrid-Empty-5x5-v0" and first["seed"] == 7 and first["episode_status"] == "running"
+    assert (
+        first["task"] == "MiniGrid-Empty-5x5-v0"
+        and first["seed"] == 7
+        and first["episode_status"] == "running"
+    )
     part = first["messages"][1]["content"][1]
     assert part["type"] == "image_file" and part["sha256"] == PNG_SHA
     assert not Path(part["path"]).is_absolute()
@@ -501,7 +532,10 @@ def test_images_handed_over_by_the_loop_are_stored_exactly_like_decoded_ones(tmp
     def message(typed: bool) -> Any:
         if typed:
             return Message("user", (TextPart("look"), ImagePart(frame.data, frame.media_type, frame.sha256)))
-        return {"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": url}}]}
+        return {
+            "role": "user",
+            "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": url}}],
+        }
 
     stored = {}
     for typed in (True, False):

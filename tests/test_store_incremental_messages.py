@@ -34,8 +34,13 @@ SYSTEM = {"role": "system", "content": "You control an agent in a grid world."}
 def user(i: int, image: bool = False) -> dict[str, Any]:
     if not image:
         return {"role": "user", "content": f"Step {i}. What do you do?"}
-    return {"role": "user", "content": [{"type": "text", "text": f"Step {i}."},
-                                        {"type": "image_url", "image_url": {"url": PNG_URL, "detail": "low"}}]}
+    return {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": f"Step {i}."},
+            {"type": "image_url", "image_url": {"url": PNG_URL, "detail": "low"}},
+        ],
+    }
 
 
 def answer(i: int) -> dict[str, Any]:
@@ -44,10 +49,24 @@ def answer(i: int) -> dict[str, Any]:
 
 
 def record(index: int, messages: list[dict[str, Any]]) -> TurnRecord:
-    return TurnRecord(index=index, observation={"step": index}, messages=messages, answer=answer(index)["content"],
-                      usage=Usage(1, 1, 0.0), latency_s=0.0, cached=False, script=None, parse_error=None,
-                      compile_error=None, actions=[], reward=0.0, total_reward=0.0, health=None, done=False,
-                      timings={})
+    return TurnRecord(
+        index=index,
+        observation={"step": index},
+        messages=messages,
+        answer=answer(index)["content"],
+        usage=Usage(1, 1, 0.0),
+        latency_s=0.0,
+        cached=False,
+        script=None,
+        parse_error=None,
+        compile_error=None,
+        actions=[],
+        reward=0.0,
+        total_reward=0.0,
+        health=None,
+        done=False,
+        timings={},
+    )
 
 
 def prompts(policy: str, n: int, window: int = 2) -> list[list[dict[str, Any]]]:
@@ -57,7 +76,7 @@ def prompts(policy: str, n: int, window: int = 2) -> list[list[dict[str, Any]]]:
     for t in range(n):
         history = [m for i in range(t) for m in (user(i, image=i % 3 == 0), answer(i))]
         if policy == "window":
-            history = history[-2 * window:]
+            history = history[-2 * window :]
         elif policy == "markovian":
             history = []
         out.append([SYSTEM, *history, user(t, image=t % 3 == 0)])
@@ -87,7 +106,9 @@ def new_episode(store: TranscriptStore) -> str:
 
 @pytest.mark.parametrize("fast_path", [True, False], ids=["fast", "core"])
 @pytest.mark.parametrize("policy", ["full", "window", "markovian"])
-def test_each_turn_reads_back_exactly_the_prompt_it_sent(tmp_path: Path, policy: str, fast_path: bool) -> None:
+def test_each_turn_reads_back_exactly_the_prompt_it_sent(
+    tmp_path: Path, policy: str, fast_path: bool
+) -> None:
     sent = prompts(policy, 12)
     with TranscriptStore(f"sqlite:///{tmp_path / 't.db'}", fast_path=fast_path) as store:
         episode = new_episode(store)
@@ -96,11 +117,19 @@ def test_each_turn_reads_back_exactly_the_prompt_it_sent(tmp_path: Path, policy:
         assert [t.messages for t in store.get_turns(episode)] == sent
         queries = ViewerData(store)
         assert [queries.turn(episode, i).messages[-1]["content"] for i in (0, 5, 11)] == [
-            json.loads(canonical_json(sent[i][-1]["content"])) if i % 3 else
-            [{"type": "text", "text": f"Step {i}."},
-             {"type": "image_ref", "sha256": hashlib.sha256(PNG).hexdigest(), "media_type": "image/png",
-              "image_url_options": {"detail": "low"}}]
-            for i in (0, 5, 11)]
+            json.loads(canonical_json(sent[i][-1]["content"]))
+            if i % 3
+            else [
+                {"type": "text", "text": f"Step {i}."},
+                {
+                    "type": "image_ref",
+                    "sha256": hashlib.sha256(PNG).hexdigest(),
+                    "media_type": "image/png",
+                    "image_url_options": {"detail": "low"},
+                },
+            ]
+            for i in (0, 5, 11)
+        ]
         assert rerender_reads(store, episode) == rerender_messages(sent)
         assert rows(store, "messages") == 0
 
@@ -131,7 +160,10 @@ def test_full_history_writes_each_message_once(tmp_path: Path) -> None:
         # 200 rows for 100 turns (schema 1 wrote 2 + 4 + ... + 200 = 10,100).
         assert written[:3] == [2, 4, 6] and written[-1] == 200
         with store.engine.connect() as conn:
-            spans = [json.loads(s) for (s,) in conn.exec_driver_sql("SELECT spans FROM turn_prompts ORDER BY turn_id")]
+            spans = [
+                json.loads(s)
+                for (s,) in conn.exec_driver_sql("SELECT spans FROM turn_prompts ORDER BY turn_id")
+            ]
         assert spans[0] == [[0, 2]] and spans[99] == [[0, 200]]
 
 
@@ -182,7 +214,11 @@ def test_a_failed_turn_leaves_no_rows_the_next_turn_relies_on(tmp_path: Path) ->
 
 
 def test_messages_with_extra_keys_keep_them(tmp_path: Path) -> None:
-    named = [SYSTEM, {"role": "user", "name": "coach", "content": "hurry"}, {"role": "user", "content": "hurry"}]
+    named = [
+        SYSTEM,
+        {"role": "user", "name": "coach", "content": "hurry"},
+        {"role": "user", "content": "hurry"},
+    ]
     with TranscriptStore(f"sqlite:///{tmp_path / 't.db'}") as store:
         episode = new_episode(store)
         store.add_turn(episode, record(0, named))
@@ -198,8 +234,11 @@ def write_schema1(path: Path, sent: list[list[dict[str, Any]]]) -> str:
     ``turn_prompts`` tables; every message of every turn a ``messages`` row pointing at the canonical
     JSON of its content in ``blobs``, images as ``image_ref`` parts of their own blobs."""
     engine = make_engine(f"sqlite:///{path}", create_tables=False)
-    old_tables = [t for name, t in Base.metadata.tables.items()
-                  if name not in ("agentkit_schema", "episode_messages", "turn_prompts")]
+    old_tables = [
+        t
+        for name, t in Base.metadata.tables.items()
+        if name not in ("agentkit_schema", "episode_messages", "turn_prompts")
+    ]
     blobs: dict[str, dict[str, Any]] = {}
 
     def blob(data: bytes, media_type: str) -> str:
@@ -215,35 +254,90 @@ def write_schema1(path: Path, sent: list[list[dict[str, Any]]]) -> str:
             if part.get("type") == "image_url":
                 header, payload = part["image_url"]["url"][5:].split(",", 1)
                 media_type = header.removesuffix(";base64")
-                parts.append({"type": "image_ref", "sha256": blob(base64.b64decode(payload), media_type),
-                              "media_type": media_type, "image_url_options": {"detail": part["image_url"]["detail"]}})
+                parts.append(
+                    {
+                        "type": "image_ref",
+                        "sha256": blob(base64.b64decode(payload), media_type),
+                        "media_type": media_type,
+                        "image_url_options": {"detail": part["image_url"]["detail"]},
+                    }
+                )
             else:
                 parts.append(part)
         return parts
 
     from datetime import datetime, timezone
+
     now = datetime.now(timezone.utc)
     with engine.begin() as conn:
         Base.metadata.create_all(conn, tables=old_tables)
-        conn.execute(insert(Run.__table__), {
-            "id": "run1", "created_at": now, "env": "gridworld", "tasks": ["t"], "model": "fake/model",
-            "config": {}, "templates": {"system.j2": "x"}, "templates_hash": templates_hash({"system.j2": "x"}),
-            "agentkit_version": "0.old", "status": "finished"})
-        conn.execute(insert(Episode.__table__), {"id": "ep1", "run_id": "run1", "task": "t", "seed": 1, "trial": 0,
-                                                 "attempt": 0, "status": "finished", "started_at": now})
+        conn.execute(
+            insert(Run.__table__),
+            {
+                "id": "run1",
+                "created_at": now,
+                "env": "gridworld",
+                "tasks": ["t"],
+                "model": "fake/model",
+                "config": {},
+                "templates": {"system.j2": "x"},
+                "templates_hash": templates_hash({"system.j2": "x"}),
+                "agentkit_version": "0.old",
+                "status": "finished",
+            },
+        )
+        conn.execute(
+            insert(Episode.__table__),
+            {
+                "id": "ep1",
+                "run_id": "run1",
+                "task": "t",
+                "seed": 1,
+                "trial": 0,
+                "attempt": 0,
+                "status": "finished",
+                "started_at": now,
+            },
+        )
         message_rows = []
         for i, prompt in enumerate(sent):
             r = record(i, prompt)
-            turn_id = conn.execute(insert(Turn.__table__), {
-                "episode_id": "ep1", "index": i, "observation": r.observation, "answer": r.answer, "script": None,
-                "parse_error": None, "compile_error": None, "actions": [], "reward": 0.0, "total_reward": 0.0,
-                "health": None, "done": False, "timings": {}, "input_tokens": 1, "output_tokens": 1,
-                "cost_usd": 0.0, "latency_s": 0.0, "cached": False, "created_at": 0.0}).inserted_primary_key[0]
+            turn_id = conn.execute(
+                insert(Turn.__table__),
+                {
+                    "episode_id": "ep1",
+                    "index": i,
+                    "observation": r.observation,
+                    "answer": r.answer,
+                    "script": None,
+                    "parse_error": None,
+                    "compile_error": None,
+                    "actions": [],
+                    "reward": 0.0,
+                    "total_reward": 0.0,
+                    "health": None,
+                    "done": False,
+                    "timings": {},
+                    "input_tokens": 1,
+                    "output_tokens": 1,
+                    "cost_usd": 0.0,
+                    "latency_s": 0.0,
+                    "cached": False,
+                    "created_at": 0.0,
+                },
+            ).inserted_primary_key[0]
             for position, m in enumerate(prompt):
                 sha = blob(canonical_json(stored(m["content"])), "application/json")
                 extra = {k: v for k, v in m.items() if k not in ("role", "content")} or None
-                message_rows.append({"turn_id": turn_id, "position": position, "role": m["role"],
-                                     "content_sha256": sha, "extra": extra})
+                message_rows.append(
+                    {
+                        "turn_id": turn_id,
+                        "position": position,
+                        "role": m["role"],
+                        "content_sha256": sha,
+                        "extra": extra,
+                    }
+                )
         conn.execute(insert(Blob.__table__), list(blobs.values()))
         conn.execute(insert(Message.__table__), message_rows)
     engine.dispose()

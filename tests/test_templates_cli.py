@@ -22,13 +22,25 @@ def _packaged(name: str, file: str) -> str:
 
 def test_list_and_show_the_packaged_sets(tmp_path):
     sets = {s["name"]: s for s in run_json(["templates", "list"], tmp_path)}
-    assert {"aai-arena", "aai-arena-incontext", "gridworld", "gridworld-react", "gridworld-reasoner",
-            "trifinger"} <= set(sets)
+    assert {
+        "aai-arena",
+        "aai-arena-incontext",
+        "gridworld",
+        "gridworld-react",
+        "gridworld-reasoner",
+        "trifinger",
+    } <= set(sets)
     assert sets["aai-arena-incontext"]["backend"] == "aai-arena"
     assert "examples.json" in sets["aai-arena-incontext"]["files"]
 
     shown = run_json(["templates", "show", "aai-arena"], tmp_path)
-    assert shown["variables"]["system.j2"] == ["commands", "control", "has_images", "max_scripts", "time_limit"]
+    assert shown["variables"]["system.j2"] == [
+        "commands",
+        "control",
+        "has_images",
+        "max_scripts",
+        "time_limit",
+    ]
     assert {"obs", "feedback", "turn"} <= set(shown["variables"]["turn.j2"])
 
     proc = run_cli(["templates", "show", "aai-arena", "turn.j2"], tmp_path)
@@ -44,11 +56,27 @@ def test_copy_gives_a_folder_a_run_uses_and_never_overwrites(tmp_path):
     target = tmp_path / "mine"
     run_cli(["templates", "copy", "gridworld", str(target)], tmp_path)
     assert (target / "system.j2").read_text(encoding="utf-8") == _packaged("gridworld", "system.j2")
-    (target / "system.j2").write_text("My own instructions. {{ max_scripts }} answers at most.", encoding="utf-8")
+    (target / "system.j2").write_text(
+        "My own instructions. {{ max_scripts }} answers at most.", encoding="utf-8"
+    )
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--templates", str(target),
-                     "--db", db], tmp_path)
-    shown = run_json(["transcripts", "show", data["episodes"][0]["episode_id"], "--messages", "--db", db], tmp_path)
+    data = run_json(
+        [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToLocal-v0",
+            "--templates",
+            str(target),
+            "--db",
+            db,
+        ],
+        tmp_path,
+    )
+    shown = run_json(
+        ["transcripts", "show", data["episodes"][0]["episode_id"], "--messages", "--db", db], tmp_path
+    )
     assert "My own instructions." in json.dumps(shown)
 
     proc = run_cli(["templates", "copy", "gridworld", str(target)], tmp_path, check=False)
@@ -58,15 +86,31 @@ def test_copy_gives_a_folder_a_run_uses_and_never_overwrites(tmp_path):
 
 def test_a_set_of_another_backend_is_refused_with_one_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    proc = run_cli(["run", "--env", "aai-arena", "--task", "01-04-03", "--templates", "gridworld", "--db", db],
-                   tmp_path, check=False)
+    proc = run_cli(
+        ["run", "--env", "aai-arena", "--task", "01-04-03", "--templates", "gridworld", "--db", db],
+        tmp_path,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "error: --templates gridworld: this template set is for the gridworld backend, not aai-arena "
-        "(sets for aai-arena: aai-arena, aai-arena-incontext)"]
+        "(sets for aai-arena: aai-arena, aai-arena-incontext)"
+    ]
     # a variant written for the same backend is still accepted
-    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--templates", "gridworld-react",
-                     "--db", db], tmp_path)
+    data = run_json(
+        [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToLocal-v0",
+            "--templates",
+            "gridworld-react",
+            "--db",
+            db,
+        ],
+        tmp_path,
+    )
     assert data["episodes"][0]["end_reason"]
 
 
@@ -76,4 +120,6 @@ def test_every_variable_a_packaged_template_uses_is_documented():
         assert f"| {name} |" in docs, name
         for template, variables in set_variables(name).items():
             for variable in variables:
-                assert f"| `{variable}` |" in docs, f"{name}/{template}: {variable} is not in docs/templates.md"
+                assert f"| `{variable}` |" in docs, (
+                    f"{name}/{template}: {variable} is not in docs/templates.md"
+                )

@@ -27,9 +27,16 @@ def backend():
 
 
 def _state(blocks, goals, tips, velocities=None, obstacles=(), tip_goals=None) -> WorldState:
-    return WorldState(np.zeros(9), np.zeros(9) if velocities is None else np.asarray(velocities, dtype=float), np.zeros(9),
-                      np.asarray(tips, dtype=float), list(blocks), list(goals), list(obstacles),
-                      np.zeros((0, 3)) if tip_goals is None else np.asarray(tip_goals, dtype=float))
+    return WorldState(
+        np.zeros(9),
+        np.zeros(9) if velocities is None else np.asarray(velocities, dtype=float),
+        np.zeros(9),
+        np.asarray(tips, dtype=float),
+        list(blocks),
+        list(goals),
+        list(obstacles),
+        np.zeros((0, 3)) if tip_goals is None else np.asarray(tip_goals, dtype=float),
+    )
 
 
 def _quat(axis, degrees) -> tuple[float, float, float, float]:
@@ -48,11 +55,15 @@ def _compose(a, b):
 
 
 def test_control_step_is_ten_physics_steps_of_four_ms():
-    assert TIME_STEP_S == pytest.approx(1 / 250) and SKIP_FRAME == 10 and CONTROL_STEP_S == pytest.approx(0.04)
+    assert (
+        TIME_STEP_S == pytest.approx(1 / 250) and SKIP_FRAME == 10 and CONTROL_STEP_S == pytest.approx(0.04)
+    )
 
 
-@pytest.mark.parametrize("task, seconds", [("pushing", 10), ("picking", 10), ("pick_and_place", 20), ("stacking2", 20),
-                                           ("reaching", 5)])
+@pytest.mark.parametrize(
+    "task, seconds",
+    [("pushing", 10), ("picking", 10), ("pick_and_place", 20), ("stacking2", 20), ("reaching", 5)],
+)
 def test_causalworld_episode_lengths(backend, task, seconds):
     backend.reset(task, 0)
     assert backend.time_limit_steps == seconds * 1000
@@ -63,7 +74,10 @@ def test_length_is_ten_seconds_per_rigid_object_fixed_ones_included(backend):
     backend.reset("towers", 0)
     world = backend.world
     assert backend.time_limit_steps == 10_000 * (len(world.block_specs) + len(world.scene.obstacles))
-    assert episode_length_s("stacked_blocks", 35) == 350 and episode_length_s("creative_stacked_blocks", 24) == 240
+    assert (
+        episode_length_s("stacked_blocks", 35) == 350
+        and episode_length_s("creative_stacked_blocks", 24) == 240
+    )
     assert episode_length_s("reaching", 0) == 5
 
 
@@ -120,8 +134,12 @@ def test_pushing_reward_terms_and_weights():
     value = reward.step(now)
     terms = reward.last_terms
     assert terms[1] == pytest.approx(0.01)  # the block came 1 cm closer to its goal
-    assert terms[0] == pytest.approx(np.linalg.norm(tips - [0, -0.08, 0.0325]) - np.linalg.norm(tips + [0, 0.015, 0] - [0, -0.07, 0.0325]))
-    assert terms[2] == pytest.approx(-math.radians(10), abs=1e-9)  # turned 10 degrees away from the goal's yaw
+    assert terms[0] == pytest.approx(
+        np.linalg.norm(tips - [0, -0.08, 0.0325]) - np.linalg.norm(tips + [0, 0.015, 0] - [0, -0.07, 0.0325])
+    )
+    assert terms[2] == pytest.approx(
+        -math.radians(10), abs=1e-9
+    )  # turned 10 degrees away from the goal's yaw
     assert value == pytest.approx((750 * terms[0] + 250 * terms[1] + 100 * terms[2] + 0.0) * 0.04)
     assert reward.total == pytest.approx(value)
 
@@ -130,7 +148,9 @@ def test_picking_rewards_height_and_penalises_far_fingers():
     goal = body((0.0, 0.0, 0.15), UPRIGHT, CUBE)
     tips = np.array([[0.04, 0.0, 0.03], [-0.04, 0.0, 0.03], [0.0, 0.2, 0.03]])
     before = _state([body((0.0, 0.0, 0.0325), UPRIGHT, CUBE)], [goal], tips)
-    now = _state([body((0.0, 0.0, 0.0525), UPRIGHT, CUBE)], [goal], tips + [0.0, 0.0, 0.02], velocities=[0.1] * 9)
+    now = _state(
+        [body((0.0, 0.0, 0.0525), UPRIGHT, CUBE)], [goal], tips + [0.0, 0.0, 0.02], velocities=[0.1] * 9
+    )
     reward = DenseReward("picking")
     reward.reset(before)
     reward.step(now)
@@ -156,7 +176,10 @@ def test_pick_and_place_aims_for_the_carry_height_on_the_wrong_side_and_ignores_
 
 
 def test_stacking2_switches_to_the_upper_block_once_the_lower_one_is_placed():
-    goals = [body((0.0, 0.0, 0.0975), UPRIGHT, CUBE), body((0.0, 0.0, 0.0325), UPRIGHT, CUBE)]  # upper listed first
+    goals = [
+        body((0.0, 0.0, 0.0975), UPRIGHT, CUBE),
+        body((0.0, 0.0, 0.0325), UPRIGHT, CUBE),
+    ]  # upper listed first
     tips = np.zeros((3, 3))
     placed = body((0.0, 0.0, 0.0325), UPRIGHT, CUBE)
     before = _state([placed, body((0.1, 0.0, 0.0325), UPRIGHT, CUBE)], goals, tips)
@@ -166,7 +189,9 @@ def test_stacking2_switches_to_the_upper_block_once_the_lower_one_is_placed():
     reward.step(now)
     t = reward.last_terms
     assert t[1] == 0.0 and t[2] == pytest.approx(0.02) and t[3] == 0.0
-    assert t[0] == pytest.approx(np.linalg.norm(tips - [0.1, 0.0, 0.0325]) - np.linalg.norm(tips - [0.1, 0.0, 0.0525]))
+    assert t[0] == pytest.approx(
+        np.linalg.norm(tips - [0.1, 0.0, 0.0325]) - np.linalg.norm(tips - [0.1, 0.0, 0.0525])
+    )
 
 
 def test_reaching_adds_the_mean_error_as_its_goal_reward():
@@ -205,10 +230,21 @@ def test_pushing_observation_is_causalworlds_56_numbers_in_its_order(backend):
     names = ov.names(entries)
     assert len(names) == 56
     assert [e.name for e in entries] == [
-        "time_left_for_task", "joint_positions", "joint_velocities", "end_effector_positions",
-        "tool_block_type", "tool_block_size", "tool_block_cartesian_position", "tool_block_orientation",
-        "tool_block_linear_velocity", "tool_block_angular_velocity",
-        "goal_block_type", "goal_block_size", "goal_block_cartesian_position", "goal_block_orientation"]
+        "time_left_for_task",
+        "joint_positions",
+        "joint_velocities",
+        "end_effector_positions",
+        "tool_block_type",
+        "tool_block_size",
+        "tool_block_cartesian_position",
+        "tool_block_orientation",
+        "tool_block_linear_velocity",
+        "tool_block_angular_velocity",
+        "goal_block_type",
+        "goal_block_size",
+        "goal_block_cartesian_position",
+        "goal_block_orientation",
+    ]
     vector = ov.vector(entries, state, time_left=10.0)
     low, high = ov.bounds(entries)
     assert vector.shape == (56,) and np.all(vector >= low) and np.all(vector <= high)
@@ -236,23 +272,39 @@ def test_pick_and_place_observes_the_fixed_wall(backend):
     backend.reset("pick_and_place", 0)
     entries = ov.layout("pick_and_place", 1, 1, 1, 20.0)
     names = ov.names(entries)
-    assert names[-11:] == ["obstacle_type", "obstacle_size[0]", "obstacle_size[1]", "obstacle_size[2]",
-                           "obstacle_cartesian_position[0]", "obstacle_cartesian_position[1]",
-                           "obstacle_cartesian_position[2]", "obstacle_orientation[0]", "obstacle_orientation[1]",
-                           "obstacle_orientation[2]", "obstacle_orientation[3]"]
+    assert names[-11:] == [
+        "obstacle_type",
+        "obstacle_size[0]",
+        "obstacle_size[1]",
+        "obstacle_size[2]",
+        "obstacle_cartesian_position[0]",
+        "obstacle_cartesian_position[1]",
+        "obstacle_cartesian_position[2]",
+        "obstacle_orientation[0]",
+        "obstacle_orientation[1]",
+        "obstacle_orientation[2]",
+        "obstacle_orientation[3]",
+    ]
     vector = ov.vector(entries, read_state(backend.world), 20.0)
     assert vector[names.index("obstacle_type")] == 10.0
 
 
-@pytest.mark.parametrize("profile, measure", [("agentkit", "agentkit_reach_score>0.9"),
-                                              ("causalworld", "causalworld_reaching_mean_abs_error<0.01")])
+@pytest.mark.parametrize(
+    "profile, measure",
+    [("agentkit", "agentkit_reach_score>0.9"), ("causalworld", "causalworld_reaching_mean_abs_error<0.01")],
+)
 def test_the_run_configs_profile_option_is_recorded_in_the_episodes_metrics(profile, measure):
     from agentkit.config import RunConfig
     from agentkit.loop import run_episode
     from agentkit.setup_episode import make_setup
 
-    config = RunConfig(env="trifinger", tasks=["reaching"], backend_options={"cameras": False, "profile": profile},
-                       observer={"views": ["language"]}, include_images=False)
+    config = RunConfig(
+        env="trifinger",
+        tasks=["reaching"],
+        backend_options={"cameras": False, "profile": profile},
+        observer={"views": ["language"]},
+        include_images=False,
+    )
     setup = make_setup(config)
     try:
         result = run_episode(setup, "reaching", 0)
@@ -272,7 +324,8 @@ def test_the_fast_box_overlap_equals_the_cuboid_one():
         block = body(rng.uniform(-0.03, 0.03, 3) + [0, 0, 0.05], q, rng.uniform(0.03, 0.08, 3))
         goal = body((0.0, 0.0, 0.05), _quat((0, 0, 1), float(rng.uniform(0, 90))), CUBE)
         assert box_overlap([block.aabb()], [goal.aabb()]) == pytest.approx(
-            causalworld_overlap([block.cuboid()], [goal.cuboid()]), abs=1e-12)
+            causalworld_overlap([block.cuboid()], [goal.cuboid()]), abs=1e-12
+        )
 
 
 # -- the status the model reads ----------------------------------------------------------------
@@ -286,14 +339,21 @@ def test_the_status_names_the_measure_success_is_judged_by():
         metrics = cw.episode_metrics(None)
         keys = list(status)
         assert keys.index("goal_overlap_causalworld") < keys.index("goal_overlap")
-        assert status["goal_overlap_causalworld"].startswith(f"{metrics['overlap_causalworld']:.3f} (CausalWorld's measure")
+        assert status["goal_overlap_causalworld"].startswith(
+            f"{metrics['overlap_causalworld']:.3f} (CausalWorld's measure"
+        )
         assert "success above 0.9" in status["goal_overlap_causalworld"]
         assert "not what success is judged by" in status["goal_overlap"]
         reaching = cw.reset("reaching", 0).status
         error_cm = float(reaching["tip_error_causalworld"].split(" cm")[0])
-        assert error_cm == pytest.approx(cw.verdict().value * 100, abs=0.01) and "below 1 cm" in reaching["tip_error_causalworld"]
+        assert (
+            error_cm == pytest.approx(cw.verdict().value * 100, abs=0.01)
+            and "below 1 cm" in reaching["tip_error_causalworld"]
+        )
         plain = ak.reset("pushing", 1).status
-        assert "goal_overlap_causalworld" not in plain and plain["goal_overlap"].endswith("(success above 0.9)")
+        assert "goal_overlap_causalworld" not in plain and plain["goal_overlap"].endswith(
+            "(success above 0.9)"
+        )
     finally:
         cw.close()
         ak.close()

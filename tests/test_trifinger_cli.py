@@ -22,10 +22,14 @@ _CENTRE = r"centre \(([-\d.]+), ([-\d.]+), ([-\d.]+)\)"
 
 
 def test_reference_run_prints_pure_json_with_the_final_overlap(tmp_path):
-    data = run_json(["run", "--env", "trifinger", "--task", "pushing", "--db", f"sqlite:///{tmp_path / 'r.db'}"], tmp_path)
+    data = run_json(
+        ["run", "--env", "trifinger", "--task", "pushing", "--db", f"sqlite:///{tmp_path / 'r.db'}"], tmp_path
+    )
     (episode,) = data["episodes"]
     assert episode["task"] == "pushing" and episode["success"] is True
-    assert episode["overlap_causalworld"] > 0.9 and episode["profile"] == "causalworld"  # success is CausalWorld's
+    assert (
+        episode["overlap_causalworld"] > 0.9 and episode["profile"] == "causalworld"
+    )  # success is CausalWorld's
     assert episode["success_measure"] == "causalworld_aabb_overlap>0.9" and 0.0 < episode["overlap"] <= 1.0
 
 
@@ -43,8 +47,10 @@ def picking_responder(body: dict[str, Any]) -> str:
     gx, gy, gz = (float(v) for v in re.search(r"Goal 0: [^\n]*" + _CENTRE, text).groups())
     if "Holding: block 0" in text:
         return f'Think("nearly there"); move_to({gx}, {gy}, {gz});'
-    return (f'Think("I see {count_images(body)} images; the red cube must rise into the goal"); '
-            f"grasp(block=0); lift(height={gz}); move_to({gx}, {gy}, {gz});")
+    return (
+        f'Think("I see {count_images(body)} images; the red cube must rise into the goal"); '
+        f"grasp(block=0); lift(height={gz}); move_to({gx}, {gy}, {gz});"
+    )
 
 
 def _closed_port() -> int:
@@ -64,9 +70,17 @@ def picking_endpoint(record_mode: str) -> Iterator[str]:
 
 
 @pytest.mark.vcr
-def test_a_model_over_http_completes_picking_with_api_calls_and_three_cameras(picking_endpoint: str, vcr: Any) -> None:
-    config = RunConfig(env="trifinger", tasks=["picking"], model="openai/fake-model", api_base=picking_endpoint,
-                       max_scripts=3, observer={"views": ["image", "language"], "max_side": 96})
+def test_a_model_over_http_completes_picking_with_api_calls_and_three_cameras(
+    picking_endpoint: str, vcr: Any
+) -> None:
+    config = RunConfig(
+        env="trifinger",
+        tasks=["picking"],
+        model="openai/fake-model",
+        api_base=picking_endpoint,
+        max_scripts=3,
+        observer={"views": ["image", "language"], "max_side": 96},
+    )
     setup = make_setup(config, api_key=TEST_API_KEY)
     try:
         result = run_episode(setup, "picking", seed=0)
@@ -74,7 +88,9 @@ def test_a_model_over_http_completes_picking_with_api_calls_and_three_cameras(pi
         setup.backend.close()
     assert result.success and result.metrics["overlap_causalworld"] > 0.9
     # the model client's one warm-up round trip (agentkit.models.client_warmup) is not the episode's
-    bodies = [b for b in (json.loads(r.body) for r in vcr.requests) if b["messages"][0]["content"] != "warm-up"]
+    bodies = [
+        b for b in (json.loads(r.body) for r in vcr.requests) if b["messages"][0]["content"] != "warm-up"
+    ]
     assert count_images(bodies[0]) == 3
     system = bodies[0]["messages"][0]["content"]
     assert "grasp(block)" in system and "lift(height=0.08)" in system

@@ -20,7 +20,10 @@ def test_every_causalworld_task_is_registered_and_passes_check_env(env_id):
     env = _make(env_id)
     try:
         check_env(env, skip_render_check=True)
-        assert env.observation_names[0] == "time_left_for_task" and len(env.observation_names) == env.observation_space.shape[0]
+        assert (
+            env.observation_names[0] == "time_left_for_task"
+            and len(env.observation_names) == env.observation_space.shape[0]
+        )
     finally:
         env.close()
 
@@ -39,7 +42,9 @@ def test_pixel_mode_gives_three_camera_and_three_goal_images_in_unit_range():
     try:
         obs, _ = env.reset(seed=0)
         again, _ = env.reset(seed=0)
-        assert obs.shape == (6, 128, 128, 3) and obs.dtype == np.float32 and env.observation_space.contains(obs)
+        assert (
+            obs.shape == (6, 128, 128, 3) and obs.dtype == np.float32 and env.observation_space.contains(obs)
+        )
         assert np.array_equal(obs, again)
         green = (obs[..., 1] > 0.6) & (obs[..., 0] < 0.4)
         assert green[3:].sum() > 20 and green[:3].sum() == 0  # the goal shows in goal images only
@@ -78,7 +83,9 @@ def test_rewards_add_up_to_the_episodes_dense_reward_and_truncate_at_causalworld
         assert steps == 125  # reaching: 5 s / (10 x 4 ms)
         assert total == pytest.approx(info["dense_reward"]) and total != 0.0
         assert env.backend.episode_metrics(None)["dense_reward"] == pytest.approx(total, abs=1e-4)
-        assert info["success"] is False and info["fractional_success"] > 0.01  # fingers fell: far from the targets
+        assert (
+            info["success"] is False and info["fractional_success"] > 0.01
+        )  # fingers fell: far from the targets
     finally:
         env.close()
 
@@ -103,7 +110,9 @@ def test_bad_modes_are_one_clear_line():
         _make(action_mode="velocity")
 
 
-@pytest.mark.filterwarnings("ignore:.*symmetric and normalized space:UserWarning")  # the checker's advice, wanted here
+@pytest.mark.filterwarnings(
+    "ignore:.*symmetric and normalized space:UserWarning"
+)  # the checker's advice, wanted here
 def test_unnormalised_actions_and_observations_are_in_causalworlds_units():
     env = _make(task="pushing@P0", normalize_actions=False, normalize_observations=False)
     try:

@@ -39,13 +39,27 @@ def test_every_variable_can_be_read_and_written(backend):
     backend.reset("stacking2", 0)
     variables = WorldVariables(backend.world)
     values = variables.read_all()
-    assert {"gravity", "floor_friction", "stage_friction", "floor_color", "stage_color", "joint_positions"} <= set(values)
+    assert {
+        "gravity",
+        "floor_friction",
+        "stage_friction",
+        "floor_color",
+        "stage_color",
+        "joint_positions",
+    } <= set(values)
     assert set(values["block0"]) == {"cylindrical_position", "euler_orientation", "size", "color", "mass"}
     assert set(values["goal1"]) == {"cylindrical_position", "euler_orientation", "size", "color"}
     assert set(values["finger_lower_link_120"]) == {"color", "mass"}
-    result = apply_intervention(backend.world, {"gravity": [0.0, 0.0, -8.0], "floor_friction": 0.4,
-                                                "block0": {"mass": 0.03, "color": [0.6, 0.7, 0.8]},
-                                                "finger_upper_link_0": {"mass": 0.03}}, space="A")
+    result = apply_intervention(
+        backend.world,
+        {
+            "gravity": [0.0, 0.0, -8.0],
+            "floor_friction": 0.4,
+            "block0": {"mass": 0.03, "color": [0.6, 0.7, 0.8]},
+            "finger_upper_link_0": {"mass": 0.03},
+        },
+        space="A",
+    )
     assert result.applied, result.reason
     assert variables.read("gravity") == [0.0, 0.0, -8.0]
     assert variables.read("floor_friction") == pytest.approx(0.4)
@@ -74,7 +88,9 @@ def test_an_infeasible_intervention_is_rolled_back(backend):
     assert result.rolled_back and not result.applied and "interpenetrate" in result.reason
     assert variables.read("block1", "cylindrical_position") == pytest.approx(second, abs=1e-6)
     # A goal outside the arena (no space restriction) is rolled back too.
-    result = apply_intervention(backend.world, {"goal0": {"cylindrical_position": [0.3, 0.0, 0.0325]}}, space=None)
+    result = apply_intervention(
+        backend.world, {"goal0": {"cylindrical_position": [0.3, 0.0, 0.0325]}}, space=None
+    )
     assert result.rolled_back and "outside the arena" in result.reason
     assert variables.read("goal0", "cylindrical_position")[0] < 0.15
 
@@ -83,7 +99,9 @@ def test_resizing_a_block_rebuilds_it_in_place(backend):
     backend.reset("pushing", 0)
     variables = WorldVariables(backend.world)
     r, theta, _ = variables.read("block0", "cylindrical_position")
-    result = apply_intervention(backend.world, {"block0": {"size": [0.07] * 3, "cylindrical_position": [r, theta, 0.035]}})
+    result = apply_intervention(
+        backend.world, {"block0": {"size": [0.07] * 3, "cylindrical_position": [r, theta, 0.035]}}
+    )
     assert result.applied, result.reason
     assert backend.world.block_cuboids()[0].size == pytest.approx((0.07, 0.07, 0.07))
 
@@ -118,7 +136,9 @@ def test_protocol_suites_and_bad_names():
 
 
 def test_a_curriculum_intervenes_on_its_schedule():
-    b = TriFingerBackend(cameras=False, curriculum={"actors": ["goal"], "episode_start": 1, "episode_periodicity": 2})
+    b = TriFingerBackend(
+        cameras=False, curriculum={"actors": ["goal"], "episode_start": 1, "episode_periodicity": 2}
+    )
     try:
         goals = []
         for episode in range(4):

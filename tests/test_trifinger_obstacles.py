@@ -112,11 +112,17 @@ def test_the_gym_environment_observes_the_obstacles_and_passes_check_env():
         check_env(env, skip_render_check=True)
         names = env.observation_names
         # reaching.py appends obstacle_<i>_type/_size/_cartesian_position/_orientation after its targets
-        assert names.index("goal_300_cartesian_position[2]") < names.index("obstacle_0_type") < names.index("obstacle_1_type")
+        assert (
+            names.index("goal_300_cartesian_position[2]")
+            < names.index("obstacle_0_type")
+            < names.index("obstacle_1_type")
+        )
         observation, _ = env.reset(seed=3)
         cube = random_obstacles(env.backend.world.scene)[1]
         start = names.index("obstacle_1_cartesian_position[0]")
-        unscaled = (observation[start:start + 3] + 1) / 2 * (0.5 - np.array([-0.5, -0.5, 0.0])) + np.array([-0.5, -0.5, 0.0])
+        unscaled = (observation[start : start + 3] + 1) / 2 * (0.5 - np.array([-0.5, -0.5, 0.0])) + np.array(
+            [-0.5, -0.5, 0.0]
+        )
         assert unscaled == pytest.approx(cube.position, abs=1e-4)
     finally:
         env.close()

@@ -14,7 +14,9 @@ def test_the_profile_flag_reaches_the_stored_config_and_the_episode_metrics(tmp_
     profile = "agentkit"  # not the default (causalworld: test_reference_run_prints_pure_json_with_the_final_overlap)
 
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    data = run_json(["run", "--env", "trifinger", "--task", "picking", "--profile", profile, "--db", db], tmp_path)
+    data = run_json(
+        ["run", "--env", "trifinger", "--task", "picking", "--profile", profile, "--db", db], tmp_path
+    )
     (episode,) = data["episodes"]
     assert episode["profile"] == profile
     assert episode["success_measure"] == "volumetric_overlap>0.9"
@@ -22,7 +24,25 @@ def test_the_profile_flag_reaches_the_stored_config_and_the_episode_metrics(tmp_
 
 
 def test_a_bad_profile_is_refused_in_one_line(tmp_path):
-    proc = run_cli(["run", "--env", "trifinger", "--task", "picking", "--profile", "fast", "--db",
-                    f"sqlite:///{tmp_path / 'r.db'}"], tmp_path, cli_env(), check=False)
+    proc = run_cli(
+        [
+            "run",
+            "--env",
+            "trifinger",
+            "--task",
+            "picking",
+            "--profile",
+            "fast",
+            "--db",
+            f"sqlite:///{tmp_path / 'r.db'}",
+        ],
+        tmp_path,
+        cli_env(),
+        check=False,
+    )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode != 0 and len(lines) == 1 and "profile must be one of causalworld, agentkit" in lines[0], proc.stderr
+    assert (
+        proc.returncode != 0
+        and len(lines) == 1
+        and "profile must be one of causalworld, agentkit" in lines[0]
+    ), proc.stderr

@@ -54,13 +54,19 @@ def test_every_draw_is_well_posed_over_50_seeds(task, protocol):
 
 def test_protocols_cover_the_variables_benchmarks_py_names():
     spans = {name: set(draw_protocol("pushing", name, 3).intervention) for name in ("P1", "P4", "P5", "P9")}
-    assert spans["P1"] == {"tool_block"} and set(draw_protocol("pushing", "P1", 3).intervention["tool_block"]) == {"mass"}
+    assert spans["P1"] == {"tool_block"} and set(
+        draw_protocol("pushing", "P1", 3).intervention["tool_block"]
+    ) == {"mass"}
     assert spans["P4"] == {"tool_block"} and spans["P5"] == {"goal_block"}
     assert spans["P9"] == {"tool_block", "goal_block", "floor_friction"}
     # stacking2's goals move only together, as goal_tower; its P9 regex names goal_block, which no
     # stacking2 variable is, so only the tool blocks and the floor friction change
     assert set(draw_protocol("stacking2", "P5", 3).intervention) == {"goal_tower"}
-    assert set(draw_protocol("stacking2", "P9", 3).intervention) == {"tool_block_1", "tool_block_2", "floor_friction"}
+    assert set(draw_protocol("stacking2", "P9", 3).intervention) == {
+        "tool_block_1",
+        "tool_block_2",
+        "floor_friction",
+    }
     assert protocol_for("reaching", "P12").space == "B"
     assert draw_protocol("pushing", "P0", 3).scene == with_start_pose(default_scene("pushing"), "causalworld")
     assert draw_protocol("pushing", "P0", 3, "agentkit").scene == default_scene("pushing")

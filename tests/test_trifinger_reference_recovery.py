@@ -59,8 +59,12 @@ def test_a_grasp_that_left_the_block_where_it_was_is_followed_by_a_push(backend)
 def test_a_block_out_of_the_grasp_planner_reach_is_pushed_inwards(backend):
     backend.reset("pushing", 1)
     body = backend.world.block_ids[0]
-    p.resetBasePositionAndOrientation(body, (0.15, 0.0, 0.0325), (0, 0, 0, 1), physicsClientId=backend.world.client)
-    assert plan_grasp(backend.world.kinematics, backend.world.block_cuboids()[0], backend.world.target) is None
+    p.resetBasePositionAndOrientation(
+        body, (0.15, 0.0, 0.0325), (0, 0, 0, 1), physicsClientId=backend.world.client
+    )
+    assert (
+        plan_grasp(backend.world.kinematics, backend.world.block_cuboids()[0], backend.world.target) is None
+    )
     commands = TriFingerReference(backend).next_commands()
     assert names(commands) == ["push"]
     dx, dy = commands[-1].args[1:]
@@ -102,11 +106,17 @@ def test_a_grasp_keeps_its_fingertips_off_neighbouring_blocks(backend):
     assert grasp is not None
     assert not any(neighbour.contains(grasp.approach, margin=0.01))
     assert all(abs(n[1]) < 0.5 for n in grasp.normals)  # nobody grips the face towards the neighbour
-    unconstrained = [plan_grasp(kin, block, backend.world.target, others=[c]) for c in
-                     (Cuboid((0.075, 0, 0.0325), (0.065,) * 3), Cuboid((-0.075, 0, 0.0325), (0.065,) * 3))]
+    unconstrained = [
+        plan_grasp(kin, block, backend.world.target, others=[c])
+        for c in (Cuboid((0.075, 0, 0.0325), (0.065,) * 3), Cuboid((-0.075, 0, 0.0325), (0.065,) * 3))
+    ]
     assert all(g is not None for g in unconstrained)
-    boxed_in = [neighbour, Cuboid((0.0, -0.075, 0.0325), (0.065,) * 3), Cuboid((0.075, 0, 0.0325), (0.065,) * 3),
-                Cuboid((-0.075, 0, 0.0325), (0.065,) * 3)]
+    boxed_in = [
+        neighbour,
+        Cuboid((0.0, -0.075, 0.0325), (0.065,) * 3),
+        Cuboid((0.075, 0, 0.0325), (0.065,) * 3),
+        Cuboid((-0.075, 0, 0.0325), (0.065,) * 3),
+    ]
     assert plan_grasp(kin, block, backend.world.target, others=boxed_in) is None
 
 
@@ -118,8 +128,9 @@ def test_cubes_are_turned_when_the_run_s_measure_needs_it(profile):
     try:
         b.reset("pushing@P0", 0)
         client, body = b.world.client, b.world.block_ids[0]
-        p.resetBasePositionAndOrientation(body, (0.0, -0.05, 0.0325), yaw_quaternion(math.radians(30)),
-                                          physicsClientId=client)
+        p.resetBasePositionAndOrientation(
+            body, (0.0, -0.05, 0.0325), yaw_quaternion(math.radians(30)), physicsClientId=client
+        )
         yawed_cube = names(TriFingerReference(b).next_commands())
         b.reset("pushing@P0", 0)
         goal = b.world.goal_specs[0]

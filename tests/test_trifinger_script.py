@@ -84,8 +84,13 @@ def test_the_reference_agent_reaches_with_each_fingertip(backend):
 def test_templates_render_the_vocabulary_and_the_state(backend):
     raw = backend.reset("pick_and_place", 0)
     renderer = PromptRenderer.from_set("trifinger")
-    context = {"commands": VOCABULARY.describe(), "max_scripts": 5, "has_images": True, **backend.prompt_context(),
-               "camera_names": ["camera60", "camera180", "camera300"]}
+    context = {
+        "commands": VOCABULARY.describe(),
+        "max_scripts": 5,
+        "has_images": True,
+        **backend.prompt_context(),
+        "camera_names": ["camera60", "camera180", "camera300"],
+    }
     system = renderer.system_message(context)["content"]
     assert "grasp(block)" in system and "camera60, camera180, camera300" in system
     from agentkit.observers.observer import Observer, ObserverConfig
@@ -101,7 +106,11 @@ def test_gym_env_offers_the_same_tasks_in_three_action_modes(mode):
     try:
         obs, info = env.reset(seed=1)
         assert env.observation_space.contains(obs) and info["overlap"] == pytest.approx(0.0, abs=0.05)
-        action = env.backend.world.tips().ravel() if mode == "end_effector_positions" else env.action_space.sample()
+        action = (
+            env.backend.world.tips().ravel()
+            if mode == "end_effector_positions"
+            else env.action_space.sample()
+        )
         for _ in range(3):
             obs, reward, terminated, truncated, info = env.step(action)
         assert env.observation_space.contains(obs) and not terminated and not truncated

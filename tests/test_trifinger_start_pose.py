@@ -58,22 +58,48 @@ def test_the_robot_leaves_the_start_check_only_when_every_tip_is_above_every_blo
     raised = with_start_pose(resting, "causalworld")
     assert scene_problems(raised) == []
     tall = with_start_pose(resting, "causalworld")
-    tall.blocks[1] = BlockSpec("block1", (0.03, 0.03, 0.25), (tip[0], tip[1], 0.125))  # reaches the raised tip
+    tall.blocks[1] = BlockSpec(
+        "block1", (0.03, 0.03, 0.25), (tip[0], tip[1], 0.125)
+    )  # reaches the raised tip
     assert any("robot" in p for p in scene_problems(tall))
 
 
 def test_p11_accepts_size_draws_about_half_the_time_over_50_seeds():
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "trifinger_protocol_draws.py"), "--seeds", "50",
-                          "--tasks", "pushing,pick_and_place", "--protocols", "P11"],
-                         capture_output=True, text=True, timeout=300, check=True)
-    shares = {m[0]: float(m[1]) for m in re.findall(r"^(\S+@P11)\s+\S+\s+\d+\s+\d+\s+\S+\s+(\S+)", run.stdout, re.M)}
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "trifinger_protocol_draws.py"),
+            "--seeds",
+            "50",
+            "--tasks",
+            "pushing,pick_and_place",
+            "--protocols",
+            "P11",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    shares = {
+        m[0]: float(m[1]) for m in re.findall(r"^(\S+@P11)\s+\S+\s+\d+\s+\d+\s+\S+\s+(\S+)", run.stdout, re.M)
+    }
     assert set(shares) == {"pushing@P11", "pick_and_place@P11"}, run.stdout
     for task, share in shares.items():
         # fully_random_protocol.py's coin: 31 of seeds 0-49 flip it to sizes (0.62)
         assert 0.4 <= share <= 0.75, (task, share)
     # TriFingerPro's rest pose (the agentkit profile) refuses every P11 size draw on pushing
-    sized = [bool("size" in draw_protocol("pushing", "P11", seed, "agentkit").intervention["tool_block"])
-             for seed in range(20)]
+    sized = [
+        bool("size" in draw_protocol("pushing", "P11", seed, "agentkit").intervention["tool_block"])
+        for seed in range(20)
+    ]
     assert not any(sized)
-    assert np.mean([bool("size" in draw_protocol("pushing", "P11", seed).intervention["tool_block"])
-                    for seed in range(20)]) > 0.3
+    assert (
+        np.mean(
+            [
+                bool("size" in draw_protocol("pushing", "P11", seed).intervention["tool_block"])
+                for seed in range(20)
+            ]
+        )
+        > 0.3
+    )

@@ -18,7 +18,10 @@ from agentkit.envs.trifinger.tasks import default_scene
 def test_base_ranges_are_causalworlds():
     a, b = task_space(default_scene("pushing"), "A"), task_space(default_scene("pushing"), "B")
     assert a["tool_block"]["mass"] == (0.015, 0.045) and b["tool_block"]["mass"] == (0.045, 0.1)
-    assert a["tool_block"]["size"] == ([0.055] * 3, [0.075] * 3) and b["goal_block"]["size"] == ([0.075] * 3, [0.095] * 3)
+    assert a["tool_block"]["size"] == ([0.055] * 3, [0.075] * 3) and b["goal_block"]["size"] == (
+        [0.075] * 3,
+        [0.095] * 3,
+    )
     assert a["floor_friction"] == (0.3, 0.6) and b["stage_friction"] == (0.6, 0.8)
     assert a["stage_color"] == ([0.0] * 3, [0.5] * 3) and b["stage_color"] == ([0.5] * 3, [1.0] * 3)
     assert "gravity" not in a and "gravity" not in b  # base_task.py puts gravity in no space
@@ -35,10 +38,19 @@ def test_pushing_pins_floor_heights_and_picking_moves_its_goal_in_height():
             low, high = pushing[name]["cylindrical_position"]
             assert low[2] == high[2] == pytest.approx(0.0325)  # pushing.py: size[-1] / 2
     a, b = task_space(default_scene("picking"), "A"), task_space(default_scene("picking"), "B")
-    assert (a["goal_block"]["cylindrical_position"][0][2], a["goal_block"]["cylindrical_position"][1][2]) == (0.08, 0.20)
-    assert (b["goal_block"]["cylindrical_position"][0][2], b["goal_block"]["cylindrical_position"][1][2]) == (0.20, 0.25)
+    assert (a["goal_block"]["cylindrical_position"][0][2], a["goal_block"]["cylindrical_position"][1][2]) == (
+        0.08,
+        0.20,
+    )
+    assert (b["goal_block"]["cylindrical_position"][0][2], b["goal_block"]["cylindrical_position"][1][2]) == (
+        0.20,
+        0.25,
+    )
     # picking does not pin its block: base_task.py lets it start up to 0.15 m (A) / 0.3 m (B) and fall
-    assert a["tool_block"]["cylindrical_position"][1][2] == 0.15 and b["tool_block"]["cylindrical_position"][1][2] == 0.3
+    assert (
+        a["tool_block"]["cylindrical_position"][1][2] == 0.15
+        and b["tool_block"]["cylindrical_position"][1][2] == 0.3
+    )
 
 
 def test_pick_and_place_sectors_lie_on_opposite_sides_and_the_wall_height_varies():
@@ -56,14 +68,21 @@ def test_pick_and_place_sectors_lie_on_opposite_sides_and_the_wall_height_varies
 
 def test_stacking2_has_one_goal_tower_and_no_sizes():
     space = task_space(default_scene("stacking2"), "A")
-    assert space["goal_tower"]["cylindrical_position"][0][2] == space["goal_tower"]["cylindrical_position"][1][2] == 0.065
+    assert (
+        space["goal_tower"]["cylindrical_position"][0][2]
+        == space["goal_tower"]["cylindrical_position"][1][2]
+        == 0.065
+    )
     assert set(space["goal_block_1"]) == {"color"} and "size" not in space["tool_block_1"]
     assert set(space["tool_block_2"]) == {"cylindrical_position", "euler_orientation", "color", "mass"}
 
 
 def test_task_level_variables():
     towers = task_space(default_scene("towers"), "A")
-    assert towers["number_of_blocks_in_tower"] == ([1, 1, 1], [4, 4, 4]) and towers["tower_center"][0] == [-0.1, -0.1]
+    assert towers["number_of_blocks_in_tower"] == ([1, 1, 1], [4, 4, 4]) and towers["tower_center"][0] == [
+        -0.1,
+        -0.1,
+    ]
     assert task_space(default_scene("towers"), "B")["tower_dims"] == ([0.12] * 3, [0.20] * 3)
     general = task_space(default_scene("general"), "B")
     assert general["nums_objects"] == (6, 9) and general["tool_block_size"] == (0.04, 0.05)
@@ -74,8 +93,9 @@ def test_task_level_variables():
 
 def _agentkit(*args: str) -> subprocess.CompletedProcess:
     wide = {**os.environ, "COLUMNS": "300"}  # the table folds long cells on a narrow terminal
-    return subprocess.run([sys.executable, "-m", "agentkit.cli", *args], capture_output=True, text=True, timeout=120,
-                          env=wide)
+    return subprocess.run(
+        [sys.executable, "-m", "agentkit.cli", *args], capture_output=True, text=True, timeout=120, env=wide
+    )
 
 
 def test_cli_shows_what_a_protocol_draws():
@@ -90,7 +110,11 @@ def test_cli_shows_what_a_protocol_draws():
     assert first["blocks"][0]["mass"] == pytest.approx(first["intervention"]["tool_block"]["mass"], abs=1e-5)
     assert first["goals"][0]["position"][2] == pytest.approx(first["goals"][0]["size"][2] / 2)
     table = _agentkit("tasks", "trifinger", "--protocol", "P5", "--sample", "2", "--task", "picking")
-    assert table.returncode == 0 and "goal_block.cylindrical_position" in table.stdout and "picking" in table.stdout
+    assert (
+        table.returncode == 0
+        and "goal_block.cylindrical_position" in table.stdout
+        and "picking" in table.stdout
+    )
     bad = _agentkit("tasks", "trifinger", "--protocol", "P3", "--task", "stacking2")
     assert bad.returncode != 0 and "unknown protocol 'P3' for task stacking2" in bad.stderr + bad.stdout
     assert "Traceback" not in bad.stderr
@@ -105,23 +129,35 @@ def test_stacked_walls_are_causalworlds_default_walls_of_3_5_cm_cubes():
     stacked = default_scene("stacked_blocks")
     assert len(stacked.blocks) == len(stacked.goals) == 35  # 5 levels x int(0.25 / 0.035) = 7
     assert {b.size for b in stacked.blocks} == {(0.035,) * 3} and {b.mass for b in stacked.blocks} == {0.08}
-    assert sorted({round(g.position[2], 4) for g in stacked.goals}) == [0.0175, 0.0525, 0.0875, 0.1225, 0.1575]
+    assert sorted({round(g.position[2], 4) for g in stacked.goals}) == [
+        0.0175,
+        0.0525,
+        0.0875,
+        0.1225,
+        0.1575,
+    ]
     assert {g.position[1] for g in stacked.goals} == {0.0}
     creative = default_scene("creative_stacked_blocks")
     assert len(creative.blocks) == 24  # 8 levels x int(0.12 / 0.035) = 3
     # only the first and the last level are shown
-    assert sorted({round(g.position[2], 4) for g in creative.goals}) == [0.0175, 0.2625] and len(creative.goals) == 6
+    assert (
+        sorted({round(g.position[2], 4) for g in creative.goals}) == [0.0175, 0.2625]
+        and len(creative.goals) == 6
+    )
     for scene in (stacked, creative):  # blocks rest on alternating sides, never floating
         for block in scene.blocks:
             assert abs(block.position[1]) == pytest.approx(0.1)
-            assert (block.position[2] - 0.0175) / 0.035 == pytest.approx(round((block.position[2] - 0.0175) / 0.035))
+            assert (block.position[2] - 0.0175) / 0.035 == pytest.approx(
+                round((block.position[2] - 0.0175) / 0.035)
+            )
 
 
 def test_towers_general_and_reaching_defaults():
     towers = default_scene("towers")
     # towers.py: on the diagonal from (-0.12, -0.12), a block (3.5 cm) plus 5 mm apart
     assert [c for b in towers.blocks for c in b.position[:2]] == pytest.approx(
-        [-0.12, -0.12, -0.08, -0.08, -0.04, -0.04, 0.0, 0.0, 0.04, 0.04])
+        [-0.12, -0.12, -0.08, -0.08, -0.04, -0.04, 0.0, 0.0, 0.04, 0.04]
+    )
     assert {b.mass for b in towers.blocks} == {0.08} and len(towers.goals) == 5
     general = default_scene("general")
     assert len(general.blocks) == 5 and {b.size for b in general.blocks} == {(0.05,) * 3}
@@ -134,8 +170,20 @@ def test_towers_general_and_reaching_defaults():
     assert reaching.tip_goals == [(0.0, 0.0, 0.10), (0.0, 0.0, 0.13), (0.0, 0.0, 0.16)]
 
 
-@pytest.mark.parametrize("task", ["pushing", "picking", "pick_and_place", "stacking2", "towers", "stacked_blocks",
-                                  "creative_stacked_blocks", "general", "reaching"])
+@pytest.mark.parametrize(
+    "task",
+    [
+        "pushing",
+        "picking",
+        "pick_and_place",
+        "stacking2",
+        "towers",
+        "stacked_blocks",
+        "creative_stacked_blocks",
+        "general",
+        "reaching",
+    ],
+)
 def test_default_and_sampled_scenes_never_start_a_block_inside_the_robot(task):
     from agentkit.envs.trifinger.sampling import scene_problems
     from agentkit.envs.trifinger.tasks import generate

@@ -41,7 +41,12 @@ def test_the_stated_workspace_is_what_the_kinematics_reach(backend):
 
 def test_the_prompt_states_the_reachable_workspace(backend):
     backend.reset("pushing", 0)
-    context = {"commands": VOCABULARY.describe(), "max_scripts": 5, "has_images": False, **backend.prompt_context()}
+    context = {
+        "commands": VOCABULARY.describe(),
+        "max_scripts": 5,
+        "has_images": False,
+        **backend.prompt_context(),
+    }
     system = PromptRenderer.from_set("trifinger").system_message(context)["content"]
     assert WORKSPACE.describe() in system
     assert f"{WORKSPACE.radii[1]:.3f} m at z = 0.0325" in system
@@ -54,15 +59,21 @@ def test_an_unreachable_point_names_the_point_asked_for_and_the_region(backend):
     message = str(caught.value)
     assert "move_to(0.15, 0.1, 0.2)" in message and "(0.150, 0.100, 0.200)" in message
     assert "0.180 m from the centre axis" in message and WORKSPACE.describe() in message
-    with pytest.raises(CompileError, match=r"move_tip\(1, 0, 0.19, 0.02\).*\(0.000, 0.190, 0.020\).*reachable region"):
+    with pytest.raises(
+        CompileError, match=r"move_tip\(1, 0, 0.19, 0.02\).*\(0.000, 0.190, 0.020\).*reachable region"
+    ):
         backend.compile(Command("move_tip", (1, 0.0, 0.19, 0.02)))
 
 
 def test_a_block_out_of_reach_names_where_it_lies(backend):
     backend.reset("pushing", 0)
     body = backend.world.block_ids[0]
-    p.resetBasePositionAndOrientation(body, (0.16, 0.0, 0.0325), (0, 0, 0, 1), physicsClientId=backend.world.client)
-    with pytest.raises(CompileError, match=r"grasp\(0\).*\(0.160, 0.000, 0.03\d\).*push it closer.*reachable region"):
+    p.resetBasePositionAndOrientation(
+        body, (0.16, 0.0, 0.0325), (0, 0, 0, 1), physicsClientId=backend.world.client
+    )
+    with pytest.raises(
+        CompileError, match=r"grasp\(0\).*\(0.160, 0.000, 0.03\d\).*push it closer.*reachable region"
+    ):
         backend.compile(Command("grasp", (0,)))
 
 

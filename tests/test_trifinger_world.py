@@ -27,7 +27,9 @@ def test_physics_runs_at_causalworlds_four_milliseconds(backend):
     assert TIME_STEP_S == pytest.approx(0.004)  # causal_world/envs/causalworld.py: 1. / 250
     from agentkit.envs.trifinger.sim_import import p
 
-    assert p.getPhysicsEngineParameters(physicsClientId=backend.world.client)["fixedTimeStep"] == pytest.approx(0.004)
+    assert p.getPhysicsEngineParameters(physicsClientId=backend.world.client)[
+        "fixedTimeStep"
+    ] == pytest.approx(0.004)
     q = backend.world.target.tolist()
     backend.step({"q": q, "ms": 50})  # 12 physics steps and 2 ms carried over ...
     backend.step({"q": q, "ms": 50})  # ... so two 50 ms actions run exactly 25 steps

@@ -22,10 +22,24 @@ PNG_URL = "data:image/png;base64," + base64.b64encode(PNG).decode("ascii")
 
 
 def record(index: int, messages: list[Any]) -> TurnRecord:
-    return TurnRecord(index=index, observation={"step": index}, messages=messages, answer=f"answer {index}",
-                      usage=Usage(1, 1, 0.0), latency_s=0.0, cached=False, script=None, parse_error=None,
-                      compile_error=None, actions=[], reward=0.0, total_reward=0.0, health=None, done=False,
-                      timings={})
+    return TurnRecord(
+        index=index,
+        observation={"step": index},
+        messages=messages,
+        answer=f"answer {index}",
+        usage=Usage(1, 1, 0.0),
+        latency_s=0.0,
+        cached=False,
+        script=None,
+        parse_error=None,
+        compile_error=None,
+        actions=[],
+        reward=0.0,
+        total_reward=0.0,
+        health=None,
+        done=False,
+        timings={},
+    )
 
 
 def typed_prompt(turns: int) -> list[Message]:
@@ -39,8 +53,15 @@ def typed_prompt(turns: int) -> list[Message]:
 def dict_prompt(turns: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": "You control an agent."}]
     for i in range(turns):
-        out.append({"role": "user", "content": [{"type": "text", "text": f"Step {i}."},
-                                                {"type": "image_url", "image_url": {"url": PNG_URL}}]})
+        out.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"Step {i}."},
+                    {"type": "image_url", "image_url": {"url": PNG_URL}},
+                ],
+            }
+        )
         out.append({"role": "assistant", "content": f"answer {i}"})
     return out
 
@@ -54,8 +75,10 @@ def _episode(store: TranscriptStore, prompts: list[list[Any]]) -> str:
 
 
 def test_typed_prompt_reads_back_as_the_equal_data_url_prompt(tmp_path: Path) -> None:
-    with TranscriptStore(f"sqlite:///{tmp_path / 'typed.db'}") as typed, \
-            TranscriptStore(f"sqlite:///{tmp_path / 'dicts.db'}") as dicts:
+    with (
+        TranscriptStore(f"sqlite:///{tmp_path / 'typed.db'}") as typed,
+        TranscriptStore(f"sqlite:///{tmp_path / 'dicts.db'}") as dicts,
+    ):
         a = _episode(typed, [typed_prompt(t)[:-1] for t in range(1, 4)])
         b = _episode(dicts, [dict_prompt(t)[:-1] for t in range(1, 4)])
         got = [t.messages for t in typed.get_turns(a)]
@@ -70,7 +93,9 @@ def test_image_is_stored_once_under_its_sha_and_only_new_rows_are_written(tmp_pa
         full = typed_prompt(5)
         _episode(store, [full[: 2 * t + 2] for t in range(5)])  # turn t: system, history, its user message
         with store.engine.connect() as conn:
-            shas = [r[0] for r in conn.exec_driver_sql("SELECT sha256 FROM blobs WHERE media_type = 'image/png'")]
+            shas = [
+                r[0] for r in conn.exec_driver_sql("SELECT sha256 FROM blobs WHERE media_type = 'image/png'")
+            ]
             rows = conn.exec_driver_sql("SELECT count(*) FROM episode_messages").scalar_one()
     assert shas == [hashlib.sha256(PNG).hexdigest()]
     assert rows == 10  # system + 5 users + 4 answers: every message row written once

@@ -26,7 +26,10 @@ def test_redact_url_removes_user_info_and_secret_query_values() -> None:
     assert "bob" not in red and "pw123" not in red
     assert all(f"K{i}" not in red for i in range(1, 6)) and "model=m" in red and red.count(REDACTED) == 5
     assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"  # nothing to hide: unchanged
-    assert redact_urls("failed: http://u:p@h/v1?key=abc, retrying") == f"failed: http://h/v1?key={REDACTED}, retrying"
+    assert (
+        redact_urls("failed: http://u:p@h/v1?key=abc, retrying")
+        == f"failed: http://h/v1?key={REDACTED}, retrying"
+    )
     assert scrub_secrets({"api_base": url, "n": 1}) == {"api_base": red, "n": 1}
 
 
@@ -43,9 +46,27 @@ def test_run_with_credentials_in_api_base_stores_and_logs_none(tmp_path: Path) -
         api_base = f"http://{USER}:{PASSWORD}@{host}?api_key={QUERY_KEY}&mode=fast"
         db = tmp_path / "runs.db"
         url = f"sqlite:///{db}"
-        proc = run_cli(["-v", "run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model",
-                        "openai/fake-model", "--api-base", api_base, "--max-scripts", "3",
-                        "--db", url, "--json"], tmp_path, cli_env())
+        proc = run_cli(
+            [
+                "-v",
+                "run",
+                "--env",
+                "gridworld",
+                "--task",
+                "BabyAI-GoToLocal-v0",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                api_base,
+                "--max-scripts",
+                "3",
+                "--db",
+                url,
+                "--json",
+            ],
+            tmp_path,
+            cli_env(),
+        )
         targets = list(server.targets)
     # the requests went to the real URL, its query included
     assert len(targets) == 3 and all(QUERY_KEY in t for t in targets), targets
@@ -75,7 +96,9 @@ def test_resume_sends_to_the_full_url_given_again(tmp_path: Path) -> None:
     """The stored api_base lost its credentials: ``eval --resume`` takes the full URL from --api-base."""
     (tmp_path / "exp.yaml").write_text(
         "env: gridworld\ntasks: [BabyAI-GoToLocal-v0]\nmodel: openai/fake-model\ntrials: 1\n"
-        "max_scripts: 2\nmax_attempts: 1\nmax_retries: 0\n", encoding="utf-8")
+        "max_scripts: 2\nmax_attempts: 1\nmax_retries: 0\n",
+        encoding="utf-8",
+    )
     db = tmp_path / "runs.db"
     url = f"sqlite:///{db}"
     with FakeOpenAIServer() as server:

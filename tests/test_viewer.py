@@ -69,8 +69,13 @@ def _db_digest(path: Path) -> str:
         con.close()
 
 
-def _raw(server: ViewerServer, method: str, target: str, headers: dict[str, str] | None = None,
-         body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
+def _raw(
+    server: ViewerServer,
+    method: str,
+    target: str,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+) -> tuple[int, dict[str, str], bytes]:
     """A request sent as written (http.client does not normalise the path)."""
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     try:
@@ -124,8 +129,10 @@ def test_episode_page_shows_frames_prompt_answer_script_and_figures(any_app, sam
     episode = next(e for e in _episodes(sample, "scripted") if e.task == "BabyAI-GoToLocal-v0")
     html = any_app.handle("GET", f"/episodes/{episode.id}?turn=0").body.decode()
     assert re.search(r'<img class="frame" src="/blob/[0-9a-f]{64}"', html)
-    assert "Mission: go to" in html and "You control an agent" in html  # the turn's prompt and the system message
-    assert 'Think(&#34;I should look around first&#34;); Turn(90);' in html  # answer, escaped
+    assert (
+        "Mission: go to" in html and "You control an agent" in html
+    )  # the turn's prompt and the system message
+    assert "Think(&#34;I should look around first&#34;); Turn(90);" in html  # answer, escaped
     assert 'id="script">Think(&#34;I should look around first&#34;);\nTurn(90);</pre>' in html
     assert 'class="map"' in html and 'class="agent"' in html  # the trajectory map
     assert html.count('class="chart"') >= 3  # reward, tokens, latency (and cost)
@@ -300,7 +307,9 @@ def test_positions_come_from_structured_pose_or_ascii_views():
     assert pose_of({"structured": {"position": [3, 4], "orientation": "north"}}) == Pose(3.0, 4.0, "north")
     assert pose_of({"structured": {"position": [1.5, 0.2, 7.0]}}) == Pose(1.5, 7.0, None)  # y-up world: x, z
     assert pose_of({"pose": {"position": [2, 9], "heading": 90}}) == Pose(2.0, 9.0, 90)
-    ascii_map = "#####\n#.>.#\n#####\n\nLegend:\n> = you, facing east, at x=2, y=1 (x counts columns)\n# = wall"
+    ascii_map = (
+        "#####\n#.>.#\n#####\n\nLegend:\n> = you, facing east, at x=2, y=1 (x counts columns)\n# = wall"
+    )
     assert pose_of({"ascii": ascii_map}) == Pose(2.0, 1.0, "east")
     assert pose_of({"ascii": "#####\n#..v#\n#####"}) == Pose(3.0, 1.0, "south")
     assert pose_of({"status_text": "Step: 1"}) is None and pose_of(None) is None
@@ -332,14 +341,41 @@ def test_a_turn_page_of_a_long_episode_stays_small(tmp_path):
     for i in range(2500):
         user = {"role": "user", "content": f"turn {i}: the map\n" + "#....#\n" * 8}
         x = i % 6
-        obs = {"step": i, "images": [], "status_text": f"Step: {i}", "ascii": None, "language": None,
-               "structured": {"position": [x, 3], "orientation": "east", "grid_size": {"width": 8, "height": 8}},
-               "mission": "go", "reward": 0.0, "total_reward": i / 2500, "health": None, "done": False, "success": None}
-        store.add_turn(episode, TurnRecord(index=i, observation=obs, messages=[system, *history[-40:], user],
-                                           answer="Go(1);", usage=Usage(100 + i, 5, 0.001), latency_s=0.5,
-                                           cached=False, script=[{"name": "Go", "args": [1]}], parse_error=None,
-                                           compile_error=None, actions=[2], reward=1 / 2500,
-                                           total_reward=(i + 1) / 2500, health=None, done=False, timings={}))
+        obs = {
+            "step": i,
+            "images": [],
+            "status_text": f"Step: {i}",
+            "ascii": None,
+            "language": None,
+            "structured": {"position": [x, 3], "orientation": "east", "grid_size": {"width": 8, "height": 8}},
+            "mission": "go",
+            "reward": 0.0,
+            "total_reward": i / 2500,
+            "health": None,
+            "done": False,
+            "success": None,
+        }
+        store.add_turn(
+            episode,
+            TurnRecord(
+                index=i,
+                observation=obs,
+                messages=[system, *history[-40:], user],
+                answer="Go(1);",
+                usage=Usage(100 + i, 5, 0.001),
+                latency_s=0.5,
+                cached=False,
+                script=[{"name": "Go", "args": [1]}],
+                parse_error=None,
+                compile_error=None,
+                actions=[2],
+                reward=1 / 2500,
+                total_reward=(i + 1) / 2500,
+                health=None,
+                done=False,
+                timings={},
+            ),
+        )
         history += [user, {"role": "assistant", "content": "Go(1);"}]
     store.close()
     app = ViewerApp(open_readonly(db))
@@ -372,7 +408,11 @@ def test_static_export_is_self_contained(sample, tmp_path):
     assert len(pages) == counts["pages"] + 1
     for page in pages:
         html = page.read_text()
-        assert "/blob/" not in html and "data:image" not in html and "http://" not in html.replace("http://www.w3.org", "")
+        assert (
+            "/blob/" not in html
+            and "data:image" not in html
+            and "http://" not in html.replace("http://www.w3.org", "")
+        )
         for target in _targets(html):
             assert not target.startswith("/"), (page, target)
             assert (page.parent / target).resolve().is_file(), (page, target)
@@ -404,11 +444,41 @@ def test_the_viewer_follows_an_episode_that_is_still_being_written(tmp_path):
     episode = writer.start_episode(run, "T", 0)
 
     def add(i: int) -> None:
-        obs = {"step": i, "images": [], "status_text": "", "ascii": None, "language": None, "structured": None,
-               "mission": None, "reward": 0.0, "total_reward": 0.0, "health": None, "done": False, "success": None}
-        writer.add_turn(episode, TurnRecord(i, obs, [{"role": "user", "content": f"t{i}"}], f"Go({i + 1});", Usage(),
-                                            0.1, False, [{"name": "Go", "args": [i + 1]}], None, None, [2], 0.0, 0.0,
-                                            None, False, {}))
+        obs = {
+            "step": i,
+            "images": [],
+            "status_text": "",
+            "ascii": None,
+            "language": None,
+            "structured": None,
+            "mission": None,
+            "reward": 0.0,
+            "total_reward": 0.0,
+            "health": None,
+            "done": False,
+            "success": None,
+        }
+        writer.add_turn(
+            episode,
+            TurnRecord(
+                i,
+                obs,
+                [{"role": "user", "content": f"t{i}"}],
+                f"Go({i + 1});",
+                Usage(),
+                0.1,
+                False,
+                [{"name": "Go", "args": [i + 1]}],
+                None,
+                None,
+                [2],
+                0.0,
+                0.0,
+                None,
+                False,
+                {},
+            ),
+        )
 
     add(0)
     app = ViewerApp(open_readonly(db))
@@ -429,8 +499,14 @@ def test_view_command_serves_until_interrupted_and_exports(sample, tmp_path):
     from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
 
     path, ids = sample
-    proc = subprocess.Popen([*AGENTKIT, "view", "--db", f"sqlite:///{path}", "--port", "0"], cwd=tmp_path,
-                            env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*AGENTKIT, "view", "--db", f"sqlite:///{path}", "--port", "0"],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         url = re.search(r"(http://127\.0\.0\.1:\d+/)", line).group(1)
@@ -445,8 +521,10 @@ def test_view_command_serves_until_interrupted_and_exports(sample, tmp_path):
     missing = run_cli(["view"], tmp_path, check=False)  # no agentkit.db here: nothing is created
     assert missing.returncode == 2 and "no transcript database" in missing.stderr
     assert not (tmp_path / "agentkit.db").exists()
-    proc2 = run_cli(["view", "--db", f"sqlite:///{path}", "--export", str(tmp_path / "out"), "--run", ids["reference"]],
-                    tmp_path)
+    proc2 = run_cli(
+        ["view", "--db", f"sqlite:///{path}", "--export", str(tmp_path / "out"), "--run", ids["reference"]],
+        tmp_path,
+    )
     assert "exported 4 episodes" in proc2.stderr and (tmp_path / "out" / "index.html").is_file()
     bad = run_cli(["view", "--db", f"sqlite:///{path}", "--run", ids["reference"]], tmp_path, check=False)
     assert bad.returncode == 2 and "--export" in bad.stderr
@@ -459,16 +537,51 @@ def test_transcript_text_is_escaped_everywhere(tmp_path):
     run = store.create_run("gridworld", [evil], evil, {"note": evil}, {"system.j2": evil, "turn.j2": "t"})
     episode = store.start_episode(run, evil, 0)
     ascii_map = f"#<#\n#>.\n\nLegend:\n> = you, facing east, at x=1, y=1\n< = {evil}\n# = wall"
-    obs = {"step": 0, "images": [], "status_text": evil, "ascii": ascii_map, "language": evil, "structured": None,
-           "mission": evil, "reward": 0.0, "total_reward": 0.0, "health": None, "done": False, "success": None}
-    store.add_turn(episode, TurnRecord(0, obs, [{"role": "system", "content": evil}, {"role": evil, "content": evil,
-                                                 "name": evil}], evil, Usage(), 0.0, False, None,
-                                       {"code": evil, "message": evil, "position": None, "snippet": evil}, evil, [],
-                                       0.0, 0.0, None, False, {evil: 1.0}))
+    obs = {
+        "step": 0,
+        "images": [],
+        "status_text": evil,
+        "ascii": ascii_map,
+        "language": evil,
+        "structured": None,
+        "mission": evil,
+        "reward": 0.0,
+        "total_reward": 0.0,
+        "health": None,
+        "done": False,
+        "success": None,
+    }
+    store.add_turn(
+        episode,
+        TurnRecord(
+            0,
+            obs,
+            [{"role": "system", "content": evil}, {"role": evil, "content": evil, "name": evil}],
+            evil,
+            Usage(),
+            0.0,
+            False,
+            None,
+            {"code": evil, "message": evil, "position": None, "snippet": evil},
+            evil,
+            [],
+            0.0,
+            0.0,
+            None,
+            False,
+            {evil: 1.0},
+        ),
+    )
     store.close()
     app = ViewerApp(open_readonly(db))
-    for target in ("/", f"/runs/{run}", f"/episodes/{episode}", f"/compare?a={run}&b={run}",
-                   f"/diverge?a={episode}&b={episode}", "/?task=%3Cscript%3E"):
+    for target in (
+        "/",
+        f"/runs/{run}",
+        f"/episodes/{episode}",
+        f"/compare?a={run}&b={run}",
+        f"/diverge?a={episode}&b={episode}",
+        "/?task=%3Cscript%3E",
+    ):
         html = app.handle("GET", target).body.decode()
         assert "<script>alert" not in html and "<img src=x" not in html, target
         assert html.count("<script") == 1  # only the viewer's own script tag

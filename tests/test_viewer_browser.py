@@ -29,7 +29,9 @@ ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 websockets_sync = pytest.importorskip("websockets.sync.client", reason="websockets is in the test extra")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (./dev setup installs Debian's)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium on PATH (./dev setup installs Debian's)"
+)
 
 
 class Browser:
@@ -38,11 +40,27 @@ class Browser:
     def __init__(self, binary: str) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="agentkit-chromium-"))
         self.proc = subprocess.Popen(
-            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-extensions", "--hide-scrollbars", "--mute-audio", "--window-size=1400,1500",
-             f"--user-data-dir={self.profile}", "--remote-debugging-port=0", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-extensions",
+                "--hide-scrollbars",
+                "--mute-audio",
+                "--window-size=1400,1500",
+                f"--user-data-dir={self.profile}",
+                "--remote-debugging-port=0",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         port_file = self.profile / "DevToolsActivePort"
         deadline = time.monotonic() + 30
         while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
@@ -56,7 +74,8 @@ class Browser:
         page = next(t for t in targets if t["type"] == "page")
         self._stack = contextlib.ExitStack()
         self.ws = self._stack.enter_context(
-            websockets_sync.connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10))
+            websockets_sync.connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
+        )
         self._id = 0
         self.events: list[dict[str, Any]] = []
         for domain in ("Page", "Runtime", "Log"):
@@ -104,7 +123,9 @@ class Browser:
 
         size = self.send("Page.getLayoutMetrics")["cssContentSize"]  # the whole page, not just the window
         clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 4000), "scale": 1}
-        data = self.send("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)["data"]
+        data = self.send("Page.captureScreenshot", format="png", clip=clip, captureBeyondViewport=True)[
+            "data"
+        ]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
 
@@ -164,7 +185,8 @@ def _text(browser: Browser, selector: str) -> str:
 def _frames_loaded(browser: Browser) -> bool:
     return browser.evaluate(
         "Array.from(document.querySelectorAll('img.frame')).length > 0 && "
-        "Array.from(document.querySelectorAll('img.frame')).every(i => i.complete && i.naturalWidth > 0)")
+        "Array.from(document.querySelectorAll('img.frame')).every(i => i.complete && i.naturalWidth > 0)"
+    )
 
 
 def test_step_through_an_episode_in_chromium(viewer, browser, recorded):
@@ -180,7 +202,9 @@ def test_step_through_an_episode_in_chromium(viewer, browser, recorded):
     browser.wait_for(f"location.pathname === '/episodes/{episode.id}' && document.readyState === 'complete'")
 
     for index in range(4):
-        browser.wait_for(f"(document.getElementById('turn-label') || {{}}).textContent === 'turn {index} (last {len(turns) - 1})'")
+        browser.wait_for(
+            f"(document.getElementById('turn-label') || {{}}).textContent === 'turn {index} (last {len(turns) - 1})'"
+        )
         browser.wait_for("document.readyState === 'complete'")
         assert _frames_loaded(browser), f"turn {index}: the frame did not load"
         prompt = _text(browser, "section.prompt details[open]")
@@ -210,7 +234,9 @@ def test_comparison_page_in_chromium(viewer, browser, recorded):
     browser.evaluate("document.querySelector('a.div-link').click()")
     browser.wait_for("location.pathname === '/diverge' && document.readyState === 'complete'")
     assert "First difference at turn 0" in _text(browser, "#divergence")
-    assert browser.evaluate("Array.from(document.querySelectorAll('img.frame')).every(i => i.complete && i.naturalWidth > 0)")
+    assert browser.evaluate(
+        "Array.from(document.querySelectorAll('img.frame')).every(i => i.complete && i.naturalWidth > 0)"
+    )
     browser.screenshot(ARTIFACTS / "viewer-diverge.png")
     assert browser.problems() == []
 

@@ -108,8 +108,20 @@ def test_the_viewer_counts_what_eval_and_the_report_count(stored, viewer, tmp_pa
     passed = sum(e["pass"] is True for e in a["episodes"])
     judged = sum(e["pass"] is not None for e in a["episodes"])
     assert a["outcome"] == "pass" and a["pass_rate"] == passed / judged and 0 < passed < judged
-    report = run_json(["report", "aai", "--runs", a["run_id"], "--tasks", ",".join(TASKS), "--db",
-                       f"sqlite:///{db}", "--no-figure"], tmp_path)
+    report = run_json(
+        [
+            "report",
+            "aai",
+            "--runs",
+            a["run_id"],
+            "--tasks",
+            ",".join(TASKS),
+            "--db",
+            f"sqlite:///{db}",
+            "--no-figure",
+        ],
+        tmp_path,
+    )
     overall = report["overall"]
     assert (overall["passed"]["runs"][a["run_id"]], overall["n"]["runs"][a["run_id"]]) == (passed, judged)
 
@@ -135,11 +147,17 @@ def test_no_page_says_success_for_an_animal_ai_episode(stored, viewer):
     }
     for name, html in pages.items():
         text = _visible(html)
-        assert not re.search(r"\bsuccess(es)?\b|\bfailure\b", text, re.I), (name, re.findall(r".{40}success.{40}", text))
+        assert not re.search(r"\bsuccess(es)?\b|\bfailure\b", text, re.I), (
+            name,
+            re.findall(r".{40}success.{40}", text),
+        )
         assert re.search(r"\b(pass|fail)\b", text), name
     assert _badges(pages["episode"]) == [("fail", "fail")]
     # the filter offers the backend's words
-    assert '<option value="pass">pass</option>' in pages["run"] and '<option value="fail">fail</option>' in pages["run"]
+    assert (
+        '<option value="pass">pass</option>' in pages["run"]
+        and '<option value="fail">fail</option>' in pages["run"]
+    )
 
 
 def test_stored_outcome_and_its_sql_twin_agree(stored):
@@ -150,8 +168,9 @@ def test_stored_outcome_and_its_sql_twin_agree(stored):
         rows = {r.id: r.outcome for r in data.episodes(limit=100).items}
         for episode in store.list_episodes():
             rule = store.get_run(episode.run_id).config.get("pass_rule")
-            assert rows[episode.id] == stored_outcome(episode.status, episode.success, episode.end_reason,
-                                                      episode.metrics, rule)
+            assert rows[episode.id] == stored_outcome(
+                episode.status, episode.success, episode.end_reason, episode.metrics, rule
+            )
         # broken and interrupted episodes are judged from their end reason, as the report does
         assert stored_outcome("finished", True, "model_error", {"pass": True}, "aai") == "fail"
         assert stored_outcome("finished", False, "model_error", {"pass": None}, "llm-aai") == "no-verdict"
@@ -168,7 +187,10 @@ def test_compare_page_colours_pass_and_fail_and_sums_levels(stored, viewer):
     marks = re.findall(r'class="mark m-(pass|fail|incomplete|no-verdict)" title="([^"]*)">([^<]*)<', html)
     want_pass = sum(e["pass"] is True for e in a["episodes"] + b["episodes"])
     assert sum(kind == "pass" for kind, _, _ in marks) == want_pass
-    assert all((kind, title, symbol) in {("pass", "pass", "✓"), ("fail", "fail", "✗")} for kind, title, symbol in marks)
+    assert all(
+        (kind, title, symbol) in {("pass", "pass", "✓"), ("fail", "fail", "✗")}
+        for kind, title, symbol in marks
+    )
     assert "ch-lost" in html  # run B (one script) loses tasks run A passes
     levels = re.search(r'<table class="list levels">.*?</table>', html, re.S).group(0)
     for level in sorted({e["level"] for e in a["episodes"]}):
@@ -176,13 +198,18 @@ def test_compare_page_colours_pass_and_fail_and_sums_levels(stored, viewer):
         eb = [e for e in b["episodes"] if e["level"] == level]
         row = re.search(rf"<th>{level_title(level)}</th>(.*?)</tr>", levels, re.S).group(1)  # "L4 Avoidance"
         cells = re.findall(r"(\d+)/(\d+)", row)
-        assert cells == [(str(sum(e["pass"] for e in ea)), str(len(ea))), (str(sum(e["pass"] for e in eb)), str(len(eb)))]
+        assert cells == [
+            (str(sum(e["pass"] for e in ea)), str(len(ea))),
+            (str(sum(e["pass"] for e in eb)), str(len(eb))),
+        ]
     assert re.search(r"<th>all tasks</th>", levels) and 'class="num down"' in levels
 
 
 def test_compare_colours_in_chromium(stored, viewer):
     # The DevTools client of the browser tests (tests/ is not a package: load it by its path).
-    spec = importlib.util.spec_from_file_location("viewer_browser", Path(__file__).with_name("test_viewer_browser.py"))
+    spec = importlib.util.spec_from_file_location(
+        "viewer_browser", Path(__file__).with_name("test_viewer_browser.py")
+    )
     browsing = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(browsing)
     CHROMIUM, Browser = browsing.CHROMIUM, browsing.Browser
@@ -211,8 +238,10 @@ def test_the_static_export_says_the_same(stored, tmp_path):
 
 def test_other_backends_keep_their_own_word(tmp_path):
     db = f"sqlite:///{tmp_path / 'grid.db'}"
-    data = run_json(["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "2", "--db", db],
-                    tmp_path)
+    data = run_json(
+        ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "2", "--db", db],
+        tmp_path,
+    )
     assert data["outcome"] == "success"
     passed = sum(bool(e["success"]) for e in data["episodes"])
     with ViewerServer(open_readonly(db), port=0) as server:
@@ -237,17 +266,28 @@ def test_a_relaunched_trial_counts_once_as_in_the_report(stored, tmp_path):
     con = sqlite3.connect(copy)
     with con:
         cols = [r[1] for r in con.execute("PRAGMA table_info(episodes)")]
-        row = dict(zip(cols, con.execute("SELECT * FROM episodes WHERE id = ?", (failed["episode_id"],)).fetchone()))
-        row.update(id="relaunched0001", attempt=row["attempt"] + 1, success=1,
-                   metrics=row["metrics"].replace('"pass": false', '"pass": true'))
+        row = dict(
+            zip(cols, con.execute("SELECT * FROM episodes WHERE id = ?", (failed["episode_id"],)).fetchone())
+        )
+        row.update(
+            id="relaunched0001",
+            attempt=row["attempt"] + 1,
+            success=1,
+            metrics=row["metrics"].replace('"pass": false', '"pass": true'),
+        )
         assert '"pass": true' in row["metrics"]
-        con.execute(f"INSERT INTO episodes ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                    [row[c] for c in cols])
+        con.execute(
+            f"INSERT INTO episodes ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            [row[c] for c in cols],
+        )
     con.close()
     passed = sum(e["pass"] is True for e in a["episodes"]) + 1
     judged = sum(e["pass"] is not None for e in a["episodes"])
     store = open_readonly(f"sqlite:///{copy}")
     report = read_run(store, a["run_id"])
-    assert (sum(p.passed for p in report.by_task.values()), sum(p.n for p in report.by_task.values())) == (passed, judged)
+    assert (sum(p.passed for p in report.by_task.values()), sum(p.n for p in report.by_task.values())) == (
+        passed,
+        judged,
+    )
     row = next(r for r in ViewerData(store).runs().items if r.id == a["run_id"])
     assert (row.passed, row.judged, row.episodes) == (passed, judged, judged)

@@ -34,8 +34,9 @@ TASK = "04-03-01"  # the reference agent walks around a hot zone for 6 turns (ab
 def recorded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("viewer-path")
     db = folder / "runs.db"
-    data = run_json(["run", "--env", "aai-arena", "--task", TASK, "--max-scripts", "6", "--db", f"sqlite:///{db}"],
-                    folder)
+    data = run_json(
+        ["run", "--env", "aai-arena", "--task", TASK, "--max-scripts", "6", "--db", f"sqlite:///{db}"], folder
+    )
     return db, data["episodes"][0]["episode_id"]
 
 
@@ -78,17 +79,24 @@ def test_the_episode_page_draws_the_path_and_labels_before_and_after(recorded):
     turns = _turns(db, episode_id)
     with ViewerServer(open_readonly(f"sqlite:///{db}"), port=0) as server:
         html = _get(server, f"/episodes/{episode_id}?turn=2")
-    lines = {kind: points for points, kind in re.findall(r'<polyline points="([^"]*)"[^>]*class="step-path ([\w-]+)"', html)}
+    lines = {
+        kind: points
+        for points, kind in re.findall(r'<polyline points="([^"]*)"[^>]*class="step-path ([\w-]+)"', html)
+    }
     assert set(lines) == {"earlier", "this-turn", "later"}
     # turn 2's own steps: one point per step that moved the agent, plus where the turn began
     assert 2 <= len(lines["this-turn"].split()) <= len(turns[2].actions) + 1
     assert len(lines["earlier"].split()) > len(turns) and "every step's position" in html
     numbers = re.search(r'<table class="kv before-after">.*?</table>', html, re.S).group(0)
     assert "before the turn" in numbers and "after the turn" in numbers
-    reward = re.search(r"<th>reward</th><td>total ([-\d.]+)</td><td>([-\d.]+)</td><td>total ([-\d.]+)</td>", numbers)
+    reward = re.search(
+        r"<th>reward</th><td>total ([-\d.]+)</td><td>([-\d.]+)</td><td>total ([-\d.]+)</td>", numbers
+    )
     before, during, after = (float(v) for v in reward.groups())
     assert before == pytest.approx(turns[2].observation["total_reward"], abs=1e-4)
-    assert after == pytest.approx(turns[2].total_reward, abs=1e-4) and during == pytest.approx(turns[2].reward, abs=1e-4)
+    assert after == pytest.approx(turns[2].total_reward, abs=1e-4) and during == pytest.approx(
+        turns[2].reward, abs=1e-4
+    )
     assert after == pytest.approx(before + during, abs=2e-4)
     health = re.search(r"<th>health</th><td>([-\d.]+)</td><td></td><td>([-\d.]+)</td>", numbers).groups()
     assert float(health[0]) == pytest.approx(turns[2].observation["health"], abs=1e-2)
@@ -101,9 +109,13 @@ def test_an_altered_record_is_not_drawn_as_a_path(recorded, tmp_path):
     shutil.copy(db, altered)
     con = sqlite3.connect(altered)
     with con:  # turn 1 now says it only turned on the spot: the replay cannot reach turn 2's stored pose
-        (actions,) = con.execute('SELECT actions FROM turns WHERE episode_id = ? AND "index" = 1', (episode_id,)).fetchone()
-        con.execute('UPDATE turns SET actions = ? WHERE episode_id = ? AND "index" = 1',
-                    (json.dumps([[0, 1]] * len(json.loads(actions))), episode_id))
+        (actions,) = con.execute(
+            'SELECT actions FROM turns WHERE episode_id = ? AND "index" = 1', (episode_id,)
+        ).fetchone()
+        con.execute(
+            'UPDATE turns SET actions = ? WHERE episode_id = ? AND "index" = 1',
+            (json.dumps([[0, 1]] * len(json.loads(actions))), episode_id),
+        )
     con.close()
     path = replay_step_path(open_readonly(f"sqlite:///{altered}"), episode_id)
     assert not path and "turn 2" in path.reason
@@ -114,7 +126,9 @@ def test_an_altered_record_is_not_drawn_as_a_path(recorded, tmp_path):
 
 
 def test_the_path_is_drawn_in_chromium(recorded):
-    spec = importlib.util.spec_from_file_location("viewer_browser", Path(__file__).with_name("test_viewer_browser.py"))
+    spec = importlib.util.spec_from_file_location(
+        "viewer_browser", Path(__file__).with_name("test_viewer_browser.py")
+    )
     browsing = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(browsing)
     if browsing.CHROMIUM is None:

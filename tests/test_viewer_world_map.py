@@ -31,10 +31,16 @@ def test_the_arena_draws_its_spawned_items_from_above():
     zones = [s for s in drawing["shapes"] if s["label"] == "DeathZone"]
     assert len(goals) == 1 and goals[0]["kind"] == "circle"
     goal = next(i for i in state["items"] if i["name"] == "GoodGoal")
-    assert (goals[0]["x"], goals[0]["y"]) == pytest.approx((goal["position"][0], goal["position"][2]), abs=0.01)
+    assert (goals[0]["x"], goals[0]["y"]) == pytest.approx(
+        (goal["position"][0], goal["position"][2]), abs=0.01
+    )
     assert goals[0]["r"] == pytest.approx(goal["size"][0] / 2, abs=0.01)
     (zone,) = zones
-    assert zone["kind"] == "rect" and (zone["w"], zone["h"], zone["angle"]) == (4.995, 4.995, 45.0)  # built x 0.999
+    assert zone["kind"] == "rect" and (zone["w"], zone["h"], zone["angle"]) == (
+        4.995,
+        4.995,
+        45.0,
+    )  # built x 0.999
     assert zone["opacity"] < 1  # a floor zone, drawn see-through
     assert all(re.fullmatch(r"#[0-9a-f]{6}", s["fill"]) for s in drawing["shapes"])
 
@@ -62,8 +68,8 @@ def test_the_episode_page_draws_the_items_under_the_path_with_the_agents_heading
     db, episode_id = arena_db
     app = ViewerApp(open_readonly(db))
     page = app.handle("GET", f"/episodes/{episode_id}?turn=1").body.decode()
-    the_map = page[page.index('class="map"'):]
-    the_map = the_map[:the_map.index("</svg>")]
+    the_map = page[page.index('class="map"') :]
+    the_map = the_map[: the_map.index("</svg>")]
     assert "<title>GoodGoal</title></circle>" in the_map and "<title>DeathZone</title></rect>" in the_map
     assert 'transform="rotate(45.0 ' in the_map  # the zone turned 45 degrees
     assert 'class="agent"' in the_map and "<polygon" in the_map  # an arrow: the heading is known
@@ -82,9 +88,18 @@ def test_compass_headings_point_the_right_way_on_a_map_with_y_up():
 
 def test_stored_maps_are_data_not_markup():
     hostile = {
-        "bounds": [0, 0, 40, 40], "y_up": True,
+        "bounds": [0, 0, 40, 40],
+        "y_up": True,
         "shapes": [
-            {"kind": "rect", "x": 1, "y": 1, "w": 2, "h": 2, "fill": '#fff" onmouseover="alert(1)', "label": "<script>x</script>"},
+            {
+                "kind": "rect",
+                "x": 1,
+                "y": 1,
+                "w": 2,
+                "h": 2,
+                "fill": '#fff" onmouseover="alert(1)',
+                "label": "<script>x</script>",
+            },
             {"kind": "circle", "x": "1", "y": 2, "r": 1},  # not a number: left out
             {"kind": "polygon", "x": 1, "y": 1},  # unknown kind: left out
             {"kind": "circle", "x": 3, "y": 3, "r": float("nan")},  # not finite: left out
@@ -119,11 +134,15 @@ def test_the_unity_connector_draws_the_map_where_it_is_known(tmp_path):
     build.chmod(0o755)
     unity = AnimalAIBackend(aai_build=str(build))
     fixed = tmp_path / "fixed.yaml"
-    fixed.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n"
-                     "    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 10, y: 0, z: 30}]\n"
-                     "      sizes: [!Vector3 {x: 2, y: 2, z: 2}]\n")
+    fixed.write_text(
+        "!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n"
+        "    - !Item\n      name: GoodGoal\n      positions: [!Vector3 {x: 10, y: 0, z: 30}]\n"
+        "      sizes: [!Vector3 {x: 2, y: 2, z: 2}]\n"
+    )
     random = tmp_path / "random.yaml"
-    random.write_text("!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n    - !Item\n      name: GoodGoal\n")
+    random.write_text(
+        "!ArenaConfig\narenas:\n  0: !Arena\n    t: 100\n    items:\n    - !Item\n      name: GoodGoal\n"
+    )
     from agentkit.envs.animalai_common.tasks import load_task
 
     try:

@@ -49,8 +49,12 @@ def checked_image_file(sha256: object, media_type: object, data: bytes) -> str |
         log.warning("skipping image blob %s: its hash is not 64 lowercase hex digits", shown(sha256))
         return None
     if not isinstance(media_type, str) or media_type not in IMAGE_EXTENSIONS:
-        log.warning("skipping image blob %s: media type %s is not one of %s", sha256, shown(media_type),
-                    ", ".join(IMAGE_EXTENSIONS))
+        log.warning(
+            "skipping image blob %s: media type %s is not one of %s",
+            sha256,
+            shown(media_type),
+            ", ".join(IMAGE_EXTENSIONS),
+        )
         return None
     if hashlib.sha256(data).hexdigest() != sha256:
         log.warning("skipping image blob %s: its bytes do not match its hash", sha256)

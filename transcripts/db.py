@@ -77,7 +77,9 @@ def json_default(obj: Any) -> Any:
 
 # Built once: json.dumps with keyword arguments builds a new encoder on every call (hot path).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=json_default)
-_CANONICAL_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=json_default)
+_CANONICAL_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=json_default
+)
 
 
 def dumps(obj: Any) -> str:
@@ -100,7 +102,12 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
     url = url or default_url()
     sa_url = resolve_url(url)
     sqlite = sa_url.get_backend_name() == "sqlite"
-    if sqlite and sa_url.database and sa_url.database != ":memory:" and not sa_url.database.startswith("file:"):
+    if (
+        sqlite
+        and sa_url.database
+        and sa_url.database != ":memory:"
+        and not sa_url.database.startswith("file:")
+    ):
         Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(sa_url, echo=echo, json_serializer=dumps)
     if sqlite:
@@ -151,7 +158,9 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     nothing per statement, unlike SQLAlchemy's "begin" event recipe, which slows the add_turn hot
     path by a third.
     """
-    if sys.version_info >= (3, 12) and hasattr(dbapi_connection, "autocommit"):  # keep the legacy control explicitly
+    if sys.version_info >= (3, 12) and hasattr(
+        dbapi_connection, "autocommit"
+    ):  # keep the legacy control explicitly
         dbapi_connection.autocommit = sqlite3.LEGACY_TRANSACTION_CONTROL
     dbapi_connection.isolation_level = "IMMEDIATE"
     cursor = dbapi_connection.cursor()

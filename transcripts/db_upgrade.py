@@ -53,7 +53,9 @@ def bring_up_to_date(conn: Connection, backup: Path | None = None) -> Upgrade:
     Base.metadata.create_all(conn)
     check_columns(conn, SCHEMA_VERSION)
     stamp(conn, found)
-    return Upgrade(found=found, version=SCHEMA_VERSION, steps=steps, backup=backup if found != SCHEMA_VERSION else None)
+    return Upgrade(
+        found=found, version=SCHEMA_VERSION, steps=steps, backup=backup if found != SCHEMA_VERSION else None
+    )
 
 
 def backup_if_older(conn: Connection) -> Path | None:
@@ -87,6 +89,11 @@ def sqlite_backup(conn: Connection, found: int) -> Path | None:
         sqlite_connection(conn).backup(copy)  # a consistent copy, WAL included
     finally:
         copy.close()
-    log.warning("transcript database %s is schema %d: copied to %s before upgrading it to schema %d",
-                source, found, target, SCHEMA_VERSION)
+    log.warning(
+        "transcript database %s is schema %d: copied to %s before upgrading it to schema %d",
+        source,
+        found,
+        target,
+        SCHEMA_VERSION,
+    )
     return target

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 ImageExport = Literal["files", "data_url"]
 
+
 def export_jsonl(
     store: TranscriptStore,
     episode_ids_or_run_id: str | Iterable[str],

@@ -59,7 +59,11 @@ def _restore_part(part: Any, urls: dict[str, str], images: ImageMode) -> Any:
     image_url = {"url": url, **_copy(part.get("image_url_options") or {})}
     restored = {"type": "image_url", "image_url": image_url}
     restored.update(
-        {k: _copy(v) for k, v in part.items() if k not in ("type", "sha256", "media_type", "image_url_options")}
+        {
+            k: _copy(v)
+            for k, v in part.items()
+            if k not in ("type", "sha256", "media_type", "image_url_options")
+        }
     )
     return restored
 
@@ -87,6 +91,11 @@ def stored_content(content: Any, new_blobs: dict[str, dict[str, Any]], known: se
             continue
         sha = part.sha256
         if sha not in known and sha not in new_blobs:
-            new_blobs[sha] = {"sha256": sha, "media_type": part.media_type, "data": part.data, "size": len(part.data)}
+            new_blobs[sha] = {
+                "sha256": sha,
+                "media_type": part.media_type,
+                "data": part.data,
+                "size": len(part.data),
+            }
         out.append({"type": "image_ref", "sha256": sha, "media_type": part.media_type})
     return out

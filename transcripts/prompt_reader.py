@@ -37,7 +37,12 @@ def episode_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
     turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
     by_turn: dict[int, list[MessageRef]] = {}
     rows = conn.execute(
-        select(MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text))
+        select(
+            MESSAGES.c.turn_id,
+            MESSAGES.c.role,
+            MESSAGES.c.content_sha256,
+            type_coerce(MESSAGES.c.extra, Text),
+        )
         .where(MESSAGES.c.turn_id.in_(turn_ids))
         .order_by(MESSAGES.c.turn_id, MESSAGES.c.position)
     ).all()
@@ -50,7 +55,9 @@ def episode_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
 def layout2_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef]]:
     """The message rows of the episode's turns written in layout 2 only, by turn id."""
     turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
-    prompts = _v2(conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids)))
+    prompts = _v2(
+        conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids))
+    )
     if not prompts:
         return {}
     rows_of = _episode_rows(conn, episode_id)
@@ -59,7 +66,9 @@ def layout2_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
 
 def turn_refs(conn: Connection, episode_id: str, turn_id: int) -> list[MessageRef]:
     """The message rows of one turn (of ``episode_id``), in the order they were sent."""
-    prompt = _v2(conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id == turn_id))
+    prompt = _v2(
+        conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id == turn_id)
+    )
     if prompt:
         return _resolve(_episode_rows(conn, episode_id), prompt[0][1], turn_id)
     rows = conn.execute(
@@ -73,12 +82,18 @@ def turn_refs(conn: Connection, episode_id: str, turn_id: int) -> list[MessageRe
 def episode_messages(conn: Connection, episode_id: str) -> EpisodeMessages:
     """The writer's view of an episode's stored rows (for a store that did not write its earlier turns)."""
     rows = conn.execute(
-        select(EPISODE_MESSAGES.c.seq, EPISODE_MESSAGES.c.role, EPISODE_MESSAGES.c.content_sha256,
-               type_coerce(EPISODE_MESSAGES.c.extra, Text))
+        select(
+            EPISODE_MESSAGES.c.seq,
+            EPISODE_MESSAGES.c.role,
+            EPISODE_MESSAGES.c.content_sha256,
+            type_coerce(EPISODE_MESSAGES.c.extra, Text),
+        )
         .where(EPISODE_MESSAGES.c.episode_id == episode_id)
         .order_by(EPISODE_MESSAGES.c.seq)
     ).all()
-    return EpisodeMessages.of_rows((seq, message_key(role, sha, _parse(extra))) for seq, role, sha, extra in rows)
+    return EpisodeMessages.of_rows(
+        (seq, message_key(role, sha, _parse(extra))) for seq, role, sha, extra in rows
+    )
 
 
 def message_key(role: str, sha: str, extra: dict[str, Any] | None) -> MessageKey:
@@ -93,9 +108,12 @@ def parse_extra(text: str | None) -> dict[str, Any] | None:
 
 def _episode_rows(conn: Connection, episode_id: str) -> dict[int, MessageRef]:
     rows = conn.execute(
-        select(EPISODE_MESSAGES.c.seq, EPISODE_MESSAGES.c.role, EPISODE_MESSAGES.c.content_sha256,
-               type_coerce(EPISODE_MESSAGES.c.extra, Text))
-        .where(EPISODE_MESSAGES.c.episode_id == episode_id)
+        select(
+            EPISODE_MESSAGES.c.seq,
+            EPISODE_MESSAGES.c.role,
+            EPISODE_MESSAGES.c.content_sha256,
+            type_coerce(EPISODE_MESSAGES.c.extra, Text),
+        ).where(EPISODE_MESSAGES.c.episode_id == episode_id)
     ).all()
     return {seq: (role, sha, _text(extra)) for seq, role, sha, extra in rows}
 
@@ -106,8 +124,9 @@ def _resolve(rows_of: dict[int, MessageRef], spans: Any, turn_id: int) -> list[M
     try:
         return [rows_of[seq] for seq in expand(spans)]
     except KeyError as exc:
-        raise ValueError(f"turn {turn_id}: turn_prompts names message {exc.args[0]}, "
-                         "missing from episode_messages") from None
+        raise ValueError(
+            f"turn {turn_id}: turn_prompts names message {exc.args[0]}, missing from episode_messages"
+        ) from None
 
 
 def _v2(conn: Connection, statement: Any) -> Sequence[Any]:

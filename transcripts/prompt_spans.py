@@ -39,7 +39,9 @@ class EpisodeMessages:
         log = cls()
         for seq, key in rows:
             if seq != len(log.keys):
-                raise ValueError(f"episode_messages seqs are not contiguous (found {seq}, expected {len(log.keys)})")
+                raise ValueError(
+                    f"episode_messages seqs are not contiguous (found {seq}, expected {len(log.keys)})"
+                )
             log.keys.append(key)
             log.latest[key] = seq
         return log
@@ -62,7 +64,7 @@ class EpisodeMessages:
                 # A run of the prompt that continues the stored rows (all earlier messages of a full
                 # history, the kept part of a window): compared as one slice, not message by message.
                 run = min(n - p, committed - nxt)
-                if keys[nxt:nxt + run] == prompt[p:p + run]:
+                if keys[nxt : nxt + run] == prompt[p : p + run]:
                     spans[-1][1] += run
                     p += run
                     nxt += run

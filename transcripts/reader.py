@@ -138,8 +138,13 @@ class TranscriptReader:
         if images not in ("data_url", "ref"):
             raise ValueError(f"images must be 'data_url' or 'ref', not {images!r}")
         with self.engine.connect() as conn:
-            rows = conn.execute(select(TURNS).where(TURNS.c.episode_id == episode_id).order_by(TURNS.c["index"])).all()
-            if not rows and conn.execute(select(EPISODES.c.id).where(EPISODES.c.id == episode_id)).first() is None:
+            rows = conn.execute(
+                select(TURNS).where(TURNS.c.episode_id == episode_id).order_by(TURNS.c["index"])
+            ).all()
+            if (
+                not rows
+                and conn.execute(select(EPISODES.c.id).where(EPISODES.c.id == episode_id)).first() is None
+            ):
                 raise KeyError(f"no episode {episode_id!r}")
             by_turn = self._read_messages(conn, episode_id, images) if with_messages and rows else {}
             calls = self._model_calls(conn, episode_id) if rows else {}
@@ -147,8 +152,13 @@ class TranscriptReader:
         for row in rows:
             values = dict(row._mapping)  # not row.index: Row is a tuple, .index is tuple.index
             turn_id = values.pop("id")
-            turns.append(TurnInfo(**values, messages=by_turn.get(turn_id, []) if with_messages else None,
-                                  model_call=calls.get(turn_id)))
+            turns.append(
+                TurnInfo(
+                    **values,
+                    messages=by_turn.get(turn_id, []) if with_messages else None,
+                    model_call=calls.get(turn_id),
+                )
+            )
         return turns
 
     def get_model_call(self, episode_id: str, index: int) -> ModelCall | None:
@@ -190,8 +200,11 @@ class TranscriptReader:
         stored with its first turn), or None: a packaged task, no turn yet, or an older database."""
         try:
             with self.engine.connect() as conn:
-                row = conn.execute(select(SOURCES.c.name, SOURCES.c.text, SOURCES.c.sha256)
-                                   .where(SOURCES.c.episode_id == episode_id)).first()
+                row = conn.execute(
+                    select(SOURCES.c.name, SOURCES.c.text, SOURCES.c.sha256).where(
+                        SOURCES.c.episode_id == episode_id
+                    )
+                ).first()
         except OperationalError as exc:  # an older database opened read-only: the table was never added
             if "no such table" in str(exc):
                 return None
@@ -215,7 +228,9 @@ class TranscriptReader:
         return BlobInfo(sha256, r.media_type, bytes(r.data))
 
     @staticmethod
-    def _turn_totals(conn: Connection, episode_ids: Sequence[str]) -> dict[str, tuple[int, int, int, int, float]]:
+    def _turn_totals(
+        conn: Connection, episode_ids: Sequence[str]
+    ) -> dict[str, tuple[int, int, int, int, float]]:
         """Per episode: (turns, scripts, input tokens, output tokens, cost) summed over stored turns."""
         totals: dict[str, tuple[int, int, int, int, float]] = {}
         for chunk in _chunks(list(episode_ids)):
@@ -269,7 +284,9 @@ class TranscriptReader:
             totals = self._turn_totals(conn, open_ids)
             for e in infos:
                 if e.turns is None:
-                    e.turns, e.scripts, e.input_tokens, e.output_tokens, e.cost_usd = totals.get(e.id, (0, 0, 0, 0, 0.0))
+                    e.turns, e.scripts, e.input_tokens, e.output_tokens, e.cost_usd = totals.get(
+                        e.id, (0, 0, 0, 0, 0.0)
+                    )
         return infos
 
     @staticmethod
@@ -288,17 +305,23 @@ class TranscriptReader:
             episodes=n_episodes,
         )
 
-    def _read_messages(self, conn: Connection, episode_id: str, images: ImageMode) -> dict[int, list[dict[str, Any]]]:
+    def _read_messages(
+        self, conn: Connection, episode_id: str, images: ImageMode
+    ) -> dict[int, list[dict[str, Any]]]:
         """Messages of an episode's turns, by turn id; each distinct content is read and parsed once."""
         refs = prompt_reader.episode_refs(conn, episode_id)
-        contents = {sha: json.loads(data)
-                    for sha, data in self._fetch_blobs(conn, {r[1] for rs in refs.values() for r in rs})}
+        contents = {
+            sha: json.loads(data)
+            for sha, data in self._fetch_blobs(conn, {r[1] for rs in refs.values() for r in rs})
+        }
         urls: dict[str, str] = {}
         if images == "data_url":
             image_shas: set[str] = set()
             for content in contents.values():
                 if isinstance(content, list):
-                    image_shas.update(p["sha256"] for p in content if isinstance(p, dict) and p.get("type") == "image_ref")
+                    image_shas.update(
+                        p["sha256"] for p in content if isinstance(p, dict) and p.get("type") == "image_ref"
+                    )
             media = {}
             for chunk in _chunks(sorted(image_shas)):
                 for sha, media_type, data in conn.execute(
@@ -320,5 +343,7 @@ class TranscriptReader:
     def _fetch_blobs(conn: Connection, shas: set[str]) -> Iterator[tuple[str, bytes]]:
         ordered = sorted(shas)
         for chunk in _chunks(ordered):
-            for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(chunk))):
+            for sha, data in conn.execute(
+                select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(chunk))
+            ):
                 yield sha, bytes(data)

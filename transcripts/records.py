@@ -124,4 +124,3 @@ class BlobInfo:
     sha256: str
     media_type: str
     data: bytes = field(repr=False)
-

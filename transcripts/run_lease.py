@@ -43,8 +43,11 @@ def take(conn: Connection, run_id: str, now: float | None = None) -> str:
     an unknown run, ``RunBusyError`` when another live process holds the run.
     """
     now = time.time() if now is None else now
-    run = conn.execute(select(RUNS.c.status, RUNS.c.writer_host, RUNS.c.writer_pid, RUNS.c.writer_start)
-                       .where(RUNS.c.id == run_id)).first()
+    run = conn.execute(
+        select(RUNS.c.status, RUNS.c.writer_host, RUNS.c.writer_pid, RUNS.c.writer_start).where(
+            RUNS.c.id == run_id
+        )
+    ).first()
     if run is None:
         raise KeyError(f"no run {run_id!r}")
     lease = conn.execute(select(LEASES.c.renewed_at).where(LEASES.c.run_id == run_id)).first()
@@ -56,19 +59,24 @@ def take(conn: Connection, run_id: str, now: float | None = None) -> str:
             raise RunBusyError(
                 f"run {run_id} is being written by pid {run.writer_pid} on {run.writer_host} ({age}); "
                 f"one writer per run: wait until it ends (its lease expires {LEASE_TTL_S:.0f} s after its "
-                f"last heartbeat)")
+                f"last heartbeat)"
+            )
         log.info("run %s: taking over from writer pid %s on %s", run_id, run.writer_pid, run.writer_host)
     host, pid, start = me
-    conn.execute(update(RUNS).where(RUNS.c.id == run_id).values(
-        status="running", writer_host=host, writer_pid=pid, writer_start=start))
+    conn.execute(
+        update(RUNS)
+        .where(RUNS.c.id == run_id)
+        .values(status="running", writer_host=host, writer_pid=pid, writer_start=start)
+    )
     token = uuid.uuid4().hex
     conn.execute(delete(LEASES).where(LEASES.c.run_id == run_id))
     conn.execute(insert(LEASES), {"run_id": run_id, "token": token, "renewed_at": now})
     return token
 
 
-def _holder_live(host: str | None, pid: int | None, start: str | None, renewed_at: float | None,
-                 now: float) -> bool:
+def _holder_live(
+    host: str | None, pid: int | None, start: str | None, renewed_at: float | None, now: float
+) -> bool:
     """Whether a "running" run's recorded writer still holds it."""
     if host == _HOST and pid is not None and not _process_alive(pid, start):
         return False  # its process is gone: no need to wait for the lease to expire
@@ -80,8 +88,11 @@ def _holder_live(host: str | None, pid: int | None, start: str | None, renewed_a
 def renew(conn: Connection, run_id: str, token: str, now: float | None = None) -> bool:
     """Renew the lease; False if ``token`` no longer holds it (another writer took the run over)."""
     now = time.time() if now is None else now
-    return bool(conn.execute(update(LEASES).where(LEASES.c.run_id == run_id, LEASES.c.token == token)
-                             .values(renewed_at=now)).rowcount)
+    return bool(
+        conn.execute(
+            update(LEASES).where(LEASES.c.run_id == run_id, LEASES.c.token == token).values(renewed_at=now)
+        ).rowcount
+    )
 
 
 def release(conn: Connection, run_id: str, token: str) -> None:
@@ -96,7 +107,9 @@ class LeaseKeeper:
     stops the run). A renewal that fails (a busy or full database) is logged and tried again.
     """
 
-    def __init__(self, renew: Callable[[], bool], on_lost: Callable[[], None], every_s: float = RENEW_EVERY_S) -> None:
+    def __init__(
+        self, renew: Callable[[], bool], on_lost: Callable[[], None], every_s: float = RENEW_EVERY_S
+    ) -> None:
         self._renew, self._on_lost, self._every = renew, on_lost, every_s
         self._stop = threading.Event()
         self.lost = False  # the run was taken over: this process must not close it either

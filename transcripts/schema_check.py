@@ -46,9 +46,13 @@ def check_columns(conn: Connection, version: int | None, *, upgrading: bool = Fa
             raise SchemaMismatchError(
                 f"this transcript database was made by an older agentkit (schema {version}; table {name} "
                 f"has no column {missing[0]!r}): upgrade it with `agentkit db upgrade --db URL` "
-                "(or open it once for writing)")
+                "(or open it once for writing)"
+            )
         unknown = sorted(have - {c.name for c in table.columns})
-        instead = f"; it has {', '.join(repr(u) for u in unknown)}, which agentkit does not know" if unknown else ""
+        instead = (
+            f"; it has {', '.join(repr(u) for u in unknown)}, which agentkit does not know" if unknown else ""
+        )
         raise SchemaMismatchError(
             f"table {name} has no column {missing[0]!r} (dropped or renamed by hand?{instead}); "
-            "agentkit needs it: restore it, or write to a new database")
+            "agentkit needs it: restore it, or write to a new database"
+        )

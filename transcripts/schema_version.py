@@ -49,7 +49,8 @@ def check_readable(version: int | None) -> None:
     if version is not None and version > SCHEMA_VERSION:
         raise SchemaVersionError(
             f"this transcript database was made by a newer agentkit (schema {version}); "
-            f"this one reads up to {SCHEMA_VERSION}")
+            f"this one reads up to {SCHEMA_VERSION}"
+        )
 
 
 def stamp(conn: Connection, found: int | None) -> None:
@@ -62,5 +63,8 @@ def stamp(conn: Connection, found: int | None) -> None:
     conn.execute(VERSIONS.delete())
     conn.execute(VERSIONS.insert(), {"id": 1, "version": SCHEMA_VERSION})
     if found is not None:
-        log.info("transcript database schema %d: now written as schema %d (older turns still read)",
-                 found, SCHEMA_VERSION)
+        log.info(
+            "transcript database schema %d: now written as schema %d (older turns still read)",
+            found,
+            SCHEMA_VERSION,
+        )

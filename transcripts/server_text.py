@@ -42,7 +42,7 @@ def from_stored(stored: str) -> str:
     """The text ``to_stored`` was given."""
     if not stored.startswith(MARKER):
         return stored
-    return _STORED_PAIR.sub(lambda m: _FROM_STORED.get(m.group(1), m.group(1)), stored[len(MARKER):])
+    return _STORED_PAIR.sub(lambda m: _FROM_STORED.get(m.group(1), m.group(1)), stored[len(MARKER) :])
 
 
 class ServerSafeText(TypeDecorator[str]):

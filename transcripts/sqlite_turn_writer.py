@@ -38,7 +38,8 @@ class _Prepared:
         if compiled.positiontup is None:
             raise ValueError(f"{dialect.name} does not use positional parameters")
         fields = tuple(
-            (name, table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) for name in compiled.positiontup
+            (name, table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
+            for name in compiled.positiontup
         )
         return cls(str(compiled), fields)
 

@@ -37,8 +37,19 @@ def escape_value(value: T) -> T:
 
 def escape_turn(turn: T) -> T:
     """A copy of a TurnRecord with every text field escaped (images and numbers untouched)."""
-    fields = ("observation", "messages", "answer", "script", "parse_error", "compile_error", "actions",
-              "timings", "prompt_context", "world_map", "task_source")
+    fields = (
+        "observation",
+        "messages",
+        "answer",
+        "script",
+        "parse_error",
+        "compile_error",
+        "actions",
+        "timings",
+        "prompt_context",
+        "world_map",
+        "task_source",
+    )
     return dataclasses.replace(turn, **{name: escape_value(getattr(turn, name)) for name in fields})  # type: ignore[type-var]
 
 

@@ -86,14 +86,18 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-EPISODE_MESSAGES = table_of(EpisodeMessage)  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
+EPISODE_MESSAGES = table_of(
+    EpisodeMessage
+)  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
 TURN_PROMPTS = table_of(TurnPrompt)
 CACHE = table_of(CachedResponse)
 
 JSON_MEDIA_TYPE = "application/json"
 _IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
 _MESSAGE_CACHE_SIZE = 4096  # message objects remembered with their content hash (treated as immutable)
-_EPISODE_LOG_SIZE = 1024  # episodes whose message rows are remembered (others are read back on their next turn)
+_EPISODE_LOG_SIZE = (
+    1024  # episodes whose message rows are remembered (others are read back on their next turn)
+)
 
 
 # --- content addressing ----------------------------------------------------------------------------
@@ -133,7 +137,9 @@ class TranscriptStore(TranscriptReader):
     Safe to share between threads; each process should open its own store.
     """
 
-    def __init__(self, url: str | None = None, *, engine: Engine | None = None, fast_path: bool = True) -> None:
+    def __init__(
+        self, url: str | None = None, *, engine: Engine | None = None, fast_path: bool = True
+    ) -> None:
         """Open (and create if needed) the store at ``url``, or on an engine from ``make_engine``.
 
         ``fast_path`` (SQLite only) runs add_turn's Core insert statements, compiled once, on the
@@ -145,7 +151,9 @@ class TranscriptStore(TranscriptReader):
         else:  # e.g. a read-only engine: refused all the same
             super().__init__(engine)
         sqlite = self.engine.dialect.name == "sqlite"
-        self._fast = _SQLiteTurnWriter(self.engine) if fast_path and self.engine.dialect.driver == "pysqlite" else None
+        self._fast = (
+            _SQLiteTurnWriter(self.engine) if fast_path and self.engine.dialect.driver == "pysqlite" else None
+        )
         self._blob_insert = _insert_ignore(self.engine)
         self._turn_insert = insert(TURNS)
         self._message_insert = insert(EPISODE_MESSAGES)
@@ -165,7 +173,9 @@ class TranscriptStore(TranscriptReader):
         # Per episode, the message rows it has committed: a turn writes only the ones it adds.
         self._episode_logs: dict[str, EpisodeMessages] = {}
         # Per episode, its last prompt as sent and encoded: a full-history prompt repeats it.
-        self._last_prompts: dict[str, tuple[list[dict[str, Any]], list[MessageKey], dict[MessageKey, Any]]] = {}
+        self._last_prompts: dict[
+            str, tuple[list[dict[str, Any]], list[MessageKey], dict[MessageKey, Any]]
+        ] = {}
 
     @property
     def url(self) -> str:
@@ -229,7 +239,13 @@ class TranscriptStore(TranscriptReader):
                 raise KeyError(f"no run {run_id!r}")
 
     def start_episode(
-        self, run_id: str, task: str, seed: int, trial: int = 0, attempt: int = 0, episode_id: str | None = None
+        self,
+        run_id: str,
+        task: str,
+        seed: int,
+        trial: int = 0,
+        attempt: int = 0,
+        episode_id: str | None = None,
     ) -> str:
         """Record the start of an episode (committed at once, status "running").
 
@@ -262,8 +278,9 @@ class TranscriptStore(TranscriptReader):
         host, pid, start = _writer_identity()
         with self._transaction() as conn:
             done = conn.execute(
-                update(RUNS).where(RUNS.c.id == run_id).values(
-                    status="running", writer_host=host, writer_pid=pid, writer_start=start)
+                update(RUNS)
+                .where(RUNS.c.id == run_id)
+                .values(status="running", writer_host=host, writer_pid=pid, writer_start=start)
             ).rowcount
         if not done:
             raise KeyError(f"no run {run_id!r}")
@@ -296,10 +313,18 @@ class TranscriptStore(TranscriptReader):
             return None
         return dict(row._mapping)
 
-    def cache_put(self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int,
-                  cost_usd: float) -> None:
-        row = {"key": key, "model": model, "answer": escape_value(answer), "input_tokens": input_tokens,
-               "output_tokens": output_tokens, "cost_usd": cost_usd, "created_at": time.time()}
+    def cache_put(
+        self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int, cost_usd: float
+    ) -> None:
+        row = {
+            "key": key,
+            "model": model,
+            "answer": escape_value(answer),
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cost_usd": cost_usd,
+            "created_at": time.time(),
+        }
         with self._transaction() as conn:
             conn.execute(delete(CACHE).where(CACHE.c.key == key))
             conn.execute(insert(CACHE), row)
@@ -317,8 +342,11 @@ class TranscriptStore(TranscriptReader):
         except ValueError as exc:  # UnicodeEncodeError included
             if not is_unstorable_text_error(exc):
                 raise
-            log.warning("episode %s turn %d: characters the database refuses stored as \\uXXXX escapes",
-                        episode_id, turn.index)
+            log.warning(
+                "episode %s turn %d: characters the database refuses stored as \\uXXXX escapes",
+                episode_id,
+                turn.index,
+            )
             self._add_turn(episode_id, escape_turn(turn))
 
     def _add_turn(self, episode_id: str, turn: TurnRecord, reread: bool = False) -> None:
@@ -351,8 +379,16 @@ class TranscriptStore(TranscriptReader):
             with self._writing() as conn, conn.begin():
                 log_of_episode = self._episode_log(conn, episode_id)
                 plan = log_of_episode.plan(keys)
-                new_rows = [{"episode_id": episode_id, "seq": seq, "role": key[0], "content_sha256": key[1],
-                             "extra": extras.get(key)} for seq, key in plan.new_rows]
+                new_rows = [
+                    {
+                        "episode_id": episode_id,
+                        "seq": seq,
+                        "role": key[0],
+                        "content_sha256": key[1],
+                        "extra": extras.get(key),
+                    }
+                    for seq, key in plan.new_rows
+                ]
                 if fast is not None:
                     turn_id = fast.add_turn(conn, row, list(new_blobs.values()), new_rows, plan.spans)
                 else:
@@ -365,8 +401,14 @@ class TranscriptStore(TranscriptReader):
                         conn.execute(self._message_insert, new_rows)
                     conn.execute(self._prompt_insert, {"turn_id": turn_id, "spans": plan.spans})
                 if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
-                    conn.execute(insert(CONTEXTS), {"episode_id": episode_id, "context": turn.prompt_context,
-                                                    "world_map": turn.world_map})
+                    conn.execute(
+                        insert(CONTEXTS),
+                        {
+                            "episode_id": episode_id,
+                            "context": turn.prompt_context,
+                            "world_map": turn.world_map,
+                        },
+                    )
                 if turn.task_source is not None:  # the task's file, for a task named by a path
                     conn.execute(insert(SOURCES), {"episode_id": episode_id, **turn.task_source})
                 if turn.model_call is not None:  # an API model's call: finish reason, retries, its counts
@@ -440,7 +482,9 @@ class TranscriptStore(TranscriptReader):
         except (IntegrityError, sqlite3.IntegrityError):
             raise
         except (DatabaseError, sqlite3.DatabaseError) as exc:
-            raise StorageError(f"the transcript store cannot write: {getattr(exc, 'orig', None) or exc}") from exc
+            raise StorageError(
+                f"the transcript store cannot write: {getattr(exc, 'orig', None) or exc}"
+            ) from exc
 
     @contextmanager
     def _writing_connection(self) -> Iterator[Connection]:
@@ -482,7 +526,10 @@ class TranscriptStore(TranscriptReader):
             "metrics": result.metrics or None,
         }
         with self._transaction() as conn:
-            if conn.execute(update(EPISODES).where(EPISODES.c.id == episode_id).values(**values)).rowcount == 0:
+            if (
+                conn.execute(update(EPISODES).where(EPISODES.c.id == episode_id).values(**values)).rowcount
+                == 0
+            ):
                 raise KeyError(f"no episode {episode_id!r}")
         # The hash caches only pay off within an episode (full-history prompts resend its messages);
         # they hold message objects and data URLs alive, so a long run would grow by them.
@@ -548,11 +595,15 @@ class TranscriptStore(TranscriptReader):
                 )
             ).all()
             dead_runs = [
-                r.id for r in runs if live.status("running", r.writer_host, r.writer_pid, r.writer_start) == "unfinished"
+                r.id
+                for r in runs
+                if live.status("running", r.writer_host, r.writer_pid, r.writer_start) == "unfinished"
             ]
             for chunk in _chunks(dead_runs):
                 conn.execute(
-                    update(RUNS).where(RUNS.c.id.in_(chunk), RUNS.c.status == "running").values(status="unfinished")
+                    update(RUNS)
+                    .where(RUNS.c.id.in_(chunk), RUNS.c.status == "running")
+                    .values(status="unfinished")
                 )
         if stale:
             log.info("closed %d stale episode(s) as unfinished", len(stale))
@@ -577,7 +628,12 @@ class TranscriptStore(TranscriptReader):
                     data = canonical_json(stored_content(message.content, new_blobs, known))
                     sha = hashlib.sha256(data).hexdigest()
                     if sha not in known and sha not in new_blobs:
-                        new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+                        new_blobs[sha] = {
+                            "sha256": sha,
+                            "media_type": JSON_MEDIA_TYPE,
+                            "data": data,
+                            "size": len(data),
+                        }
                     typed = (sha, prompt_reader.message_key(message.role, sha, None))
                     if len(typed_cache) >= _MESSAGE_CACHE_SIZE:
                         typed_cache.pop(next(iter(typed_cache)), None)
@@ -592,7 +648,12 @@ class TranscriptStore(TranscriptReader):
             data = canonical_json(content)
             sha = hashlib.sha256(data).hexdigest()
             if sha not in known and sha not in new_blobs:
-                new_blobs[sha] = {"sha256": sha, "media_type": JSON_MEDIA_TYPE, "data": data, "size": len(data)}
+                new_blobs[sha] = {
+                    "sha256": sha,
+                    "media_type": JSON_MEDIA_TYPE,
+                    "data": data,
+                    "size": len(data),
+                }
             extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
             key = prompt_reader.message_key(message.get("role", ""), sha, extra)
             keys.append(key)
@@ -604,7 +665,9 @@ class TranscriptStore(TranscriptReader):
         """Content parts with every base64 data-URL image replaced by an ``image_ref`` part."""
         out: list[Any] = []
         for part in parts:
-            image_url = part.get("image_url") if isinstance(part, dict) and part.get("type") == "image_url" else None
+            image_url = (
+                part.get("image_url") if isinstance(part, dict) and part.get("type") == "image_url" else None
+            )
             url = image_url.get("url") if isinstance(image_url, dict) else None
             ref = self._image_ref(url, new_blobs) if isinstance(url, str) else None
             if ref is None:

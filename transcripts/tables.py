@@ -112,7 +112,9 @@ def _call_columns(call: Any) -> dict[str, Any]:
     return {name: getattr(call, attr, None) if call is not None else None for name, attr in _CALL_COLUMNS}
 
 
-def run_tables(store: TranscriptStore, run_ids: str | Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def run_tables(
+    store: TranscriptStore, run_ids: str | Iterable[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Episode rows and turn rows of the given runs (a run id, an episode id, or a list of run ids)."""
     episodes: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
@@ -122,8 +124,9 @@ def run_tables(store: TranscriptStore, run_ids: str | Iterable[str]) -> tuple[li
     return episodes, turns
 
 
-def write_tables(store: TranscriptStore, target: str | Iterable[str], out_dir: str | os.PathLike[str],
-                 fmt: TableFormat) -> dict[str, Path]:
+def write_tables(
+    store: TranscriptStore, target: str | Iterable[str], out_dir: str | os.PathLike[str], fmt: TableFormat
+) -> dict[str, Path]:
     """Write ``episodes.<fmt>`` and ``turns.<fmt>`` into ``out_dir``; returns their paths."""
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -184,33 +187,88 @@ def _content(content: Any) -> tuple[str | None, list[str]]:
 
 
 def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, default=json_default, sort_keys=True)
+    return (
+        None if value is None else json.dumps(value, ensure_ascii=False, default=json_default, sort_keys=True)
+    )
 
 
 #: Column order of the tables (the keys of ``episode_row`` and ``turn_row``), kept when there is no row.
 EPISODE_COLUMNS = [
-    "run_id", "env", "model", "episode_id", "task", "level", "category", "seed", "trial", "attempt", "status",
-    "pass", "success", "reward", "end_reason", "scripts", "turns", "input_tokens", "output_tokens", "cost_usd",
-    "started_at", "ended_at", "error", "metrics", "agentkit_version", "templates_hash",
+    "run_id",
+    "env",
+    "model",
+    "episode_id",
+    "task",
+    "level",
+    "category",
+    "seed",
+    "trial",
+    "attempt",
+    "status",
+    "pass",
+    "success",
+    "reward",
+    "end_reason",
+    "scripts",
+    "turns",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "started_at",
+    "ended_at",
+    "error",
+    "metrics",
+    "agentkit_version",
+    "templates_hash",
 ]
 TURN_COLUMNS = [
-    "run_id", "episode_id", "turn", "prompt", "image_sha256", "answer", "script", "parse_error", "compile_error",
-    "actions", "reward", "total_reward", "health", "done", "input_tokens", "output_tokens", "cost_usd",
-    "latency_s", "cached", "messages_sent", "finish_reason", "retries", "provider_input_tokens",
-    "provider_output_tokens", "provider_cached_tokens", "our_input_tokens", "model_warning",
+    "run_id",
+    "episode_id",
+    "turn",
+    "prompt",
+    "image_sha256",
+    "answer",
+    "script",
+    "parse_error",
+    "compile_error",
+    "actions",
+    "reward",
+    "total_reward",
+    "health",
+    "done",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "latency_s",
+    "cached",
+    "messages_sent",
+    "finish_reason",
+    "retries",
+    "provider_input_tokens",
+    "provider_output_tokens",
+    "provider_cached_tokens",
+    "our_input_tokens",
+    "model_warning",
 ]
 #: (column, ModelCall attribute): the finish reason ("length": cut by max tokens), retries, the
 #: provider's counts beside ours, the dropped-prompt warning.
-_CALL_COLUMNS = (("finish_reason", "finish_reason"), ("retries", "retries"),
-                 ("provider_input_tokens", "provider_input_tokens"), ("provider_output_tokens", "provider_output_tokens"),
-                 ("provider_cached_tokens", "provider_cached_tokens"), ("our_input_tokens", "our_input_tokens"),
-                 ("model_warning", "warning"))
+_CALL_COLUMNS = (
+    ("finish_reason", "finish_reason"),
+    ("retries", "retries"),
+    ("provider_input_tokens", "provider_input_tokens"),
+    ("provider_output_tokens", "provider_output_tokens"),
+    ("provider_cached_tokens", "provider_cached_tokens"),
+    ("our_input_tokens", "our_input_tokens"),
+    ("model_warning", "warning"),
+)
 
 
 def _write_jsonl(rows: list[dict[str, Any]], columns: list[str], path: Path) -> None:
     with path.open("w", encoding="utf-8") as f:
         for row in rows:
-            f.write(json.dumps({k: _iso(v) for k, v in row.items()}, ensure_ascii=False, default=json_default))
+            f.write(
+                json.dumps({k: _iso(v) for k, v in row.items()}, ensure_ascii=False, default=json_default)
+            )
             f.write("\n")
 
 

@@ -11,4 +11,12 @@ from agentkit.control.control import Control, make_control
 from agentkit.control.frame_watch import FrameWatch
 from agentkit.control.modes import ControlMode, ObserveMode, parse_control, parse_observe
 
-__all__ = ["Control", "ControlMode", "FrameWatch", "ObserveMode", "make_control", "parse_control", "parse_observe"]
+__all__ = [
+    "Control",
+    "ControlMode",
+    "FrameWatch",
+    "ObserveMode",
+    "make_control",
+    "parse_control",
+    "parse_observe",
+]

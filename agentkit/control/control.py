@@ -20,8 +20,13 @@ from agentkit.envs.base import Backend, PrimitiveAction
 class Control:
     """One episode's control mode, bound to its backend's primitive actions."""
 
-    def __init__(self, mode: ControlMode | None = None, primitives: tuple[PrimitiveAction, ...] = (),
-                 observe: ObserveMode | None = None, observe_max_images: int = 8) -> None:
+    def __init__(
+        self,
+        mode: ControlMode | None = None,
+        primitives: tuple[PrimitiveAction, ...] = (),
+        observe: ObserveMode | None = None,
+        observe_max_images: int = 8,
+    ) -> None:
         self.mode = mode or ControlMode()
         self.observe = observe or ObserveMode()
         self.observe_max_images = observe_max_images
@@ -39,8 +44,9 @@ class Control:
             return parse_primitive(text, list(self._primitives))
         return parse_script(text, vocabulary)
 
-    def reread(self, text: str, script: Script | None,
-               parse_error: ParseError | None) -> tuple[Script | None, ParseError | None]:
+    def reread(
+        self, text: str, script: Script | None, parse_error: ParseError | None
+    ) -> tuple[Script | None, ParseError | None]:
         """The turn's (script, parse error): as read already in script mode; in frame-by-frame mode
         the answer read again, strictly, as one primitive action name."""
         if not self.frame_by_frame:
@@ -66,9 +72,11 @@ class Control:
         from agentkit.prompts.template_sets import template_variables
 
         if "control" not in template_variables(sources.get("system.j2", "")):
-            raise ValueError("--control frame-by-frame: these templates' system.j2 never reads the variable "
-                             "control, so it would ask for scripts; use a set that describes frame-by-frame "
-                             "control (aai-arena, gridworld) or add it (docs/templates.md)")
+            raise ValueError(
+                "--control frame-by-frame: these templates' system.j2 never reads the variable "
+                "control, so it would ask for scripts; use a set that describes frame-by-frame "
+                "control (aai-arena, gridworld) or add it (docs/templates.md)"
+            )
 
     def prompt_context(self) -> dict[str, Any]:
         """Template variables: ``control`` (mode, steps, the primitive actions) and ``observe``."""
@@ -76,8 +84,11 @@ class Control:
         if self.frame_by_frame:
             control["steps"] = self.mode.steps
             control["actions"] = [{"name": p.name, "doc": p.doc} for p in self._primitives.values()]
-        observe: dict[str, Any] = {"mode": self.observe.kind, "spec": self.observe.spec,
-                                   "max_images": self.observe_max_images}
+        observe: dict[str, Any] = {
+            "mode": self.observe.kind,
+            "spec": self.observe.spec,
+            "max_images": self.observe_max_images,
+        }
         if self.observe.kind == "every":
             observe["every"] = self.observe.every
         return {"control": control, "observe": observe}
@@ -89,8 +100,12 @@ def make_control(control: str, observe: str, observe_max_images: int, backend: B
 
     mode, watch = parse_control(control), parse_observe(observe)
     if mode.kind == "frame-by-frame" and watch.kind != "end":
-        raise ValueError("--observe: frames during a script are for --control script; frame-by-frame "
-                         "already sees every answer's end")
+        raise ValueError(
+            "--observe: frames during a script are for --control script; frame-by-frame "
+            "already sees every answer's end"
+        )
     if watch.kind != "end" and type(backend).frames_now is Backend.frames_now:
-        raise ValueError(f"--observe {watch.spec}: the {backend.name} backend cannot take frames during a script")
+        raise ValueError(
+            f"--observe {watch.spec}: the {backend.name} backend cannot take frames during a script"
+        )
     return Control(mode, backend.primitive_actions(), watch, observe_max_images)

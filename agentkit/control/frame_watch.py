@@ -101,13 +101,18 @@ class FrameWatch:
         frames = self.backend.frames_now()
         if not frames:
             if not self._warned:
-                log.warning("--observe %s: the %s backend renders no frames in this run; nothing is taken",
-                            self.mode.spec, self.backend.name)
+                log.warning(
+                    "--observe %s: the %s backend renders no frames in this run; nothing is taken",
+                    self.mode.spec,
+                    self.backend.name,
+                )
                 self._warned = True
             return
         label = f"step {self._step}" + (f" ({why})" if why else "")
         several = len(frames) > 1
-        images = tuple(self.encode(frame, f"{label} {name}" if several else label) for name, frame in frames.items())
+        images = tuple(
+            self.encode(frame, f"{label} {name}" if several else label) for name, frame in frames.items()
+        )
         self._taken.append(Taken(self._step, why, images))
 
     def finish(self, observation: Observation) -> Observation:

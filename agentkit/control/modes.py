@@ -81,5 +81,7 @@ def check_same_control(recorded: str, asked: str | None, run_id: str = "") -> No
     mode = parse_control(asked).spec
     if mode != parse_control(recorded).spec:
         run = f"run {run_id} " if run_id else ""
-        raise ValueError(f"--control {mode}: {run}was recorded with --control {parse_control(recorded).spec}; "
-                         "a run's turns re-render only under the control mode they were played with")
+        raise ValueError(
+            f"--control {mode}: {run}was recorded with --control {parse_control(recorded).spec}; "
+            "a run's turns re-render only under the control mode they were played with"
+        )

@@ -36,8 +36,9 @@ class Evaluation(Protocol):
         ...
 
     @staticmethod
-    def score(episodes: list[dict[str, Any]], config: RunConfig, options: Any,
-              figure: Path | None = None) -> dict[str, Any]:
+    def score(
+        episodes: list[dict[str, Any]], config: RunConfig, options: Any, figure: Path | None = None
+    ) -> dict[str, Any]:
         """The finished episodes' scores (a leaderboard), with a figure written to ``figure`` when given."""
         ...
 

@@ -22,13 +22,19 @@ from agentkit.records import ModelReply, Usage
 class ResponseCache(Protocol):
     def cache_get(self, key: str, max_age_s: float | None = None) -> dict[str, Any] | None: ...
 
-    def cache_put(self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int,
-                  cost_usd: float) -> None: ...
+    def cache_put(
+        self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int, cost_usd: float
+    ) -> None: ...
 
 
 def request_key(model: str, params: dict[str, Any], messages: Sequence[dict[str, Any]]) -> str:
-    payload = json.dumps({"model": model, "params": params, "messages": messages}, sort_keys=True,
-                         separators=(",", ":"), ensure_ascii=False, default=str)
+    payload = json.dumps(
+        {"model": model, "params": params, "messages": messages},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
     # surrogatepass: an earlier answer with a lone surrogate in the history must not break the key
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -38,7 +44,9 @@ class CachedModel:
 
     takes_typed_messages = True  # the inner model gets them as it reads them (messages_for)
 
-    def __init__(self, inner: Model, cache: ResponseCache, params: dict[str, Any], max_age_s: float | None = None) -> None:
+    def __init__(
+        self, inner: Model, cache: ResponseCache, params: dict[str, Any], max_age_s: float | None = None
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self.cache = cache
@@ -52,9 +60,21 @@ class CachedModel:
             key = request_key(self.name, self.params, messages)  # type: ignore[arg-type]  # all dicts
         hit = self.cache.cache_get(key, self.max_age_s)
         if hit is not None:
-            return ModelReply(text=hit["answer"], usage=Usage(hit["input_tokens"], hit["output_tokens"], 0.0),
-                              latency_s=0.0, model=self.name, cached=True, raw={"cache_key": key})
+            return ModelReply(
+                text=hit["answer"],
+                usage=Usage(hit["input_tokens"], hit["output_tokens"], 0.0),
+                latency_s=0.0,
+                model=self.name,
+                cached=True,
+                raw={"cache_key": key},
+            )
         reply = self.inner.complete(messages_for(self.inner, messages))
-        self.cache.cache_put(key, self.name, reply.text, reply.usage.input_tokens, reply.usage.output_tokens,
-                             reply.usage.cost_usd)
+        self.cache.cache_put(
+            key,
+            self.name,
+            reply.text,
+            reply.usage.input_tokens,
+            reply.usage.output_tokens,
+            reply.usage.cost_usd,
+        )
         return reply

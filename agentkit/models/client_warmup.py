@@ -29,20 +29,34 @@ logger = logging.getLogger(__name__)
 _warmed: set[str] = set()
 _lock = threading.Lock()
 WARM_UP_TIMEOUT_S = 10.0
-_PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJR"
-          "U5ErkJggg==")  # a 1x1 PNG: the image path (size read for the token count) is warmed too
-_PROMPT = [{"role": "system", "content": "warm-up"},
-           {"role": "user", "content": [{"type": "text", "text": "warm-up"},
-                                        {"type": "image_url", "image_url": {"url": _PIXEL}}]}]
+_PIXEL = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJR"
+    "U5ErkJggg=="
+)  # a 1x1 PNG: the image path (size read for the token count) is warmed too
+_PROMPT = [
+    {"role": "system", "content": "warm-up"},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "warm-up"}, {"type": "image_url", "image_url": {"url": _PIXEL}}],
+    },
+]
 
 _OPENAI_ANSWER = {
-    "id": "warm-up", "object": "chat.completion", "created": 0, "model": "warm-up",
+    "id": "warm-up",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "warm-up",
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
 }
 _ANTHROPIC_ANSWER = {
-    "id": "warm-up", "type": "message", "role": "assistant", "model": "warm-up",
-    "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": None,
+    "id": "warm-up",
+    "type": "message",
+    "role": "assistant",
+    "model": "warm-up",
+    "content": [{"type": "text", "text": "ok"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
     "usage": {"input_tokens": 1, "output_tokens": 1},
 }
 
@@ -76,9 +90,15 @@ def _openai_twin_client(timeout_s: float) -> Any:
 
     from agentkit.models.plain_openai_client import plain_messages
 
-    return plain_messages(openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-warm-up-000000",
-                                        timeout=timeout_s, max_retries=0,
-                                        http_client=httpx.Client(transport=_AnsweringTransport())))
+    return plain_messages(
+        openai.OpenAI(
+            base_url="http://127.0.0.1:9/v1",
+            api_key="sk-warm-up-000000",
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=httpx.Client(transport=_AnsweringTransport()),
+        )
+    )
 
 
 def is_warm(model_id: str) -> bool:
@@ -98,9 +118,16 @@ def warm_up(model: Any) -> None:
             threading.Thread(target=server.serve_forever, name="client-warm-up", daemon=True).start()
         port = server.server_address[1] if server is not None else 9
         try:
-            twin = type(model)(model.model, api_base=f"http://127.0.0.1:{port}/v1",
-                               api_key="sk-warm-up-000000", max_retries=0, timeout_s=WARM_UP_TIMEOUT_S,
-                               name=f"{model.name} (warm-up)", prompt_cache=model.prompt_cache, warm_up=False)
+            twin = type(model)(
+                model.model,
+                api_base=f"http://127.0.0.1:{port}/v1",
+                api_key="sk-warm-up-000000",
+                max_retries=0,
+                timeout_s=WARM_UP_TIMEOUT_S,
+                name=f"{model.name} (warm-up)",
+                prompt_cache=model.prompt_cache,
+                warm_up=False,
+            )
             twin.checks_prompt_size = False  # the fixed answer's token count is not the prompt's
             if in_process:
                 twin._checked_client = _openai_twin_client(WARM_UP_TIMEOUT_S)

@@ -30,7 +30,7 @@ def fold_system_message(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 folded: Any = [{"type": "text", "text": text}, *content]
             else:
                 folded = f"{text}{SEPARATOR}{content or ''}"
-            return [*rest[:i], {**message, "content": folded}, *rest[i + 1:]]
+            return [*rest[:i], {**message, "content": folded}, *rest[i + 1 :]]
     return [{"role": "user", "content": text}, *rest]
 
 
@@ -38,5 +38,7 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # a system message of parts: its text parts, in order
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
     return "" if content is None else str(content)

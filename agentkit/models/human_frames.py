@@ -84,7 +84,9 @@ class FrameDisplay:
     mode = "files"
 
     def __init__(self, folder: str | Path | None = None) -> None:
-        self.folder = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="agentkit-frames-"))
+        self.folder = (
+            Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="agentkit-frames-"))
+        )
         self.frames: list[Frame] = []
 
     def show(self, turn: int, images: list[bytes]) -> list[str]:
@@ -134,7 +136,9 @@ class PageFrameDisplay(FrameDisplay):
         try:
             self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         except OSError as exc:
-            raise FrameDisplayError(f"--human-frames page: cannot serve on 127.0.0.1:{port} ({exc.strerror})") from None
+            raise FrameDisplayError(
+                f"--human-frames page: cannot serve on 127.0.0.1:{port} ({exc.strerror})"
+            ) from None
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="human-frames", daemon=True)
         self._thread.start()
@@ -174,16 +178,20 @@ class PageFrameDisplay(FrameDisplay):
     def _page(self, latest: list[Frame]) -> str:
         if latest:
             turn = latest[0].turn
-            images = "".join(f'<img src="/frame/{f.index}.png?turn={turn}" alt="frame {f.index} of turn {turn}">'
-                             for f in latest)
+            images = "".join(
+                f'<img src="/frame/{f.index}.png?turn={turn}" alt="frame {f.index} of turn {turn}">'
+                for f in latest
+            )
             heading = f"turn {turn}"
         else:
             images, heading = "<p>no frame yet</p>", "waiting for the first frame"
-        return (f'<!doctype html><html><head><meta charset="utf-8">'
-                f'<meta http-equiv="refresh" content="{PAGE_REFRESH_S}"><title>agentkit: {html.escape(heading)}</title>'
-                '<style>body{background:#111;color:#ddd;font-family:sans-serif}img{image-rendering:pixelated;'
-                'max-width:48%;margin:4px}</style></head>'
-                f"<body><h3>{html.escape(heading)}</h3>{images}</body></html>")
+        return (
+            f'<!doctype html><html><head><meta charset="utf-8">'
+            f'<meta http-equiv="refresh" content="{PAGE_REFRESH_S}"><title>agentkit: {html.escape(heading)}</title>'
+            "<style>body{background:#111;color:#ddd;font-family:sans-serif}img{image-rendering:pixelated;"
+            "max-width:48%;margin:4px}</style></head>"
+            f"<body><h3>{html.escape(heading)}</h3>{images}</body></html>"
+        )
 
     def show(self, turn: int, images: list[bytes]) -> list[str]:
         with self._lock:
@@ -254,7 +262,9 @@ def check_frame_mode(mode: str) -> None:
     if mode not in FRAME_MODES:
         raise FrameDisplayError(f"--human-frames: {mode!r} is not one of {', '.join(FRAME_MODES)}")
     if mode == "window" and not display_available():
-        raise FrameDisplayError("--human-frames window: no display here ($DISPLAY and $WAYLAND_DISPLAY are unset); "
-                                "use page (a local page to open in a browser) or files")
+        raise FrameDisplayError(
+            "--human-frames window: no display here ($DISPLAY and $WAYLAND_DISPLAY are unset); "
+            "use page (a local page to open in a browser) or files"
+        )
     if mode == "window" and not _browser_found():
         raise FrameDisplayError("--human-frames window: no browser found to open a window; use page or files")

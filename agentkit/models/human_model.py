@@ -47,11 +47,15 @@ def human_play_refusal(model: str, workers: str, max_concurrency: int) -> str | 
     if model != HUMAN:
         return None
     if workers == "processes":
-        return ("--workers processes: --model human answers at this terminal, which worker processes cannot "
-                "share (give --workers threads or auto)")
+        return (
+            "--workers processes: --model human answers at this terminal, which worker processes cannot "
+            "share (give --workers threads or auto)"
+        )
     if max_concurrency > 1:
-        return (f"--max-concurrency {max_concurrency}: --model human plays one episode at a time (parallel "
-                "episodes would share one terminal and one person); give --max-concurrency 1")
+        return (
+            f"--max-concurrency {max_concurrency}: --model human plays one episode at a time (parallel "
+            "episodes would share one terminal and one person); give --max-concurrency 1"
+        )
     return None
 
 
@@ -76,7 +80,9 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
     return ""
 
 
@@ -166,7 +172,9 @@ class HumanModel:
             text = self._read_script()
         self._turn += 1
         raw = {"human": True, "frames": self._frames.mode if self._frames is not None else None}
-        return ModelReply(text=text, usage=Usage(), latency_s=time.perf_counter() - start, model=self.name, raw=raw)
+        return ModelReply(
+            text=text, usage=Usage(), latency_s=time.perf_counter() - start, model=self.name, raw=raw
+        )
 
     @property
     def frames(self) -> FrameDisplay:

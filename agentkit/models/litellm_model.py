@@ -101,7 +101,9 @@ def never_answers(exc: BaseException) -> bool:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen and len(seen) < 16:
         seen.add(id(current))
-        if isinstance(current, (ConnectionRefusedError, litellm.AuthenticationError, litellm.PermissionDeniedError)):
+        if isinstance(
+            current, (ConnectionRefusedError, litellm.AuthenticationError, litellm.PermissionDeniedError)
+        ):
             return True
         if getattr(current, "status_code", None) in (401, 403):
             return True
@@ -198,7 +200,9 @@ class LiteLLMModel:
         self.retry_max_s = retry_max_s
         self.fold_system = fold_system  # send the system message as the start of the first user message
         self.prompt_cache = prompt_cache
-        self.warm_up = warm_up  # one local round trip before the first timed call (agentkit.models.client_warmup)
+        self.warm_up = (
+            warm_up  # one local round trip before the first timed call (agentkit.models.client_warmup)
+        )
         # The warm-up's fixed answer reports 1 input token; its twin must not warn of a dropped prompt.
         self.checks_prompt_size = True
         self._cache_markers = prompt_cache and takes_cache_markers(model)
@@ -219,7 +223,9 @@ class LiteLLMModel:
         if self.warm_up and not client_warmup.is_warm(self.model):
             client_warmup.warm_up(self)
         if self._checked_client is None and usage_guard.wants_checked_client(self.model, self.api_base):
-            self._checked_client = plain_messages(usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s))
+            self._checked_client = plain_messages(
+                usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
+            )
         start = time.perf_counter()
         attempts = 0
         try:
@@ -255,7 +261,9 @@ class LiteLLMModel:
         done = threading.Event()
         if usage_guard.wants_checked_client(self.model, self.api_base):
             if self._checked_client is None:
-                self._checked_client = plain_messages(usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s))
+                self._checked_client = plain_messages(
+                    usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
+                )
             request = {**request, "client": self._checked_client}
 
         def call() -> None:
@@ -277,7 +285,9 @@ class LiteLLMModel:
         client = None
         if usage_guard.wants_checked_client(self.model, self.api_base):
             # One per call: an async client belongs to the event loop it was made in.
-            client = async_plain_messages(usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s))
+            client = async_plain_messages(
+                usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s)
+            )
             request = {**request, "client": client}
         try:
             return await asyncio.wait_for(litellm.acompletion(**request), timeout=self.timeout_s)
@@ -333,10 +343,13 @@ class LiteLLMModel:
         reason = _one_line(exc, [self._api_key])
         plural = "s" if attempts != 1 else ""
         logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
-        return ModelError(f"{self.name}: {reason} (after {attempts} attempt{plural})", transient=is_transient(exc))
+        return ModelError(
+            f"{self.name}: {reason} (after {attempts} attempt{plural})", transient=is_transient(exc)
+        )
 
-    def _reply(self, response: Any, latency_s: float, attempts: int,
-               messages: list[dict[str, Any]] | None = None) -> ModelReply:
+    def _reply(
+        self, response: Any, latency_s: float, attempts: int, messages: list[dict[str, Any]] | None = None
+    ) -> ModelReply:
         choice = response.choices[0] if getattr(response, "choices", None) else None
         message = getattr(choice, "message", None)
         text = getattr(message, "content", None) or ""
@@ -347,8 +360,11 @@ class LiteLLMModel:
         if known:
             cost, priced = self._cost(response, input_tokens or 0, output_tokens or 0)
         else:
-            logger.warning("%s: the server reported token counts that are not counts (%s); recording them as "
-                           "unknown", self.name, _short(usage))
+            logger.warning(
+                "%s: the server reported token counts that are not counts (%s); recording them as unknown",
+                self.name,
+                _short(usage),
+            )
             cost, priced = 0.0, False
         raw = {
             "id": getattr(response, "id", None),
@@ -366,12 +382,25 @@ class LiteLLMModel:
             latency_s=latency_s,
             model=self.name,
             raw=raw,
-            call=self._call(choice, usage, attempts, messages, input_tokens if known else None,
-                            output_tokens if known else None),
+            call=self._call(
+                choice,
+                usage,
+                attempts,
+                messages,
+                input_tokens if known else None,
+                output_tokens if known else None,
+            ),
         )
 
-    def _call(self, choice: Any, usage: Any, attempts: int, messages: list[dict[str, Any]] | None,
-              input_tokens: int | None, output_tokens: int | None) -> ModelCall:
+    def _call(
+        self,
+        choice: Any,
+        usage: Any,
+        attempts: int,
+        messages: list[dict[str, Any]] | None,
+        input_tokens: int | None,
+        output_tokens: int | None,
+    ) -> ModelCall:
         """The turn's record of the call; logs one warning when the server dropped part of the prompt."""
         reported = usage is not None and getattr(usage, "prompt_tokens", None) is not None
         ours = count_input_tokens(messages, counter_for(self.model)) if messages else None
@@ -383,7 +412,9 @@ class LiteLLMModel:
             provider_cached_tokens=_cached_tokens(usage),
             our_input_tokens=ours,
         )
-        call.warning = dropped_prompt_warning(call.provider_input_tokens, ours) if self.checks_prompt_size else None
+        call.warning = (
+            dropped_prompt_warning(call.provider_input_tokens, ours) if self.checks_prompt_size else None
+        )
         if call.warning:
             logger.warning("%s: %s", self.name, call.warning)
         return call
@@ -422,7 +453,9 @@ def _cached_tokens(usage: Any) -> int | None:
     """Prompt tokens the provider served from its cache, if it says: OpenAI's
     ``prompt_tokens_details.cached_tokens`` or Anthropic's ``cache_read_input_tokens`` (via litellm)."""
     details = getattr(usage, "prompt_tokens_details", None)
-    value = details.get("cached_tokens") if isinstance(details, dict) else getattr(details, "cached_tokens", None)
+    value = (
+        details.get("cached_tokens") if isinstance(details, dict) else getattr(details, "cached_tokens", None)
+    )
     if value is None:
         value = getattr(usage, "cache_read_input_tokens", None)
     count = _token_count(value) if value is not None else None

@@ -64,7 +64,9 @@ def takes_typed(model: object) -> bool:
     return bool(getattr(model, "takes_typed_messages", False))
 
 
-def messages_for(model: object, messages: Sequence[Message | dict[str, Any]]) -> list[Message | dict[str, Any]]:
+def messages_for(
+    model: object, messages: Sequence[Message | dict[str, Any]]
+) -> list[Message | dict[str, Any]]:
     """The prompt as ``model`` reads it: as it is for a model that takes typed messages, else as
     OpenAI chat dicts (a model written before typed messages, such as a test's scripted fake)."""
     return list(messages) if takes_typed(model) else list(to_openai(messages))
@@ -76,20 +78,31 @@ def _keyed(message: Message | dict[str, Any]) -> Any:
         return message
     if isinstance(message.content, str):
         return {"role": message.role, "content": message.content}
-    return {"role": message.role, "content": [
-        {"type": "image", "sha256": p.sha256, "media_type": p.media_type} if isinstance(p, ImagePart)
-        else {"type": "text", "text": p.text}
-        for p in message.content
-    ]}
+    return {
+        "role": message.role,
+        "content": [
+            {"type": "image", "sha256": p.sha256, "media_type": p.media_type}
+            if isinstance(p, ImagePart)
+            else {"type": "text", "text": p.text}
+            for p in message.content
+        ],
+    }
 
 
-def typed_request_key(model: str, params: dict[str, Any], messages: Sequence[Message | dict[str, Any]]) -> str:
+def typed_request_key(
+    model: str, params: dict[str, Any], messages: Sequence[Message | dict[str, Any]]
+) -> str:
     """SHA-256 of the model, its parameters and a prompt's text and image hashes.
 
     Equal prompts have equal keys; an image changes the key through its sha256 alone, so making the
     key costs the prompt's text, not the base64 of every image of the history.
     """
-    payload = json.dumps({"model": model, "params": params, "messages": [_keyed(m) for m in messages]},
-                         sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    payload = json.dumps(
+        {"model": model, "params": params, "messages": [_keyed(m) for m in messages]},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
     # surrogatepass: an earlier answer with a lone surrogate in the history must not break the key
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()

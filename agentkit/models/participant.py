@@ -45,7 +45,9 @@ class Participant(Protocol):
 
     name: str
 
-    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer: ...
+    def answer(
+        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
+    ) -> Answer: ...
 
 
 class ModelParticipant:
@@ -55,7 +57,9 @@ class ModelParticipant:
         self.model = model
         self.name = model.name
 
-    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+    def answer(
+        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
+    ) -> Answer:
         reply = self.model.complete(messages_for(self.model, messages))
         start = time.perf_counter()
         parsed = parse_script(reply.text, vocabulary)

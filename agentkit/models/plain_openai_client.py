@@ -28,7 +28,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 # The body's keys in the order the SDK writes them (its create() lists them in that order).
-_BODY_KEYS = tuple(p for p in inspect.signature(Completions.create).parameters if p != "self" and p not in _OPTIONS)
+_BODY_KEYS = tuple(
+    p for p in inspect.signature(Completions.create).parameters if p != "self" and p not in _OPTIONS
+)
 _KNOWN = frozenset(_BODY_KEYS) | frozenset(_OPTIONS)
 
 
@@ -58,8 +60,14 @@ class _PlainCompletions(Completions):
         if plain is None:
             return super().create(**params)
         body, options = plain
-        return self._post("/chat/completions", body=body, options=_request_options(options), cast_to=ChatCompletion,
-                          stream=False, stream_cls=Stream[ChatCompletionChunk])
+        return self._post(
+            "/chat/completions",
+            body=body,
+            options=_request_options(options),
+            cast_to=ChatCompletion,
+            stream=False,
+            stream_cls=Stream[ChatCompletionChunk],
+        )
 
 
 class _AsyncPlainCompletions(AsyncCompletions):
@@ -68,8 +76,14 @@ class _AsyncPlainCompletions(AsyncCompletions):
         if plain is None:
             return await super().create(**params)
         body, options = plain
-        return await self._post("/chat/completions", body=body, options=_request_options(options),
-                                cast_to=ChatCompletion, stream=False, stream_cls=AsyncStream[ChatCompletionChunk])
+        return await self._post(
+            "/chat/completions",
+            body=body,
+            options=_request_options(options),
+            cast_to=ChatCompletion,
+            stream=False,
+            stream_cls=AsyncStream[ChatCompletionChunk],
+        )
 
 
 def plain_messages(client: openai.OpenAI) -> openai.OpenAI:

@@ -34,5 +34,7 @@ def unpriced_budget_warning(model: str, price_per_mtok: Any, budgets: dict[str, 
     named = [name for name, value in budgets.items() if value is not None]
     if not named or has_price(model, price_per_mtok):
         return None
-    return (f"{' and '.join(named)}: litellm has no price for {model}, so its answers cost 0.0 and the budget "
-            "cannot stop this run (give --price-per-mtok IN,OUT, or price_per_mtok in an experiment file)")
+    return (
+        f"{' and '.join(named)}: litellm has no price for {model}, so its answers cost 0.0 and the budget "
+        "cannot stop this run (give --price-per-mtok IN,OUT, or price_per_mtok in an experiment file)"
+    )

@@ -56,7 +56,7 @@ def mark_stable_prefix(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     chosen: list[int] = []
     system = [i for i, m in enumerate(messages) if m.get("role") == "system"]
     users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
-    for i in (system[-1:] + users[:1] + users[-2:]):
+    for i in system[-1:] + users[:1] + users[-2:]:
         if i not in chosen:
             chosen.append(i)
     chosen = sorted(chosen)[-MAX_BREAKPOINTS:] if len(chosen) > MAX_BREAKPOINTS else chosen
@@ -117,5 +117,7 @@ def saved_usd(model: str, cached_tokens: int, price_per_mtok: tuple[float, float
 
 def input_tokens_line(input_tokens: int, cached_tokens: int, cost_usd: float, saved: float) -> str:
     """``input tokens: 120,000 (96,000 cached), cost $0.0412 (saved $0.2592)``."""
-    return (f"input tokens: {input_tokens:,} ({cached_tokens:,} cached), cost ${cost_usd:.4f} "
-            f"(saved ${saved:.4f})")
+    return (
+        f"input tokens: {input_tokens:,} ({cached_tokens:,} cached), cost ${cost_usd:.4f} "
+        f"(saved ${saved:.4f})"
+    )

@@ -70,8 +70,10 @@ def dropped_prompt_warning(provider_tokens: int | None, our_tokens: int | None) 
         return None
     if provider_tokens >= DROPPED_RATIO * our_tokens:
         return None
-    return (f"the provider counted {provider_tokens} input tokens where we sent about {our_tokens}: "
-            "the server dropped part of the prompt (a system message or images it does not take?)")
+    return (
+        f"the provider counted {provider_tokens} input tokens where we sent about {our_tokens}: "
+        "the server dropped part of the prompt (a system message or images it does not take?)"
+    )
 
 
 def _image(url: str, counter: TokenCounter) -> int:

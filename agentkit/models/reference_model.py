@@ -29,13 +29,20 @@ class ReferenceAgent:
         self.name = name
         self.policy = policy
 
-    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+    def answer(
+        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
+    ) -> Answer:
         """The policy's commands for this observation; the chat messages are not read."""
         start = time.perf_counter()
         commands = list(self.policy.next_commands(observation))
         text = format_script(Script(tuple(commands)), vocabulary)
-        reply = ModelReply(text=text, usage=Usage(), latency_s=time.perf_counter() - start, model=self.name,
-                           raw={"reference": True})
+        reply = ModelReply(
+            text=text,
+            usage=Usage(),
+            latency_s=time.perf_counter() - start,
+            model=self.name,
+            raw={"reference": True},
+        )
         script = as_written(commands, vocabulary)
         if script is not None:
             return Answer(reply, script)

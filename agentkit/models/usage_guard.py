@@ -59,8 +59,9 @@ def checked_usage_body(body: bytes) -> bytes | None:
 
 def _replaced(response: httpx.Response, body: bytes, request: httpx.Request) -> httpx.Response:
     headers = [(k, v) for k, v in response.headers.raw if k.lower() not in _DROPPED_HEADERS]
-    return httpx.Response(response.status_code, headers=headers, content=body, request=request,
-                          extensions=response.extensions)
+    return httpx.Response(
+        response.status_code, headers=headers, content=body, request=request, extensions=response.extensions
+    )
 
 
 def _is_json_answer(response: httpx.Response) -> bool:
@@ -118,15 +119,27 @@ def _key(api_key: str | None) -> str:
 
 
 def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.OpenAI:
-    return openai.OpenAI(base_url=api_base, api_key=_key(api_key), timeout=timeout_s, max_retries=0,
-                         http_client=httpx.Client(transport=UsageCheckingTransport(environment_proxy(api_base)),
-                                                   timeout=timeout_s))
+    return openai.OpenAI(
+        base_url=api_base,
+        api_key=_key(api_key),
+        timeout=timeout_s,
+        max_retries=0,
+        http_client=httpx.Client(
+            transport=UsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+        ),
+    )
 
 
 def async_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(base_url=api_base, api_key=_key(api_key), timeout=timeout_s, max_retries=0,
-                              http_client=httpx.AsyncClient(
-                                  transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s))
+    return openai.AsyncOpenAI(
+        base_url=api_base,
+        api_key=_key(api_key),
+        timeout=timeout_s,
+        max_retries=0,
+        http_client=httpx.AsyncClient(
+            transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+        ),
+    )
 
 
 def wants_checked_client(model: str, api_base: str | None) -> bool:

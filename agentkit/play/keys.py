@@ -36,8 +36,15 @@ def held_keys_action(keys: Iterable[str]) -> str:
 # step. The keys are MiniGrid's own manual control's (minigrid/manual_control.py: arrows, space
 # toggles, page up picks up, page down drops, enter says done) plus letters for laptops.
 GRID_KEYS = {
-    "ArrowUp": "forward", "ArrowLeft": "left", "ArrowRight": "right",
-    " ": "toggle", "t": "toggle", "PageUp": "pickup", "p": "pickup", "PageDown": "drop", "d": "drop",
+    "ArrowUp": "forward",
+    "ArrowLeft": "left",
+    "ArrowRight": "right",
+    " ": "toggle",
+    "t": "toggle",
+    "PageUp": "pickup",
+    "p": "pickup",
+    "PageDown": "drop",
+    "d": "drop",
     "Enter": "done",
 }
 

@@ -34,9 +34,14 @@ class View:
     feedback: str = ""  # why the last script was refused, as the model would be told
 
     def to_json(self) -> dict[str, Any]:
-        return {"frame": self.frame, "step": self.step, "reward": round(self.reward, 4),
-                "health": None if self.health is None else round(self.health, 2), "prompt": self.prompt,
-                "feedback": self.feedback}
+        return {
+            "frame": self.frame,
+            "step": self.step,
+            "reward": round(self.reward, 4),
+            "health": None if self.health is None else round(self.health, 2),
+            "prompt": self.prompt,
+            "feedback": self.feedback,
+        }
 
 
 def _message_text(message: Any) -> tuple[str, str]:
@@ -44,7 +49,9 @@ def _message_text(message: Any) -> tuple[str, str]:
     if isinstance(message, dict):
         content = message.get("content")
         if isinstance(content, list):
-            content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+            content = "\n".join(
+                str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+            )
         return str(message.get("role", "")), str(content or "")
     return str(getattr(message, "role", "")), str(getattr(message, "text", "") or "")
 
@@ -88,10 +95,14 @@ class PageParticipant:
         board = self.board
         image = observation.images[0].data_url() if observation.images else ""
         with board.cond:
-            board.view = View(frame=image, step=observation.step, reward=observation.total_reward,
-                              health=None if observation.health is None else float(observation.health),
-                              prompt=prompt_text(messages) if self.mode == "script" else "",
-                              feedback=board.view.feedback)
+            board.view = View(
+                frame=image,
+                step=observation.step,
+                reward=observation.total_reward,
+                health=None if observation.health is None else float(observation.health),
+                prompt=prompt_text(messages) if self.mode == "script" else "",
+                feedback=board.view.feedback,
+            )
             board.version += 1
             board.waiting = True
             board.cond.notify_all()
@@ -101,12 +112,16 @@ class PageParticipant:
                 raise ModelError("the participant's session was closed")
             text, board.pending, board.waiting = board.pending, None, False
         start = time.perf_counter()
-        parsed: Script | Any = (parse_primitive(text, self.primitive_names) if self.mode == "keyboard"
-                                else parse_script(text, vocabulary))
+        parsed: Script | Any = (
+            parse_primitive(text, self.primitive_names)
+            if self.mode == "keyboard"
+            else parse_script(text, vocabulary)
+        )
         with board.cond:
             board.view.feedback = "" if isinstance(parsed, Script) else parsed.message
-        reply = ModelReply(text=text, usage=Usage(), latency_s=0.0, model=self.name,
-                           raw={"human": True, "play": self.mode})
+        reply = ModelReply(
+            text=text, usage=Usage(), latency_s=0.0, model=self.name, raw={"human": True, "play": self.mode}
+        )
         return Answer(reply, parsed, time.perf_counter() - start)
 
     # ------------------------------------------------------------ request threads
@@ -132,8 +147,9 @@ class PageParticipant:
     def wait_first_frame(self, timeout_s: float = 30.0) -> bool:
         """Wait until the world shows its first frame (or the session is over)."""
         with self.board.cond:
-            return self.board.cond.wait_for(lambda: self.board.version > 0 or self.board.finished
-                                            or self.board.closed, timeout_s)
+            return self.board.cond.wait_for(
+                lambda: self.board.version > 0 or self.board.finished or self.board.closed, timeout_s
+            )
 
     def close(self) -> None:
         """End the wait of the episode thread (the server stops): its episode ends as a model error."""

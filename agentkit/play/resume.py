@@ -42,9 +42,16 @@ def resume_point(store: TranscriptStore, run_id: str) -> tuple[PlayOptions, Resu
     if tutorial and tasks and tasks[0] == tutorial:
         tasks = tasks[1:]
     size = (config.get("backend_options") or {}).get("render_size")
-    options = PlayOptions(participant=run.model.split(":", 1)[1], tasks=tasks, mode=config["play_mode"],
-                          condition=config.get("condition") or "", size=size, tutorial=tutorial,
-                          seed=int(config.get("seed") or 0), env=run.env)
+    options = PlayOptions(
+        participant=run.model.split(":", 1)[1],
+        tasks=tasks,
+        mode=config["play_mode"],
+        condition=config.get("condition") or "",
+        size=size,
+        tutorial=tutorial,
+        seed=int(config.get("seed") or 0),
+        env=run.env,
+    )
     store.close_stale()  # episodes of a killed server read "unfinished"
     point = ResumePoint(run_id=run_id, templates=dict(run.templates))
     plan = list(options.run_config().episode_plan())
@@ -58,8 +65,9 @@ def resume_point(store: TranscriptStore, run_id: str) -> tuple[PlayOptions, Resu
         if last is None:
             continue
         if last.status == "finished" and last.end_reason not in RERUN_REASONS:
-            point.done[index] = EpisodeOutcome(last.task, last.id, bool(last.success),
-                                               str(last.end_reason), float(last.reward or 0.0))
+            point.done[index] = EpisodeOutcome(
+                last.task, last.id, bool(last.success), str(last.end_reason), float(last.reward or 0.0)
+            )
         else:
             point.attempts[index] = last.attempt + 1
     return options, point

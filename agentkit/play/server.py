@@ -37,9 +37,13 @@ log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024
 MAX_SCRIPT = 4000  # characters of one typed script
 MAX_KEYS = 16
-ASSETS = {"play.html": "text/html; charset=utf-8", "play.js": "text/javascript; charset=utf-8",
-          "play.css": "text/css; charset=utf-8", "experimenter.html": "text/html; charset=utf-8",
-          "experimenter.js": "text/javascript; charset=utf-8"}
+ASSETS = {
+    "play.html": "text/html; charset=utf-8",
+    "play.js": "text/javascript; charset=utf-8",
+    "play.css": "text/css; charset=utf-8",
+    "experimenter.html": "text/html; charset=utf-8",
+    "experimenter.js": "text/javascript; charset=utf-8",
+}
 PAGES = {"/": "play.html", "/index.html": "play.html", "/experimenter": "experimenter.html"}
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"
 
@@ -64,8 +68,14 @@ class _Seat:
 class PlayServer:
     """Serves one experimenter's sittings: ``options`` name the participant, tasks and mode."""
 
-    def __init__(self, store: TranscriptStore, options: PlayOptions, host: str = "127.0.0.1", port: int = 0,
-                 resume: Any = None) -> None:
+    def __init__(
+        self,
+        store: TranscriptStore,
+        options: PlayOptions,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        resume: Any = None,
+    ) -> None:
         self.store = store
         self.options = options
         self._resume = resume  # an agentkit.play.resume.ResumePoint for options.participant's first sitting
@@ -122,8 +132,9 @@ class PlayServer:
             if token is not None and not self._seats[token].session.state()["finished"]:
                 return token
             resume = self._resume if participant == self.options.participant else None
-            session = PlaySession(replace(self.options, participant=participant, condition=condition), self.store,
-                                  resume=resume)
+            session = PlaySession(
+                replace(self.options, participant=participant, condition=condition), self.store, resume=resume
+            )
             session.start()
             if resume is not None:
                 self._resume = None
@@ -154,11 +165,22 @@ class PlayServer:
         rows = []
         for token, seat in list(self._seats.items()):
             state = seat.session.state()
-            rows.append({"session": token, "link": f"/?session={token}", "participant": state["participant"],
-                         "condition": seat.session.options.condition, "run_id": state["run_id"],
-                         "mode": state["mode"], "task": state["task"], "task_index": state["task_index"],
-                         "tasks_total": state["tasks_total"], "finished": state["finished"],
-                         "error": state["error"], "outcomes": state["outcomes"]})
+            rows.append(
+                {
+                    "session": token,
+                    "link": f"/?session={token}",
+                    "participant": state["participant"],
+                    "condition": seat.session.options.condition,
+                    "run_id": state["run_id"],
+                    "mode": state["mode"],
+                    "task": state["task"],
+                    "task_index": state["task_index"],
+                    "tasks_total": state["tasks_total"],
+                    "finished": state["finished"],
+                    "error": state["error"],
+                    "outcomes": state["outcomes"],
+                }
+            )
         return rows
 
     def seat(self, token: Any) -> _Seat:
@@ -175,7 +197,11 @@ class PlayServer:
         realtime = session.options.stepping == "realtime"
         if realtime:
             keys = body.get("keys", [])
-            if not isinstance(keys, list) or len(keys) > MAX_KEYS or not all(isinstance(k, str) for k in keys):
+            if (
+                not isinstance(keys, list)
+                or len(keys) > MAX_KEYS
+                or not all(isinstance(k, str) for k in keys)
+            ):
                 raise BadRequest("keys: a list of at most 16 key names")
             text = held_keys_action(keys)
         elif session.options.mode == "keyboard":
@@ -224,7 +250,10 @@ class _Handler(BaseHTTPRequestHandler):
         """Answer (and True) a request not addressed to this server's loopback name."""
         allowed = self.play.allowed_hosts
         if allowed is not None and (self.headers.get("Host") or "").lower() not in allowed:
-            self._json(HTTPStatus.MISDIRECTED_REQUEST, {"error": "this server answers only requests to its own loopback address"})
+            self._json(
+                HTTPStatus.MISDIRECTED_REQUEST,
+                {"error": "this server answers only requests to its own loopback address"},
+            )
             return True
         return False
 
@@ -281,6 +310,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
         except (BrokenPipeError, ConnectionResetError):
             log.debug("the page left before its answer")
-        except Exception as exc:  # e.g. the store cannot create the run: one line for the page, details in the log
+        except (
+            Exception
+        ) as exc:  # e.g. the store cannot create the run: one line for the page, details in the log
             log.exception("play request %s failed", url.path)
-            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]})
+            self._json(
+                HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+            )

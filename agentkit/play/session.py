@@ -49,9 +49,15 @@ MODES = ("keyboard", "script")
 
 def check_participant(participant: str, option: str = "--participant") -> str:
     """The id itself, or ValueError (one line): letters, digits, '-', '_' or '.', at most 64."""
-    if not participant or len(participant) > 64 or not participant.replace("-", "").replace("_", "").replace(
-            ".", "").isalnum() or not participant.isascii():
-        raise ValueError(f"{option}: an id of letters, digits, '-', '_' or '.' (at most 64), not {participant!r}")
+    if (
+        not participant
+        or len(participant) > 64
+        or not participant.replace("-", "").replace("_", "").replace(".", "").isalnum()
+        or not participant.isascii()
+    ):
+        raise ValueError(
+            f"{option}: an id of letters, digits, '-', '_' or '.' (at most 64), not {participant!r}"
+        )
     return participant
 
 
@@ -102,8 +108,14 @@ class PlayOptions:
     def run_config(self) -> RunConfig:
         """The run's configuration: the model's conditions, plus frame-by-frame control in keyboard mode."""
         tasks = ([self.tutorial] if self.tutorial else []) + list(self.tasks)
-        fields: dict[str, Any] = {"env": self.env, "tasks": tasks, "model": self.model, "seed": self.seed,
-                                  "max_concurrency": 1, "workers": "threads"}
+        fields: dict[str, Any] = {
+            "env": self.env,
+            "tasks": tasks,
+            "model": self.model,
+            "seed": self.seed,
+            "max_concurrency": 1,
+            "workers": "threads",
+        }
         views = ObserverSettings().views
         if self.mode == "keyboard":  # the person sees only the frame; no text to render each step
             fields.update(control="frame-by-frame:1", memory="markovian")
@@ -117,8 +129,17 @@ class PlayOptions:
 def _failed(episode_id: str, task: str, seed: int, rule: str) -> EpisodeResult:
     """The result of an episode whose world could not be played (judged by the run's pass rule)."""
     success, metrics = judge_metrics(rule, EndReason.ENV_ERROR, False, {})
-    return EpisodeResult(episode_id=episode_id, task=task, seed=seed, success=success, reward=0.0,
-                         end_reason=EndReason.ENV_ERROR, scripts=0, turns=0, metrics=metrics)
+    return EpisodeResult(
+        episode_id=episode_id,
+        task=task,
+        seed=seed,
+        success=success,
+        reward=0.0,
+        end_reason=EndReason.ENV_ERROR,
+        scripts=0,
+        turns=0,
+        metrics=metrics,
+    )
 
 
 def suite_tasks(suite: str | None, tasks: str | None, env: str = ENV) -> list[str]:
@@ -158,8 +179,13 @@ class EpisodeOutcome:
     reward: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task, "episode_id": self.episode_id, "success": self.success,
-                "end_reason": self.end_reason, "reward": round(self.reward, 4)}
+        return {
+            "task": self.task,
+            "episode_id": self.episode_id,
+            "success": self.success,
+            "end_reason": self.end_reason,
+            "reward": round(self.reward, 4),
+        }
 
 
 @dataclass
@@ -196,13 +222,25 @@ class PlaySession:
             self.store.reopen_run(self.run_id)
         else:
             self.templates = templates
-            config = {**self.config.model_dump(), "agentkit_version": __version__,
-                      "participant": self.options.participant, "condition": self.options.condition,
-                      "play_mode": self.options.mode, "tutorial": self.options.tutorial}
-            self.run_id = self.store.create_run(env=self.config.env, tasks=self.config.tasks,
-                                                model=self.config.model, config=config, templates=templates)
+            config = {
+                **self.config.model_dump(),
+                "agentkit_version": __version__,
+                "participant": self.options.participant,
+                "condition": self.options.condition,
+                "play_mode": self.options.mode,
+                "tutorial": self.options.tutorial,
+            }
+            self.run_id = self.store.create_run(
+                env=self.config.env,
+                tasks=self.config.tasks,
+                model=self.config.model,
+                config=config,
+                templates=templates,
+            )
         self.participant = PageParticipant(self.config.model, self.options.mode, names)
-        self._thread = threading.Thread(target=self._play_all, name=f"play-{self.options.participant}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._play_all, name=f"play-{self.options.participant}", daemon=True
+        )
         self._thread.start()
 
     def _play_all(self) -> None:
@@ -245,15 +283,20 @@ class PlaySession:
             raise
         except Exception as exc:  # resetting the world failed: recorded, and the sitting stops
             log.exception("participant %s: %s could not be played", self.options.participant, task)
-            self.store.finish_episode(episode_id, _failed(episode_id, task, seed, self.config.pass_rule),
-                                      error=f"{type(exc).__name__}: {exc}")
+            self.store.finish_episode(
+                episode_id,
+                _failed(episode_id, task, seed, self.config.pass_rule),
+                error=f"{type(exc).__name__}: {exc}",
+            )
             self.error = f"{task}: {type(exc).__name__}: {exc}"
             return False
         result.trial = trial
         if attempt:
             result.metrics = {**result.metrics, "attempt": attempt}
         self.store.finish_episode(episode_id, result, error=result.error)
-        self.outcomes.append(EpisodeOutcome(task, episode_id, result.success, result.end_reason.value, result.reward))
+        self.outcomes.append(
+            EpisodeOutcome(task, episode_id, result.success, result.end_reason.value, result.reward)
+        )
         log.info("participant %s: %s ended (%s)", self.options.participant, task, result.end_reason.value)
         # a closed session (model error) or a store that keeps nothing more ends the sitting
         return result.end_reason not in (EndReason.MODEL_ERROR, EndReason.STORAGE_ERROR)
@@ -267,11 +310,22 @@ class PlaySession:
             finished = board.finished
         index = min(self.current, len(self.plan) - 1)
         tutorial = bool(self.options.tutorial) and index == 0 and not finished
-        return {"run_id": self.run_id, "participant": self.options.participant, "mode": self.options.mode,
-                "env": self.options.env, "stepping": self.options.stepping,
-                "task": self.plan[index][0], "task_index": self.current, "tasks_total": len(self.plan),
-                "tutorial": tutorial, "finished": finished, "error": self.error,
-                "outcomes": [o.to_json() for o in self.outcomes], "step_s": STEP_S, **view}
+        return {
+            "run_id": self.run_id,
+            "participant": self.options.participant,
+            "mode": self.options.mode,
+            "env": self.options.env,
+            "stepping": self.options.stepping,
+            "task": self.plan[index][0],
+            "task_index": self.current,
+            "tasks_total": len(self.plan),
+            "tutorial": tutorial,
+            "finished": finished,
+            "error": self.error,
+            "outcomes": [o.to_json() for o in self.outcomes],
+            "step_s": STEP_S,
+            **view,
+        }
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Stop waiting for the page: the episode in play ends (model error, relaunchable) and the run is closed."""

@@ -84,7 +84,9 @@ class AAIReport:
     olympics_top: list[tuple[str, float]] = field(default_factory=list)
     not_counted: dict[str, int] = field(default_factory=dict)
     reference_run: str | None = None  # the run id behind the reference column
-    pass_rules: dict[str, str | None] = field(default_factory=dict)  # run id -> its pass rule (None: not recorded)
+    pass_rules: dict[str, str | None] = field(
+        default_factory=dict
+    )  # run id -> its pass rule (None: not recorded)
     not_judged: dict[str, int] = field(default_factory=dict)  # run id -> finished episodes without a verdict
     run_names: dict[str, str | None] = field(default_factory=dict)  # run id -> its --name (None: none given)
 
@@ -140,8 +142,10 @@ class AAIReport:
         return row
 
     def to_json(self, detail: bool = False) -> dict[str, Any]:
-        levels = [{"level": level, "name": level_name(level), **self._row_json(self.level_tasks(level))}
-                  for level in self.levels]
+        levels = [
+            {"level": level, "name": level_name(level), **self._row_json(self.level_tasks(level))}
+            for level in self.levels
+        ]
         data: dict[str, Any] = {
             "levels": levels,
             "overall": self._row_json(self.tasks),
@@ -161,7 +165,9 @@ class AAIReport:
             "not_judged_episodes": self.not_judged,
         }
         if detail:
-            data["task_detail"] = [{"task": t, "level": level_of(t), **self._row_json([t])} for t in self.tasks]
+            data["task_detail"] = [
+                {"task": t, "level": level_of(t), **self._row_json([t])} for t in self.tasks
+            ]
         return data
 
 
@@ -176,13 +182,23 @@ def build_report(
     complete = baselines.complete_children()
     top = baselines.top_entrants(TOP_K)
     columns = [
-        Column(CHILDREN, f"children (n={len(complete)})", baselines.children_by_task(),
-               by_participant=baselines.children_by_participant()),
-        Column(OLYMPICS, f"Olympics top {len(top)}", baselines.olympics_by_task(e.name for e in top),
-               by_participant=baselines.olympics_by_participant(e.name for e in top)),
+        Column(
+            CHILDREN,
+            f"children (n={len(complete)})",
+            baselines.children_by_task(),
+            by_participant=baselines.children_by_participant(),
+        ),
+        Column(
+            OLYMPICS,
+            f"Olympics top {len(top)}",
+            baselines.olympics_by_task(e.name for e in top),
+            by_participant=baselines.olympics_by_participant(e.name for e in top),
+        ),
     ]
     if reference is not None:
-        columns.append(Column(REFERENCE, f"reference ({reference.name or reference.run_id})", reference.by_task))
+        columns.append(
+            Column(REFERENCE, f"reference ({reference.name or reference.run_id})", reference.by_task)
+        )
     labels = [run.label for run in runs]
     for run in runs:  # two runs given the same name are told apart by their ids
         label = run.label if labels.count(run.label) == 1 else f"{run.label} [{run.run_id}]"
@@ -193,7 +209,11 @@ def build_report(
         pass_rules={r.run_id: r.pass_rule.value if r.pass_rule else None for r in every},
         not_judged={r.run_id: r.not_judged for r in every},
         run_names={r.run_id: r.name for r in every},
-        tasks=list(tasks), columns=columns, task_set=task_set, children_ids=complete,
-        olympics_top=[(e.name, e.proportion) for e in top], not_counted=not_counted,
+        tasks=list(tasks),
+        columns=columns,
+        task_set=task_set,
+        children_ids=complete,
+        olympics_top=[(e.name, e.proportion) for e in top],
+        not_counted=not_counted,
         reference_run=reference.run_id if reference is not None else None,
     )

@@ -82,8 +82,12 @@ class Baselines:
         """The ``k`` best entrants over all 900 tasks; a tie across the cut is logged, not hidden."""
         ranked = self.ranked_entrants()
         if len(ranked) > k and ranked[k - 1].proportion == ranked[k].proportion:
-            log.warning("Olympics entrants %s and %s tie at rank %d; the tie is broken by name",
-                        ranked[k - 1].name, ranked[k].name, k)
+            log.warning(
+                "Olympics entrants %s and %s tie at rank %d; the tie is broken by name",
+                ranked[k - 1].name,
+                ranked[k].name,
+                k,
+            )
         return ranked[:k]
 
     def children_by_task(self) -> dict[str, Proportion]:
@@ -96,12 +100,17 @@ class Baselines:
 
     def children_by_participant(self) -> dict[str, dict[str, Proportion]]:
         """Per complete child, per task: 1/1 or 0/1 (the clusters of the children's clustered interval)."""
-        return {child: {task: Proportion(int(bool(v)), 1) for task, v in self.children[child].items()}
-                for child in self.complete_children()}
+        return {
+            child: {task: Proportion(int(bool(v)), 1) for task, v in self.children[child].items()}
+            for child in self.complete_children()
+        }
 
     def olympics_by_participant(self, entrants: Iterable[str]) -> dict[str, dict[str, Proportion]]:
         """Per named entrant, per task: 1/1 or 0/1."""
-        return {name: {task: Proportion(int(v), 1) for task, v in self.olympics[name].items()} for name in entrants}
+        return {
+            name: {task: Proportion(int(v), 1) for task, v in self.olympics[name].items()}
+            for name in entrants
+        }
 
     def olympics_by_task(self, entrants: Iterable[str]) -> dict[str, Proportion]:
         """Per task: passes among the named entrants."""
@@ -148,7 +157,9 @@ def read_pass_marks(folder: Traversable | Path) -> dict[str, float]:
     marks: dict[str, float] = {}
     for i, row in enumerate(_rows(folder, PASS_MARKS_FILE, ("episode", "passMark")), start=2):
         where = f"{PASS_MARKS_FILE} line {i}"
-        marks[_task(row["episode"], f"{where} field episode")] = _number(row["passMark"], f"{where} field passMark")
+        marks[_task(row["episode"], f"{where} field episode")] = _number(
+            row["passMark"], f"{where} field passMark"
+        )
     if len(marks) != TESTBED_SIZE:
         raise BaselineDataError(f"{PASS_MARKS_FILE}: {len(marks)} tasks, expected {TESTBED_SIZE}")
     return dict(sorted(marks.items()))
@@ -165,7 +176,9 @@ def read_children(folder: Traversable | Path) -> dict[str, dict[str, bool | None
                 continue
             value = (value or "").strip()
             if value not in ("0", "1", "NA"):
-                raise BaselineDataError(f"{CHILDREN_FILE} line {i} field {column}: expected 0, 1 or NA, got {value!r}")
+                raise BaselineDataError(
+                    f"{CHILDREN_FILE} line {i} field {column}: expected 0, 1 or NA, got {value!r}"
+                )
             played[kind_task[1]] = None if value == "NA" else value == "1"
         if not played:
             raise BaselineDataError(f"{CHILDREN_FILE}: no L<level>.<task>.<variant> columns")
@@ -182,8 +195,10 @@ def read_olympics(folder: Traversable | Path, pass_marks: Mapping[str, float]) -
         results.setdefault(row["Agent"], {})[task] = reward >= pass_marks[task]
     incomplete = [name for name, tasks in results.items() if len(tasks) != TESTBED_SIZE]
     if incomplete:
-        raise BaselineDataError(f"{OLYMPICS_FILE}: entrant {incomplete[0]!r} has "
-                                f"{len(results[incomplete[0]])} tasks, expected {TESTBED_SIZE}")
+        raise BaselineDataError(
+            f"{OLYMPICS_FILE}: entrant {incomplete[0]!r} has "
+            f"{len(results[incomplete[0]])} tasks, expected {TESTBED_SIZE}"
+        )
     return results
 
 

@@ -31,13 +31,44 @@ from agentkit.reports.proportions import Z_95
 
 # Two-sided 95% quantiles of Student's t for 1-30 degrees of freedom (any statistics table, e.g.
 # NIST/SEMATECH e-Handbook of Statistical Methods, table 1.3.6.7.2); beyond 30 an expansion is used.
-_T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-          2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-          2.045, 2.042)
+_T_975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 
-CLUSTER_METHOD = ("cluster-robust (CR1) interval, 95%, t on clusters - 1 degrees of freedom: clustered by "
-                  "participant for children and Olympics entrants, by task for runs (trials of one task are not "
-                  "independent); a single point where every cluster agrees (read Wilson's there)")
+CLUSTER_METHOD = (
+    "cluster-robust (CR1) interval, 95%, t on clusters - 1 degrees of freedom: clustered by "
+    "participant for children and Olympics entrants, by task for runs (trials of one task are not "
+    "independent); a single point where every cluster agrees (read Wilson's there)"
+)
 
 
 def t_quantile_975(df: int) -> float:

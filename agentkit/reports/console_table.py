@@ -23,20 +23,25 @@ def _cell(column: Column, tasks: Sequence[str]) -> str:
 
 def level_table(report: AAIReport) -> Table:
     """Proportion passed per level and overall: p [Wilson] {clustered} passed/pairs, one column per group."""
-    table = Table(title=f"Animal-AI pass proportions: {report.task_set} ({len(report.tasks)} tasks)",
-                  caption=f"p [{CI_METHOD}] {{{CLUSTER_METHOD}}} passed/pairs; each group counts only the tasks "
-                          f"it played (children: 40); – = no pair (no clustered interval with one cluster)\n"
-                          f"{PASS_CRITERION}")
+    table = Table(
+        title=f"Animal-AI pass proportions: {report.task_set} ({len(report.tasks)} tasks)",
+        caption=f"p [{CI_METHOD}] {{{CLUSTER_METHOD}}} passed/pairs; each group counts only the tasks "
+        f"it played (children: 40); – = no pair (no clustered interval with one cluster)\n"
+        f"{PASS_CRITERION}",
+    )
     table.add_column("level")
     table.add_column("tasks", justify="right")
     for column in report.shown_columns:
         table.add_column(column.label, justify="right")
     for level in report.levels:
         tasks = report.level_tasks(level)
-        table.add_row(report.level_title(level), str(len(tasks)), *(_cell(c, tasks) for c in report.shown_columns))
+        table.add_row(
+            report.level_title(level), str(len(tasks)), *(_cell(c, tasks) for c in report.shown_columns)
+        )
     table.add_section()
-    table.add_row("all", str(len(report.tasks)), *(_cell(c, report.tasks) for c in report.shown_columns),
-                  style="bold")
+    table.add_row(
+        "all", str(len(report.tasks)), *(_cell(c, report.tasks) for c in report.shown_columns), style="bold"
+    )
     return table
 
 
@@ -49,6 +54,12 @@ def task_table(report: AAIReport) -> Table:
         table.add_column(column.label, justify="right")
     for task in report.tasks:
         cells = report.cells([task])
-        table.add_row(task, str(level_of(task)), *(
-            f"{cells[c.key].passed}/{cells[c.key].n}" if cells[c.key].n else "–" for c in report.shown_columns))
+        table.add_row(
+            task,
+            str(level_of(task)),
+            *(
+                f"{cells[c.key].passed}/{cells[c.key].n}" if cells[c.key].n else "–"
+                for c in report.shown_columns
+            ),
+        )
     return table

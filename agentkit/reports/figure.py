@@ -31,9 +31,11 @@ HTML_NAME = "aai_report.html"
 
 
 STUB = 0.012  # the height a 0% bar is drawn at, so it is seen (and labelled "0/n"), not mistaken for no data
-FIGURE_NOTE = ("Thin bars with caps: Wilson 95% over (participant x task) pairs. Thick bars: cluster-robust 95% "
-               "(children and Olympics entrants clustered by participant, runs by task). "
-               "A 0% bar is a stub labelled passed/pairs.")
+FIGURE_NOTE = (
+    "Thin bars with caps: Wilson 95% over (participant x task) pairs. Thick bars: cluster-robust 95% "
+    "(children and Olympics entrants clustered by participant, runs by task). "
+    "A 0% bar is a stub labelled passed/pairs."
+)
 
 
 def _fmt(cell: Proportion, clustered: tuple[float, float] | None = None) -> str:
@@ -58,7 +60,9 @@ class Bar:
 
 
 def _groups(report: AAIReport) -> list[tuple[str, list[str]]]:
-    return [(report.level_title(level), report.level_tasks(level)) for level in report.levels] + [("all", report.tasks)]
+    return [(report.level_title(level), report.level_tasks(level)) for level in report.levels] + [
+        ("all", report.tasks)
+    ]
 
 
 def bars(report: AAIReport) -> list[list[Bar]]:
@@ -72,8 +76,17 @@ def bars(report: AAIReport) -> list[list[Bar]]:
             cell = column.over(tasks)
             if cell.p is None:
                 continue
-            row.append(Bar(column.label, i - 0.4 + width * (j + 0.5), cell.p, max(cell.p, STUB),
-                           f"{cell.passed}/{cell.n}", cell.ci95 or (cell.p, cell.p), column.clustered(tasks)))
+            row.append(
+                Bar(
+                    column.label,
+                    i - 0.4 + width * (j + 0.5),
+                    cell.p,
+                    max(cell.p, STUB),
+                    f"{cell.passed}/{cell.n}",
+                    cell.ci95 or (cell.p, cell.p),
+                    column.clustered(tasks),
+                )
+            )
         out.append(row)
     return out
 
@@ -97,7 +110,9 @@ def figure_of(report: AAIReport) -> Any:
     groups = _groups(report)
     n_cols = len(report.shown_columns)
     width = 0.8 / max(n_cols, 1)
-    fig = Figure(figsize=(min(18.0, 6.0 + 0.3 * len(groups) * max(1, n_cols)), 6.2), dpi=120, layout="constrained")
+    fig = Figure(
+        figsize=(min(18.0, 6.0 + 0.3 * len(groups) * max(1, n_cols)), 6.2), dpi=120, layout="constrained"
+    )
     ax = fig.subplots()
     for row, column in zip(bars(report), report.shown_columns):
         if not row:
@@ -109,23 +124,51 @@ def figure_of(report: AAIReport) -> Any:
             if bar.p == 0:  # a stub with a dark edge and its count: "none passed", not "not played"
                 patch.set_edgecolor("black")
                 patch.set_linewidth(0.8)
-                ax.annotate(bar.text, (bar.x, bar.height), xytext=(0, 2), textcoords="offset points",
-                            ha="center", va="bottom", fontsize=7, rotation=90 if n_cols > 4 else 0)
-        ax.errorbar(xs, [b.p for b in row], yerr=_spans(row, "wilson"), fmt="none", ecolor="black",
-                    elinewidth=0.8, capsize=2)
+                ax.annotate(
+                    bar.text,
+                    (bar.x, bar.height),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    rotation=90 if n_cols > 4 else 0,
+                )
+        ax.errorbar(
+            xs,
+            [b.p for b in row],
+            yerr=_spans(row, "wilson"),
+            fmt="none",
+            ecolor="black",
+            elinewidth=0.8,
+            capsize=2,
+        )
         clustered = [b for b in row if b.clustered is not None]
         if clustered:
-            ax.errorbar([b.x + width * 0.22 for b in clustered], [b.p for b in clustered],
-                        yerr=_spans(clustered, "clustered"), fmt="none", ecolor=colour, elinewidth=2.6,
-                        capsize=0, alpha=0.9)
+            ax.errorbar(
+                [b.x + width * 0.22 for b in clustered],
+                [b.p for b in clustered],
+                yerr=_spans(clustered, "clustered"),
+                fmt="none",
+                ecolor=colour,
+                elinewidth=2.6,
+                capsize=0,
+                alpha=0.9,
+            )
     ax.set_xticks(range(len(groups)), [g for g, _ in groups], rotation=30, ha="right", fontsize="small")
     ax.set_xlabel("level")
     ax.set_ylabel("proportion passed")
     ax.set_ylim(0, 1.08)
     ax.set_title(f"Animal-AI Testbed, {report.task_set or 'selected tasks'} ({len(report.tasks)} tasks)")
     # Below the axes, so no bar is hidden behind it; its title states how the intervals were made.
-    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(4, max(1, n_cols)),
-              title="\n".join(textwrap.wrap(FIGURE_NOTE, 130)), title_fontsize=7.5)
+    ax.legend(
+        fontsize="small",
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.3),
+        ncol=min(4, max(1, n_cols)),
+        title="\n".join(textwrap.wrap(FIGURE_NOTE, 130)),
+        title_fontsize=7.5,
+    )
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -143,21 +186,37 @@ def render_html(report: AAIReport, png: bytes) -> str:
     rows = []
     for level in report.levels:
         tasks = report.level_tasks(level)
-        rows.append(f"<tr><td>{html.escape(report.level_title(level))}</td>" + "".join(
-            f"<td>{html.escape(_fmt(c.over(tasks), c.clustered(tasks)))}</td>" for c in report.shown_columns) + "</tr>")
-    rows.append("<tr class=all><td>all</td>" + "".join(
-        f"<td>{html.escape(_fmt(c.over(report.tasks), c.clustered(report.tasks)))}</td>"
-        for c in report.shown_columns) + "</tr>")
+        rows.append(
+            f"<tr><td>{html.escape(report.level_title(level))}</td>"
+            + "".join(
+                f"<td>{html.escape(_fmt(c.over(tasks), c.clustered(tasks)))}</td>"
+                for c in report.shown_columns
+            )
+            + "</tr>"
+        )
+    rows.append(
+        "<tr class=all><td>all</td>"
+        + "".join(
+            f"<td>{html.escape(_fmt(c.over(report.tasks), c.clustered(report.tasks)))}</td>"
+            for c in report.shown_columns
+        )
+        + "</tr>"
+    )
     top = ", ".join(f"{html.escape(name)} ({p:.3f})" for name, p in report.olympics_top)
     image = base64.b64encode(png).decode("ascii")
-    rules = ", ".join(f"{html.escape(run_id)}: {html.escape(rule or 'not recorded')}"
-                      for run_id, rule in report.pass_rules.items()) or "none"
+    rules = (
+        ", ".join(
+            f"{html.escape(run_id)}: {html.escape(rule or 'not recorded')}"
+            for run_id, rule in report.pass_rules.items()
+        )
+        or "none"
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Animal-AI comparison report</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:right}}tr.all{{font-weight:bold}}
 img{{max-width:100%}}</style></head><body>
-<h1>Animal-AI comparison: {html.escape(report.task_set or 'selected tasks')}</h1>
+<h1>Animal-AI comparison: {html.escape(report.task_set or "selected tasks")}</h1>
 <img alt="pass proportion per level" src="data:image/png;base64,{image}">
 <table><tr><th>level</th>{heads}</tr>
 {chr(10).join(rows)}

@@ -34,8 +34,10 @@ class HumanResults(RunResults):
 def cluster_by_participant(report: AAIReport, humans: HumanResults) -> None:
     """Make the report's humans column cluster its interval by participant, as the children's does
     (a person's tasks share that person's skill; pairs are not independent)."""
-    report.columns = [replace(c, by_participant=humans.by_participant) if c.is_run and c.key == HUMANS else c
-                      for c in report.columns]
+    report.columns = [
+        replace(c, by_participant=humans.by_participant) if c.is_run and c.key == HUMANS else c
+        for c in report.columns
+    ]
 
 
 def read_humans(store: TranscriptStore, run_ids: list[str]) -> HumanResults:
@@ -54,12 +56,14 @@ def read_humans(store: TranscriptStore, run_ids: list[str]) -> HumanResults:
         except KeyError:
             raise RunResultsError(f"--humans: no run {run_id!r} in the transcript store") from None
         if not run.model.startswith(HUMAN_PREFIX):
-            raise RunResultsError(f"--humans {run_id}: a run of model {run.model!r}, not a person's "
-                                  f"(agentkit play stores human:<id>); give it with --runs")
+            raise RunResultsError(
+                f"--humans {run_id}: a run of model {run.model!r}, not a person's "
+                f"(agentkit play stores human:<id>); give it with --runs"
+            )
         result = read_run(store, run_id)
         tutorial = (run.config or {}).get("tutorial")
         practice = canonical_task_id(tutorial) if isinstance(tutorial, str) and tutorial else None
-        person = run.model[len(HUMAN_PREFIX):]
+        person = run.model[len(HUMAN_PREFIX) :]
         own = by_participant.setdefault(person, {})
         for task, counts in result.by_task.items():
             if task != practice:
@@ -72,9 +76,19 @@ def read_humans(store: TranscriptStore, run_ids: list[str]) -> HumanResults:
         episodes.extend(result.episodes)
         env = env or result.env
     if len(rules) > 1:
-        log.warning("--humans: the runs were judged by different pass rules (%s)", ", ".join(sorted(map(str, rules))))
+        log.warning(
+            "--humans: the runs were judged by different pass rules (%s)", ", ".join(sorted(map(str, rules)))
+        )
     people = len(set(participants))
-    return HumanResults(run_id=HUMANS, model="human", env=env, by_task=dict(sorted(by_task.items())),
-                        not_counted=not_counted, episodes=episodes,
-                        pass_rule=next(iter(rules)) if len(rules) == 1 else None, not_judged=not_judged,
-                        name=f"humans (n={people})", by_participant=by_participant)
+    return HumanResults(
+        run_id=HUMANS,
+        model="human",
+        env=env,
+        by_task=dict(sorted(by_task.items())),
+        not_counted=not_counted,
+        episodes=episodes,
+        pass_rule=next(iter(rules)) if len(rules) == 1 else None,
+        not_judged=not_judged,
+        name=f"humans (n={people})",
+        by_participant=by_participant,
+    )

@@ -74,8 +74,10 @@ def read_run(store: TranscriptStore, run_id: str) -> RunResults:
         try:
             verdict = stored_verdict(episode.end_reason, episode.metrics, rule)
         except KeyError:
-            raise RunResultsError(f"run {run_id}: episode {episode.id} ({episode.task}) has no 'pass' metric; "
-                                  f"only Animal-AI runs (env {run.env!r}?) can be compared with these baselines") from None
+            raise RunResultsError(
+                f"run {run_id}: episode {episode.id} ({episode.task}) has no 'pass' metric; "
+                f"only Animal-AI runs (env {run.env!r}?) can be compared with these baselines"
+            ) from None
         try:
             task = canonical_task_id(episode.task)
         except ValueError as exc:
@@ -88,12 +90,28 @@ def read_run(store: TranscriptStore, run_id: str) -> RunResults:
     if not_counted:
         log.warning("run %s: %d episode(s) running or unfinished are not counted", run_id, not_counted)
     if not_judged:
-        log.warning("run %s: %d episode(s) without a verdict (interrupted, or broken under the llm-aai rule) are "
-                    "not counted; `agentkit eval --resume %s` plays them again", run_id, not_judged, run_id)
+        log.warning(
+            "run %s: %d episode(s) without a verdict (interrupted, or broken under the llm-aai rule) are "
+            "not counted; `agentkit eval --resume %s` plays them again",
+            run_id,
+            not_judged,
+            run_id,
+        )
     if rule is None:
-        log.warning("run %s was stored before runs recorded a pass rule: its episodes stopped by a limit were judged "
-                    "on the reward so far, not on the reward after their clock ran out", run_id)
+        log.warning(
+            "run %s was stored before runs recorded a pass rule: its episodes stopped by a limit were judged "
+            "on the reward so far, not on the reward after their clock ran out",
+            run_id,
+        )
     name = (run.config or {}).get("name")
-    return RunResults(run_id=run_id, model=run.model, env=run.env, by_task=dict(sorted(counts.items())),
-                      not_counted=not_counted, episodes=counted, pass_rule=rule, not_judged=not_judged,
-                      name=name if isinstance(name, str) and name.strip() else None)
+    return RunResults(
+        run_id=run_id,
+        model=run.model,
+        env=run.env,
+        by_task=dict(sorted(counts.items())),
+        not_counted=not_counted,
+        episodes=counted,
+        pass_rule=rule,
+        not_judged=not_judged,
+        name=name if isinstance(name, str) and name.strip() else None,
+    )

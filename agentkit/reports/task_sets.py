@@ -32,6 +32,8 @@ def resolve_task_set(spec: str | None) -> list[str]:
         try:
             ids.add(canonical_task_id(part))
         except ValueError:
-            raise ValueError(f"--tasks: {part!r} is neither a suite (aai-children40, aai-testbed, "
-                             f"aai-level-01 .. aai-level-10) nor a Testbed task id LL-TT-VV") from None
+            raise ValueError(
+                f"--tasks: {part!r} is neither a suite (aai-children40, aai-testbed, "
+                f"aai-level-01 .. aai-level-10) nor a Testbed task id LL-TT-VV"
+            ) from None
     return sorted(ids)

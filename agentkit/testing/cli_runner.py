@@ -18,12 +18,16 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None, check: bool = True,
-            timeout: float = 300) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*AGENTKIT, *args], cwd=cwd, env=env or cli_env(), capture_output=True, text=True,
-                          timeout=timeout)
+def run_cli(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, check: bool = True, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [*AGENTKIT, *args], cwd=cwd, env=env or cli_env(), capture_output=True, text=True, timeout=timeout
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"agentkit {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        raise AssertionError(
+            f"agentkit {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        )
     return proc
 
 

@@ -13,9 +13,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 # OpenAI's answer to a request longer than the model's context window (HTTP 400).
-CONTEXT_TOO_LONG = {"error": {"message": "This model's maximum context length is 8192 tokens. However, your messages "
-                                         "resulted in 9001 tokens.", "type": "invalid_request_error",
-                              "param": "messages", "code": "context_length_exceeded"}}
+CONTEXT_TOO_LONG = {
+    "error": {
+        "message": "This model's maximum context length is 8192 tokens. However, your messages "
+        "resulted in 9001 tokens.",
+        "type": "invalid_request_error",
+        "param": "messages",
+        "code": "context_length_exceeded",
+    }
+}
 
 
 class ErrorServer:

@@ -151,7 +151,9 @@ class FakeOpenAIServer:
         self._faults: collections.deque[int] = collections.deque()
         unknown = set(fault_kinds) - set(FAULT_KINDS)
         if unknown or not 0.0 <= fault_rate <= 1.0:
-            raise ValueError(f"fault kinds must be among {FAULT_KINDS} and the rate in [0, 1]; got {sorted(unknown)}, {fault_rate}")
+            raise ValueError(
+                f"fault kinds must be among {FAULT_KINDS} and the rate in [0, 1]; got {sorted(unknown)}, {fault_rate}"
+            )
         self.fault_rate = fault_rate
         self.fault_kinds = tuple(fault_kinds)
         self.timeout_fault_s = timeout_fault_s
@@ -253,8 +255,11 @@ class FakeOpenAIServer:
         tool_calls: list[dict[str, Any]] | None = None
         if isinstance(answer, dict):  # {"content": text or None, "tool_calls": [{"name", "arguments"}]}
             tool_calls = [
-                {"id": f"call_{next(self._ids):06d}", "type": "function",
-                 "function": {"name": str(call["name"]), "arguments": str(call.get("arguments", "{}"))}}
+                {
+                    "id": f"call_{next(self._ids):06d}",
+                    "type": "function",
+                    "function": {"name": str(call["name"]), "arguments": str(call.get("arguments", "{}"))},
+                }
                 for call in answer.get("tool_calls") or []
             ] or None
             answer = str(answer.get("content") or "")
@@ -269,7 +274,8 @@ class FakeOpenAIServer:
             finish_reason = "length"
         prompt_tokens = estimate_prompt_tokens(messages)
         completion_tokens = text_tokens(answer) + sum(
-            text_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in tool_calls or [])
+            text_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in tool_calls or []
+        )
         response = {
             "id": f"chatcmpl-fake-{next(self._ids):06d}",
             "object": "chat.completion",
@@ -279,8 +285,12 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": answer if answer or not tool_calls else None,
-                                "refusal": None, **({"tool_calls": tool_calls} if tool_calls else {})},
+                    "message": {
+                        "role": "assistant",
+                        "content": answer if answer or not tool_calls else None,
+                        "refusal": None,
+                        **({"tool_calls": tool_calls} if tool_calls else {}),
+                    },
                     "logprobs": None,
                     "finish_reason": finish_reason,
                 }
@@ -289,7 +299,9 @@ class FakeOpenAIServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-            } if self.usage is None else self.usage,
+            }
+            if self.usage is None
+            else self.usage,
         }
         wait = received + self.latency_s - time.monotonic()
         if wait > 0:
@@ -299,7 +311,10 @@ class FakeOpenAIServer:
     def _models(self) -> dict[str, Any]:
         return {
             "object": "list",
-            "data": [{"id": m, "object": "model", "created": 0, "owned_by": "agentkit-fake"} for m in self.model_ids],
+            "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "agentkit-fake"}
+                for m in self.model_ids
+            ],
         }
 
     def _authorised(self, authorization: str | None) -> bool:
@@ -315,7 +330,9 @@ class _QuietHTTPServer(ThreadingHTTPServer):
     request_queue_size = 256
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        logger.debug("fake OpenAI server: connection from %s ended with an error", client_address, exc_info=True)
+        logger.debug(
+            "fake OpenAI server: connection from %s ended with an error", client_address, exc_info=True
+        )
 
 
 def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
@@ -436,7 +453,11 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     answer = args.answer
     with FakeOpenAIServer(
-        lambda _body: answer, latency_s=args.latency, host=args.host, port=args.port, api_key=args.api_key,
+        lambda _body: answer,
+        latency_s=args.latency,
+        host=args.host,
+        port=args.port,
+        api_key=args.api_key,
         record_requests=False,  # a long-running server must not keep every request
     ) as server:
         logger.info("fake OpenAI server at %s (Ctrl-C to stop)", server.base_url)
@@ -447,7 +468,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 @contextlib.contextmanager
-def server_process(answer: str = DEFAULT_ANSWER, latency_s: float = 0.0, timeout_s: float = 30.0) -> Iterator[str]:
+def server_process(
+    answer: str = DEFAULT_ANSWER, latency_s: float = 0.0, timeout_s: float = 30.0
+) -> Iterator[str]:
     """Run the server in its own process and yield its API base URL.
 
     For benchmarks: a provider is another machine, so its CPU must not compete with the client's
@@ -461,9 +484,21 @@ def server_process(answer: str = DEFAULT_ANSWER, latency_s: float = 0.0, timeout
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "agentkit.testing.fake_openai", "--port", str(port),
-                             "--latency", str(latency_s), "--answer", answer],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentkit.testing.fake_openai",
+            "--port",
+            str(port),
+            "--latency",
+            str(latency_s),
+            "--answer",
+            answer,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + timeout_s
@@ -473,7 +508,9 @@ def server_process(answer: str = DEFAULT_ANSWER, latency_s: float = 0.0, timeout
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the fake OpenAI server process did not start (exit {proc.poll()})") from None
+                    raise RuntimeError(
+                        f"the fake OpenAI server process did not start (exit {proc.poll()})"
+                    ) from None
                 time.sleep(0.05)
         yield base_url
     finally:

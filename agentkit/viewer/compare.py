@@ -41,7 +41,7 @@ class Cell:
 
     @property
     def change(self) -> str:
-        """"same", "gained" (b passes where a does not), "lost", or "missing"."""
+        """ "same", "gained" (b passes where a does not), "lost", or "missing"."""
         if self.a is None or self.b is None:
             return "missing"
         pa, pb = self.a_outcome == PASSED, self.b_outcome == PASSED
@@ -209,14 +209,22 @@ def first_divergence(data: ViewerData, episode_a: str, episode_b: str) -> Diverg
     a, b = data.episode(episode_a), data.episode(episode_b)
     ka, kb = data.turn_keys(episode_a), data.turn_keys(episode_b)
     n = min(len(ka), len(kb))
-    checks = (("answer", lambda t: t["answer"]), ("parsed script", lambda t: (t["script"], t["parse_error"])),
-              ("actions", lambda t: t["actions"]), ("reward", lambda t: t["reward"]))
+    checks = (
+        ("answer", lambda t: t["answer"]),
+        ("parsed script", lambda t: (t["script"], t["parse_error"])),
+        ("actions", lambda t: t["actions"]),
+        ("reward", lambda t: t["reward"]),
+    )
     for i in range(n):
         here = [] if _same_world(ka[i]["observation"], kb[i]["observation"]) else ["observation"]
         here += [name for name, key in checks if key(ka[i]) != key(kb[i])]
         if here:
-            return Divergence(a, b, i, here, n, data.turn(episode_a, ka[i]["index"]), data.turn(episode_b, kb[i]["index"]))
+            return Divergence(
+                a, b, i, here, n, data.turn(episode_a, ka[i]["index"]), data.turn(episode_b, kb[i]["index"])
+            )
     div = Divergence(a, b, None, [], n)
     if len(ka) != len(kb):
-        div.differences = [f"the same for {n} turns, then one episode goes on for {abs(len(ka) - len(kb))} more"]
+        div.differences = [
+            f"the same for {n} turns, then one episode goes on for {abs(len(ka) - len(kb))} more"
+        ]
     return div

@@ -48,14 +48,32 @@ def _episodes(data: ViewerData, run_ids: Iterable[str], episode_ids: Iterable[st
 
 
 def _row(e: EpisodeInfo, run: RunInfo) -> EpisodeRow:
-    return EpisodeRow(id=e.id, run_id=e.run_id, env=run.env, model=run.model, task=e.task, seed=e.seed, trial=e.trial,
-                      status=e.status, success=e.success, reward=e.reward, end_reason=e.end_reason, turns=e.turns,
-                      cost_usd=e.cost_usd, started_at=e.started_at, metrics=e.metrics,
-                      outcome=episode_outcome(e.status, e.success, e.metrics, e.end_reason, run.config.get("pass_rule")))
+    return EpisodeRow(
+        id=e.id,
+        run_id=e.run_id,
+        env=run.env,
+        model=run.model,
+        task=e.task,
+        seed=e.seed,
+        trial=e.trial,
+        status=e.status,
+        success=e.success,
+        reward=e.reward,
+        end_reason=e.end_reason,
+        turns=e.turns,
+        cost_usd=e.cost_usd,
+        started_at=e.started_at,
+        metrics=e.metrics,
+        outcome=episode_outcome(e.status, e.success, e.metrics, e.end_reason, run.config.get("pass_rule")),
+    )
 
 
-def export_bundle(store: TranscriptStore, out_dir: str | os.PathLike[str], run_ids: Iterable[str] = (),
-                  episode_ids: Iterable[str] = ()) -> dict[str, int]:
+def export_bundle(
+    store: TranscriptStore,
+    out_dir: str | os.PathLike[str],
+    run_ids: Iterable[str] = (),
+    episode_ids: Iterable[str] = (),
+) -> dict[str, int]:
     """Write the bundle of the given runs' and episodes' turns to ``out_dir`` (replaced if it exists).
 
     Returns counts: episodes, turn pages and image files written.
@@ -77,8 +95,13 @@ def export_bundle(store: TranscriptStore, out_dir: str | os.PathLike[str], run_i
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    log.info("exported %d episodes (%d turn pages, %d images) to %s", counts["episodes"], counts["pages"],
-             counts["images"], target)
+    log.info(
+        "exported %d episodes (%d turn pages, %d images) to %s",
+        counts["episodes"],
+        counts["pages"],
+        counts["images"],
+        target,
+    )
     return counts
 
 
@@ -120,8 +143,13 @@ def _write(data: ViewerData, episodes: list[EpisodeInfo], root: Path) -> dict[st
     groups = []
     for run_id, run in runs.items():
         groups.append((run, [_row(e, run) for e in episodes if e.run_id == run_id]))
-    html = pages.render("bundle.html", links=ExportLinks(depth=0), groups=groups, episode_count=len(episodes),
-                        exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                        title="exported transcripts")
+    html = pages.render(
+        "bundle.html",
+        links=ExportLinks(depth=0),
+        groups=groups,
+        episode_count=len(episodes),
+        exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        title="exported transcripts",
+    )
     (root / "index.html").write_text(html, encoding="utf-8")
     return {"episodes": len(episodes), "pages": n_pages, "images": written}

@@ -25,7 +25,9 @@ def model_call_html(store: Any, episode_id: str, turn: Any) -> Markup:
     if text is None:
         return Markup("")
     cut = call.finish_reason == "length"
-    html = Markup('<p class="meta model-call{}" id="model-call">{}</p>').format(" err" if cut else "", escape(text))
+    html = Markup('<p class="meta model-call{}" id="model-call">{}</p>').format(
+        " err" if cut else "", escape(text)
+    )
     if call.warning:
         html += Markup('<p class="err" id="dropped-prompt">warning: {}</p>').format(escape(call.warning))
     return html

@@ -30,7 +30,13 @@ _NO_VOCABULARY = Vocabulary(commands=())
 
 
 def _load(name: str) -> str:
-    return resources.files("agentkit.viewer").joinpath("static").joinpath("pages").joinpath(name).read_text(encoding="utf-8")
+    return (
+        resources.files("agentkit.viewer")
+        .joinpath("static")
+        .joinpath("pages")
+        .joinpath(name)
+        .read_text(encoding="utf-8")
+    )
 
 
 _ENV = jinja2.Environment(
@@ -58,7 +64,9 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{v:.0%}"
 
 
-_ENV.filters.update(money=_money, num=_num, pct=_pct, tojson_pretty=lambda v: json.dumps(v, indent=2, default=str))
+_ENV.filters.update(
+    money=_money, num=_num, pct=_pct, tojson_pretty=lambda v: json.dumps(v, indent=2, default=str)
+)
 
 
 def render(template: str, **context: Any) -> str:
@@ -119,7 +127,7 @@ def script_lines(script: list[dict[str, Any]] | None) -> list[str]:
 
 def _strip(points: list[TurnPoint], current: int) -> list[TurnPoint]:
     lo = max(0, current - STRIP_RADIUS)
-    return points[lo: current + STRIP_RADIUS + 1]
+    return points[lo : current + STRIP_RADIUS + 1]
 
 
 def turn_class(p: TurnPoint) -> str:
@@ -142,8 +150,9 @@ def _before(observation: Any) -> dict[str, Any]:
     return {k: observation.get(k) for k in ("step", "total_reward", "health")}
 
 
-def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | None,
-                 media: dict[str, str] | None = None) -> tuple[int, str]:
+def episode_page(
+    data: ViewerData, links: Any, episode_id: str, index: int | None, media: dict[str, str] | None = None
+) -> tuple[int, str]:
     """(status, html) of turn ``index`` (default 0) of an episode. ``media`` collects image hashes."""
     media = media if media is not None else {}
     episode = data.episode(episode_id)  # KeyError for an unknown episode
@@ -153,28 +162,64 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
     current = 0 if index is None else index
     turn: TurnDetail | None = data.turn(episode_id, points[current].index) if 0 <= current < n else None
     if n and turn is None:
-        return 404, error_page(links, 404, f"episode {episode_id} has no turn {current} (it has {n}: 0-{n - 1})")
+        return 404, error_page(
+            links, 404, f"episode {episode_id} has no turn {current} (it has {n}: 0-{n - 1})"
+        )
 
     def href(i: int) -> str:
         return links.episode(episode_id, i)
 
     charts = []
     if n:
-        charts.append(svg.line_chart("total reward after each turn", [p.total_reward for p in points], current, href,
-                                     markers=[p.reward for p in points]))
+        charts.append(
+            svg.line_chart(
+                "total reward after each turn",
+                [p.total_reward for p in points],
+                current,
+                href,
+                markers=[p.reward for p in points],
+            )
+        )
         if any(p.health is not None for p in points):
-            charts.append(svg.line_chart("health after each turn", [p.health for p in points], current, href,
-                                         color="#2faa4a"))
-        charts.append(svg.bar_chart("tokens in / out", [("#8fb1ef", [p.input_tokens for p in points]),
-                                                         ("#2b4fa8", [p.output_tokens for p in points])], current, href))
-        charts.append(svg.bar_chart("latency", [("#e09b2d", [p.latency_s for p in points])], current, href, unit="s"))
+            charts.append(
+                svg.line_chart(
+                    "health after each turn", [p.health for p in points], current, href, color="#2faa4a"
+                )
+            )
+        charts.append(
+            svg.bar_chart(
+                "tokens in / out",
+                [
+                    ("#8fb1ef", [p.input_tokens for p in points]),
+                    ("#2b4fa8", [p.output_tokens for p in points]),
+                ],
+                current,
+                href,
+            )
+        )
+        charts.append(
+            svg.bar_chart("latency", [("#e09b2d", [p.latency_s for p in points])], current, href, unit="s")
+        )
         if any(p.cost_usd for p in points):
-            charts.append(svg.bar_chart("cost", [("#9a5fc7", [p.cost_usd for p in points])], current, href, unit="USD"))
+            charts.append(
+                svg.bar_chart("cost", [("#9a5fc7", [p.cost_usd for p in points])], current, href, unit="USD")
+            )
     observation = turn.observation if turn else {}
     poses = [p.pose for p in points]
     path = data.step_path(episode_id) if n and any(poses) else None
-    the_map = svg.map_svg(grid_of(observation), poses, current, href, size=grid_size_of(observation),
-                          world=data.world_map(episode_id), steps=path.points if path else ()) if n else ""
+    the_map = (
+        svg.map_svg(
+            grid_of(observation),
+            poses,
+            current,
+            href,
+            size=grid_size_of(observation),
+            world=data.world_map(episode_id),
+            steps=path.points if path else (),
+        )
+        if n
+        else ""
+    )
 
     system, history, now = None, [], []
     hidden = 0
@@ -191,19 +236,43 @@ def episode_page(data: ViewerData, links: Any, episode_id: str, index: int | Non
         if isinstance(image, dict) and isinstance(image.get("sha256"), str):
             mt = str(image.get("media_type", ""))
             media[image["sha256"]] = mt
-            frames.append({"src": links.blob(image["sha256"], mt), "label": image.get("label", ""),
-                           "width": image.get("width"), "height": image.get("height"), "sha": image["sha256"]})
-    outcome = episode_outcome(episode.status, episode.success, episode.metrics, episode.end_reason,
-                              run.config.get("pass_rule"))
+            frames.append(
+                {
+                    "src": links.blob(image["sha256"], mt),
+                    "label": image.get("label", ""),
+                    "width": image.get("width"),
+                    "height": image.get("height"),
+                    "sha": image["sha256"],
+                }
+            )
+    outcome = episode_outcome(
+        episode.status, episode.success, episode.metrics, episode.end_reason, run.config.get("pass_rule")
+    )
     html = render(
         "episode.html",
-        links=links, run=run, episode=episode, points=points, n=n, current=current, turn=turn,
-        strip=_strip(points, current), turn_class=turn_class, charts=charts, the_map=the_map, path=path,
-        before=_before(observation), steps_this_turn=sum(1 for t, _ in path.points[1:] if t == current) if path else None,
-        system=system, history=history, hidden=hidden, now=now, frames=frames,
+        links=links,
+        run=run,
+        episode=episode,
+        points=points,
+        n=n,
+        current=current,
+        turn=turn,
+        strip=_strip(points, current),
+        turn_class=turn_class,
+        charts=charts,
+        the_map=the_map,
+        path=path,
+        before=_before(observation),
+        steps_this_turn=sum(1 for t, _ in path.points[1:] if t == current) if path else None,
+        system=system,
+        history=history,
+        hidden=hidden,
+        now=now,
+        frames=frames,
         script=script_lines(turn.script) if turn else [],
         model_call=model_call_html(data.store, episode_id, turn),  # finish reason, retries, token counts
-        outcome=outcome, outcome_word=outcome_label(outcome, run.env),
+        outcome=outcome,
+        outcome_word=outcome_label(outcome, run.env),
         title=f"{episode.task} seed {episode.seed} · turn {current}",
     )
     return 200, html
@@ -218,30 +287,61 @@ def outcome_choices(envs: list[str]) -> list[tuple[str, str]]:
             word = outcome_label(outcome, env)
             if word not in words:
                 words.append(word)
-    return [(PASSED, " / ".join(labels[PASSED])), (FAILED, " / ".join(labels[FAILED])),
-            (INCOMPLETE, INCOMPLETE), (NO_VERDICT, NO_VERDICT)]
+    return [
+        (PASSED, " / ".join(labels[PASSED])),
+        (FAILED, " / ".join(labels[FAILED])),
+        (INCOMPLETE, INCOMPLETE),
+        (NO_VERDICT, NO_VERDICT),
+    ]
 
 
 def index_page(data: ViewerData, links: Any, filters: dict[str, Any], runs: Page, episodes: Page) -> str:
     facets = data.facets()
     envs = [filters["env"]] if filters.get("env") else facets.envs
-    return render("index.html", links=links, facets=facets, filters=filters, runs=runs, episodes=episodes,
-                  outcomes=outcome_choices(envs), title="agentkit transcripts")
+    return render(
+        "index.html",
+        links=links,
+        facets=facets,
+        filters=filters,
+        runs=runs,
+        episodes=episodes,
+        outcomes=outcome_choices(envs),
+        title="agentkit transcripts",
+    )
 
 
-def run_page(data: ViewerData, links: Any, run_id: str, filters: dict[str, Any], episodes: Page,
-             other_runs: list[Any]) -> str:
+def run_page(
+    data: ViewerData, links: Any, run_id: str, filters: dict[str, Any], episodes: Page, other_runs: list[Any]
+) -> str:
     run = data.run(run_id)
-    return render("run.html", links=links, run=run, filters=filters, episodes=episodes, other_runs=other_runs,
-                  outcomes=outcome_choices([run.env]), title=f"run {run.id}")
+    return render(
+        "run.html",
+        links=links,
+        run=run,
+        filters=filters,
+        episodes=episodes,
+        other_runs=other_runs,
+        outcomes=outcome_choices([run.env]),
+        title=f"run {run.id}",
+    )
 
 
 def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> str:
     def text(passed: int, total: int, rate: float | None) -> str:
         return f"{_pct(rate) or '-'} ({passed}/{total})"
 
-    rates = svg.rate_bars([(t.name, t.a_rate, t.b_rate, text(t.a_pass, t.a_total, t.a_rate),
-                            text(t.b_pass, t.b_total, t.b_rate)) for t in comparison.per_task + comparison.per_level])
+    rates = svg.rate_bars(
+        [
+            (
+                t.name,
+                t.a_rate,
+                t.b_rate,
+                text(t.a_pass, t.a_total, t.a_rate),
+                text(t.b_pass, t.b_total, t.b_rate),
+            )
+            for t in comparison.per_task + comparison.per_level
+        ]
+    )
     # The runs' own word for their verdict; two backends that name it differently share "outcome".
     words = {outcome_label(PASSED, run_a.env), outcome_label(PASSED, run_b.env)}
     word = words.pop() if len(words) == 1 else "outcome"
@@ -253,21 +353,41 @@ def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> 
     def delta(t: Any) -> float | None:
         return None if t.a_rate is None or t.b_rate is None else t.b_rate - t.a_rate
 
-    return render("compare.html", links=links, c=comparison, run_a=run_a, run_b=run_b, rates=rates,
-                  word=word, fail=fail, labels=labels, symbols=symbols, delta=delta,
-                  title=f"{run_a.id} vs {run_b.id}")
+    return render(
+        "compare.html",
+        links=links,
+        c=comparison,
+        run_a=run_a,
+        run_b=run_b,
+        rates=rates,
+        word=word,
+        fail=fail,
+        labels=labels,
+        symbols=symbols,
+        delta=delta,
+        title=f"{run_a.id} vs {run_b.id}",
+    )
 
 
 def diverge_page(links: Any, div: Divergence) -> str:
     def shown(t: TurnDetail | None) -> dict[str, Any] | None:
         if t is None:
             return None
-        frames = [{"src": links.blob(i["sha256"], i.get("media_type", "")), "label": i.get("label", "")}
-                  for i in (t.observation or {}).get("images") or [] if isinstance(i, dict) and "sha256" in i]
+        frames = [
+            {"src": links.blob(i["sha256"], i.get("media_type", "")), "label": i.get("label", "")}
+            for i in (t.observation or {}).get("images") or []
+            if isinstance(i, dict) and "sha256" in i
+        ]
         return {"turn": t, "frames": frames, "script": script_lines(t.script)}
 
-    return render("diverge.html", links=links, d=div, a=shown(div.a_turn), b=shown(div.b_turn),
-                  title=f"{div.a.id} vs {div.b.id}")
+    return render(
+        "diverge.html",
+        links=links,
+        d=div,
+        a=shown(div.a_turn),
+        b=shown(div.b_turn),
+        title=f"{div.a.id} vs {div.b.id}",
+    )
 
 
 def error_page(links: Any, status: int, message: str) -> str:

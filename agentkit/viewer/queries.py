@@ -84,8 +84,13 @@ class RunRow:
         return outcome_word(self.env).word
 
 
-def episode_outcome(status: str, success: bool | None, metrics: dict[str, Any] | None,
-                    end_reason: str | None = None, rule: str | None = None) -> str:
+def episode_outcome(
+    status: str,
+    success: bool | None,
+    metrics: dict[str, Any] | None,
+    end_reason: str | None = None,
+    rule: str | None = None,
+) -> str:
     """The badge of an episode: pass, fail, incomplete, or no-verdict (an episode its run's pass rule
     leaves unjudged and uncounted, agentkit.pass_rule); ``outcome_label`` gives its backend's word."""
     return stored_outcome(status, success, end_reason, metrics, rule)
@@ -174,7 +179,9 @@ class ViewerData:
             tasks = [r[0] for r in conn.execute(select(EPISODES.c.task).distinct().order_by(EPISODES.c.task))]
         return Facets(envs, models, tasks)
 
-    def runs(self, env: str | None = None, model: str | None = None, offset: int = 0, limit: int = 50) -> Page:
+    def runs(
+        self, env: str | None = None, model: str | None = None, offset: int = 0, limit: int = 50
+    ) -> Page:
         """Runs newest first, with their episodes, passes and judged episodes (latest attempts)."""
         latest = latest_outcomes()
         counts = (
@@ -193,9 +200,19 @@ class ViewerData:
         if model:
             where.append(RUNS.c.model == model)
         stmt = (
-            select(RUNS.c.id, RUNS.c.created_at, RUNS.c.env, RUNS.c.model, RUNS.c.tasks, RUNS.c.status,
-                   RUNS.c.templates_hash, func.coalesce(counts.c.n, 0), func.coalesce(counts.c.ok, 0),
-                   func.coalesce(counts.c.done, 0), RUNS.c.config["name"].as_string())
+            select(
+                RUNS.c.id,
+                RUNS.c.created_at,
+                RUNS.c.env,
+                RUNS.c.model,
+                RUNS.c.tasks,
+                RUNS.c.status,
+                RUNS.c.templates_hash,
+                func.coalesce(counts.c.n, 0),
+                func.coalesce(counts.c.ok, 0),
+                func.coalesce(counts.c.done, 0),
+                RUNS.c.config["name"].as_string(),
+            )
             .outerjoin(counts, counts.c.run_id == RUNS.c.id)
             .where(*where)
             .order_by(RUNS.c.created_at.desc(), RUNS.c.id)
@@ -206,8 +223,19 @@ class ViewerData:
             total = conn.execute(select(func.count()).select_from(RUNS).where(*where)).scalar_one()
             rows = conn.execute(stmt).all()
         items = [
-            RunRow(id=r[0], created_at=r[1], env=r[2], model=r[3], tasks=r[4] or [], status=r[5],
-                   templates_hash=r[6], episodes=int(r[7]), passed=int(r[8]), judged=int(r[9]), name=r[10])
+            RunRow(
+                id=r[0],
+                created_at=r[1],
+                env=r[2],
+                model=r[3],
+                tasks=r[4] or [],
+                status=r[5],
+                templates_hash=r[6],
+                episodes=int(r[7]),
+                passed=int(r[8]),
+                judged=int(r[9]),
+                name=r[10],
+            )
             for r in rows
         ]
         return Page(self._live_runs(items), total, offset, limit)
@@ -238,10 +266,24 @@ class ViewerData:
             where.append(verdict == outcome)
         joined = EPISODES.join(RUNS, RUNS.c.id == EPISODES.c.run_id)
         stmt = (
-            select(EPISODES.c.id, EPISODES.c.run_id, RUNS.c.env, RUNS.c.model, EPISODES.c.task, EPISODES.c.seed,
-                   EPISODES.c.trial, EPISODES.c.status, EPISODES.c.success, EPISODES.c.reward,
-                   EPISODES.c.end_reason, EPISODES.c.turns, EPISODES.c.cost_usd, EPISODES.c.started_at,
-                   EPISODES.c.metrics, verdict)
+            select(
+                EPISODES.c.id,
+                EPISODES.c.run_id,
+                RUNS.c.env,
+                RUNS.c.model,
+                EPISODES.c.task,
+                EPISODES.c.seed,
+                EPISODES.c.trial,
+                EPISODES.c.status,
+                EPISODES.c.success,
+                EPISODES.c.reward,
+                EPISODES.c.end_reason,
+                EPISODES.c.turns,
+                EPISODES.c.cost_usd,
+                EPISODES.c.started_at,
+                EPISODES.c.metrics,
+                verdict,
+            )
             .select_from(joined)
             .where(*where)
             .order_by(EPISODES.c.started_at, EPISODES.c.id)
@@ -280,11 +322,15 @@ class ViewerData:
                 return None
             values = dict(row._mapping)
             turn_id = values.pop("id")
-            msg_rows = turn_refs(conn, episode_id, turn_id)  # either schema (agentkit.transcripts.prompt_reader)
+            msg_rows = turn_refs(
+                conn, episode_id, turn_id
+            )  # either schema (agentkit.transcripts.prompt_reader)
             shas = sorted({sha for _, sha, _ in msg_rows})
             contents: dict[str, Any] = {}
             for i in range(0, len(shas), 500):
-                for sha, data in conn.execute(select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(shas[i:i + 500]))):
+                for sha, data in conn.execute(
+                    select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(shas[i : i + 500]))
+                ):
                     contents[sha] = json.loads(bytes(data))
         messages = []
         for role, sha, extra in msg_rows:
@@ -304,17 +350,42 @@ class ViewerData:
                     self._series.move_to_end(key)
                     return hit
             rows = conn.execute(
-                select(TURNS.c["index"], TURNS.c.reward, TURNS.c.total_reward, TURNS.c.health, TURNS.c.done,
-                       TURNS.c.script.is_not(None), TURNS.c.compile_error.is_not(None), TURNS.c.actions,
-                       TURNS.c.input_tokens, TURNS.c.output_tokens, TURNS.c.cost_usd, TURNS.c.latency_s,
-                       TURNS.c.cached, TURNS.c.observation)
+                select(
+                    TURNS.c["index"],
+                    TURNS.c.reward,
+                    TURNS.c.total_reward,
+                    TURNS.c.health,
+                    TURNS.c.done,
+                    TURNS.c.script.is_not(None),
+                    TURNS.c.compile_error.is_not(None),
+                    TURNS.c.actions,
+                    TURNS.c.input_tokens,
+                    TURNS.c.output_tokens,
+                    TURNS.c.cost_usd,
+                    TURNS.c.latency_s,
+                    TURNS.c.cached,
+                    TURNS.c.observation,
+                )
                 .where(TURNS.c.episode_id == episode_id)
                 .order_by(TURNS.c["index"])
             ).all()
         points = [
-            TurnPoint(index=r[0], reward=r[1], total_reward=r[2], health=r[3], done=bool(r[4]), parsed=bool(r[5]),
-                      compile_error=bool(r[6]), n_actions=len(r[7] or []), input_tokens=r[8], output_tokens=r[9],
-                      cost_usd=r[10], latency_s=r[11], cached=bool(r[12]), pose=pose_of(r[13]))
+            TurnPoint(
+                index=r[0],
+                reward=r[1],
+                total_reward=r[2],
+                health=r[3],
+                done=bool(r[4]),
+                parsed=bool(r[5]),
+                compile_error=bool(r[6]),
+                n_actions=len(r[7] or []),
+                input_tokens=r[8],
+                output_tokens=r[9],
+                cost_usd=r[10],
+                latency_s=r[11],
+                cached=bool(r[12]),
+                pose=pose_of(r[13]),
+            )
             for r in rows
         ]
         with self._lock:
@@ -344,8 +415,15 @@ class ViewerData:
         """Per turn, the fields two episodes are compared on (no messages), in index order."""
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(TURNS.c["index"], TURNS.c.observation, TURNS.c.answer, TURNS.c.script, TURNS.c.parse_error,
-                       TURNS.c.actions, TURNS.c.reward)
+                select(
+                    TURNS.c["index"],
+                    TURNS.c.observation,
+                    TURNS.c.answer,
+                    TURNS.c.script,
+                    TURNS.c.parse_error,
+                    TURNS.c.actions,
+                    TURNS.c.reward,
+                )
                 .where(TURNS.c.episode_id == episode_id)
                 .order_by(TURNS.c["index"])
             ).all()
@@ -354,7 +432,9 @@ class ViewerData:
     def image(self, sha256: str) -> tuple[str, bytes] | None:
         """(media type, bytes) of an image blob; None for unknown hashes and for non-image blobs."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256 == sha256)).first()
+            row = conn.execute(
+                select(BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256 == sha256)
+            ).first()
         if row is None or not str(row.media_type).startswith("image/"):
             return None
         return str(row.media_type), bytes(row.data)

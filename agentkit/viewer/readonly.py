@@ -47,8 +47,10 @@ def readonly_engine(url: str | None = None) -> Engine:
     if sa_url.get_backend_name() == "postgresql":
         options["postgresql_readonly"] = True
     else:
-        log.warning("%s has no read-only mode here: the viewer only ever reads, but the database "
-                    "does not enforce it", sa_url.get_backend_name())
+        log.warning(
+            "%s has no read-only mode here: the viewer only ever reads, but the database does not enforce it",
+            sa_url.get_backend_name(),
+        )
     return create_engine(sa_url, json_serializer=dumps, execution_options=options)
 
 
@@ -65,8 +67,14 @@ def _sqlite_readonly(database: str) -> Engine:
         # one at a time.
         return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
 
-    engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool, pool_size=4,
-                           max_overflow=8, json_serializer=dumps)
+    engine = create_engine(
+        "sqlite+pysqlite://",
+        creator=connect,
+        poolclass=QueuePool,
+        pool_size=4,
+        max_overflow=8,
+        json_serializer=dumps,
+    )
     event.listen(engine, "connect", _on_connect)
     return engine
 
@@ -93,7 +101,9 @@ def readonly_uri(path: Path) -> str:
     wal = _sidecar(path, "-wal")
     if wal.is_file() and wal.stat().st_size > 0:
         copy = _private_copy(path)
-        log.info("%s cannot be opened in place and its -wal file holds changes: reading a copy at %s", path, copy)
+        log.info(
+            "%s cannot be opened in place and its -wal file holds changes: reading a copy at %s", path, copy
+        )
         return f"{copy.as_uri()}?mode=ro"
     return f"{path.as_uri()}?mode=ro&immutable=1"
 

@@ -46,10 +46,16 @@ _ROUTES = (
     ("static", re.compile(r"/static/([a-z0-9][a-z0-9_-]*\.(?:css|js|svg|png))")),
 )
 _ID_RE = re.compile(ID)
-_STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                 ".svg": "image/svg+xml", ".png": "image/png"}
-CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; "
-       "base-uri 'none'; frame-ancestors 'none'")
+_STATIC_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+CSP = (
+    "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -156,10 +162,15 @@ class ViewerApp:
         headers = {k.lower(): v for k, v in (headers or {}).items()}
         try:
             if method not in ALLOWED_METHODS:
-                return self._error(405, f"{method} is not allowed: the viewer is read-only",
-                                   {"Allow": ", ".join(ALLOWED_METHODS)})
+                return self._error(
+                    405,
+                    f"{method} is not allowed: the viewer is read-only",
+                    {"Allow": ", ".join(ALLOWED_METHODS)},
+                )
             if self.allowed_hosts is not None and headers.get("host", "").lower() not in self.allowed_hosts:
-                return self._error(421, "this viewer answers only requests addressed to its own loopback address")
+                return self._error(
+                    421, "this viewer answers only requests addressed to its own loopback address"
+                )
             path = _clean_path(target)
             for name, pattern in _ROUTES:
                 m = pattern.fullmatch(path)
@@ -196,8 +207,9 @@ class ViewerApp:
             raise BadRequest(400, f"outcome must be one of {', '.join(OUTCOMES)}")
         runs_page = _int(params, "runs_page", 1, lo=1)
         page = _int(params, "page", 1, lo=1)
-        runs = self.data.runs(env=filters["env"], model=filters["model"], offset=(runs_page - 1) * PAGE_SIZE,
-                              limit=PAGE_SIZE)
+        runs = self.data.runs(
+            env=filters["env"], model=filters["model"], offset=(runs_page - 1) * PAGE_SIZE, limit=PAGE_SIZE
+        )
         episodes = self.data.episodes(**filters, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE)
         return self._html(pages.index_page(self.data, self.links, filters, runs, episodes))
 
@@ -207,7 +219,9 @@ class ViewerApp:
             raise BadRequest(400, f"outcome must be one of {', '.join(OUTCOMES)}")
         page = _int(params, "page", 1, lo=1)
         run = self.data.run(run_id)
-        episodes = self.data.episodes(run_id=run_id, **filters, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+        episodes = self.data.episodes(
+            run_id=run_id, **filters, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE
+        )
         others = [r for r in self.data.runs(env=run.env, limit=200).items if r.id != run_id]
         return self._html(pages.run_page(self.data, self.links, run_id, filters, episodes, others))
 
@@ -242,7 +256,7 @@ class ViewerApp:
         data = self.assets.get(name)
         if data is None:
             return self._error(404, "no such file")
-        suffix = name[name.rindex("."):]
+        suffix = name[name.rindex(".") :]
         return Response(200, data, content_type=_STATIC_TYPES[suffix], headers={"Cache-Control": "no-cache"})
 
 

@@ -72,7 +72,9 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
         backend_cls = get_backend(config.env)
     except ValueError as exc:  # a backend whose extra is missing here
         return StepPath(reason=f"backend {config.env!r} is not available here ({exc})")
-    if not backend_cls.replays_in_viewer:  # it would start a program (a Unity build, a server): never from a page
+    if (
+        not backend_cls.replays_in_viewer
+    ):  # it would start a program (a Unity build, a server): never from a page
         return StepPath(reason=f"backend {config.env!r} is not replayed by the viewer", applies=False)
     turns = store.get_turns(episode_id, with_messages=False)
     if not turns:
@@ -86,7 +88,9 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
         try:  # the stored options, frames always off (a stored frames=True would only cost time)
             backend = backend_cls(**{**config.backend_options, **backend_cls.frameless_options})
         except Exception as exc:  # options this version's backend does not take
-            return StepPath(reason=f"backend {config.env!r} cannot be started with the stored options ({exc})")
+            return StepPath(
+                reason=f"backend {config.env!r} cannot be started with the stored options ({exc})"
+            )
         try:
             return _walk(store, episode_id, episode.task, episode.seed, backend, turns, recorded)
         except Exception as exc:  # the simulator raised: no path, the page still works
@@ -96,8 +100,15 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
             backend.close()
 
 
-def _walk(store: TranscriptStore, episode_id: str, task: str, seed: int, backend: Any, turns: list[Any],
-          recorded: list[Pose | None]) -> StepPath:
+def _walk(
+    store: TranscriptStore,
+    episode_id: str,
+    task: str,
+    seed: int,
+    backend: Any,
+    turns: list[Any],
+    recorded: list[Pose | None],
+) -> StepPath:
     from agentkit.replay import use_stored_source
 
     use_stored_source(store, episode_id, task, backend)
@@ -107,8 +118,9 @@ def _walk(store: TranscriptStore, episode_id: str, task: str, seed: int, backend
     points = [(0, here)]
     for turn, want in zip(turns, recorded):
         if not _close(here, want):
-            return StepPath(reason=f"the replay left the record at turn {turn.index} (a pose differs), so it "
-                                   "is not drawn")
+            return StepPath(
+                reason=f"the replay left the record at turn {turn.index} (a pose differs), so it is not drawn"
+            )
         for action in turn.actions or []:
             result = backend.step(action)
             here = _pose(backend.observe())

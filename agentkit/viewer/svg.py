@@ -86,8 +86,10 @@ class _Columns:
         """A band behind the current turn's column."""
         if not 0 <= current < self.n:
             return ""
-        return (f'<rect x="{self.x(current) - self.width / 2:.1f}" y="{_PAD_T}" width="{max(self.width, 1.5):.1f}" '
-                f'height="{height - _PAD_B - _PAD_T}" fill="#ffe8a3"/>')
+        return (
+            f'<rect x="{self.x(current) - self.width / 2:.1f}" y="{_PAD_T}" width="{max(self.width, 1.5):.1f}" '
+            f'height="{height - _PAD_B - _PAD_T}" fill="#ffe8a3"/>'
+        )
 
     def overlay(self, height: int, href: TurnHref | None) -> str:
         """Invisible clickable columns (one per bucket, linking to its first turn) and the turn axis."""
@@ -95,17 +97,28 @@ class _Columns:
         if href is not None:
             for start, end in self.buckets:
                 label = f"turn {start}" if end - start == 1 else f"turns {start}-{end - 1}"
-                out.append(f'<a href="{escape(href(start))}"><title>{label}</title>'
-                           f'<rect x="{self.x(start) - self.width / 2:.1f}" y="{_PAD_T}" width="{self.width:.1f}" '
-                           f'height="{height - _PAD_B - _PAD_T}" class="hit"/></a>')
+                out.append(
+                    f'<a href="{escape(href(start))}"><title>{label}</title>'
+                    f'<rect x="{self.x(start) - self.width / 2:.1f}" y="{_PAD_T}" width="{self.width:.1f}" '
+                    f'height="{height - _PAD_B - _PAD_T}" class="hit"/></a>'
+                )
         out.append(f'<text x="{_PAD_L}" y="{height - 4}" class="tick">turn 0</text>')
-        out.append(f'<text x="{WIDTH - _PAD_R}" y="{height - 4}" text-anchor="end" class="tick">'
-                   f'turn {max(0, self.n - 1)}</text>')
+        out.append(
+            f'<text x="{WIDTH - _PAD_R}" y="{height - 4}" text-anchor="end" class="tick">'
+            f"turn {max(0, self.n - 1)}</text>"
+        )
         return "".join(out)
 
 
-def line_chart(title: str, values: Sequence[float | None], current: int, href: TurnHref | None = None,
-               color: str = "#3b6be2", height: int = 110, markers: Sequence[float] | None = None) -> Markup:
+def line_chart(
+    title: str,
+    values: Sequence[float | None],
+    current: int,
+    href: TurnHref | None = None,
+    color: str = "#3b6be2",
+    height: int = 110,
+    markers: Sequence[float] | None = None,
+) -> Markup:
     """A line over turns (e.g. total reward, health); ``markers`` dots turns with a non-zero value."""
     n = len(values)
     known = [v for v in values if v is not None]
@@ -138,8 +151,14 @@ def line_chart(title: str, values: Sequence[float | None], current: int, href: T
     return Markup("".join(parts))
 
 
-def bar_chart(title: str, stacks: Sequence[tuple[str, Sequence[float]]], current: int,
-              href: TurnHref | None = None, height: int = 90, unit: str = "") -> Markup:
+def bar_chart(
+    title: str,
+    stacks: Sequence[tuple[str, Sequence[float]]],
+    current: int,
+    href: TurnHref | None = None,
+    height: int = 90,
+    unit: str = "",
+) -> Markup:
     """Stacked bars over turns, one stack per (colour, values) pair; buckets show their sum."""
     n = len(stacks[0][1]) if stacks else 0
     if n == 0:
@@ -160,8 +179,10 @@ def bar_chart(title: str, stacks: Sequence[tuple[str, Sequence[float]]], current
             h = row[b] * scale
             if h > 0:
                 y -= h
-                parts.append(f'<rect x="{cols.x(start) - w / 2:.1f}" y="{y:.1f}" width="{w:.1f}" '
-                             f'height="{h:.1f}" fill="{color}"/>')
+                parts.append(
+                    f'<rect x="{cols.x(start) - w / 2:.1f}" y="{y:.1f}" width="{w:.1f}" '
+                    f'height="{h:.1f}" fill="{color}"/>'
+                )
     parts.append(cols.overlay(height, href))
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -189,28 +210,41 @@ def _cell_shape(symbol: str, meaning: str, x: int, y: int, s: float) -> str:
         return f'<rect x="{px}" y="{py}" width="{s}" height="{s}" fill="#49c265">{title}</rect>'
     if "door" in meaning:
         fill = "none" if "open" in meaning else color
-        return (f'<rect x="{px + 2}" y="{py + 2}" width="{s - 4}" height="{s - 4}" fill="{fill}" '
-                f'stroke="{color}" stroke-width="3">{title}</rect>')
+        return (
+            f'<rect x="{px + 2}" y="{py + 2}" width="{s - 4}" height="{s - 4}" fill="{fill}" '
+            f'stroke="{color}" stroke-width="3">{title}</rect>'
+        )
     if "ball" in meaning:
         return f'<circle cx="{px + c}" cy="{py + c}" r="{s * 0.32:.1f}" fill="{color}">{title}</circle>'
     if "box" in meaning:
-        return (f'<rect x="{px + s * 0.18:.1f}" y="{py + s * 0.18:.1f}" width="{s * 0.64:.1f}" height="{s * 0.64:.1f}" '
-                f'fill="none" stroke="{color}" stroke-width="3">{title}</rect>')
+        return (
+            f'<rect x="{px + s * 0.18:.1f}" y="{py + s * 0.18:.1f}" width="{s * 0.64:.1f}" height="{s * 0.64:.1f}" '
+            f'fill="none" stroke="{color}" stroke-width="3">{title}</rect>'
+        )
     if "key" in meaning:
-        return (f'<g>{title}<circle cx="{px + s * 0.35:.1f}" cy="{py + c}" r="{s * 0.16:.1f}" fill="none" '
-                f'stroke="{color}" stroke-width="3"/><line x1="{px + s * 0.5:.1f}" y1="{py + c}" '
-                f'x2="{px + s * 0.85:.1f}" y2="{py + c}" stroke="{color}" stroke-width="3"/></g>')
-    return (f'<text x="{px + c}" y="{py + c + 4}" text-anchor="middle" class="glyph">{escape(symbol)}'
-            f"{title}</text>")
+        return (
+            f'<g>{title}<circle cx="{px + s * 0.35:.1f}" cy="{py + c}" r="{s * 0.16:.1f}" fill="none" '
+            f'stroke="{color}" stroke-width="3"/><line x1="{px + s * 0.5:.1f}" y1="{py + c}" '
+            f'x2="{px + s * 0.85:.1f}" y2="{py + c}" stroke="{color}" stroke-width="3"/></g>'
+        )
+    return (
+        f'<text x="{px + c}" y="{py + c + 4}" text-anchor="middle" class="glyph">{escape(symbol)}'
+        f"{title}</text>"
+    )
 
 
-def _agent(pose: Pose, to_px: Callable[[float, float], tuple[float, float]], r: float,
-           y_up: bool | None = None) -> str:
+def _agent(
+    pose: Pose, to_px: Callable[[float, float], tuple[float, float]], r: float, y_up: bool | None = None
+) -> str:
     """The agent as an arrow (or a dot without heading). A numeric heading is in compass degrees
     (0 towards +y, clockwise); ``y_up`` says how +y is drawn (None: as drawn before world maps)."""
     cx, cy = to_px(pose.x, pose.y)
     heading = pose.heading
-    deg = _HEADING_DEG.get(heading) if isinstance(heading, str) else (float(heading) if heading is not None else None)
+    deg = (
+        _HEADING_DEG.get(heading)
+        if isinstance(heading, str)
+        else (float(heading) if heading is not None else None)
+    )
     if deg is not None and not isinstance(heading, str) and y_up is not None:
         deg = deg - 90.0 if y_up else 90.0 - deg  # compass degrees to the screen's (0 = right, clockwise)
     if deg is None:
@@ -245,8 +279,9 @@ def _dot_turns(known: Sequence[tuple[int, Pose]], current: int) -> list[tuple[in
     return sorted(picked.items())
 
 
-def _world_shape(shape: WorldShape, to_px: Callable[[float, float], tuple[float, float]], scale: float,
-                 y_up: bool) -> str:
+def _world_shape(
+    shape: WorldShape, to_px: Callable[[float, float], tuple[float, float]], scale: float, y_up: bool
+) -> str:
     cx, cy = to_px(shape.x, shape.y)
     title = f"<title>{escape(shape.label)}</title>" if shape.label else ""
     paint = f'fill="{shape.fill}"' + (f' fill-opacity="{shape.opacity:.2f}"' if shape.opacity < 1 else "")
@@ -255,13 +290,21 @@ def _world_shape(shape: WorldShape, to_px: Callable[[float, float], tuple[float,
     w, h = shape.w * scale, shape.h * scale
     angle = shape.angle if y_up else -shape.angle  # clockwise seen from above, on either drawing
     turn = f' transform="rotate({angle:.1f} {cx:.1f} {cy:.1f})"' if angle else ""
-    return (f'<rect x="{cx - w / 2:.1f}" y="{cy - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" {paint} '
-            f'stroke="#555555" stroke-opacity="0.5" stroke-width="0.6"{turn}>{title}</rect>')
+    return (
+        f'<rect x="{cx - w / 2:.1f}" y="{cy - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" {paint} '
+        f'stroke="#555555" stroke-opacity="0.5" stroke-width="0.6"{turn}>{title}</rect>'
+    )
 
 
-def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, href: TurnHref | None = None,
-            size: tuple[int, int] | None = None, world: WorldMap | None = None,
-            steps: Sequence[tuple[int, Pose]] = ()) -> Markup:
+def map_svg(
+    grid: GridMap | None,
+    poses: Sequence[Pose | None],
+    current: int,
+    href: TurnHref | None = None,
+    size: tuple[int, int] | None = None,
+    world: WorldMap | None = None,
+    steps: Sequence[tuple[int, Pose]] = (),
+) -> Markup:
     """The map (the current turn's ASCII view, or the backend's world map) with the whole trajectory.
 
     With ``steps`` ((turn, pose) after every low-level step, from ``step_path``) the line follows
@@ -298,16 +341,22 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
         x0, y0 = min(xs), min(ys)
 
         def to_px(x: float, y: float) -> tuple[float, float]:
-            return margin + (x - x0) / span * (width - 2 * margin), margin + (y - y0) / span * (height - 2 * margin)
+            return margin + (x - x0) / span * (width - 2 * margin), margin + (y - y0) / span * (
+                height - 2 * margin
+            )
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="map" viewBox="0 0 {width:.0f} {height:.0f}" '
-           f'role="img" aria-label="top-down map with the agent\'s trajectory">',
-           f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#fbfbf7"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="map" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'role="img" aria-label="top-down map with the agent\'s trajectory">',
+        f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#fbfbf7"/>',
+    ]
     if world is not None and grid is None:
         out.extend(_world_shape(shape, to_px, scale, world.y_up) for shape in world.shapes)
     elif grid is None and size is None:  # world coordinates: say which box is drawn
-        out.append(f'<text x="6" y="{height - 6:.0f}" class="tick">x {_fmt(min(xs))} to {_fmt(max(xs))}, '
-                   f'y {_fmt(min(ys))} to {_fmt(max(ys))} (ground plane)</text>')
+        out.append(
+            f'<text x="6" y="{height - 6:.0f}" class="tick">x {_fmt(min(xs))} to {_fmt(max(xs))}, '
+            f"y {_fmt(min(ys))} to {_fmt(max(ys))} (ground plane)</text>"
+        )
     if grid is not None:
         meanings = dict(grid.legend)
         for y, row in enumerate(grid.rows):
@@ -321,14 +370,20 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
         done = [to_px(p.x, p.y) for i, p in known if i <= current]
         todo = [to_px(p.x, p.y) for i, p in known if i >= current]
         if len(todo) > 1:
-            out.append(f'<polyline points="{_points(todo)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
-                       f'stroke-width="2" stroke-dasharray="4 3"/>')
+            out.append(
+                f'<polyline points="{_points(todo)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
+                f'stroke-width="2" stroke-dasharray="4 3"/>'
+            )
         if len(done) > 1:
-            out.append(f'<polyline points="{_points(done)}" fill="none" stroke="#d62d20" stroke-width="2.4"/>')
+            out.append(
+                f'<polyline points="{_points(done)}" fill="none" stroke="#d62d20" stroke-width="2.4"/>'
+            )
     for i, p in _dot_turns(known, current):
         cx, cy = to_px(p.x, p.y)
-        dot = (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{max(2.5, cell * 0.12):.1f}" fill="#d62d20" '
-               f'fill-opacity="{1.0 if i <= current else 0.3}"><title>turn {i} at ({_fmt(p.x)}, {_fmt(p.y)})</title></circle>')
+        dot = (
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{max(2.5, cell * 0.12):.1f}" fill="#d62d20" '
+            f'fill-opacity="{1.0 if i <= current else 0.3}"><title>turn {i} at ({_fmt(p.x)}, {_fmt(p.y)})</title></circle>'
+        )
         out.append(f'<a href="{escape(href(i))}">{dot}</a>' if href is not None else dot)
     here = poses[current] if 0 <= current < len(poses) else None
     if here is not None:
@@ -337,8 +392,9 @@ def map_svg(grid: GridMap | None, poses: Sequence[Pose | None], current: int, hr
     return Markup("".join(out))
 
 
-def _step_lines(steps: Sequence[tuple[int, Pose]], current: int,
-                to_px: Callable[[float, float], tuple[float, float]]) -> list[str]:
+def _step_lines(
+    steps: Sequence[tuple[int, Pose]], current: int, to_px: Callable[[float, float], tuple[float, float]]
+) -> list[str]:
     """The step path as three polylines: before the current turn (solid), the current turn's steps
     (highlighted, from where the turn began), and after it (faded). Each joins the one before."""
     before = [to_px(p.x, p.y) for turn, p in steps if turn < current]
@@ -347,15 +403,21 @@ def _step_lines(steps: Sequence[tuple[int, Pose]], current: int,
     out = []
     if after:
         joined = (during or before)[-1:] + after
-        out.append(f'<polyline points="{_points(joined)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
-                   f'stroke-width="1.6" stroke-dasharray="3 3" class="step-path later"/>')
+        out.append(
+            f'<polyline points="{_points(joined)}" fill="none" stroke="#d62d20" stroke-opacity="0.25" '
+            f'stroke-width="1.6" stroke-dasharray="3 3" class="step-path later"/>'
+        )
     if len(before) > 1:
-        out.append(f'<polyline points="{_points(before)}" fill="none" stroke="#d62d20" stroke-width="1.8" '
-                   f'class="step-path earlier"/>')
+        out.append(
+            f'<polyline points="{_points(before)}" fill="none" stroke="#d62d20" stroke-width="1.8" '
+            f'class="step-path earlier"/>'
+        )
     current_line = before[-1:] + during  # from where the turn began (the reset pose is in turn 0's own)
     if len(current_line) > 1:
-        out.append(f'<polyline points="{_points(current_line)}" fill="none" stroke="#f08c00" stroke-width="3.2" '
-                   f'stroke-linejoin="round" class="step-path this-turn"/>')
+        out.append(
+            f'<polyline points="{_points(current_line)}" fill="none" stroke="#f08c00" stroke-width="3.2" '
+            f'stroke-linejoin="round" class="step-path this-turn"/>'
+        )
     return out
 
 
@@ -365,18 +427,24 @@ def rate_bars(rows: Sequence[tuple[str, float | None, float | None, str, str]]) 
         return Markup("")
     label_w, bar_w, row_h = 260, 300, 34
     height = row_h * len(rows) + 24
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rates" viewBox="0 0 {label_w + bar_w + 110} {height}" '
-           f'role="img" aria-label="rate per task and level, run A against run B">',
-           f'<rect x="{label_w}" y="4" width="10" height="10" fill="#8fb1ef"/><text x="{label_w + 14}" y="13" class="tick">A</text>',
-           f'<rect x="{label_w + 40}" y="4" width="10" height="10" fill="#2b4fa8"/><text x="{label_w + 54}" y="13" class="tick">B</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="rates" viewBox="0 0 {label_w + bar_w + 110} {height}" '
+        f'role="img" aria-label="rate per task and level, run A against run B">',
+        f'<rect x="{label_w}" y="4" width="10" height="10" fill="#8fb1ef"/><text x="{label_w + 14}" y="13" class="tick">A</text>',
+        f'<rect x="{label_w + 40}" y="4" width="10" height="10" fill="#2b4fa8"/><text x="{label_w + 54}" y="13" class="tick">B</text>',
+    ]
     for i, (label, ra, rb, ta, tb) in enumerate(rows):
         y = 22 + i * row_h
-        out.append(f'<text x="{label_w - 8}" y="{y + 18}" text-anchor="end" class="label">{escape(label)}</text>')
+        out.append(
+            f'<text x="{label_w - 8}" y="{y + 18}" text-anchor="end" class="label">{escape(label)}</text>'
+        )
         for k, (rate, text, color) in enumerate(((ra, ta, "#8fb1ef"), (rb, tb, "#2b4fa8"))):
             yy = y + k * 14
             out.append(f'<rect x="{label_w}" y="{yy}" width="{bar_w}" height="12" fill="#eee"/>')
             if rate:
-                out.append(f'<rect x="{label_w}" y="{yy}" width="{bar_w * rate:.1f}" height="12" fill="{color}"/>')
+                out.append(
+                    f'<rect x="{label_w}" y="{yy}" width="{bar_w * rate:.1f}" height="12" fill="{color}"/>'
+                )
             out.append(f'<text x="{label_w + bar_w + 6}" y="{yy + 10}" class="tick">{escape(text)}</text>')
     out.append("</svg>")
     return Markup("".join(out))

@@ -129,8 +129,16 @@ def _shape(raw: Any) -> WorldShape | None:
     angle = float(raw["angle"]) if _number(raw.get("angle")) and math.isfinite(raw["angle"]) else 0.0
     label = given_label if isinstance(given_label, str) else ""
     sizes = {k: abs(float(raw[k])) for k in keys[2:]}
-    return WorldShape(raw["kind"], float(raw["x"]), float(raw["y"]), angle=angle, fill=fill,
-                      opacity=min(1.0, max(0.0, opacity)), label=label[:80], **sizes)
+    return WorldShape(
+        raw["kind"],
+        float(raw["x"]),
+        float(raw["y"]),
+        angle=angle,
+        fill=fill,
+        opacity=min(1.0, max(0.0, opacity)),
+        label=label[:80],
+        **sizes,
+    )
 
 
 def pose_of(observation: dict[str, Any] | None) -> Pose | None:

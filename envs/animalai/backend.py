@@ -71,10 +71,19 @@ class AnimalAIBackend(Backend):
     frameless_options: ClassVar[dict[str, Any]] = {"frames": False}
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
-    def __init__(self, aai_build: str | None = None, render_size: int = 512, frames: bool = True,
-                 worker_id: int | None = None, base_port: int = 5005, timeout_s: float = 60.0,
-                 generation: int | None = None, build_args: list[str] | None = None,
-                 relaunch_each_episode: bool | None = None, idle_action: list[int] | None = NOOP) -> None:
+    def __init__(
+        self,
+        aai_build: str | None = None,
+        render_size: int = 512,
+        frames: bool = True,
+        worker_id: int | None = None,
+        base_port: int = 5005,
+        timeout_s: float = 60.0,
+        generation: int | None = None,
+        build_args: list[str] | None = None,
+        relaunch_each_episode: bool | None = None,
+        idle_action: list[int] | None = NOOP,
+    ) -> None:
         if render_size < 16:
             raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
         if timeout_s <= 0:
@@ -82,17 +91,26 @@ class AnimalAIBackend(Backend):
         if generation is not None and generation not in (3, 4):
             raise ValueError(f"generation must be 3 or 4 (Animal-AI 3.x or 4.x builds), got {generation!r}")
         if idle_action is not None and not is_action(idle_action):
-            raise ValueError(f"idle_action must be an Animal-AI action [b0, b1], b0 and b1 in 0..2; got {idle_action!r}")
+            raise ValueError(
+                f"idle_action must be an Animal-AI action [b0, b1], b0 and b1 in 0..2; got {idle_action!r}"
+            )
         build = resolve_build(aai_build)
         self.vocabulary = VOCABULARY
         self.build = build
         self.settings = LaunchSettings(
-            build=build, render_size=render_size, camera=frames, worker_id=worker_id, base_port=base_port,
-            timeout_s=timeout_s, generation=Generation(generation) if generation else None,
+            build=build,
+            render_size=render_size,
+            camera=frames,
+            worker_id=worker_id,
+            base_port=base_port,
+            timeout_s=timeout_s,
+            generation=Generation(generation) if generation else None,
             extra_args=tuple(build_args or ()),
         )
         self.frames = frames
-        self.relaunch_each_episode = (not build.builtin) if relaunch_each_episode is None else relaunch_each_episode
+        self.relaunch_each_episode = (
+            (not build.builtin) if relaunch_each_episode is None else relaunch_each_episode
+        )
         self.idle_action = None if idle_action is None else [int(b) for b in idle_action]
         self._connection: AnimalAIConnection | None = None
         self._episodes_on_connection = 0
@@ -141,7 +159,12 @@ class AnimalAIBackend(Backend):
         connection = self._connect(seed)
         self._view = connection.reset(text, path, seed, self._want_privileged)
         self._episodes_on_connection += 1
-        self._task, self._t, self._pass_mark, self._blackouts = task, arena.t, arena.pass_mark, arena.blackouts
+        self._task, self._t, self._pass_mark, self._blackouts = (
+            task,
+            arena.t,
+            arena.pass_mark,
+            arena.blackouts,
+        )
         self._arena_spec, self._seed = arena, seed
         self._steps, self._total, self._since_observe = 0, 0.0, 0.0
         self._done, self._end_reason = False, None
@@ -168,10 +191,13 @@ class AnimalAIBackend(Backend):
             self._end_reason = self._why_ended()
         success = self._end_reason is EndReason.GOAL
         info: dict[str, Any] = {}
-        if self._blackouts and lights_on(self._steps, self._blackouts) != lights_on(self._steps - 1, self._blackouts):
+        if self._blackouts and lights_on(self._steps, self._blackouts) != lights_on(
+            self._steps - 1, self._blackouts
+        ):
             info["lights"] = "on" if lights_on(self._steps, self._blackouts) else "off"  # --observe events
-        return StepResult(reward=agent.reward, done=agent.done, success=success, end_reason=self._end_reason,
-                          info=info)
+        return StepResult(
+            reward=agent.reward, done=agent.done, success=success, end_reason=self._end_reason, info=info
+        )
 
     def observe(self) -> RawObservation:
         if self._view is None:
@@ -205,7 +231,9 @@ class AnimalAIBackend(Backend):
 
     def frames_now(self) -> dict[str, Any]:
         agent = self._view.agent if self._view is not None else None
-        return {"camera": agent.camera} if self.frames and agent is not None and agent.camera is not None else {}
+        return (
+            {"camera": agent.camera} if self.frames and agent is not None and agent.camera is not None else {}
+        )
 
     def run_out_clock(self) -> ClockRunOut:
         """Step the no-op ``[0, 0]`` until the build ends the episode (Animal-AI's own clock drains
@@ -222,8 +250,10 @@ class AnimalAIBackend(Backend):
 
     def reference_policy(self) -> ScriptPolicy:
         if not self.build.builtin:
-            raise ValueError("the reference agent plans on the arena's privileged state, which only the "
-                             "'builtin' build sends; name a model (--model) to play a Unity build")
+            raise ValueError(
+                "the reference agent plans on the arena's privileged state, which only the "
+                "'builtin' build sends; name a model (--model) to play a Unity build"
+            )
         from agentkit.envs.animalai_common.reference import ArenaReferencePolicy
 
         self._want_privileged = True
@@ -253,7 +283,9 @@ class AnimalAIBackend(Backend):
             return None
         if self.build.builtin:
             return arena_world_map(build_layout(self._arena_spec, self._seed))
-        drawing = arena_world_map(build_layout(self._arena_spec, 0))  # (a sphere's random turn draws the same)
+        drawing = arena_world_map(
+            build_layout(self._arena_spec, 0)
+        )  # (a sphere's random turn draws the same)
         return drawing if drawing == arena_world_map(build_layout(self._arena_spec, 1)) else None
 
     def close(self) -> None:
@@ -288,7 +320,9 @@ class AnimalAIBackend(Backend):
     def _arena_file(self, task: str) -> tuple[str, str]:
         """The task's YAML text and a file holding it (4.x builds read the file themselves)."""
         if TASK_ID.match(task):
-            text = (resources.files("agentkit.envs.arena") / "data" / "testbed" / f"{task}.yaml").read_text("utf-8")
+            text = (resources.files("agentkit.envs.arena") / "data" / "testbed" / f"{task}.yaml").read_text(
+                "utf-8"
+            )
             if self._files is None:
                 self._files = Path(tempfile.mkdtemp(prefix="agentkit-aai-"))
             path = self._files / f"{task}.yaml"
@@ -304,12 +338,18 @@ class AnimalAIBackend(Backend):
         said = self._view.episode.get("end_reason")
         if said:
             return EndReason(said)
-        return infer_end_reason(self._view.agent.max_step_reached, self._view.agent.reward,
-                                self._view.agent.health, self._total, self._pass_mark)
+        return infer_end_reason(
+            self._view.agent.max_step_reached,
+            self._view.agent.reward,
+            self._view.agent.health,
+            self._total,
+            self._pass_mark,
+        )
 
 
-def infer_end_reason(max_step_reached: bool, last_reward: float, health: float, total: float,
-                     pass_mark: float | None) -> EndReason:
+def infer_end_reason(
+    max_step_reached: bool, last_reward: float, health: float, total: float, pass_mark: float | None
+) -> EndReason:
     """Why a Unity build ended an episode, from what it reports (it does not say).
 
     Interrupted at the step limit: ``time_limit``; a goal that brought the reward to the pass mark:

@@ -35,8 +35,10 @@ def resolve_build(option: str | None) -> ResolvedBuild:
     if not option:
         option, source = os.environ.get(ENV_VAR, ""), ENV_VAR
     if not option:
-        raise BuildError(f"no Animal-AI build given: pass --aai-build PATH (or '{BUILTIN}' for agentkit's arena) "
-                         f"or set {ENV_VAR}")
+        raise BuildError(
+            f"no Animal-AI build given: pass --aai-build PATH (or '{BUILTIN}' for agentkit's arena) "
+            f"or set {ENV_VAR}"
+        )
     if option.strip().lower() == BUILTIN:
         return ResolvedBuild(_stand_in(), builtin=True)
     path = Path(option).expanduser()
@@ -53,8 +55,10 @@ def _executable_in(folder: Path, source: str) -> Path:
     """A Linux Unity build is a folder holding ``NAME.x86_64``; accept the folder too."""
     found = sorted(folder.glob("*.x86_64")) or sorted(folder.glob("*.x86"))
     if len(found) != 1:
-        raise BuildError(f"Animal-AI build folder {folder} (from {source}) holds {len(found)} *.x86_64 "
-                         "executables; name the executable itself")
+        raise BuildError(
+            f"Animal-AI build folder {folder} (from {source}) holds {len(found)} *.x86_64 "
+            "executables; name the executable itself"
+        )
     return found[0]
 
 
@@ -65,6 +69,8 @@ def _stand_in() -> str:
         return str(beside)
     found = shutil.which(STAND_IN)
     if found is None:
-        raise BuildError(f"the '{STAND_IN}' executable is not installed; reinstall agentkit with its "
-                         "animalai extra (pip install -e '.[animalai]')")
+        raise BuildError(
+            f"the '{STAND_IN}' executable is not installed; reinstall agentkit with its "
+            "animalai extra (pip install -e '.[animalai]')"
+        )
     return found

@@ -106,11 +106,20 @@ class AnimalAIConnection:
             self.close()
             raise AnimalAIError(str(exc)) from None
         self.generation = settings.generation or detected
-        logger.info("Animal-AI build %s on port %d: package %s, communication %s -> generation %d.x",
-                    settings.build.path, self.port, package, communication, int(self.generation))
+        logger.info(
+            "Animal-AI build %s on port %d: package %s, communication %s -> generation %d.x",
+            settings.build.path,
+            self.port,
+            package,
+            communication,
+            int(self.generation),
+        )
         self._engine.set_configuration_parameters(
-            width=settings.render_size, height=settings.render_size, quality_level=settings.quality_level,
-            time_scale=settings.time_scale, target_frame_rate=settings.target_frame_rate,
+            width=settings.render_size,
+            height=settings.render_size,
+            quality_level=settings.quality_level,
+            time_scale=settings.time_scale,
+            target_frame_rate=settings.target_frame_rate,
         )
         self._behavior: str | None = None
         self.closed = False
@@ -127,18 +136,25 @@ class AnimalAIConnection:
             port = base_port + worker_id
             try:
                 env = AnimalAIUnityEnvironment(
-                    file_name=s.build.path, worker_id=worker_id, base_port=base_port, seed=seed,
-                    timeout_wait=s.timeout_s, additional_args=self._build_args(), side_channels=channels,
+                    file_name=s.build.path,
+                    worker_id=worker_id,
+                    base_port=base_port,
+                    seed=seed,
+                    timeout_wait=s.timeout_s,
+                    additional_args=self._build_args(),
+                    side_channels=channels,
                 )
                 return env, port
             except UnityWorkerInUseException:
                 logger.debug("port %d in use, trying another", port)
             except UnityTimeOutException:
-                raise AnimalAIError(f"Animal-AI build {s.build.path} did not connect on port {port} within "
-                                       f"{s.timeout_s:g} s") from None
+                raise AnimalAIError(
+                    f"Animal-AI build {s.build.path} did not connect on port {port} within {s.timeout_s:g} s"
+                ) from None
             except UnityEnvironmentException as exc:
-                raise AnimalAIError(f"Animal-AI build {s.build.path} failed to start: "
-                                       f"{str(exc).splitlines()[0]}") from None
+                raise AnimalAIError(
+                    f"Animal-AI build {s.build.path} failed to start: {str(exc).splitlines()[0]}"
+                ) from None
         raise AnimalAIError(f"no free port for Animal-AI build {s.build.path} after {_PORT_TRIES} tries")
 
     def _build_args(self) -> list[str]:
@@ -178,12 +194,15 @@ class AnimalAIConnection:
             fn()
         except UnityTimeOutException:
             self.close()
-            raise AnimalAIError(f"Animal-AI build {self.settings.build.path} did not answer within "
-                                   f"{self.settings.timeout_s:g} s") from None
+            raise AnimalAIError(
+                f"Animal-AI build {self.settings.build.path} did not answer within "
+                f"{self.settings.timeout_s:g} s"
+            ) from None
         except (UnityEnvironmentException, UnityCommunicatorStoppedException) as exc:
             self.close()
-            raise AnimalAIError(f"Animal-AI build {self.settings.build.path} stopped: "
-                                   f"{str(exc).splitlines()[0]}") from None
+            raise AnimalAIError(
+                f"Animal-AI build {self.settings.build.path} stopped: {str(exc).splitlines()[0]}"
+            ) from None
 
     def _check_behavior(self) -> str:
         specs = self._env.behavior_specs
@@ -192,8 +211,10 @@ class AnimalAIConnection:
         name, spec = next(iter(specs.items()))
         branches = tuple(spec.action_spec.discrete_branches)
         if branches != BRANCHES or spec.action_spec.continuous_size:
-            raise AnimalAIError(f"Animal-AI behaviour {name!r} has discrete branches {branches} and "
-                                   f"{spec.action_spec.continuous_size} continuous actions; expected {BRANCHES}")
+            raise AnimalAIError(
+                f"Animal-AI behaviour {name!r} has discrete branches {branches} and "
+                f"{spec.action_spec.continuous_size} continuous actions; expected {BRANCHES}"
+            )
         return name
 
     def _view(self) -> StepView:

@@ -56,7 +56,9 @@ def decode_agent(info, channels_first: bool) -> AgentObservation:
             vector = np.asarray(obs.float_data.data, dtype=np.float64)
     if vector is None or vector.shape != (VECTOR_SIZE,):
         shapes = [tuple(o.shape) for o in info.observations]
-        raise ObservationError(f"no Animal-AI vector observation of {VECTOR_SIZE} floats among observations {shapes}")
+        raise ObservationError(
+            f"no Animal-AI vector observation of {VECTOR_SIZE} floats among observations {shapes}"
+        )
     return AgentObservation(
         camera=camera,
         health=float(vector[0]),
@@ -102,8 +104,10 @@ def decode_picture(obs, channels_first: bool) -> np.ndarray:
         if frame.ndim == 2:
             frame = frame[:, :, None]
         if frame.shape[:2] != (height, width):
-            raise ObservationError(f"camera PNG is {frame.shape[1]}x{frame.shape[0]} but the observation "
-                                   f"shape {list(shape)} says {width}x{height}")
+            raise ObservationError(
+                f"camera PNG is {frame.shape[1]}x{frame.shape[0]} but the observation "
+                f"shape {list(shape)} says {width}x{height}"
+            )
         frame = frame[:, :, :channels]
     if frame.shape[2] == 1:
         frame = np.repeat(frame, 3, axis=2)
@@ -126,7 +130,7 @@ def unfiltered_png(data: bytes) -> np.ndarray | None:
     try:
         while pos + 8 <= len(data):
             size, kind = struct.unpack_from(">I4s", data, pos)
-            chunk = data[pos + 8:pos + 8 + size]
+            chunk = data[pos + 8 : pos + 8 + size]
             pos += 12 + size
             if kind == b"IHDR":
                 header = _PNG_HEADER.unpack(chunk)

@@ -78,7 +78,9 @@ class _Conduit:
     def poll(self, timeout: float = 0.0) -> bool:
         if not self._held:
             try:
-                self._held.append(self._inbox.get(timeout=max(timeout, 0.0)) if timeout else self._inbox.get_nowait())
+                self._held.append(
+                    self._inbox.get(timeout=max(timeout, 0.0)) if timeout else self._inbox.get_nowait()
+                )
             except queue.Empty:
                 return False
         return True
@@ -146,14 +148,16 @@ class _Communicator(RpcCommunicator):
     def create_server(self) -> None:
         self.check_port(self.port)
         try:
-            self.server = grpc.server(thread_pool=_DaemonPool(),
-                                      options=(("grpc.so_reuseport", 1),))
+            self.server = grpc.server(thread_pool=_DaemonPool(), options=(("grpc.so_reuseport", 1),))
             self.unity_to_external = _Servicer()
             handler = grpc.unary_unary_rpc_method_handler(
-                self.unity_to_external.Exchange, request_deserializer=read_from_build,
-                response_serializer=write_to_build)
+                self.unity_to_external.Exchange,
+                request_deserializer=read_from_build,
+                response_serializer=write_to_build,
+            )
             self.server.add_generic_rpc_handlers(
-                (grpc.method_handlers_generic_handler(_SERVICE, {"Exchange": handler}),))
+                (grpc.method_handlers_generic_handler(_SERVICE, {"Exchange": handler}),)
+            )
             self.server.add_insecure_port("[::]:" + str(self.port))
             self.server.start()
             self.is_open = True
@@ -208,15 +212,16 @@ class AnimalAIUnityEnvironment(UnityEnvironment):
     def _generate_step_input(self, vector_action):
         """One behaviour's discrete actions, written straight in wire format (else mlagents-envs')."""
         acting = [b for b in vector_action if len(self._env_state[b][0])]
-        if len(acting) > 1 or any(_has_continuous(vector_action[b]) or vector_action[b].discrete is None
-                                  for b in acting):
+        if len(acting) > 1 or any(
+            _has_continuous(vector_action[b]) or vector_action[b].discrete is None for b in acting
+        ):
             return super()._generate_step_input(vector_action)
         side_channel = bytes(self._side_channel_manager.generate_side_channel_messages())
         if not acting:
             return EncodedStepInput(wire_read.step_input("", [], side_channel))
         name = acting[0]
         discrete = vector_action[name].discrete
-        per_agent = [[int(a) for a in row] for row in discrete[:len(self._env_state[name][0])]]
+        per_agent = [[int(a) for a in row] for row in discrete[: len(self._env_state[name][0])]]
         return EncodedStepInput(wire_read.step_input(name, per_agent, side_channel))
 
     def _update_behavior_specs(self, output) -> None:

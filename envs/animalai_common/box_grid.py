@@ -31,8 +31,12 @@ def _footprint_bounds(box: Box) -> tuple[float, float, float, float]:
 class BoxGrid:
     """Boxes filed by floor cell; ``overlaps(box)`` is ``any(boxes_overlap(box, b) for b in boxes)``."""
 
-    def __init__(self, boxes: Iterable[Box] = (), cell: float = CELL_SIZE,
-                 overlap: Callable[[Box, Box], bool] = boxes_overlap) -> None:
+    def __init__(
+        self,
+        boxes: Iterable[Box] = (),
+        cell: float = CELL_SIZE,
+        overlap: Callable[[Box, Box], bool] = boxes_overlap,
+    ) -> None:
         self._cell = cell
         self._overlap = overlap
         self._cells: dict[tuple[int, int], list[Box]] = {}

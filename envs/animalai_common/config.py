@@ -121,15 +121,24 @@ class ItemSpec:
     def params(self, index: int) -> ItemParams:
         """The optional values of the ``index``-th object of this entry."""
         return ItemParams(
-            color=_at(self.colors, index), symbol_name=_at(self.symbol_names, index), delay=_at(self.delays, index),
-            initial_value=_at(self.initial_values, index), final_value=_at(self.final_values, index),
-            change_rate=_at(self.change_rates, index), spawn_count=_at(self.spawn_counts, index),
-            spawn_color=_at(self.spawn_colors, index), time_between_spawns=_at(self.times_between_spawns, index),
-            ripen_time=_at(self.ripen_times, index), door_delay=_at(self.door_delays, index),
+            color=_at(self.colors, index),
+            symbol_name=_at(self.symbol_names, index),
+            delay=_at(self.delays, index),
+            initial_value=_at(self.initial_values, index),
+            final_value=_at(self.final_values, index),
+            change_rate=_at(self.change_rates, index),
+            spawn_count=_at(self.spawn_counts, index),
+            spawn_color=_at(self.spawn_colors, index),
+            time_between_spawns=_at(self.times_between_spawns, index),
+            ripen_time=_at(self.ripen_times, index),
+            door_delay=_at(self.door_delays, index),
             time_between_door_opens=_at(self.times_between_door_opens, index),
-            move_duration=_at(self.move_durations, index), reset_duration=_at(self.reset_durations, index),
-            spawn_probability=self.spawn_probability, reward_names=self.reward_names,
-            reward_weights=self.reward_weights, reward_spawn_pos=self.reward_spawn_pos,
+            move_duration=_at(self.move_durations, index),
+            reset_duration=_at(self.reset_durations, index),
+            spawn_probability=self.spawn_probability,
+            reward_names=self.reward_names,
+            reward_weights=self.reward_weights,
+            reward_spawn_pos=self.reward_spawn_pos,
             max_reward_counts=self.max_reward_counts,
             trigger_zone_id=self.trigger_zone_ids[0] if self.trigger_zone_ids else None,
             zone_visibility=self.zone_visibility,
@@ -137,10 +146,25 @@ class ItemSpec:
 
     def per_object_lists(self) -> tuple[tuple, ...]:
         """The lists whose i-th entry belongs to the i-th object (ArenaBuilders.InstantiateSpawnable: ``ns``)."""
-        return (self.positions, self.rotations, self.sizes, self.colors, self.symbol_names, self.delays,
-                self.initial_values, self.final_values, self.change_rates, self.spawn_counts, self.spawn_colors,
-                self.times_between_spawns, self.ripen_times, self.door_delays, self.times_between_door_opens,
-                self.move_durations, self.reset_durations)
+        return (
+            self.positions,
+            self.rotations,
+            self.sizes,
+            self.colors,
+            self.symbol_names,
+            self.delays,
+            self.initial_values,
+            self.final_values,
+            self.change_rates,
+            self.spawn_counts,
+            self.spawn_colors,
+            self.times_between_spawns,
+            self.ripen_times,
+            self.door_delays,
+            self.times_between_door_opens,
+            self.move_durations,
+            self.reset_durations,
+        )
 
 
 @dataclass(frozen=True)
@@ -188,7 +212,9 @@ class ArenaConfig:
     def arena(self, index: int) -> ArenaSpec:
         """The arena numbered ``index`` in the file; ``KeyError`` naming the numbers there are."""
         if index not in self.arenas:
-            raise KeyError(f"{self.source} has no arena {index} (arenas: {', '.join(map(str, self.arena_order))})")
+            raise KeyError(
+                f"{self.source} has no arena {index} (arenas: {', '.join(map(str, self.arena_order))})"
+            )
         return self.arenas[index]
 
     def next_index(self, previous: int | None) -> int:

@@ -58,11 +58,35 @@ logger = logging.getLogger(__name__)
 
 KNOWN_TAGS = ("!ArenaConfig", "!Arena", "!Item", "!Vector3", "!RGB")
 
-_ITEM_FIELDS = ("name", "positions", "rotations", "sizes", "colors", "skins", "frozenAgentDelays", "symbolNames",
-                "delays", "initialValues", "finalValues", "changeRates", "spawnCounts", "spawnColors",
-                "timesBetweenSpawns", "ripenTimes", "doorDelays", "timesBetweenDoorOpens", "moveDurations",
-                "resetDurations", "spawnProbability", "rewardNames", "rewardWeights", "rewardSpawnPos",
-                "maxRewardCounts", "triggerZoneID", "zoneVisibility")
+_ITEM_FIELDS = (
+    "name",
+    "positions",
+    "rotations",
+    "sizes",
+    "colors",
+    "skins",
+    "frozenAgentDelays",
+    "symbolNames",
+    "delays",
+    "initialValues",
+    "finalValues",
+    "changeRates",
+    "spawnCounts",
+    "spawnColors",
+    "timesBetweenSpawns",
+    "ripenTimes",
+    "doorDelays",
+    "timesBetweenDoorOpens",
+    "moveDurations",
+    "resetDurations",
+    "spawnProbability",
+    "rewardNames",
+    "rewardWeights",
+    "rewardSpawnPos",
+    "maxRewardCounts",
+    "triggerZoneID",
+    "zoneVisibility",
+)
 # Lists of numbers, by YAML name: the ItemSpec field they fill and whether they hold whole numbers.
 _NUMBER_LISTS = {
     "frozenAgentDelays": ("frozen_agent_delays", False),
@@ -80,10 +104,26 @@ _NUMBER_LISTS = {
     "rewardWeights": ("reward_weights", False),
     "maxRewardCounts": ("max_reward_counts", True),
 }
-_TEXT_LISTS = {"skins": "skins", "symbolNames": "symbol_names", "rewardNames": "reward_names",
-               "triggerZoneID": "trigger_zone_ids"}
-_ARENA_FIELDS = ("t", "timeLimit", "pass_mark", "passMark", "blackouts", "items", "random_seed", "randomSeed",
-                 "showNotification", "canResetEpisode", "canChangePerspective", "mergeNextArena")
+_TEXT_LISTS = {
+    "skins": "skins",
+    "symbolNames": "symbol_names",
+    "rewardNames": "reward_names",
+    "triggerZoneID": "trigger_zone_ids",
+}
+_ARENA_FIELDS = (
+    "t",
+    "timeLimit",
+    "pass_mark",
+    "passMark",
+    "blackouts",
+    "items",
+    "random_seed",
+    "randomSeed",
+    "showNotification",
+    "canResetEpisode",
+    "canChangePerspective",
+    "mergeNextArena",
+)
 _IGNORED_ARENA_FIELDS = frozenset({"defaultPerspective"})  # v3.1.3: "no longer used" (YAMLclasses.cs)
 _TOP_FIELDS = ("arenas", "randomizeArenas", "showNotification", "canResetEpisode", "canChangePerspective")
 MAX_COLOR = 256.0
@@ -94,8 +134,14 @@ MAX_NUMBER = 1e15  # beyond this no arena value means anything (and a float cann
 class ArenaConfigError(ValueError):
     """A malformed arena file, reported on one line with its place (file, arena, item)."""
 
-    def __init__(self, source: str, message: str, arena: int | None = None, item: int | None = None,
-                 item_name: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        message: str,
+        arena: int | None = None,
+        item: int | None = None,
+        item_name: str | None = None,
+    ) -> None:
         self.source = source
         self.message = message
         self.arena = arena
@@ -270,7 +316,10 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
     if objects > MAX_OBJECTS:
         raise ctx.error(f"the items spawn {objects:,} objects; an arena may spawn at most {MAX_OBJECTS:,}")
     return ArenaSpec(
-        t=t_value, pass_mark=pass_value, blackouts=blackouts, items=tuple(items),
+        t=t_value,
+        pass_mark=pass_value,
+        blackouts=blackouts,
+        items=tuple(items),
         random_seed=0 if seed is None else _integer(seed, "random_seed", ctx),
         show_notification=_flag(body.get("showNotification"), "showNotification", ctx, False),
         can_reset_episode=_flag(body.get("canResetEpisode"), "canResetEpisode", ctx, True),
@@ -357,8 +406,11 @@ def _list(value: Any, field: str, ctx: _Context) -> list[Any]:
 def _number(value: Any, field: str, ctx: _Context) -> float:
     if isinstance(value, _UnknownTag):
         _untag(value, "", ctx, field)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-            isinstance(value, float) and not math.isfinite(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (isinstance(value, float) and not math.isfinite(value))
+    ):
         raise ctx.error(f"'{field}' must hold numbers, got {show(value)}")
     if abs(value) > MAX_NUMBER:  # exact for any int: never converted to float before this test
         raise ctx.error(f"'{field}' is out of range (at most {MAX_NUMBER:g} in size), got {show(value)}")
@@ -374,11 +426,14 @@ def _integer(value: Any, field: str, ctx: _Context, minimum: int | None = None) 
     return int(number)
 
 
-def _components(value: Any, tag: str, keys: tuple[str, str, str], field: str, ctx: _Context) -> tuple[float, ...]:
+def _components(
+    value: Any, tag: str, keys: tuple[str, str, str], field: str, ctx: _Context
+) -> tuple[float, ...]:
     body = _untag(value, tag, ctx, f"an entry of '{field}'")
     if not isinstance(body, dict):
-        raise ctx.error(f"'{field}' entries must be {tag} {{{', '.join(f'{k}: ...' for k in keys)}}}, "
-                        f"got {show(body)}")
+        raise ctx.error(
+            f"'{field}' entries must be {tag} {{{', '.join(f'{k}: ...' for k in keys)}}}, got {show(body)}"
+        )
     for key in body:
         if key not in keys:
             raise ctx.error(f"{tag} has no component {show(key)} (known: {', '.join(keys)})")

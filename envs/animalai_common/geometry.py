@@ -94,7 +94,9 @@ def local_parts(shape: Shape, size: tuple[float, float, float]) -> list[LocalBox
         arm_hx, arm_hz = sz * HOLLOW_ARM_WIDTH / 2, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK) / 2
         arm_oz = sx * (HOLLOW_ARM_FRONT - HOLLOW_ARM_BACK) / 2
         sides = {"u": (-1.0, 1.0), "l_left": (-1.0,), "l_right": (1.0,)}[shape]
-        return [base] + [LocalBox(side * sz * HOLLOW_BAR_LENGTH / 2, arm_oz, 0.0, sy, arm_hx, arm_hz) for side in sides]
+        return [base] + [
+            LocalBox(side * sz * HOLLOW_BAR_LENGTH / 2, arm_oz, 0.0, sy, arm_hx, arm_hz) for side in sides
+        ]
     if shape == "tree":
         return tree_parts(size)
     if shape == "button":
@@ -116,8 +118,10 @@ def tree_parts(size: tuple[float, float, float]) -> list[LocalBox]:
     half, height = TREE_TRUNK
     cx, cy, cz = TREE_CROWN_CENTRE
     r = TREE_CROWN_RADIUS
-    return [LocalBox(0.0, 0.0, 0.0, height * k, half * k, half * k),
-            LocalBox(cx * k, cz * k, (cy - r) * k, (cy + r) * k, r * k * 2 / 3, r * k * 2 / 3)]
+    return [
+        LocalBox(0.0, 0.0, 0.0, height * k, half * k, half * k),
+        LocalBox(cx * k, cz * k, (cy - r) * k, (cy + r) * k, r * k * 2 / 3, r * k * 2 / 3),
+    ]
 
 
 # Pillar-Button (Modular-Pieces/Pillar-Button.prefab, meshes pillar3.fbx and cube6.fbx at the root
@@ -169,18 +173,23 @@ def to_world(a: float, b: float, rotation: float) -> tuple[float, float]:
     return a * c + b * s, -a * s + b * c
 
 
-def world_boxes(shape: Shape, position: tuple[float, float, float], size: tuple[float, float, float],
-                rotation: float) -> list[Box]:
+def world_boxes(
+    shape: Shape, position: tuple[float, float, float], size: tuple[float, float, float], rotation: float
+) -> list[Box]:
     """The item's parts placed in the arena (position = centre of the base)."""
     x, y, z = position
     boxes = []
     for part in local_parts(shape, size):
         dx, dz = to_world(part.ox, part.oz, rotation)
-        boxes.append(Box(x + dx, z + dz, y + part.y0, y + part.y1, part.hx, part.hz, rotation, is_wedge(shape)))
+        boxes.append(
+            Box(x + dx, z + dz, y + part.y0, y + part.y1, part.hx, part.hz, rotation, is_wedge(shape))
+        )
     return boxes
 
 
-def bounding_box(position: tuple[float, float, float], size: tuple[float, float, float], rotation: float) -> Box:
+def bounding_box(
+    position: tuple[float, float, float], size: tuple[float, float, float], rotation: float
+) -> Box:
     """The whole item as one box (what Animal-AI tests for free space when it spawns an item)."""
     x, y, z = position
     return Box(x, z, y, y + size[1], size[0] / 2, size[2] / 2, rotation)
@@ -208,8 +217,12 @@ def _footprints_overlap(a: Box, b: Box, tolerance: float) -> bool:
     a_axes, b_axes = a.axes(), b.axes()
     for ax, az in (*a_axes, *b_axes):
         distance = abs(dx * ax + dz * az)
-        ra = a.hx * abs(a_axes[0][0] * ax + a_axes[0][1] * az) + a.hz * abs(a_axes[1][0] * ax + a_axes[1][1] * az)
-        rb = b.hx * abs(b_axes[0][0] * ax + b_axes[0][1] * az) + b.hz * abs(b_axes[1][0] * ax + b_axes[1][1] * az)
+        ra = a.hx * abs(a_axes[0][0] * ax + a_axes[0][1] * az) + a.hz * abs(
+            a_axes[1][0] * ax + a_axes[1][1] * az
+        )
+        rb = b.hx * abs(b_axes[0][0] * ax + b_axes[0][1] * az) + b.hz * abs(
+            b_axes[1][0] * ax + b_axes[1][1] * az
+        )
         if distance >= ra + rb - tolerance:
             return False
     return True
@@ -230,7 +243,9 @@ def _corners(box: Box) -> list[tuple[float, float]]:
     return corners
 
 
-def _clip(polygon: list[tuple[float, float]], axis: int, limit: float, sign: float) -> list[tuple[float, float]]:
+def _clip(
+    polygon: list[tuple[float, float]], axis: int, limit: float, sign: float
+) -> list[tuple[float, float]]:
     """Sutherland-Hodgman: keep the part of ``polygon`` where ``sign * p[axis] <= limit``."""
     kept: list[tuple[float, float]] = []
     for i, current in enumerate(polygon):
@@ -239,7 +254,9 @@ def _clip(polygon: list[tuple[float, float]], axis: int, limit: float, sign: flo
         inside_p = sign * previous[axis] <= limit
         if inside_c != inside_p:
             t = (limit - sign * previous[axis]) / (sign * (current[axis] - previous[axis]))
-            kept.append((previous[0] + t * (current[0] - previous[0]), previous[1] + t * (current[1] - previous[1])))
+            kept.append(
+                (previous[0] + t * (current[0] - previous[0]), previous[1] + t * (current[1] - previous[1]))
+            )
         if inside_c:
             kept.append(current)
     return kept
@@ -254,7 +271,11 @@ def _wedge_overlaps(wedge: Box, other: Box, tolerance: float) -> bool:
         if not polygon:
             return False
     lowest_z = min(p[1] for p in polygon)  # the wedge is highest at its local -z edge
-    height = wedge.y0 + (wedge.y1 - wedge.y0) * (wedge.hz - lowest_z) / (2 * wedge.hz) if wedge.hz > 0 else wedge.y1
+    height = (
+        wedge.y0 + (wedge.y1 - wedge.y0) * (wedge.hz - lowest_z) / (2 * wedge.hz)
+        if wedge.hz > 0
+        else wedge.y1
+    )
     return min(height, other.y1) - max(wedge.y0, other.y0) > tolerance
 
 

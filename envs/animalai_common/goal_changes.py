@@ -120,8 +120,10 @@ class RewardChange:
         """``DecayGoal.UpdateColour``: purple at the high end, grey at the low end, a little white between."""
         p = self.proportion
         glow = (0.5 - abs(p - 0.5)) * 0.1
-        return tuple(int(round(255 * _clamp(p * a + (1 - p) * b + glow, 0.0, 1.0)))  # type: ignore[return-value]
-                     for a, b in zip(DECAY_INITIAL_COLOUR, DECAY_FINAL_COLOUR))
+        return tuple(
+            int(round(255 * _clamp(p * a + (1 - p) * b + glow, 0.0, 1.0)))  # type: ignore[return-value]
+            for a, b in zip(DECAY_INITIAL_COLOUR, DECAY_FINAL_COLOUR)
+        )
 
 
 def reward_change(behaviour: Behaviour, params: ItemParams, version: str) -> RewardChange:
@@ -204,4 +206,3 @@ def initial_diameter(behaviour: Behaviour, params: ItemParams, version: str) -> 
     if behaviour in ("decay", "ripen"):
         return reward_change(behaviour, params, version).diameter
     return size_change(behaviour, params, version).diameter
-

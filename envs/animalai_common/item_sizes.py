@@ -21,7 +21,9 @@ from agentkit.envs.animalai_common.signboards import board_scale
 SIZE_ADJUSTMENT = 0.999  # Prefab.cs: sizeAdjustement
 
 
-def built_size(item_type: ItemType, given: Vector3 | None, drawn: Vec, params: ItemParams, version: str) -> Vec:
+def built_size(
+    item_type: ItemType, given: Vector3 | None, drawn: Vec, params: ItemParams, version: str
+) -> Vec:
     """The built size of an item: ``drawn`` is what the layout made of the file's size (clamped to the
     item's range and x 0.999, or drawn at random where the file says -1)."""
     if item_type.changes:
@@ -34,8 +36,10 @@ def built_size(item_type: ItemType, given: Vector3 | None, drawn: Vec, params: I
         scale = board_scale(raw, version)
         if version == "3.1.3" and raw is not None and any(c >= 0 for c in raw):
             # the given components clamped (x 0.999); -1 components keep the layout's random draw
-            scale = tuple(d if c < 0 else s * SIZE_ADJUSTMENT  # type: ignore[assignment]
-                          for c, s, d in zip(raw, scale, drawn))
+            scale = tuple(
+                d if c < 0 else s * SIZE_ADJUSTMENT  # type: ignore[assignment]
+                for c, s, d in zip(raw, scale, drawn)
+            )
         else:
             scale = tuple(s * SIZE_ADJUSTMENT for s in scale)  # type: ignore[assignment]
         return item_type.model_size(scale)

@@ -29,13 +29,38 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 Kind = Literal["goal", "obstacle", "zone", "ramp", "movable", "agent"]
-Shape = Literal["box", "sphere", "ramp", "tunnel", "u", "l_left", "l_right", "flat", "tree", "dispenser",
-                "container", "button", "sign"]
+Shape = Literal[
+    "box",
+    "sphere",
+    "ramp",
+    "tunnel",
+    "u",
+    "l_left",
+    "l_right",
+    "flat",
+    "tree",
+    "dispenser",
+    "container",
+    "button",
+    "sign",
+]
 # What an item does besides being there; each behaviour lives in a module of its own:
 # decay/ripen/grow/shrink in goal_changes.py, tree/dispenser/container in spawners.py, button in
 # buttons.py, sign in signboards.py, data_zone in data_zones.py.
-Behaviour = Literal["plain", "decay", "ripen", "grow", "shrink", "tree", "dispenser", "container", "button",
-                    "sign", "data_zone", "decoy"]
+Behaviour = Literal[
+    "plain",
+    "decay",
+    "ripen",
+    "grow",
+    "shrink",
+    "tree",
+    "dispenser",
+    "container",
+    "button",
+    "sign",
+    "data_zone",
+    "decoy",
+]
 RGB = tuple[int, int, int]
 Vec = tuple[float, float, float]
 
@@ -145,17 +170,53 @@ MASS = {"goal": 1.0, "light": 1.0, "heavy": 2.0, "hollow": 1.5, "wall": 10000.0}
 _FIXED = (0.0, 0.0)  # rotationRange (0, 0): a -1 rotation is 0
 
 
-def _goal(name: str, sign: int, color: RGB, multi: bool = False, bounce: bool = False,
-          behaviour: Behaviour = "plain", size_range: tuple[Vec, Vec] = _GOAL_RANGE,
-          rotation_range: tuple[float, float] = (0.0, 360.0), versions: tuple[str, ...] = BOTH_VERSIONS) -> ItemType:
-    return ItemType(name, "goal", "sphere", *size_range, color, mass=MASS["goal"], reward_sign=sign,
-                    multi=multi, bounce=bounce, behaviour=behaviour, rotation_range=rotation_range, versions=versions)
+def _goal(
+    name: str,
+    sign: int,
+    color: RGB,
+    multi: bool = False,
+    bounce: bool = False,
+    behaviour: Behaviour = "plain",
+    size_range: tuple[Vec, Vec] = _GOAL_RANGE,
+    rotation_range: tuple[float, float] = (0.0, 360.0),
+    versions: tuple[str, ...] = BOTH_VERSIONS,
+) -> ItemType:
+    return ItemType(
+        name,
+        "goal",
+        "sphere",
+        *size_range,
+        color,
+        mass=MASS["goal"],
+        reward_sign=sign,
+        multi=multi,
+        bounce=bounce,
+        behaviour=behaviour,
+        rotation_range=rotation_range,
+        versions=versions,
+    )
 
 
-def _fixed_model(name: str, shape: Shape, behaviour: Behaviour, size: Vec, color: RGB,
-                 size_range: tuple[Vec, Vec] = _UNIT_RANGE, colorable: bool = False) -> ItemType:
-    return ItemType(name, "obstacle", shape, *size_range, color, colorable=colorable, behaviour=behaviour,
-                    base_size=size, rotation_range=_FIXED)
+def _fixed_model(
+    name: str,
+    shape: Shape,
+    behaviour: Behaviour,
+    size: Vec,
+    color: RGB,
+    size_range: tuple[Vec, Vec] = _UNIT_RANGE,
+    colorable: bool = False,
+) -> ItemType:
+    return ItemType(
+        name,
+        "obstacle",
+        shape,
+        *size_range,
+        color,
+        colorable=colorable,
+        behaviour=behaviour,
+        base_size=size,
+        rotation_range=_FIXED,
+    )
 
 
 # Names: the v3.1.3 scene's prefab list (AAI3Arena.prefab: TrainingArena.prefabs.allPrefabs, 28 names,
@@ -167,7 +228,9 @@ ITEM_TYPES: dict[str, ItemType] = {
     for t in (
         ItemType("Agent", "agent", "sphere", (1.0,) * 3, (1.0,) * 3, (0, 0, 0), mass=1.0),
         ItemType("Wall", "obstacle", "box", *_WALL_RANGE, GREY, colorable=True, mass=MASS["wall"]),
-        ItemType("WallTransparent", "obstacle", "box", *_WALL_RANGE, GLASS, transparent=True, mass=MASS["wall"]),
+        ItemType(
+            "WallTransparent", "obstacle", "box", *_WALL_RANGE, GLASS, transparent=True, mass=MASS["wall"]
+        ),
         ItemType("Ramp", "ramp", "ramp", *_RAMP_RANGE, MAGENTA, colorable=True),
         ItemType("CylinderTunnel", "obstacle", "tunnel", *_TUNNEL_RANGE, GREY, colorable=True),
         ItemType("CylinderTunnelTransparent", "obstacle", "tunnel", *_TUNNEL_RANGE, GLASS, transparent=True),
@@ -187,10 +250,24 @@ ITEM_TYPES: dict[str, ItemType] = {
         # Goals whose reward or size changes (Rewards/DecayGoal.prefab, AntiDecayGoal.prefab: DecayGoal.cs;
         # GrowGoal.prefab, ShrinkGoal.prefab: SizeChangeGoal.cs). All are "multi": they end the episode
         # only as the last good goal, and count among the good goals.
-        _goal("DecayGoal", +1, DECAY_PURPLE, multi=True, behaviour="decay", size_range=_DECAY_RANGE,
-              rotation_range=_FIXED),
-        _goal("AntiDecayGoal", +1, DECAY_GREY, multi=True, behaviour="ripen", size_range=_DECAY_RANGE,
-              rotation_range=_FIXED),
+        _goal(
+            "DecayGoal",
+            +1,
+            DECAY_PURPLE,
+            multi=True,
+            behaviour="decay",
+            size_range=_DECAY_RANGE,
+            rotation_range=_FIXED,
+        ),
+        _goal(
+            "AntiDecayGoal",
+            +1,
+            DECAY_GREY,
+            multi=True,
+            behaviour="ripen",
+            size_range=_DECAY_RANGE,
+            rotation_range=_FIXED,
+        ),
         _goal("GrowGoal", +1, GOLD, multi=True, behaviour="grow", size_range=_SIZE_CHANGE_RANGE),
         _goal("ShrinkGoal", +1, GOLD, multi=True, behaviour="shrink", size_range=_SIZE_CHANGE_RANGE),
         # Spawners (Spawners/SpawnerTree.prefab: GoalSpawner.cs; SpawnerDispenser/Container.prefab:
@@ -198,15 +275,26 @@ ITEM_TYPES: dict[str, ItemType] = {
         # Modular-Pieces/Pillar-Button.prefab: Spawner_InteractiveButton.cs).
         _fixed_model("SpawnerTree", "tree", "tree", TREE_SIZE, TREE_GREEN),
         _fixed_model("SpawnerDispenser", "dispenser", "dispenser", DISPENSER_SIZE, SPAWNER_BLUE),
-        replace(_fixed_model("SpawnerContainer", "container", "container", CONTAINER_SIZE, SPAWNER_BLUE),
-                transparent=True),  # "a small transparent container" (definitionsOfObjects.md)
+        replace(
+            _fixed_model("SpawnerContainer", "container", "container", CONTAINER_SIZE, SPAWNER_BLUE),
+            transparent=True,
+        ),  # "a small transparent container" (definitionsOfObjects.md)
         _fixed_model("SignPosterboard", "sign", "sign", SIGN_SIZE, BOARD_WHITE, size_range=_SIGN_RANGE),
         _fixed_model("Pillar-Button", "button", "button", BUTTON_SIZE, PILLAR_YELLOW),
         # v4.1.0 only (its scene's prefab list): a trigger that records the agent's visits, and decoys
         # (reward 0; Rewards/DecoyGoal.prefab, DecoyGoalBounce.prefab). Loaded with any aai_version.
-        ItemType("DataZone", "zone", "flat", *_DATA_ZONE_RANGE, DATA_ZONE_BLUE, behaviour="data_zone",
-                 versions=V4_ONLY),
-        _goal("DecoyGoal", 0, DECOY_GREY, multi=True, behaviour="decoy", rotation_range=_FIXED, versions=V4_ONLY),
+        ItemType(
+            "DataZone",
+            "zone",
+            "flat",
+            *_DATA_ZONE_RANGE,
+            DATA_ZONE_BLUE,
+            behaviour="data_zone",
+            versions=V4_ONLY,
+        ),
+        _goal(
+            "DecoyGoal", 0, DECOY_GREY, multi=True, behaviour="decoy", rotation_range=_FIXED, versions=V4_ONLY
+        ),
         _goal("DecoyGoalBounce", 0, DECOY_GREY, multi=True, bounce=True, behaviour="decoy", versions=V4_ONLY),
     )
 }
@@ -257,18 +345,46 @@ def zone_height(name: str, size_y: float) -> float:
 # The goals a Pillar-Button / SpawnerButton can spawn: the prefabs under Assets/Resources, which
 # Spawner_InteractiveButton loads by name (Resources.Load); any other name spawns nothing.
 BUTTON_REWARDS: dict[str, tuple[str, ...]] = {
-    "3.1.3": ("GoodGoal", "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "BadGoal", "BadGoalBounce"),
-    "4.1.0": ("GoodGoal", "GoodGoalBounce", "GoodGoalMulti", "GoodGoalMultiBounce", "BadGoal", "BadGoalBounce",
-              "DecoyGoal", "DecoyGoalBounce", "DecoyGoalMulti", "GrowGoal", "RipenGoal", "ShrinkGoal"),
+    "3.1.3": (
+        "GoodGoal",
+        "GoodGoalBounce",
+        "GoodGoalMulti",
+        "GoodGoalMultiBounce",
+        "BadGoal",
+        "BadGoalBounce",
+    ),
+    "4.1.0": (
+        "GoodGoal",
+        "GoodGoalBounce",
+        "GoodGoalMulti",
+        "GoodGoalMultiBounce",
+        "BadGoal",
+        "BadGoalBounce",
+        "DecoyGoal",
+        "DecoyGoalBounce",
+        "DecoyGoalMulti",
+        "GrowGoal",
+        "RipenGoal",
+        "ShrinkGoal",
+    ),
 }
 
 
 def version_names(version: str) -> tuple[str, ...]:
     """The names an Animal-AI ``version`` itself knows: its scene's prefabs and, for 4.1.0, the old
     names its AliasMapper accepts."""
-    v4 = {"Cardbox1": "LightBlock", "Cardbox2": "HeavyBlock", "LObject": "LBlock", "LObject2": "JBlock",
-          "UObject": "UBlock", "AntiDecayGoal": "RipenGoal", "SpawnerDispenser": "SpawnerDispenserTall",
-          "SpawnerContainer": "SpawnerContainerShort", "SignPosterboard": "SignBoard", "Pillar-Button": "SpawnerButton"}
+    v4 = {
+        "Cardbox1": "LightBlock",
+        "Cardbox2": "HeavyBlock",
+        "LObject": "LBlock",
+        "LObject2": "JBlock",
+        "UObject": "UBlock",
+        "AntiDecayGoal": "RipenGoal",
+        "SpawnerDispenser": "SpawnerDispenserTall",
+        "SpawnerContainer": "SpawnerContainerShort",
+        "SignPosterboard": "SignBoard",
+        "Pillar-Button": "SpawnerButton",
+    }
     names = [name for name, t in ITEM_TYPES.items() if version in t.versions]
     if version == "4.1.0":
         names += list(v4.values()) + ["DecayGoalEpEnding", "RipenGoalEpEnding"]

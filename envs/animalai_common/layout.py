@@ -62,7 +62,12 @@ _AGENT_OVERLAP_TOLERANCE = 1e-6  # Physics.OverlapBox is exact; this only absorb
 FENCE_THICKNESS = 1.0
 FENCE_COLLIDER_HEIGHT = 50.0
 
-_T, _H, _MID, _FAR = FENCE_THICKNESS / 2, FENCE_COLLIDER_HEIGHT, ARENA_SIZE / 2, ARENA_SIZE + FENCE_THICKNESS / 2
+_T, _H, _MID, _FAR = (
+    FENCE_THICKNESS / 2,
+    FENCE_COLLIDER_HEIGHT,
+    ARENA_SIZE / 2,
+    ARENA_SIZE + FENCE_THICKNESS / 2,
+)
 _FENCE = (  # the four walls around [0, 40] x [0, 40], as boxes for the free-space test
     Box(-_T, _MID, -1.0, _H, _T, ARENA_SIZE, 0.0),
     Box(_FAR, _MID, -1.0, _H, _T, ARENA_SIZE, 0.0),
@@ -85,7 +90,9 @@ class PlacedItem:
     size: Vec  # clamped
     rotation: float  # degrees in [0, 360), clockwise seen from above
     color: RGB
-    params: ItemParams = ItemParams()  # the file's optional values for this object (item behaviours read them)
+    params: ItemParams = (
+        ItemParams()
+    )  # the file's optional values for this object (item behaviours read them)
 
     @property
     def name(self) -> str:
@@ -149,15 +156,27 @@ def _entry(values: tuple, index: int):
     return values[index] if index < len(values) else None
 
 
-def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: random.Random,
-           solid: BoxGrid, agent_centre: Vec | None = None, version: str = "3.1.3") -> PlacedItem | None:
+def _place(
+    item_type: ItemType,
+    spec: ItemSpec,
+    index: int,
+    item_id: int,
+    rng: random.Random,
+    solid: BoxGrid,
+    agent_centre: Vec | None = None,
+    version: str = "3.1.3",
+) -> PlacedItem | None:
     position = _entry(spec.positions, index)
     rotation = _entry(spec.rotations, index)
     size = _entry(spec.sizes, index)
     color = _entry(spec.colors, index)
     randomized = (
-        position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0
-        or size is None or any(v < 0 for v in size.as_tuple())
+        position is None
+        or RANDOM in position.as_tuple()
+        or rotation is None
+        or rotation < 0
+        or size is None
+        or any(v < 0 for v in size.as_tuple())
     )
     resolved_color = _color(item_type, color, rng)
     params = spec.params(index)
@@ -176,16 +195,30 @@ def _place(item_type: ItemType, spec: ItemSpec, index: int, item_id: int, rng: r
     return None
 
 
-def _place_zone(item_type: ItemType, position: Vector3 | None, rotation: float | None, size: Vector3 | None,
-                item_id: int, rng: random.Random, color: RGB) -> PlacedItem | None:
+def _place_zone(
+    item_type: ItemType,
+    position: Vector3 | None,
+    rotation: float | None,
+    size: Vector3 | None,
+    item_id: int,
+    rng: random.Random,
+    color: RGB,
+) -> PlacedItem | None:
     """A zone lies on the floor whatever y the file gives (``items.zone_height``); only the fence stops it."""
-    randomized = position is None or RANDOM in position.as_tuple() or rotation is None or rotation < 0 or (
-        size is None or any(v < 0 for v in size.as_tuple()))
+    randomized = (
+        position is None
+        or RANDOM in position.as_tuple()
+        or rotation is None
+        or rotation < 0
+        or (size is None or any(v < 0 for v in size.as_tuple()))
+    )
     for _ in range(ITEM_ATTEMPTS if randomized else 1):
         sx, sy, sz = _size(item_type, size, rng)
         r = _rotation(rotation, rng, item_type.rotation_range)
         x, _, z = _position(position, (sx, sy, sz), rng)
-        placed = PlacedItem(item_id, item_type, (x, 0.0, z), (sx, zone_height(item_type.name, sy), sz), r, color)
+        placed = PlacedItem(
+            item_id, item_type, (x, 0.0, z), (sx, zone_height(item_type.name, sy), sz), r, color
+        )
         box = bounding_box(placed.position, placed.size, r)
         if not any(boxes_overlap(box, fence) for fence in _FENCE):
             return placed

@@ -36,7 +36,9 @@ PHYSICS_DT = 0.02  # ProjectSettings/TimeManager.asset: Fixed Timestep
 DECISION_PERIOD = 3  # AAI3EnvironmentManager.cs: defaultDecisionPeriod (AAI3Arena.prefab: decisionPeriod 3)
 STEP_SECONDS = PHYSICS_DT * DECISION_PERIOD
 SPEED = 25.0  # TrainingAgent.cs: speed (AAI3Arena.prefab override: 25)
-ACCELERATION = SPEED * 100.0 * PHYSICS_DT  # TrainingAgent.MoveAgent: AddForce(dir * speed * 100 * dt, Acceleration)
+ACCELERATION = (
+    SPEED * 100.0 * PHYSICS_DT
+)  # TrainingAgent.MoveAgent: AddForce(dir * speed * 100 * dt, Acceleration)
 ROTATION_SPEED = 100.0  # TrainingAgent.cs: rotationSpeed, degrees per second (AAI3Arena.prefab override: 100)
 TURN_PER_UPDATE = ROTATION_SPEED * PHYSICS_DT  # transform.Rotate(up, fixedDeltaTime * rotationSpeed)
 TURN_DEGREES = TURN_PER_UPDATE * DECISION_PERIOD  # 6 degrees per environment step
@@ -69,7 +71,9 @@ def turn(heading_deg: float, b1: int) -> float:
     return heading_deg % 360.0
 
 
-def drive(velocity: tuple[float, float, float], heading_deg: float, b0: int, grounded: bool) -> tuple[float, float, float]:
+def drive(
+    velocity: tuple[float, float, float], heading_deg: float, b0: int, grounded: bool
+) -> tuple[float, float, float]:
     """``MoveAgent`` for one update: the velocity (x, y up, z; units/s) before PhysX runs."""
     vx, vy, vz = velocity
     if not grounded:
@@ -101,7 +105,9 @@ def _slide(speed: float, normal_impulse: float, friction: float) -> float:
     return max(0.0, speed - friction * normal_impulse)
 
 
-def flat_ground_run(forward_steps: int, friction: float = DEFAULT_FRICTION, max_coast_steps: int = 200) -> FlatRun:
+def flat_ground_run(
+    forward_steps: int, friction: float = DEFAULT_FRICTION, max_coast_steps: int = 200
+) -> FlatRun:
     """Distance from the equations alone: ``forward_steps`` steps of branch 0 = 1, then no-op steps.
 
     On flat ground the contact cancels the vertical velocity, so its normal impulse per unit mass is

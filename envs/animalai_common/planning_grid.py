@@ -79,7 +79,7 @@ class Hazard:
         d = self.part.distance(xs, zs)
         centre = np.asarray(base, dtype=float) + AGENT_RADIUS
         gap = np.maximum(np.maximum(centre - self.part.top, self.part.bottom - centre), 0.0)
-        reach = np.sqrt(np.maximum(self.lethal ** 2 - gap ** 2, 0.0))
+        reach = np.sqrt(np.maximum(self.lethal**2 - gap**2, 0.0))
         return np.where(gap >= self.lethal, np.inf, d - reach)
 
 
@@ -158,9 +158,12 @@ def _solid_parts(items: list[dict[str, Any]], settings: MapSettings) -> tuple[li
     return solid, pushed
 
 
-def build_map(privileged: dict[str, Any], settings: MapSettings = MapSettings(),
-              sweeps: dict[int, tuple[float, float]] | None = None,
-              avoid: frozenset[int] = frozenset()) -> ArenaMap:
+def build_map(
+    privileged: dict[str, Any],
+    settings: MapSettings = MapSettings(),
+    sweeps: dict[int, tuple[float, float]] | None = None,
+    avoid: frozenset[int] = frozenset(),
+) -> ArenaMap:
     """The height map and free / cost layers for the state in ``privileged`` (the backend's contract).
 
     ``sweeps`` maps a goal id to the (dx, dz) it may travel soon: a moving red goal then rules out
@@ -220,8 +223,12 @@ def build_map(privileged: dict[str, Any], settings: MapSettings = MapSettings(),
             dx, dz = (sweeps or {}).get(item["id"], (0.0, 0.0))
             safe &= _segment_distance(xs, zs, gx, gz, gx + dx, gz + dz) >= reach
             # Counted as lethal a little early: driving through a good goal next to it deflects the agent.
-            hazards.append(Hazard(segment=(gx, gz, gx + dx, gz + dz),
-                                  lethal=AGENT_RADIUS + float(item["size"][0]) / 2 + BAD_GOAL_SLACK))
+            hazards.append(
+                Hazard(
+                    segment=(gx, gz, gx + dx, gz + dz),
+                    lethal=AGENT_RADIUS + float(item["size"][0]) / 2 + BAD_GOAL_SLACK,
+                )
+            )
     for part in pushed:
         cost = np.where(part.distance(xs, zs) < r, np.maximum(cost, settings.push_cost), cost)
     # Keep a little more room from lethal things where there is room to keep.
@@ -242,8 +249,19 @@ def build_map(privileged: dict[str, Any], settings: MapSettings = MapSettings(),
     for radius, factor in ((1.0, settings.edge_cost / 2), (0.5, settings.edge_cost)):
         drop = _near_drop(height, slope, int(round(radius / settings.resolution)), settings)
         cost = np.where(drop & free, np.maximum(cost, factor), cost)
-    return ArenaMap(size=size, settings=settings, height=height, free=free & safe, cost=cost, xs=xs, zs=zs,
-                    near_top=near_top, safe=safe, slope=slope, hazards=hazards)
+    return ArenaMap(
+        size=size,
+        settings=settings,
+        height=height,
+        free=free & safe,
+        cost=cost,
+        xs=xs,
+        zs=zs,
+        near_top=near_top,
+        safe=safe,
+        slope=slope,
+        hazards=hazards,
+    )
 
 
 def _near_drop(height: np.ndarray, slope: np.ndarray, cells: int, settings: MapSettings) -> np.ndarray:
@@ -258,14 +276,16 @@ def _near_drop(height: np.ndarray, slope: np.ndarray, cells: int, settings: MapS
     for di in range(-cells, cells + 1):
         for dj in range(-cells, cells + 1):
             if (di or dj) and di * di + dj * dj <= cells * cells:
-                other = hp[cells + di:cells + di + n, cells + dj:cells + dj + m]
-                other_slope = sp[cells + di:cells + di + n, cells + dj:cells + dj + m]
+                other = hp[cells + di : cells + di + n, cells + dj : cells + dj + m]
+                other_slope = sp[cells + di : cells + di + n, cells + dj : cells + dj + m]
                 allowed = settings.step_up + np.maximum(slope, other_slope) * (math.hypot(di, dj) + 1) * res
                 out |= height - other > allowed
     return out
 
 
-def _segment_distance(xs: np.ndarray, zs: np.ndarray, ax: float, az: float, bx: float, bz: float) -> np.ndarray:
+def _segment_distance(
+    xs: np.ndarray, zs: np.ndarray, ax: float, az: float, bx: float, bz: float
+) -> np.ndarray:
     """Distance from each point to the segment a-b (a point when a == b)."""
     dx, dz = bx - ax, bz - az
     length_sq = dx * dx + dz * dz
@@ -275,8 +295,9 @@ def _segment_distance(xs: np.ndarray, zs: np.ndarray, ax: float, az: float, bx: 
     return np.hypot(xs - (ax + t * dx), zs - (az + t * dz))
 
 
-def goal_targets(amap: ArenaMap, goal: dict[str, Any], at: tuple[float, float] | None = None,
-                 slack: float = 0.15) -> np.ndarray:
+def goal_targets(
+    amap: ArenaMap, goal: dict[str, Any], at: tuple[float, float] | None = None, slack: float = 0.15
+) -> np.ndarray:
     """Free cells from which the agent touches ``goal`` (a sphere), honouring heights.
 
     ``at`` overrides the goal's (x, z), e.g. with a predicted position of a moving goal.
@@ -327,8 +348,12 @@ class SearchResult:
         return out
 
 
-def search(amap: ArenaMap, start: tuple[float, float], start_height: float | None = None,
-           stop_at: np.ndarray | None = None) -> SearchResult:
+def search(
+    amap: ArenaMap,
+    start: tuple[float, float],
+    start_height: float | None = None,
+    stop_at: np.ndarray | None = None,
+) -> SearchResult:
     """Dijkstra over free cells from the agent's (x, z); stops early once a ``stop_at`` cell is settled.
 
     The agent may stand where the map says it may not (pressed against a wall, on a zone's margin):
@@ -427,8 +452,9 @@ def search(amap: ArenaMap, start: tuple[float, float], start_height: float | Non
     return SearchResult(amap, dist, parent, start)
 
 
-def segment_clear(amap: ArenaMap, a: tuple[float, float], b: tuple[float, float], max_cost: float,
-                  start_ok: float = 0.0) -> bool:
+def segment_clear(
+    amap: ArenaMap, a: tuple[float, float], b: tuple[float, float], max_cost: float, start_ok: float = 0.0
+) -> bool:
     """Whether the straight leg a -> b stays on free cells no costlier than ``max_cost``.
 
     Points within ``start_ok`` of ``a`` are exempt (the agent's own, possibly unfree, spot).
@@ -453,13 +479,15 @@ def segment_clear(amap: ArenaMap, a: tuple[float, float], b: tuple[float, float]
         above = amap.safe[i, j] & (amap.near_top[i, j] <= level + step) & (h <= level + step)
         if not np.all((free | above)[checked]):
             return False
-    limit = np.maximum(amap.settings.step_up,
-                       1.5 * res * np.maximum(amap.slope[i, j][1:], amap.slope[i, j][:-1]) + 0.01)
+    limit = np.maximum(
+        amap.settings.step_up, 1.5 * res * np.maximum(amap.slope[i, j][1:], amap.slope[i, j][:-1]) + 0.01
+    )
     return bool(np.all(np.diff(h) <= limit))
 
 
-def shorten(amap: ArenaMap, start: tuple[float, float], path: list[tuple[float, float]],
-            start_ok: float = 1.0) -> list[tuple[float, float]]:
+def shorten(
+    amap: ArenaMap, start: tuple[float, float], path: list[tuple[float, float]], start_ok: float = 1.0
+) -> list[tuple[float, float]]:
     """Waypoints: from each point, go straight to the farthest later path point still in sight.
 
     The scan runs forward and stops at the first leg that is not clear, which keeps it linear in

@@ -48,8 +48,9 @@ class MotionModel:
         """The speed (units per step) Go approaches after many steps."""
         return _cruise(self.friction)
 
-    def _steps(self, state: AgentState, steps: int, b0: int, turn: int,
-               trace: list[tuple[float, float]] | None) -> AgentState:
+    def _steps(
+        self, state: AgentState, steps: int, b0: int, turn: int, trace: list[tuple[float, float]] | None
+    ) -> AgentState:
         x, z, heading = state.x, state.z, state.heading
         vx, vz = state.vx / motion.STEP_SECONDS, state.vz / motion.STEP_SECONDS  # units/s
         normal = motion.GRAVITY * motion.PHYSICS_DT * motion.DAMPING  # the floor's impulse per update
@@ -71,10 +72,13 @@ class MotionModel:
         """The state after Go(n) (negative n: backwards), appending every position to ``trace``."""
         return self._steps(state, abs(n), 1 if n >= 0 else 2, 0, trace)
 
-    def turn(self, state: AgentState, degrees: int, trace: list[tuple[float, float]] | None = None) -> AgentState:
+    def turn(
+        self, state: AgentState, degrees: int, trace: list[tuple[float, float]] | None = None
+    ) -> AgentState:
         """The state after Turn(degrees): the agent slides on (braking) while it rotates."""
         steps = abs(int(degrees / TURN_STEP_DEG))
         return self._steps(state, steps, 0, 1 if degrees > 0 else -1, trace)
+
 
 @lru_cache(maxsize=8)
 def _cruise(friction: float) -> float:

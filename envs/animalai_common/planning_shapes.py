@@ -58,7 +58,11 @@ class Part:
         if self.rise == 0:
             return np.full(np.shape(x), self.top, dtype=float)
         _, lz = self.local(x, z)
-        frac = (np.clip(lz, -self.hz, self.hz) + self.hz) / (2 * self.hz) if self.hz > 0 else np.ones(np.shape(lz))
+        frac = (
+            (np.clip(lz, -self.hz, self.hz) + self.hz) / (2 * self.hz)
+            if self.hz > 0
+            else np.ones(np.shape(lz))
+        )
         if self.rise < 0:
             frac = 1.0 - frac
         return self.bottom + (self.top - self.bottom) * frac
@@ -93,7 +97,10 @@ def item_parts(item: dict[str, Any]) -> list[Part]:
     if name.startswith("CylinderTunnel"):
         # The bore runs along local z; the side walls fill the outer bands of the width.
         t = max(sx * TUNNEL_WALL, 0.05)
-        return [_sub(whole, -sx / 2 + t / 2, 0.0, t / 2, sz / 2), _sub(whole, sx / 2 - t / 2, 0.0, t / 2, sz / 2)]
+        return [
+            _sub(whole, -sx / 2 + t / 2, 0.0, t / 2, sz / 2),
+            _sub(whole, sx / 2 - t / 2, 0.0, t / 2, sz / 2),
+        ]
     if name in _HOLLOW:  # the arena's own build of U and L shapes (Animal-AI's prefabs)
         return [_sub(whole, b.ox, b.oz, b.hx, b.hz) for b in local_parts(_HOLLOW[name], (sx, sy, sz))]
     return [whole]

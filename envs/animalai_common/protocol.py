@@ -60,8 +60,12 @@ class GenerationTraits:
 
 
 TRAITS: dict[Generation, GenerationTraits] = {
-    Generation.V3: GenerationTraits(channels_first=False, yaml_as_path=False, package_version=PACKAGE_VERSION_3X),
-    Generation.V4: GenerationTraits(channels_first=True, yaml_as_path=True, package_version=PACKAGE_VERSION_4X),
+    Generation.V3: GenerationTraits(
+        channels_first=False, yaml_as_path=False, package_version=PACKAGE_VERSION_3X
+    ),
+    Generation.V4: GenerationTraits(
+        channels_first=True, yaml_as_path=True, package_version=PACKAGE_VERSION_4X
+    ),
 }
 
 
@@ -69,8 +73,10 @@ def generation_from_handshake(package_version: str, communication_version: str) 
     """The build generation from the versions a build reports; ``ValueError`` for one we cannot talk to."""
     com_major = _major(communication_version, "communication version")
     if com_major != 1:
-        raise ValueError(f"Animal-AI build speaks ML-Agents communication API {communication_version}; "
-                         f"agentkit speaks {COMMUNICATION_VERSION}")
+        raise ValueError(
+            f"Animal-AI build speaks ML-Agents communication API {communication_version}; "
+            f"agentkit speaks {COMMUNICATION_VERSION}"
+        )
     return Generation.V4 if _major(package_version, "package version") >= 3 else Generation.V3
 
 
@@ -98,11 +104,11 @@ def unpack_side_channels(data: bytes) -> list[tuple[uuid.UUID, bytes]]:
     while offset < len(data):
         if offset + 20 > len(data):
             raise ValueError(f"side-channel data truncated at byte {offset} of {len(data)}")
-        channel = uuid.UUID(bytes_le=bytes(data[offset:offset + 16]))
+        channel = uuid.UUID(bytes_le=bytes(data[offset : offset + 16]))
         (length,) = struct.unpack_from("<i", data, offset + 16)
         offset += 20
         if length < 0 or offset + length > len(data):
             raise ValueError(f"side-channel message of {length} bytes overruns the data ({len(data)} bytes)")
-        messages.append((channel, bytes(data[offset:offset + length])))
+        messages.append((channel, bytes(data[offset : offset + length])))
         offset += length
     return messages

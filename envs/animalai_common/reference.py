@@ -74,7 +74,9 @@ CALM_CLEARANCE = 2.5  # chain past a goal only if nothing lethal is nearer to it
 OVERSHOOT_MARGIN = 0.5  # and this much more while driving on through a goal (bumping it deflects the agent)
 LEG_TOLERANCE = 0.8  # a leg predicted to end farther than this from its waypoint ends the script
 DRIFT_PER_STEP = 0.02  # extra room per step already planned in this script, for prediction drift
-FINISH_STEPS = 3  # extra Go steps past the point where the goal should be touched (touches register a step late)
+FINISH_STEPS = (
+    3  # extra Go steps past the point where the goal should be touched (touches register a step late)
+)
 
 
 @dataclass
@@ -114,10 +116,17 @@ class _Score:
     @classmethod
     def of(cls, privileged: dict[str, Any], script_steps: int, script_gain: float) -> _Score:
         arena = privileged["arena"]
-        done = sum(_reward(g) for g in privileged["items"]
-                   if g.get("kind") == "goal" and not g.get("active", True) and g["name"] in POSITIVE_GOALS)
-        return cls(done + script_gain, int(arena.get("step", 0)) + script_steps, int(arena.get("t") or 0),
-                   arena.get("pass_mark"))
+        done = sum(
+            _reward(g)
+            for g in privileged["items"]
+            if g.get("kind") == "goal" and not g.get("active", True) and g["name"] in POSITIVE_GOALS
+        )
+        return cls(
+            done + script_gain,
+            int(arena.get("step", 0)) + script_steps,
+            int(arena.get("t") or 0),
+            arena.get("pass_mark"),
+        )
 
     def passes(self, reward: float, more_steps: float) -> bool:
         if self.pass_mark is None:
@@ -188,8 +197,15 @@ class ArenaReferencePolicy:
         cache: dict[Any, ArenaMap] = {}
         for _ in range(MAX_GOALS_PER_SCRIPT if not moving else 1):
             gained = sum(_reward(g) for g in goals)
-            choice = self._choose(privileged, state, agent_y if not goals else None, remaining - steps, taken, cache,
-                                  _Score.of(privileged, steps, gained))
+            choice = self._choose(
+                privileged,
+                state,
+                agent_y if not goals else None,
+                remaining - steps,
+                taken,
+                cache,
+                _Score.of(privileged, steps, gained),
+            )
             if choice is None or (goals and not _multi(choice.goal["name"])):
                 break  # a green goal ends the episode: only after a fresh look at what is left
             waypoints = self._route(choice, state)
@@ -199,10 +215,13 @@ class ArenaReferencePolicy:
             calm = float(choice.result.amap.clearance(np.array([gx]), np.array([gz]))[0]) > CALM_CLEARANCE
             if goals and not calm:
                 break  # nor is a goal next to danger approached on predictions alone
-            follows = self._chainable(choice.goal, privileged, taken | {choice.goal["id"]}) and not moving and calm
+            follows = (
+                self._chainable(choice.goal, privileged, taken | {choice.goal["id"]}) and not moving and calm
+            )
             self._script_steps = steps
-            legs, state, used, reached = self._legs(choice, state, waypoints, budget - steps,
-                                                    1 if follows else FINISH_STEPS)
+            legs, state, used, reached = self._legs(
+                choice, state, waypoints, budget - steps, 1 if follows else FINISH_STEPS
+            )
             if not legs:
                 break
             if not goals:
@@ -219,15 +238,24 @@ class ArenaReferencePolicy:
             return Plan([], [], self._wait(privileged))
         if len(goals) > 1:
             commands[0] = ("Think", commands[0][1] + f" Then I pick up {len(goals) - 1} more on the way.")
-        logger.debug("step %d: %d goal(s) aimed at, %d legs, map %s", step, len(goals), len(commands) - 1, settings_used)
+        logger.debug(
+            "step %d: %d goal(s) aimed at, %d legs, map %s",
+            step,
+            len(goals),
+            len(commands) - 1,
+            settings_used,
+        )
         return Plan(goals, route, commands, settings_used)
 
     def _wait(self, privileged: dict[str, Any]) -> list[tuple[str, Any]]:
         """No good goal can be reached now. If one may still come within reach (it falls, rolls or
         bounces), let time pass by turning on the spot; if nothing can change, stand still: every
         step costs reward, and a script of thoughts alone takes no time."""
-        left = [g for g in privileged["items"] if g.get("kind") == "goal" and g.get("active", True)
-                and g["name"] in POSITIVE_GOALS]
+        left = [
+            g
+            for g in privileged["items"]
+            if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
+        ]
         if any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
             return [("Think", "I cannot reach a good goal yet; I turn on the spot and watch."), ("Turn", 36)]
         return [("Think", "No good goal that is left can be reached, so I stay where I am.")]
@@ -238,8 +266,9 @@ class ArenaReferencePolicy:
         a = privileged["agent"]
         vx, _, vz = (float(v) for v in a.get("velocity", (0.0, 0.0, 0.0)))
         scale = self._velocity_scale()
-        return AgentState(float(a["position"][0]), float(a["position"][2]), float(a["heading_deg"]),
-                          vx * scale, vz * scale)
+        return AgentState(
+            float(a["position"][0]), float(a["position"][2]), float(a["heading_deg"]), vx * scale, vz * scale
+        )
 
     def _velocity_scale(self) -> float:
         """Units moved per step per unit of reported velocity (the backend reports per second)."""
@@ -290,23 +319,42 @@ class ArenaReferencePolicy:
     def _hazard_motion(self) -> dict[int, tuple[float, float]]:
         """How far each moving goal may travel during one script (to keep clear of moving red goals)."""
         horizon = MOVING_SCRIPT_STEPS + 4
-        return {k: (vx * horizon, vz * horizon) for k, (vx, vz) in self._velocity.items()
-                if math.hypot(vx, vz) > 0.02}
+        return {
+            k: (vx * horizon, vz * horizon)
+            for k, (vx, vz) in self._velocity.items()
+            if math.hypot(vx, vz) > 0.02
+        }
 
     # ---- choosing a goal -----------------------------------------------------------------
 
-    def _choose(self, privileged: dict[str, Any], agent: AgentState, agent_y: float | None, remaining: float,
-                taken: set[int], cache: dict[Any, ArenaMap], score: _Score | None = None) -> _Choice | None:
-        goals = [g for g in privileged["items"] if g.get("kind") == "goal" and g.get("active", True)
-                 and g["name"] in POSITIVE_GOALS and g["id"] not in taken]
+    def _choose(
+        self,
+        privileged: dict[str, Any],
+        agent: AgentState,
+        agent_y: float | None,
+        remaining: float,
+        taken: set[int],
+        cache: dict[Any, ArenaMap],
+        score: _Score | None = None,
+    ) -> _Choice | None:
+        goals = [
+            g
+            for g in privileged["items"]
+            if g.get("kind") == "goal"
+            and g.get("active", True)
+            and g["name"] in POSITIVE_GOALS
+            and g["id"] not in taken
+        ]
         if not goals:
             return None
         # While gold goals are left, green ones (which end the episode) are steered round.
         greens = frozenset(g["id"] for g in goals if not _multi(g["name"]))
         has_gold = len(greens) < len(goals)
         if greens and has_gold:
-            passes = [(greens, [g for g in goals if g["id"] not in greens]),
-                      (frozenset(), [g for g in goals if g["id"] in greens])]
+            passes = [
+                (greens, [g for g in goals if g["id"] not in greens]),
+                (frozenset(), [g for g in goals if g["id"] in greens]),
+            ]
         else:
             passes = [(frozenset(), goals)]
         for settings in RELAXATIONS:
@@ -337,8 +385,14 @@ class ArenaReferencePolicy:
         base = agent_y - (0.5 if _AGENT_Y_IS_CENTRE else 0.0)
         return under if abs(under - base) <= amap.settings.step_up else max(base, 0.0)
 
-    def _prefer(self, options: list[_Choice], remaining: float, agent: AgentState, score: _Score | None = None,
-                goals: list[dict[str, Any]] | None = None) -> _Choice | None:
+    def _prefer(
+        self,
+        options: list[_Choice],
+        remaining: float,
+        agent: AgentState,
+        score: _Score | None = None,
+        goals: list[dict[str, Any]] | None = None,
+    ) -> _Choice | None:
         """Gold goals first (the quickest to reach), unless the time left only allows the best green one.
 
         "Quickest" counts steps, turning included (6 degrees a step), so a goal straight ahead
@@ -363,7 +417,11 @@ class ArenaReferencePolicy:
                 potential = sum(_reward(g) for g in others) + max(greens, default=0.0)
                 reachable = {id(o.goal) for o in options}
                 settling = any(id(g) not in reachable and self._may_move(g) for g in goals or [])
-                if potential > _reward(best_final.goal) and settling and score.passes(potential, steps_to(best_final)):
+                if (
+                    potential > _reward(best_final.goal)
+                    and settling
+                    and score.passes(potential, steps_to(best_final))
+                ):
                     return None
 
         for multi in sorted(multis, key=steps_to):
@@ -380,8 +438,13 @@ class ArenaReferencePolicy:
         """Another goal may follow in the same script: this one was gold and good goals remain."""
         if not _multi(goal["name"]):
             return False
-        return any(g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
-                   and g["id"] not in taken for g in privileged["items"])
+        return any(
+            g.get("kind") == "goal"
+            and g.get("active", True)
+            and g["name"] in POSITIVE_GOALS
+            and g["id"] not in taken
+            for g in privileged["items"]
+        )
 
     # ---- writing the script ----------------------------------------------------------------
 
@@ -390,8 +453,10 @@ class ArenaReferencePolicy:
         amap = choice.result.amap
         waypoints = shorten(amap, (agent.x, agent.z), choice.result.path_to(choice.cell))
         last = waypoints[-1] if waypoints else (agent.x, agent.z)
-        if segment_clear(amap, last, choice.at, max_cost=1e9, start_ok=0.0) or math.hypot(
-                last[0] - choice.at[0], last[1] - choice.at[1]) < 1.0:
+        if (
+            segment_clear(amap, last, choice.at, max_cost=1e9, start_ok=0.0)
+            or math.hypot(last[0] - choice.at[0], last[1] - choice.at[1]) < 1.0
+        ):
             waypoints = [*waypoints[:-1], choice.at] if waypoints else [choice.at]
         return waypoints
 
@@ -406,8 +471,14 @@ class ArenaReferencePolicy:
             think += " I may have to push a box out of the way."
         return think
 
-    def _legs(self, choice: _Choice, agent: AgentState, waypoints: list[tuple[float, float]],
-              budget: int, finish: int = FINISH_STEPS) -> tuple[list[tuple[str, Any]], AgentState, int, bool]:
+    def _legs(
+        self,
+        choice: _Choice,
+        agent: AgentState,
+        waypoints: list[tuple[float, float]],
+        budget: int,
+        finish: int = FINISH_STEPS,
+    ) -> tuple[list[tuple[str, Any]], AgentState, int, bool]:
         """(commands, predicted state, steps used, whether the goal should be touched) for the route.
 
         ``finish``: Go steps past the predicted touch (fewer when another goal follows at once,
@@ -444,8 +515,16 @@ class ArenaReferencePolicy:
                 bearing = math.degrees(math.atan2(nx - wx, nz - wz))
                 next_angle = int(abs((bearing - state.heading + 180.0) % 360.0 - 180.0))
             # Predictions drift with every step planned blind, so later legs keep more room.
-            n, touches = self._go_steps(amap, state, (wx, wz), final, reach, next_angle, finish,
-                                        DRIFT_PER_STEP * (steps + self._script_steps))
+            n, touches = self._go_steps(
+                amap,
+                state,
+                (wx, wz),
+                final,
+                reach,
+                next_angle,
+                finish,
+                DRIFT_PER_STEP * (steps + self._script_steps),
+            )
             # Turning does not count against a short (moving-goal) budget on the first leg.
             n = min(n, max(budget - steps, budget // 2 if index == 0 else 1))
             if n <= 0:
@@ -499,8 +578,17 @@ class ArenaReferencePolicy:
             angle = turn_toward(replace(after, heading=state.heading), x, z)
         return angle
 
-    def _go_steps(self, amap: ArenaMap, state: AgentState, target: tuple[float, float], final: bool,
-                  reach: float, next_angle: int, finish: int = FINISH_STEPS, drift: float = 0.0) -> tuple[int, bool]:
+    def _go_steps(
+        self,
+        amap: ArenaMap,
+        state: AgentState,
+        target: tuple[float, float],
+        final: bool,
+        reach: float,
+        next_angle: int,
+        finish: int = FINISH_STEPS,
+        drift: float = 0.0,
+    ) -> tuple[int, bool]:
         """(Go length, touches) for one leg, never rolling into danger.
 
         An inner leg takes the length whose predicted end (plus the roll during the next turn)
@@ -563,8 +651,9 @@ def _delicate(amap: ArenaMap, a: tuple[float, float], b: tuple[float, float]) ->
     return False
 
 
-def _first_unsafe(amap: ArenaMap, trace: list[tuple[float, float]], start: tuple[float, float],
-                  margin: float = 0.0) -> int:
+def _first_unsafe(
+    amap: ArenaMap, trace: list[tuple[float, float]], start: tuple[float, float], margin: float = 0.0
+) -> int:
     """Index of the first predicted position too close to something lethal (DeathZone, red goal).
 
     "Too close" is within ``TRACE_MARGIN`` of dying; an agent already that close may still move

@@ -37,7 +37,9 @@ from agentkit.records import EndReason
 
 MAX_HEALTH = 100.0  # TrainingAgent.cs: _maxHealth
 CLOCK_DECISION_INTERVAL = 5  # AAI3Agent.prefab: DecisionRequester.DecisionPeriod, read by TrainingArena.Awake
-HOT_ZONE_FACTOR = 10.0  # Rewards/HotZone.prefab: reward (the factor AddExtraReward multiplies the update cost by)
+HOT_ZONE_FACTOR = (
+    10.0  # Rewards/HotZone.prefab: reward (the factor AddExtraReward multiplies the update cost by)
+)
 HOT_ZONE_MIN_COST = -0.001  # TrainingAgent.AddExtraReward: Math.Min(factor * rewardPerStep, -0.001f)
 DEATH_ZONE_REWARD = -1.0  # Rewards/DeathZone.prefab: reward
 _EPS = 1e-9
@@ -81,7 +83,9 @@ class UpdateEvents:
     touched: list[GoalTouch] = field(default_factory=list)
     in_death_zone: bool = False
     in_hot_zone: bool = False
-    frozen: bool = False  # TrainingAgent.UpdateHealth: while frozen no reward counts (the episode may still end)
+    frozen: bool = (
+        False  # TrainingAgent.UpdateHealth: while frozen no reward counts (the episode may still end)
+    )
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,32 @@ import numpy as np
 
 from agentkit.envs.animalai_common.items import RGB
 
-PRESETS = ("default", "right-arrow", "left-arrow", "up-arrow", "down-arrow", "u-turn-arrow", "letter-a", "letter-b",
-           "letter-c", "square", "triangle", "circle", "star", "tick", "cross")  # SignPosterboard.prefab: symbolNames
-DEFAULT_SYMBOL_COLOR: RGB = (61, 0, 214)  # SignPosterboard.prefab: assignedColourOverride (0.239153, 0, 0.8396226)
-UNSET_SYMBOL = {"3.1.3": ("right-arrow", (255, 255, 255)),  # board_front_symbol.mat: right-arrow texture, white
-                "4.1.0": ("default", (255, 255, 255))}  # SignBoard.prefab: selectedSymbolName default
+PRESETS = (
+    "default",
+    "right-arrow",
+    "left-arrow",
+    "up-arrow",
+    "down-arrow",
+    "u-turn-arrow",
+    "letter-a",
+    "letter-b",
+    "letter-c",
+    "square",
+    "triangle",
+    "circle",
+    "star",
+    "tick",
+    "cross",
+)  # SignPosterboard.prefab: symbolNames
+DEFAULT_SYMBOL_COLOR: RGB = (
+    61,
+    0,
+    214,
+)  # SignPosterboard.prefab: assignedColourOverride (0.239153, 0, 0.8396226)
+UNSET_SYMBOL = {
+    "3.1.3": ("right-arrow", (255, 255, 255)),  # board_front_symbol.mat: right-arrow texture, white
+    "4.1.0": ("default", (255, 255, 255)),
+}  # SignBoard.prefab: selectedSymbolName default
 PRESET_PIXELS = 48
 OUTLINE = (0, 0, 0)
 
@@ -91,8 +112,9 @@ def parse_special_code(code: str, rng: random.Random) -> np.ndarray | None:
     return np.array(grid, dtype=np.uint8)
 
 
-def symbol_image(name: str | None, color: RGB | None, version: str = "3.1.3",
-                 rng: random.Random | None = None) -> SymbolImage:
+def symbol_image(
+    name: str | None, color: RGB | None, version: str = "3.1.3", rng: random.Random | None = None
+) -> SymbolImage:
     """What a board given ``symbolNames`` entry ``name`` and ``colors`` entry ``color`` shows."""
     rng = rng or random.Random(0)
     if name is None:
@@ -190,9 +212,14 @@ def preset_mask(name: str, n: int = PRESET_PIXELS) -> np.ndarray:
         return legs | _stroke(u, v, [(-0.32, -0.25), (0.32, -0.25)], 0.2)
     if name == "letter-b":
         spine = _stroke(u, v, [(-0.45, -0.85), (-0.45, 0.85)], 0.24)
-        bars = _stroke(u, v, [(-0.45, 0.85), (0.05, 0.85)], 0.2) | _stroke(u, v, [(-0.45, 0.0), (0.1, 0.0)], 0.2) \
+        bars = (
+            _stroke(u, v, [(-0.45, 0.85), (0.05, 0.85)], 0.2)
+            | _stroke(u, v, [(-0.45, 0.0), (0.1, 0.0)], 0.2)
             | _stroke(u, v, [(-0.45, -0.85), (0.1, -0.85)], 0.2)
-        bowls = (_ring(u, v, 0.05, 0.425, 0.3, 0.52) & (u >= 0.05)) | (_ring(u, v, 0.1, -0.425, 0.3, 0.52) & (u >= 0.1))
+        )
+        bowls = (_ring(u, v, 0.05, 0.425, 0.3, 0.52) & (u >= 0.05)) | (
+            _ring(u, v, 0.1, -0.425, 0.3, 0.52) & (u >= 0.1)
+        )
         return spine | bars | bowls
     if name == "letter-c":
         angle = np.degrees(np.arctan2(v, u))
@@ -213,7 +240,9 @@ def preset_mask(name: str, n: int = PRESET_PIXELS) -> np.ndarray:
     if name == "tick":
         return _stroke(u, v, [(-0.65, 0.0), (-0.2, -0.55), (0.7, 0.65)], 0.26)
     if name == "cross":
-        return _stroke(u, v, [(-0.65, -0.65), (0.65, 0.65)], 0.26) | _stroke(u, v, [(-0.65, 0.65), (0.65, -0.65)], 0.26)
+        return _stroke(u, v, [(-0.65, -0.65), (0.65, 0.65)], 0.26) | _stroke(
+            u, v, [(-0.65, 0.65), (0.65, -0.65)], 0.26
+        )
     raise ValueError(f"unknown preset symbol {name!r}")
 
 

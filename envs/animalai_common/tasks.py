@@ -38,14 +38,17 @@ def arena_task_ids(task: str) -> list[str]:
     base, _ = split_arena(task)
     return [f"{base}#{index}" for index in load_task(base).arena_order]
 
+
 def _testbed() -> resources.abc.Traversable:
     return resources.files("agentkit.envs.arena").joinpath("data").joinpath("testbed")
 
 
 def task_infos() -> list[TaskInfo]:
     """Every Testbed task with its level as category (``"level 01"`` .. ``"level 10"``)."""
-    return [TaskInfo(name=name, description=description, category=category)
-            for name, category, description in testbed_rows()]
+    return [
+        TaskInfo(name=name, description=description, category=category)
+        for name, category, description in testbed_rows()
+    ]
 
 
 def task_level(task: str) -> int | None:
@@ -67,7 +70,9 @@ def load_task(task: str, text: str | None = None) -> ArenaConfig:
     base, index = split_arena(task)
     config = _load(base) if text is None else parse_arena_config(text, source=Path(base).name)
     if index is not None and index not in config.arenas:
-        raise ValueError(f"{base} has no arena {index} (its arenas: {', '.join(map(str, config.arena_order))})")
+        raise ValueError(
+            f"{base} has no arena {index} (its arenas: {', '.join(map(str, config.arena_order))})"
+        )
     return config
 
 
@@ -87,8 +92,9 @@ def _file_path(task: str) -> Path:
         if not path.is_file():
             raise ValueError(f"arena file not found: {task}")
         return path
-    raise ValueError(f"unknown arena task {task!r}: give a Testbed id such as '01-04-03' "
-                     "or a path to an arena YAML file")
+    raise ValueError(
+        f"unknown arena task {task!r}: give a Testbed id such as '01-04-03' or a path to an arena YAML file"
+    )
 
 
 def _load(task: str) -> ArenaConfig:

@@ -22,8 +22,13 @@ def testbed_folder() -> resources.abc.Traversable:
 @lru_cache(maxsize=1)
 def packaged_task_ids() -> tuple[str, ...]:
     """The ids of the packaged Testbed files, sorted."""
-    return tuple(sorted(entry.name[:-5] for entry in testbed_folder().iterdir()
-                        if entry.name.endswith(".yaml") and TASK_ID.match(entry.name[:-5])))
+    return tuple(
+        sorted(
+            entry.name[:-5]
+            for entry in testbed_folder().iterdir()
+            if entry.name.endswith(".yaml") and TASK_ID.match(entry.name[:-5])
+        )
+    )
 
 
 def testbed_rows() -> list[tuple[str, str, str]]:

@@ -30,13 +30,21 @@ VOCABULARY = Vocabulary(
     commands=(
         CommandSpec(
             "Go",
-            (ParamSpec("n", ParamType.INT, "steps; negative moves backwards", minimum=-MAX_GO, maximum=MAX_GO),),
+            (
+                ParamSpec(
+                    "n", ParamType.INT, "steps; negative moves backwards", minimum=-MAX_GO, maximum=MAX_GO
+                ),
+            ),
             "Move forward n steps (one environment step each; negative n moves backwards). "
             "You keep some momentum: Go(35) from rest crosses the whole arena.",
         ),
         CommandSpec(
             "Turn",
-            (ParamSpec("degrees", ParamType.INT, "positive turns right", minimum=-MAX_TURN, maximum=MAX_TURN),),
+            (
+                ParamSpec(
+                    "degrees", ParamType.INT, "positive turns right", minimum=-MAX_TURN, maximum=MAX_TURN
+                ),
+            ),
             "Turn on the spot, positive to the right (clockwise), negative to the left, "
             "in steps of 6 degrees (rounded toward zero: Turn(25) turns 24).",
         ),
@@ -84,4 +92,6 @@ def is_action(action: object) -> bool:
     """Whether ``action`` is a valid ``[b0, b1]`` pair (a list or tuple of two integers 0..2)."""
     if not isinstance(action, (list, tuple)) or len(action) != 2:
         return False
-    return all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and 0 <= int(b) <= 2 for b in action)
+    return all(
+        isinstance(b, numbers.Integral) and not isinstance(b, bool) and 0 <= int(b) <= 2 for b in action
+    )

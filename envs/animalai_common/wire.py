@@ -59,8 +59,14 @@ def packed_varints(number: int, values: Iterable[int]) -> bytes:
     return field_bytes(number, b"".join(varint(v) for v in values))
 
 
-def observation(shape: Iterable[int], dimension_properties: Iterable[int], name: str, *,
-                png: bytes | None = None, floats: Iterable[float] | None = None) -> bytes:
+def observation(
+    shape: Iterable[int],
+    dimension_properties: Iterable[int],
+    name: str,
+    *,
+    png: bytes | None = None,
+    floats: Iterable[float] | None = None,
+) -> bytes:
     """An ``ObservationProto``: PNG-compressed (``png``) or raw (``floats``)."""
     out = packed_varints(1, shape)
     if png is not None:
@@ -71,24 +77,38 @@ def observation(shape: Iterable[int], dimension_properties: Iterable[int], name:
     return out + packed_varints(6, dimension_properties) + field_bytes(8, name.encode("utf-8"))
 
 
-def png_observation_parts(shape: Iterable[int], dimension_properties: Iterable[int], name: str) -> tuple[bytes, bytes]:
+def png_observation_parts(
+    shape: Iterable[int], dimension_properties: Iterable[int], name: str
+) -> tuple[bytes, bytes]:
     """The bytes of a PNG ``ObservationProto`` before and after its ``compressed_data`` field (3):
     ``before + field_bytes(3, png) + after`` equals ``observation(shape, dims, name, png=png)``."""
-    return (packed_varints(1, shape) + field_varint(2, 1),
-            packed_varints(6, dimension_properties) + field_bytes(8, name.encode("utf-8")))
+    return (
+        packed_varints(1, shape) + field_varint(2, 1),
+        packed_varints(6, dimension_properties) + field_bytes(8, name.encode("utf-8")),
+    )
 
 
-def agent_info(reward: float, done: bool, max_step_reached: bool, agent_id: int, observations: Iterable[bytes]) -> bytes:
+def agent_info(
+    reward: float, done: bool, max_step_reached: bool, agent_id: int, observations: Iterable[bytes]
+) -> bytes:
     """An ``AgentInfoProto`` from encoded observations."""
-    out = field_float(7, reward) + field_varint(8, done) + field_varint(9, max_step_reached) + field_varint(10, agent_id)
+    out = (
+        field_float(7, reward)
+        + field_varint(8, done)
+        + field_varint(9, max_step_reached)
+        + field_varint(10, agent_id)
+    )
     return out + b"".join(field_bytes(13, obs) for obs in observations)
 
 
-def unity_message(behavior: str, agent: bytes, side_channel: bytes = b"", initialization: bytes = b"",
-                  status: int = 200) -> bytes:
+def unity_message(
+    behavior: str, agent: bytes, side_channel: bytes = b"", initialization: bytes = b"", status: int = 200
+) -> bytes:
     """A ``UnityMessageProto`` carrying one agent's info (and, once, the serialised
     ``UnityRLInitializationOutputProto`` announcing the behaviour)."""
-    entry = field_bytes(1, behavior.encode("utf-8")) + field_bytes(2, field_bytes(1, agent))  # map entry -> list
+    entry = field_bytes(1, behavior.encode("utf-8")) + field_bytes(
+        2, field_bytes(1, agent)
+    )  # map entry -> list
     rl_output = field_bytes(2, entry) + (field_bytes(3, side_channel) if side_channel else b"")
     output = field_bytes(1, rl_output) + (field_bytes(2, initialization) if initialization else b"")
     return field_bytes(1, field_varint(1, status)) + field_bytes(2, output)
@@ -102,9 +122,15 @@ def png(frame: np.ndarray) -> bytes:
     rows = np.zeros((height, width * 3 + 1), dtype=np.uint8)  # a leading 0 per row: no filter
     rows[:, 1:] = frame.reshape(height, width * 3)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
-            + _chunk(b"IEND", b""))
+    return (
+        PNG_SIGNATURE
+        + _chunk(b"IHDR", header)
+        + _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+        + _chunk(b"IEND", b"")
+    )
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (
+        struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    )

@@ -67,11 +67,11 @@ def fields(buf: bytes) -> list[tuple[int, int, Any]]:
                 size, pos = _varint(buf, pos)
             if pos + size > end:
                 raise WireError(f"field {number} runs past the end of the message")
-            value, pos = buf[pos:pos + size], pos + size
+            value, pos = buf[pos : pos + size], pos + size
         elif kind == _FIXED32:
-            value, pos = buf[pos:pos + 4], pos + 4
+            value, pos = buf[pos : pos + 4], pos + 4
         elif kind == _FIXED64:
-            value, pos = buf[pos:pos + 8], pos + 8
+            value, pos = buf[pos : pos + 8], pos + 8
         else:
             raise WireError(f"field {number} has wire type {kind}, which proto3 does not use")
         if pos > end:
@@ -115,8 +115,16 @@ class FloatData:
 class Observation:
     """``ObservationProto``'s fields that Animal-AI's sensors fill."""
 
-    __slots__ = ("shape", "compression_type", "compressed_data", "float_data", "compressed_channel_mapping",
-                 "dimension_properties", "observation_type", "name")
+    __slots__ = (
+        "shape",
+        "compression_type",
+        "compressed_data",
+        "float_data",
+        "compressed_channel_mapping",
+        "dimension_properties",
+        "observation_type",
+        "name",
+    )
 
     def __init__(self, buf: bytes) -> None:
         self.shape: list[int] = []
@@ -151,8 +159,16 @@ class Observation:
 class AgentInfo:
     """``AgentInfoProto``: one agent's reward, flags and observations after a step."""
 
-    __slots__ = ("reward", "done", "max_step_reached", "id", "action_mask", "observations", "group_id",
-                 "group_reward")
+    __slots__ = (
+        "reward",
+        "done",
+        "max_step_reached",
+        "id",
+        "action_mask",
+        "observations",
+        "group_id",
+        "group_reward",
+    )
 
     def __init__(self, buf: bytes) -> None:
         self.reward = 0.0
@@ -348,10 +364,14 @@ def _step_input(behavior: str, discrete_per_agent: list[list[int]], side_channel
     agents = b""
     for actions in discrete_per_agent:
         vector = b"".join(_FLOAT.pack(float(a)) for a in actions)
-        action = (wire.field_bytes(1, vector) if vector else b"") + (wire.packed_varints(7, actions) if actions else b"")
+        action = (wire.field_bytes(1, vector) if vector else b"") + (
+            wire.packed_varints(7, actions) if actions else b""
+        )
         agents += wire.field_bytes(1, action)
     rl_input = b""
     if discrete_per_agent:
-        rl_input = wire.field_bytes(1, wire.field_bytes(1, behavior.encode("utf-8")) + wire.field_bytes(2, agents))
+        rl_input = wire.field_bytes(
+            1, wire.field_bytes(1, behavior.encode("utf-8")) + wire.field_bytes(2, agents)
+        )
     rl_input += wire.field_bytes(5, side_channel) if side_channel else b""  # command STEP is 0: left out
     return wire.field_bytes(1, wire.field_varint(1, 200)) + wire.field_bytes(3, wire.field_bytes(1, rl_input))

@@ -28,9 +28,26 @@ def arena_world_map(layout: Layout) -> dict[str, Any]:
             base["opacity"] = 0.35
         if t.shape == "sphere":
             x, _, z = item.position
-            shapes.append({"kind": "circle", "x": round(x, 3), "y": round(z, 3), "r": round(item.size[0] / 2, 3), **base})
+            shapes.append(
+                {
+                    "kind": "circle",
+                    "x": round(x, 3),
+                    "y": round(z, 3),
+                    "r": round(item.size[0] / 2, 3),
+                    **base,
+                }
+            )
             continue
         for box in item.boxes():
-            shapes.append({"kind": "rect", "x": round(box.cx, 3), "y": round(box.cz, 3), "w": round(2 * box.hx, 3),
-                           "h": round(2 * box.hz, 3), "angle": round(box.rotation, 2), **base})
+            shapes.append(
+                {
+                    "kind": "rect",
+                    "x": round(box.cx, 3),
+                    "y": round(box.cz, 3),
+                    "w": round(2 * box.hx, 3),
+                    "h": round(2 * box.hz, 3),
+                    "angle": round(box.rotation, 2),
+                    **base,
+                }
+            )
     return {"bounds": [0.0, 0.0, float(ARENA_SIZE), float(ARENA_SIZE)], "y_up": True, "shapes": shapes}

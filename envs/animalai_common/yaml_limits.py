@@ -80,8 +80,12 @@ def check_shape(text: str, loader: type) -> None:
             continue
         total += added
         if total > MAX_NODES:
-            raise ConstructorError(None, None, f"more than {MAX_NODES:,} values (aliases counted as what they "
-                                   "repeat)", _mark(event))
+            raise ConstructorError(
+                None,
+                None,
+                f"more than {MAX_NODES:,} values (aliases counted as what they repeat)",
+                _mark(event),
+            )
 
 
 def construct_checked_mapping(base: Callable[..., Any]) -> Callable[..., Any]:
@@ -92,14 +96,22 @@ def construct_checked_mapping(base: Callable[..., Any]) -> Callable[..., Any]:
             seen: dict[str, int] = {}
             for key_node, _ in node.value:
                 if not isinstance(key_node, yaml.ScalarNode) or not key_node.tag.startswith(_STANDARD_TAG):
-                    raise ConstructorError(None, None, "a key must be a plain name or number, not a tagged "
-                                           "value, a list or a mapping", key_node.start_mark)
+                    raise ConstructorError(
+                        None,
+                        None,
+                        "a key must be a plain name or number, not a tagged value, a list or a mapping",
+                        key_node.start_mark,
+                    )
                 if key_node.tag == _MERGE_TAG:
                     continue
                 line = key_node.start_mark.line + 1
                 if key_node.value in seen:
-                    raise ConstructorError(None, None, f"duplicate key {show(key_node.value)} (first given at "
-                                           f"line {seen[key_node.value]})", key_node.start_mark)
+                    raise ConstructorError(
+                        None,
+                        None,
+                        f"duplicate key {show(key_node.value)} (first given at line {seen[key_node.value]})",
+                        key_node.start_mark,
+                    )
                 seen[key_node.value] = line
         return base(self, node, deep)
 
@@ -112,8 +124,12 @@ def construct_bounded_int(base: Callable[..., Any]) -> Callable[..., Any]:
     def construct_int(self: Any, node: yaml.Node) -> Any:
         written = str(node.value)
         if len(written) > MAX_NUMBER_CHARS:
-            raise ConstructorError(None, None, f"a number written with {len(written):,} characters (at most "
-                                   f"{MAX_NUMBER_CHARS})", node.start_mark)
+            raise ConstructorError(
+                None,
+                None,
+                f"a number written with {len(written):,} characters (at most {MAX_NUMBER_CHARS})",
+                node.start_mark,
+            )
         return base(self, node)
 
     return construct_int

@@ -91,14 +91,22 @@ class ArenaBackend(Backend):
     #: Units moved per step per unit of reported velocity (velocities are in units per second).
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
-    def __init__(self, render_size: int = 512, frames: bool = True, physics_substeps: int = 1,
-                 idle_action: list[int] | None = NOOP, aai_version: str = DEFAULT_VERSION) -> None:
+    def __init__(
+        self,
+        render_size: int = 512,
+        frames: bool = True,
+        physics_substeps: int = 1,
+        idle_action: list[int] | None = NOOP,
+        aai_version: str = DEFAULT_VERSION,
+    ) -> None:
         if render_size < 16:
             raise ValueError(f"render_size must be at least 16 pixels, got {render_size}")
         if physics_substeps < 1:
             raise ValueError(f"physics_substeps must be at least 1, got {physics_substeps}")
         if idle_action is not None and not is_action(idle_action):
-            raise ValueError(f"idle_action must be an Animal-AI action [b0, b1], b0 and b1 in 0..2; got {idle_action!r}")
+            raise ValueError(
+                f"idle_action must be an Animal-AI action [b0, b1], b0 and b1 in 0..2; got {idle_action!r}"
+            )
         self.vocabulary = VOCABULARY
         self.render_size = render_size
         self.frames = frames
@@ -152,7 +160,9 @@ class ArenaBackend(Backend):
         self._reward_since_observe = 0.0
         self._last_poses = {}
         self._episode += 1
-        logger.debug("reset %s seed=%d: %d items (%d not spawned)", task, seed, len(layout.items), layout.skipped)
+        logger.debug(
+            "reset %s seed=%d: %d items (%d not spawned)", task, seed, len(layout.items), layout.skipped
+        )
         return self.observe()
 
     def _choose_arena(self, task: str, seed: int) -> ArenaSpec:
@@ -164,8 +174,11 @@ class ArenaBackend(Backend):
         if text is None:
             text = arena_file_text(task)  # None for a Testbed id
         config = load_task(task, text)  # checks that a named arena is in the file
-        self._source = None if text is None else {
-            "name": base, "text": text, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+        self._source = (
+            None
+            if text is None
+            else {"name": base, "text": text, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+        )
         previous = self._last_arena.get(base)
         if named is not None:
             index = named
@@ -202,17 +215,30 @@ class ArenaBackend(Backend):
         events = world.step(int(action[0]), int(action[1]))
         rules.add_good_goals(world.items.take_new_good_goals())
         exact = self.aai_version == "3.1.3"
-        outcome = rules.advance([
-            UpdateEvents([_goal_touch(world, item, exact) for item in update.touched], update.in_death_zone,
-                         update.in_hot_zone, update.frozen)
-            for update in events.updates
-        ])
+        outcome = rules.advance(
+            [
+                UpdateEvents(
+                    [_goal_touch(world, item, exact) for item in update.touched],
+                    update.in_death_zone,
+                    update.in_hot_zone,
+                    update.frozen,
+                )
+                for update in events.updates
+            ]
+        )
         self._reward_since_observe += outcome.reward
         info: dict[str, Any] = {"touched": [item.name for item in events.touched]} if events.touched else {}
-        if self._blackouts and lights_on(rules.steps, self._blackouts) != lights_on(rules.steps - 1, self._blackouts):
+        if self._blackouts and lights_on(rules.steps, self._blackouts) != lights_on(
+            rules.steps - 1, self._blackouts
+        ):
             info["lights"] = "on" if lights_on(rules.steps, self._blackouts) else "off"  # --observe events
-        return StepResult(reward=outcome.reward, done=outcome.done, success=outcome.success,
-                          end_reason=outcome.end_reason, info=info)
+        return StepResult(
+            reward=outcome.reward,
+            done=outcome.done,
+            success=outcome.success,
+            end_reason=outcome.end_reason,
+            info=info,
+        )
 
     def observe(self) -> RawObservation:
         rules, world = self._require()
@@ -237,7 +263,10 @@ class ArenaBackend(Backend):
                 "lights": "on" if lights_on(rules.steps, self._blackouts) else "off",
             },
             privileged=self.privileged_state(),
-            pose={"position": [round(v, 2) + 0.0 for v in position], "heading": round(world.heading % 360.0, 1)},
+            pose={
+                "position": [round(v, 2) + 0.0 for v in position],
+                "heading": round(world.heading % 360.0, 1),
+            },
         )
         self._reward_since_observe = 0.0
         return observation
@@ -258,8 +287,13 @@ class ArenaBackend(Backend):
         the ``agentkit-arena`` stand-in needs only this and the frame every step, and the full
         privileged state costs as much again as the physics step."""
         rules, world = self._require()
-        return AgentReading(step=rules.steps, health=float(rules.health), position=world.agent_position,
-                            velocity=world.agent_velocity(), heading_deg=world.heading % 360.0)
+        return AgentReading(
+            step=rules.steps,
+            health=float(rules.health),
+            position=world.agent_position,
+            velocity=world.agent_velocity(),
+            heading_deg=world.heading % 360.0,
+        )
 
     def idle_actions(self) -> list[list[int]]:
         return [] if self.idle_action is None else [list(self.idle_action)]
@@ -302,10 +336,15 @@ class ArenaBackend(Backend):
         return ArenaReferencePolicy(self)
 
     def episode_metrics(self, final: Any) -> dict[str, Any]:
-        metrics = {**episode_facts.episode_metrics(self._task, self._pass_mark, final), "aai_version": self.aai_version}
+        metrics = {
+            **episode_facts.episode_metrics(self._task, self._pass_mark, final),
+            "aai_version": self.aai_version,
+        }
         if self._arena_count > 1 or self._arena_named:
             metrics["arena"] = self._arena_index
-        if self._world is not None and self._world.items.data_zones.zones:  # DataZone visits, by triggerZoneID
+        if (
+            self._world is not None and self._world.items.data_zones.zones
+        ):  # DataZone visits, by triggerZoneID
             visits: dict[str, int] = {}
             for event in self._world.items.data_zones.events:
                 if event.event == "enter":
@@ -369,21 +408,28 @@ class ArenaBackend(Backend):
                 reward = r(rules.zone_reward(t.name))
             else:
                 reward = None
-            items.append({
-                "id": item.id,
-                "name": t.name,
-                "kind": t.kind,
-                "position": [r(v) for v in position],
-                "size": [r(v) for v in item.size],
-                "rotation_deg": r(rotation % 360.0),
-                "reward": reward,
-                "active": world.is_active(item.id),
-                "solid": t.solid,
-                "transparent": t.transparent,
-            })
+            items.append(
+                {
+                    "id": item.id,
+                    "name": t.name,
+                    "kind": t.kind,
+                    "position": [r(v) for v in position],
+                    "size": [r(v) for v in item.size],
+                    "rotation_deg": r(rotation % 360.0),
+                    "reward": reward,
+                    "active": world.is_active(item.id),
+                    "solid": t.solid,
+                    "transparent": t.transparent,
+                }
+            )
         return {
-            "arena": {"size": ARENA_SIZE, "pass_mark": self._pass_mark, "t": self._t, "step": rules.steps,
-                      "index": self._arena_index},
+            "arena": {
+                "size": ARENA_SIZE,
+                "pass_mark": self._pass_mark,
+                "t": self._t,
+                "step": rules.steps,
+                "index": self._arena_index,
+            },
             "agent": {
                 "position": [r(v) for v in world.agent_position],
                 "heading_deg": r(world.heading % 360.0),

@@ -63,16 +63,24 @@ def _hide(client: int, body: int) -> None:
 
 def add_ground(client: int) -> tuple[int, list[int]]:
     """The floor (top at y = 0) and the four fence walls, collision only (the camera draws them)."""
-    floor_shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[ARENA_SIZE, ARENA_SIZE, 0.5], physicsClientId=client)
-    floor = p.createMultiBody(0, floor_shape, -1, [ARENA_SIZE / 2, ARENA_SIZE / 2, -0.5], physicsClientId=client)
+    floor_shape = p.createCollisionShape(
+        p.GEOM_BOX, halfExtents=[ARENA_SIZE, ARENA_SIZE, 0.5], physicsClientId=client
+    )
+    floor = p.createMultiBody(
+        0, floor_shape, -1, [ARENA_SIZE / 2, ARENA_SIZE / 2, -0.5], physicsClientId=client
+    )
     p.changeDynamics(floor, -1, lateralFriction=1.0, restitution=0.0, physicsClientId=client)
     _hide(client, floor)
     fences = []
     half_height = FENCE_COLLIDER_HEIGHT / 2
     t = FENCE_THICKNESS / 2
     span = ARENA_SIZE / 2 + FENCE_THICKNESS
-    for cx, cy, hx, hy in ((-t, ARENA_SIZE / 2, t, span), (ARENA_SIZE + t, ARENA_SIZE / 2, t, span),
-                           (ARENA_SIZE / 2, -t, span, t), (ARENA_SIZE / 2, ARENA_SIZE + t, span, t)):
+    for cx, cy, hx, hy in (
+        (-t, ARENA_SIZE / 2, t, span),
+        (ARENA_SIZE + t, ARENA_SIZE / 2, t, span),
+        (ARENA_SIZE / 2, -t, span, t),
+        (ARENA_SIZE / 2, ARENA_SIZE + t, span, t),
+    ):
         shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[hx, hy, half_height], physicsClientId=client)
         body = p.createMultiBody(0, shape, -1, [cx, cy, half_height - 1.0], physicsClientId=client)
         p.changeDynamics(body, -1, lateralFriction=0.5, restitution=1.0, physicsClientId=client)
@@ -87,8 +95,17 @@ def add_agent(client: int, position: tuple[float, float, float]) -> int:
     shape = p.createCollisionShape(p.GEOM_SPHERE, radius=radius, physicsClientId=client)
     x, y, z = position
     body = p.createMultiBody(1.0, shape, -1, to_bullet(x, y + radius + 0.001, z), physicsClientId=client)
-    p.changeDynamics(body, -1, lateralFriction=0.0, spinningFriction=0.0, rollingFriction=0.0, restitution=0.0,
-                     linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
+    p.changeDynamics(
+        body,
+        -1,
+        lateralFriction=0.0,
+        spinningFriction=0.0,
+        rollingFriction=0.0,
+        restitution=0.0,
+        linearDamping=0.0,
+        angularDamping=0.0,
+        physicsClientId=client,
+    )
     _hide(client, body)
     return body
 
@@ -104,20 +121,38 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
         radius = sx / 2
         shape = p.createCollisionShape(p.GEOM_SPHERE, radius=radius, physicsClientId=client)
         visual = p.createVisualShape(p.GEOM_SPHERE, radius=radius, rgbaColor=color, physicsClientId=client)
-        body = p.createMultiBody(t.mass, shape, visual, to_bullet(x, y + radius, z), orientation,
-                                 physicsClientId=client)
+        body = p.createMultiBody(
+            t.mass, shape, visual, to_bullet(x, y + radius, z), orientation, physicsClientId=client
+        )
     elif t.shape == "ramp":
         vertices, indices = wedge_mesh(sx, sy, sz)
         shape = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=client)
-        visual = -1 if t.transparent else p.createVisualShape(
-            p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color, physicsClientId=client)
-        body = p.createMultiBody(t.mass, shape, visual, to_bullet(x, y, z), orientation, physicsClientId=client)
+        visual = (
+            -1
+            if t.transparent
+            else p.createVisualShape(
+                p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color, physicsClientId=client
+            )
+        )
+        body = p.createMultiBody(
+            t.mass, shape, visual, to_bullet(x, y, z), orientation, physicsClientId=client
+        )
     elif t.shape == "tunnel":  # static: a concave triangle mesh collides as it looks
         vertices, indices = tunnel_mesh(sx, sy, sz)
-        shape = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
-                                       flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
-        visual = -1 if t.transparent else p.createVisualShape(
-            p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color, physicsClientId=client)
+        shape = p.createCollisionShape(
+            p.GEOM_MESH,
+            vertices=vertices,
+            indices=indices,
+            flags=p.GEOM_FORCE_CONCAVE_TRIMESH,
+            physicsClientId=client,
+        )
+        visual = (
+            -1
+            if t.transparent
+            else p.createVisualShape(
+                p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=color, physicsClientId=client
+            )
+        )
         body = p.createMultiBody(0, shape, visual, to_bullet(x, y, z), orientation, physicsClientId=client)
     elif t.shape == "flat":  # a trigger: nothing to collide with, drawn by the camera
         body = p.createMultiBody(0, -1, -1, to_bullet(x, y, z), orientation, physicsClientId=client)
@@ -130,30 +165,57 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
         if len(parts) == 1:
             shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=halves[0], physicsClientId=client)
         else:
-            shape = p.createCollisionShapeArray([p.GEOM_BOX] * len(parts), halfExtents=halves,
-                                                collisionFramePositions=frames, physicsClientId=client)
+            shape = p.createCollisionShapeArray(
+                [p.GEOM_BOX] * len(parts),
+                halfExtents=halves,
+                collisionFramePositions=frames,
+                physicsClientId=client,
+            )
         if t.transparent:
             visual = -1
         elif len(parts) == 1:
-            visual = p.createVisualShape(p.GEOM_BOX, halfExtents=halves[0], rgbaColor=color, physicsClientId=client)
+            visual = p.createVisualShape(
+                p.GEOM_BOX, halfExtents=halves[0], rgbaColor=color, physicsClientId=client
+            )
         else:
-            visual = p.createVisualShapeArray([p.GEOM_BOX] * len(parts), halfExtents=halves,
-                                              visualFramePositions=frames, rgbaColors=[color] * len(parts),
-                                              physicsClientId=client)
-        body = p.createMultiBody(t.mass, shape, visual, to_bullet(x, y + centre, z), orientation,
-                                 physicsClientId=client)
+            visual = p.createVisualShapeArray(
+                [p.GEOM_BOX] * len(parts),
+                halfExtents=halves,
+                visualFramePositions=frames,
+                rgbaColors=[color] * len(parts),
+                physicsClientId=client,
+            )
+        body = p.createMultiBody(
+            t.mass, shape, visual, to_bullet(x, y + centre, z), orientation, physicsClientId=client
+        )
     if t.transparent:
         _hide(client, body)
     dynamic = t.mass > 0
     if dynamic:
         if t.bounce:
-            p.changeDynamics(body, -1, lateralFriction=0.0, rollingFriction=0.0, spinningFriction=0.0,
-                             restitution=1.0, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
+            p.changeDynamics(
+                body,
+                -1,
+                lateralFriction=0.0,
+                rollingFriction=0.0,
+                spinningFriction=0.0,
+                restitution=1.0,
+                linearDamping=0.0,
+                angularDamping=0.0,
+                physicsClientId=client,
+            )
         elif t.kind == "obstacle":  # heavy walls
             p.changeDynamics(body, -1, lateralFriction=0.5, restitution=0.0, physicsClientId=client)
         elif t.is_goal:
-            p.changeDynamics(body, -1, lateralFriction=0.5, rollingFriction=0.002, spinningFriction=0.002,
-                             restitution=0.0, physicsClientId=client)
+            p.changeDynamics(
+                body,
+                -1,
+                lateralFriction=0.5,
+                rollingFriction=0.002,
+                spinningFriction=0.002,
+                restitution=0.0,
+                physicsClientId=client,
+            )
         else:  # pushable blocks slide with friction and come to rest
             p.changeDynamics(body, -1, lateralFriction=0.6, restitution=0.0, physicsClientId=client)
     else:

@@ -116,7 +116,9 @@ class SpawnerButton:
         if name is None:
             return None
         if name not in BUTTON_REWARDS.get(self.version, ()):
-            logger.debug("button: %r is not a reward Animal-AI %s can load; nothing spawns", name, self.version)
+            logger.debug(
+                "button: %r is not a reward Animal-AI %s can load; nothing spawns", name, self.version
+            )
             return None
         index = self.params.reward_names.index(name)
         limits = self.params.max_reward_counts

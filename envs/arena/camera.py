@@ -124,8 +124,14 @@ class Camera:
         ex, ey, ez = eye
         return self.render_view((ex, ez, ey), heading_deg, 0.0, agent=(ex, ez, ey))
 
-    def render_view(self, eye: tuple[float, float, float], heading_deg: float, pitch_deg: float,
-                    agent: tuple[float, float, float] | None = None, fov_deg: float = look.FOV_DEGREES) -> np.ndarray:
+    def render_view(
+        self,
+        eye: tuple[float, float, float],
+        heading_deg: float,
+        pitch_deg: float,
+        agent: tuple[float, float, float] | None = None,
+        fov_deg: float = look.FOV_DEGREES,
+    ) -> np.ndarray:
         """A frame from ``eye`` (arena axes: x, y up, z), turned ``heading_deg`` clockwise from +z
         and ``pitch_deg`` down from level (the agent's camera is always level; pictures may tilt).
         ``agent``: the centre of the agent's sphere, for its shadow (None: no agent); ``fov_deg``:
@@ -133,8 +139,11 @@ class Camera:
         if len(self._source) != len(self._bodies):
             self.set_items(self._source)
         n, k, m = self.size, self._item_scale, self._item_side
-        projection = self._projection if fov_deg == look.FOV_DEGREES else p.computeProjectionMatrixFOV(
-            fov_deg, 1.0, look.NEAR, look.FAR)
+        projection = (
+            self._projection
+            if fov_deg == look.FOV_DEGREES
+            else p.computeProjectionMatrixFOV(fov_deg, 1.0, look.NEAR, look.FAR)
+        )
         eye_a = np.asarray(eye, dtype=np.float64)
         forward, right, up = _basis(heading_deg, pitch_deg)
         view = p.computeViewMatrix(_to_bullet(eye_a), _to_bullet(eye_a + forward), _to_bullet(up))
@@ -142,8 +151,9 @@ class Camera:
         items, item_depth = self._shading.draw(self.client, view, projection, m, eye_a, rays_m)
         rays_n = _rays(n, forward, right, up, pitch_deg == 0.0, fov_deg)
         pixel = 2.0 * math.tan(math.radians(fov_deg) / 2) / n
-        frame, depth = self._room.draw(tuple(eye_a), *rays_n, pixel,
-                                       self._shadow_grid(None if agent is None else np.asarray(agent)))
+        frame, depth = self._room.draw(
+            tuple(eye_a), *rays_n, pixel, self._shadow_grid(None if agent is None else np.asarray(agent))
+        )
         if k > 1:  # each item pixel covers k x k frame pixels
             items = items.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
             item_depth = item_depth.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
@@ -171,8 +181,15 @@ class Camera:
         eye_a = np.asarray((ex, ez, ey), dtype=np.float64)
         forward, _, up = _basis(heading_deg, 0.0)
         view = p.computeViewMatrix(_to_bullet(eye_a), _to_bullet(eye_a + forward), _to_bullet(up))
-        seg = p.getCameraImage(side, side, view, self._projection, renderer=p.ER_TINY_RENDERER, shadow=0,
-                               physicsClientId=self.client)[4]
+        seg = p.getCameraImage(
+            side,
+            side,
+            view,
+            self._projection,
+            renderer=p.ER_TINY_RENDERER,
+            shadow=0,
+            physicsClientId=self.client,
+        )[4]
         ids = np.unique(np.asarray(seg, dtype=np.int64))
         return {int(i) & ((1 << 24) - 1) for i in ids if i >= 0}
 
@@ -180,8 +197,9 @@ class Camera:
         self._glass.close()
 
 
-def _blend(rgb: np.ndarray, depth: np.ndarray, colour: np.ndarray, alpha: np.ndarray, glass_depth: np.ndarray,
-           k: int) -> None:
+def _blend(
+    rgb: np.ndarray, depth: np.ndarray, colour: np.ndarray, alpha: np.ndarray, glass_depth: np.ndarray, k: int
+) -> None:
     """Blend the glass layer (item resolution: each of its pixels covers k x k frame pixels) over the
     frame where it is in front of what the frame shows."""
     n = rgb.shape[0]
@@ -210,8 +228,9 @@ def _basis(heading_deg: float, pitch_deg: float) -> tuple[np.ndarray, np.ndarray
     return forward, right, up
 
 
-def _rays(n: int, forward: np.ndarray, right: np.ndarray, up: np.ndarray, level: bool,
-          fov_deg: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rays(
+    n: int, forward: np.ndarray, right: np.ndarray, up: np.ndarray, level: bool, fov_deg: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pixel ray directions (forward component 1) as float32 arrays dx, dy, dz. For a level
     camera they are a row of columns and a column of rows (numpy broadcasts them to n x n)."""
     half = math.tan(math.radians(fov_deg) / 2)

@@ -48,7 +48,9 @@ class DataZoneTracker:
             now = sphere_box_distance(agent_centre, zone.boxes()[0]) < AGENT_DIAMETER / 2
             if now != self.inside[zone.id]:
                 self.inside[zone.id] = now
-                new.append(DataZoneEvent(zone.id, zone.params.trigger_zone_id, "enter" if now else "exit", update))
+                new.append(
+                    DataZoneEvent(zone.id, zone.params.trigger_zone_id, "enter" if now else "exit", update)
+                )
         self.events.extend(new)
         return new
 

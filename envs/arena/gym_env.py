@@ -40,9 +40,14 @@ class ArenaGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
 
-    def __init__(self, task: str = DEFAULT_TASK, aai_version: str = DEFAULT_VERSION,
-                 render_size: int = DEFAULT_RENDER_SIZE, flatten_actions: bool = False,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        task: str = DEFAULT_TASK,
+        aai_version: str = DEFAULT_VERSION,
+        render_size: int = DEFAULT_RENDER_SIZE,
+        flatten_actions: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         load_task(task)  # an unknown task or a bad YAML: a clear error now, not at the first reset

@@ -55,7 +55,44 @@ def _box_mesh(boxes: list[tuple[tuple[float, float, float], tuple[float, float, 
     """Vertices and indices of boxes given as (low corner, high corner), pybullet axes."""
     vertices: list[list[float]] = []
     indices: list[int] = []
-    faces = (0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3)
+    faces = (
+        0,
+        1,
+        3,
+        0,
+        3,
+        2,
+        4,
+        6,
+        7,
+        4,
+        7,
+        5,
+        0,
+        4,
+        5,
+        0,
+        5,
+        1,
+        2,
+        3,
+        7,
+        2,
+        7,
+        6,
+        0,
+        2,
+        6,
+        0,
+        6,
+        4,
+        1,
+        5,
+        7,
+        1,
+        7,
+        3,
+    )
     for lo, hi in boxes:
         base = len(vertices)
         vertices.extend([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
@@ -63,17 +100,31 @@ def _box_mesh(boxes: list[tuple[tuple[float, float, float], tuple[float, float, 
     return vertices, indices
 
 
-def _extra(client: int, item: PlacedItem, color: RGB, visual: int, collision: int = -1,
-           position: tuple[float, float, float] | None = None) -> ItemBody:
+def _extra(
+    client: int,
+    item: PlacedItem,
+    color: RGB,
+    visual: int,
+    collision: int = -1,
+    position: tuple[float, float, float] | None = None,
+) -> ItemBody:
     """A static body of ``item``'s, drawn in ``color``, placed at the item's base (or ``position``, arena axes)."""
     x, y, z = position or item.position
-    body = p.createMultiBody(0, collision, visual, to_bullet(x, y, z), yaw_quaternion(item.rotation),
-                             physicsClientId=client)
+    body = p.createMultiBody(
+        0, collision, visual, to_bullet(x, y, z), yaw_quaternion(item.rotation), physicsClientId=client
+    )
     return ItemBody(replace(item, color=color), body, False)
 
 
-def _boxes_body(client: int, item: PlacedItem, color: RGB, boxes, solid: bool = True,
-                position: tuple[float, float, float] | None = None, visible: bool = True) -> ItemBody:
+def _boxes_body(
+    client: int,
+    item: PlacedItem,
+    color: RGB,
+    boxes,
+    solid: bool = True,
+    position: tuple[float, float, float] | None = None,
+    visible: bool = True,
+) -> ItemBody:
     """Boxes given in the item's frame (arena axes: (x, y, z) low and high corners) as one static body;
     an invisible one (glass, drawn by the camera's glass layer) has no visual shape."""
     bullet_boxes = [((lo[0], lo[2], lo[1]), (hi[0], hi[2], hi[1])) for lo, hi in boxes]
@@ -85,13 +136,18 @@ def _boxes_body(client: int, item: PlacedItem, color: RGB, boxes, solid: bool = 
     if solid:
         halves = [[(h[0] - lo[0]) / 2, (h[1] - lo[1]) / 2, (h[2] - lo[2]) / 2] for lo, h in bullet_boxes]
         frames = [[(h[0] + lo[0]) / 2, (h[1] + lo[1]) / 2, (h[2] + lo[2]) / 2] for lo, h in bullet_boxes]
-        collision = p.createCollisionShapeArray([p.GEOM_BOX] * len(halves), halfExtents=halves,
-                                                collisionFramePositions=frames, physicsClientId=client)
+        collision = p.createCollisionShapeArray(
+            [p.GEOM_BOX] * len(halves),
+            halfExtents=halves,
+            collisionFramePositions=frames,
+            physicsClientId=client,
+        )
     return _extra(client, item, color, visual, collision, position)
 
 
-def add_body(client: int, item: PlacedItem, version: str = "3.1.3",
-             rng: random.Random | None = None) -> tuple[ItemBody, list[ItemBody]]:
+def add_body(
+    client: int, item: PlacedItem, version: str = "3.1.3", rng: random.Random | None = None
+) -> tuple[ItemBody, list[ItemBody]]:
     """The item's main body and its extra bodies (empty for items ``bodies.add_item`` builds alone)."""
     behaviour = item.type.behaviour
     if behaviour == "tree":
@@ -109,7 +165,9 @@ def add_body(client: int, item: PlacedItem, version: str = "3.1.3",
 def _tree(client: int, item: PlacedItem) -> tuple[ItemBody, list[ItemBody]]:
     k = item.size[1] / 5.952
     half, height = TREE_TRUNK
-    trunk = _boxes_body(client, item, TREE_BROWN, [((-half * k, 0.0, -half * k), (half * k, height * k, half * k))])
+    trunk = _boxes_body(
+        client, item, TREE_BROWN, [((-half * k, 0.0, -half * k), (half * k, height * k, half * k))]
+    )
     cx, cy, cz = (c * k for c in TREE_CROWN_CENTRE)
     r = TREE_CROWN_RADIUS * k
     tips = [(r, 0, 0), (-r, 0, 0), (0, r, 0), (0, -r, 0), (0, 0, r), (0, 0, -r)]
@@ -147,8 +205,14 @@ def _chamber(client: int, item: PlacedItem) -> tuple[ItemBody, list[ItemBody]]:
         sx, _, sz = item.size
         hx, hz = sx / 2 - WALL, sz / 2 - WALL
         # the floor: CHUTE_DROP high at the back, 0 at the door (a wedge, pybullet axes x, z, y)
-        vertices = [[-hx, -hz, 0.0], [hx, -hz, 0.0], [hx, hz, 0.0], [-hx, hz, 0.0], [-hx, -hz, CHUTE_DROP],
-                    [-hx, hz, CHUTE_DROP]]
+        vertices = [
+            [-hx, -hz, 0.0],
+            [hx, -hz, 0.0],
+            [hx, hz, 0.0],
+            [-hx, hz, 0.0],
+            [-hx, -hz, CHUTE_DROP],
+            [-hx, hz, CHUTE_DROP],
+        ]
         indices = [0, 2, 1, 0, 3, 2, 0, 4, 5, 0, 5, 3, 1, 2, 5, 1, 5, 4, 0, 1, 4, 3, 5, 2]
         visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
         collision = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=client)
@@ -170,12 +234,19 @@ def _sign(client: int, item: PlacedItem, version: str, rng: random.Random) -> tu
     main = add_item(client, item)
     sx, sy, sz = item.size
     hx, hz, f = sx / 2, sz / 2, BOARD_FRAME
-    frame = [((-hx - 0.01, 0.0, -hz), (hx + 0.01, f, hz)), ((-hx - 0.01, sy - f, -hz), (hx + 0.01, sy, hz)),
-             ((-hx - 0.01, 0.0, -hz), (hx + 0.01, sy, -hz + f)), ((-hx - 0.01, 0.0, hz - f), (hx + 0.01, sy, hz))]
+    frame = [
+        ((-hx - 0.01, 0.0, -hz), (hx + 0.01, f, hz)),
+        ((-hx - 0.01, sy - f, -hz), (hx + 0.01, sy, hz)),
+        ((-hx - 0.01, 0.0, -hz), (hx + 0.01, sy, -hz + f)),
+        ((-hx - 0.01, 0.0, hz - f), (hx + 0.01, sy, hz)),
+    ]
     extras = [_boxes_body(client, item, BOARD_BROWN, frame, solid=False)]
     params = item.params
-    color = None if params.color is None or all(c < 0 for c in params.color.as_tuple()) else tuple(
-        max(0, min(255, int(round(c)))) for c in params.color.as_tuple())
+    color = (
+        None
+        if params.color is None or all(c < 0 for c in params.color.as_tuple())
+        else tuple(max(0, min(255, int(round(c)))) for c in params.color.as_tuple())
+    )
     image = symbol_image(params.symbol_name, color, version, rng)  # type: ignore[arg-type]
     if not image.visible():
         return main, extras
@@ -209,6 +280,9 @@ def place_extra(client: int, extra: ItemBody, offset: tuple[float, float, float]
     """Move an extra body by ``offset`` from its item's base, in the item's frame (arena axes)."""
     x, y, z = extra.item.position
     dx, dz = to_world(offset[0], offset[2], extra.item.rotation)
-    p.resetBasePositionAndOrientation(extra.body, to_bullet(x + dx, y + offset[1], z + dz),
-                                      yaw_quaternion(extra.item.rotation), physicsClientId=client)
-
+    p.resetBasePositionAndOrientation(
+        extra.body,
+        to_bullet(x + dx, y + offset[1], z + dz),
+        yaw_quaternion(extra.item.rotation),
+        physicsClientId=client,
+    )

@@ -30,10 +30,32 @@ def wedge_mesh(sx: float, sy: float, sz: float) -> tuple[list[list[float]], list
     """A ramp, origin at the centre of its base, high edge at local -z (pybullet local -y)."""
     hx, hz = sx / 2, sz / 2
     vertices = [[-hx, -hz, 0], [hx, -hz, 0], [hx, hz, 0], [-hx, hz, 0], [-hx, -hz, sy], [hx, -hz, sy]]
-    indices = [0, 2, 1, 0, 3, 2,  # bottom
-               0, 1, 5, 0, 5, 4,  # high vertical face
-               3, 4, 5, 3, 5, 2,  # slope
-               0, 4, 3, 1, 2, 5]  # sides
+    indices = [
+        0,
+        2,
+        1,
+        0,
+        3,
+        2,  # bottom
+        0,
+        1,
+        5,
+        0,
+        5,
+        4,  # high vertical face
+        3,
+        4,
+        5,
+        3,
+        5,
+        2,  # slope
+        0,
+        4,
+        3,
+        1,
+        2,
+        5,
+    ]  # sides
     return vertices, indices
 
 
@@ -80,7 +102,7 @@ def convex_pieces(item: PlacedItem) -> list[np.ndarray]:
         outer, inner = _arch_points(sx, sy)
         pieces = []
         for j in range(len(outer) - 1):
-            ring = np.concatenate([outer[j:j + 2], inner[j:j + 2]])
+            ring = np.concatenate([outer[j : j + 2], inner[j : j + 2]])
             pieces.append(np.array([[x, y, z] for x, z in ring for y in (-sz / 2, sz / 2)]))
         return pieces
     if t.shape == "flat":
@@ -89,6 +111,14 @@ def convex_pieces(item: PlacedItem) -> list[np.ndarray]:
     pieces = []
     for part in local_parts(t.shape, item.size):
         z0, z1 = part.y0 - centre, part.y1 - centre
-        pieces.append(np.array([[part.ox + a * part.hx, part.oz + b * part.hz, z]
-                                for a in (-1, 1) for b in (-1, 1) for z in (z0, z1)]))
+        pieces.append(
+            np.array(
+                [
+                    [part.ox + a * part.hx, part.oz + b * part.hz, z]
+                    for a in (-1, 1)
+                    for b in (-1, 1)
+                    for z in (z0, z1)
+                ]
+            )
+        )
     return pieces

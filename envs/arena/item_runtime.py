@@ -44,9 +44,17 @@ RESIZE_STEP = 0.01  # a changing goal's body is rebuilt when its diameter has mo
 DOOR_STEP = 0.05  # a door's body is rebuilt when it has moved this share of its travel
 COLOUR_STEP = 6  # a decaying goal's colour is handed to the camera when a channel has moved this much
 BUTTON_GOAL_DIAMETER = 1.0  # Assets/Resources/*Goal*.prefab: m_LocalScale 1, never sized
-BUTTON_GOAL_REWARD = {"GoodGoal": 1.0, "GoodGoalBounce": 1.0, "GoodGoalMulti": 1.0, "GoodGoalMultiBounce": 1.0,
-                      "BadGoal": -1.0, "BadGoalBounce": -1.0, "DecoyGoal": 0.0, "DecoyGoalBounce": 0.0,
-                      "DecoyGoalMulti": 0.0}  # Resources prefabs: Goal.reward
+BUTTON_GOAL_REWARD = {
+    "GoodGoal": 1.0,
+    "GoodGoalBounce": 1.0,
+    "GoodGoalMulti": 1.0,
+    "GoodGoalMultiBounce": 1.0,
+    "BadGoal": -1.0,
+    "BadGoalBounce": -1.0,
+    "DecoyGoal": 0.0,
+    "DecoyGoalBounce": 0.0,
+    "DecoyGoalMulti": 0.0,
+}  # Resources prefabs: Goal.reward
 BOUNCE_PUSH = 500.0 * PHYSICS_DT  # BallGoalBounce.Start: forceToApply x dt, along the goal's facing
 _RADIUS = AGENT_DIAMETER / 2
 
@@ -82,8 +90,14 @@ class _Button:
 class ItemRuntime:
     """The acting items of one built arena."""
 
-    def __init__(self, world: ArenaWorld, layout: Layout, extras: dict[int, list[ItemBody]], version: str,
-                 freeze_seconds: float = 0.0) -> None:
+    def __init__(
+        self,
+        world: ArenaWorld,
+        layout: Layout,
+        extras: dict[int, list[ItemBody]],
+        version: str,
+        freeze_seconds: float = 0.0,
+    ) -> None:
         self.world = world
         self.version = version
         self.rng = random.Random(layout.seed)
@@ -91,7 +105,9 @@ class ItemRuntime:
         self.updates = 0
         self.freeze_left = max(0.0, freeze_seconds)  # TrainingAgent.SetFreezeDelay: seconds, clamped at 0
         self.extras = extras  # extra bodies by item id (the camera draws them)
-        self.revision = 0  # changes whenever bodies appear, vanish or change colour (the camera re-reads them)
+        self.revision = (
+            0  # changes whenever bodies appear, vanish or change colour (the camera re-reads them)
+        )
         self.new_good_goals = 0
         self.items: dict[int, PlacedItem] = {item.id: item for item in layout.items}
         self._next_id = max(self.items, default=-1) + 1
@@ -118,8 +134,14 @@ class ItemRuntime:
                 self.spawners.append(spawner)
             elif behaviour == "button":
                 faces = extras.get(item.id, [])
-                self.buttons.append(_Button(item, SpawnerButton(item.params, version), _trigger_box(item),
-                                            faces[0] if faces else None))
+                self.buttons.append(
+                    _Button(
+                        item,
+                        SpawnerButton(item.params, version),
+                        _trigger_box(item),
+                        faces[0] if faces else None,
+                    )
+                )
             elif behaviour == "data_zone":
                 zones.append(item)
         for item_id in self.changing:
@@ -146,7 +168,9 @@ class ItemRuntime:
         if fruit is not None:
             return TouchValue(fruit.reward, True, True)
         if self.spawned.get(item.id) == "button":
-            return TouchValue(BUTTON_GOAL_REWARD.get(t.name, float(t.reward_sign)), t.reward_sign > 0, t.multi, 1)
+            return TouchValue(
+                BUTTON_GOAL_REWARD.get(t.name, float(t.reward_sign)), t.reward_sign > 0, t.multi, 1
+            )
         if t.behaviour == "decoy":  # reward 0, multi, never counted: numberOfGoals stays 1
             return TouchValue(0.0, False, True, 1)
         return TouchValue(t.reward_sign * item.size[0], t.reward_sign > 0, t.multi)
@@ -220,8 +244,9 @@ class ItemRuntime:
                     self.world.recolour(item_id, colour)
                     self.revision += 1
 
-    def _new_goal(self, name: str, centre: Vec, diameter: float, source: str, hanging: bool,
-                  rotation: float = 0.0) -> PlacedItem:
+    def _new_goal(
+        self, name: str, centre: Vec, diameter: float, source: str, hanging: bool, rotation: float = 0.0
+    ) -> PlacedItem:
         t = ITEM_TYPES[name]
         x, y, z = centre
         item = PlacedItem(self._next_id, t, (x, y - diameter / 2, z), (diameter,) * 3, rotation, t.color)
@@ -253,7 +278,10 @@ class ItemRuntime:
                 self.world.release_goal(item_id)
         for item_id in spawner.goal_ids.values():
             fruit = self._fruit[item_id]
-            if not fruit.released and abs(fruit.diameter - self._built_diameter.get(item_id, 0.0)) >= RESIZE_STEP:
+            if (
+                not fruit.released
+                and abs(fruit.diameter - self._built_diameter.get(item_id, 0.0)) >= RESIZE_STEP
+            ):
                 self.world.resize_goal(item_id, fruit.diameter)
                 self._built_diameter[item_id] = fruit.diameter
                 self.revision += 1
@@ -286,18 +314,29 @@ class ItemRuntime:
         inside = sphere_box_distance(centre, button.trigger) < _RADIUS
         spawn = button.machine.update(dt, inside, self.rng)
         travel = button.machine.travel
-        if button.face is not None and (abs(travel - button.travel) >= 0.05 or (travel == 0 and button.travel != 0)):
+        if button.face is not None and (
+            abs(travel - button.travel) >= 0.05 or (travel == 0 and button.travel != 0)
+        ):
             button.travel = travel
-            item_bodies.place_extra(self.world.client, button.face, (item_bodies.PRESS_DEPTH * travel, 0.0, 0.0))
+            item_bodies.place_extra(
+                self.world.client, button.face, (item_bodies.PRESS_DEPTH * travel, 0.0, 0.0)
+            )
         if spawn is None:
             return
         x, y, z = spawn.position
         # Instantiated with its centre at the spawn point; a centre below its radius is pushed out of the floor.
-        item = self._new_goal(spawn.name, (x, max(y, BUTTON_GOAL_DIAMETER / 2 + 0.001), z), BUTTON_GOAL_DIAMETER,
-                              "button", hanging=False)
+        item = self._new_goal(
+            spawn.name,
+            (x, max(y, BUTTON_GOAL_DIAMETER / 2 + 0.001), z),
+            BUTTON_GOAL_DIAMETER,
+            "button",
+            hanging=False,
+        )
         if item.type.bounce:
             self.world.push_goal(item.id, (0.0, 0.0, BOUNCE_PUSH))  # identity rotation: it faces +z
-        logger.debug("button %d spawned %s at %s (press %d)", button.item.id, spawn.name, spawn.position, spawn.press)
+        logger.debug(
+            "button %d spawned %s at %s (press %d)", button.item.id, spawn.name, spawn.position, spawn.press
+        )
 
 
 def _trigger_box(item: PlacedItem) -> Box:
@@ -315,4 +354,3 @@ def freeze_seconds(arena_items) -> float:
         if spec.name == "Agent" and spec.frozen_agent_delays:
             return max(0.0, float(spec.frozen_agent_delays[0]))
     return 0.0
-

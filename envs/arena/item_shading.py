@@ -33,8 +33,14 @@ NO_TEXTURE, BRICKS, PATCHES, FRAME, SEAMS = 0, 1, 2, 3, 4
 GLASS, DEATH_ZONE, HOT_ZONE = 1, 2, 3
 _BLOCK_NAMES = ("Cardbox1", "Cardbox2")
 # Emission colours of the goal prefabs (look.py); other goals (decaying, growing...) glow in their own colour.
-_GOAL_GLOW = {"GoodGoal": look.GOAL_GREEN, "GoodGoalBounce": look.GOAL_GREEN, "GoodGoalMulti": look.GOAL_GOLD,
-              "GoodGoalMultiBounce": look.GOAL_GOLD, "BadGoal": look.GOAL_RED, "BadGoalBounce": look.GOAL_RED}
+_GOAL_GLOW = {
+    "GoodGoal": look.GOAL_GREEN,
+    "GoodGoalBounce": look.GOAL_GREEN,
+    "GoodGoalMulti": look.GOAL_GOLD,
+    "GoodGoalMultiBounce": look.GOAL_GOLD,
+    "BadGoal": look.GOAL_RED,
+    "BadGoalBounce": look.GOAL_RED,
+}
 _HOLLOW_SHAPES = ("u", "l_left", "l_right")
 _TOP_LIGHT = light_factor(np.array([0.0, 1.0, 0.0])).astype(np.float32)  # blocks' emission is set to this
 
@@ -57,9 +63,18 @@ def _linear_depth(buffer: np.ndarray) -> np.ndarray:
 def _snapshot(client: int, view: list[float], projection: list[float], m: int):
     """TinyRenderer's image of a client: red (n.l of white surfaces), depth (view distance), body ids."""
     _, _, rgba, depth, seg = p.getCameraImage(
-        m, m, view, projection, renderer=p.ER_TINY_RENDERER, lightDirection=_light_direction(),
-        lightColor=[1.0, 1.0, 1.0], lightAmbientCoeff=0.0, lightDiffuseCoeff=1.0, lightSpecularCoeff=0.0,
-        shadow=0, physicsClientId=client,
+        m,
+        m,
+        view,
+        projection,
+        renderer=p.ER_TINY_RENDERER,
+        lightDirection=_light_direction(),
+        lightColor=[1.0, 1.0, 1.0],
+        lightAmbientCoeff=0.0,
+        lightDiffuseCoeff=1.0,
+        lightSpecularCoeff=0.0,
+        shadow=0,
+        physicsClientId=client,
     )
     rgba = np.asarray(rgba, dtype=np.uint8).reshape(m, m, 4)
     seg = np.asarray(seg, dtype=np.int32).reshape(m, m)
@@ -68,7 +83,9 @@ def _snapshot(client: int, view: list[float], projection: list[float], m: int):
     return rgba[:, :, 0].astype(np.float32) / 255.0, z, seg
 
 
-def _world_points(eye: np.ndarray, rays: tuple, z: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+def _world_points(
+    eye: np.ndarray, rays: tuple, z: np.ndarray, rows: np.ndarray, cols: np.ndarray
+) -> np.ndarray:
     """Arena points (k x 3) seen at pixels (rows, cols) at view distance z."""
     out = np.empty((rows.size, 3), dtype=np.float32)
     for axis, d in enumerate(rays):
@@ -128,8 +145,9 @@ class ItemShading:
         self._origin[body + 1] = position
         self._rotation[body + 1] = np.asarray(p.getMatrixFromQuaternion(orientation)).reshape(3, 3)
 
-    def draw(self, client: int, view: list[float], projection: list[float], m: int, eye: np.ndarray,
-             rays: tuple) -> tuple[np.ndarray, np.ndarray]:
+    def draw(
+        self, client: int, view: list[float], projection: list[float], m: int, eye: np.ndarray, rays: tuple
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Packed RGBA (m, m) uint32 and view distance (m, m) of the items (inf where there are none).
         Only the pixels that show an item are painted."""
         ndl, z, seg = _snapshot(client, view, projection, m)
@@ -149,9 +167,18 @@ class ItemShading:
                 self._read_pose(body)
             self._rotation32 = self._rotation.astype(np.float32)
             self._origin32 = self._origin.astype(np.float32)
-            colour[textured] = self._textured(colour[textured], light[textured], kinds[textured], ids[textured],
-                                              z[rows[textured], cols[textured]], rows[textured], cols[textured],
-                                              eye, rays, m)
+            colour[textured] = self._textured(
+                colour[textured],
+                light[textured],
+                kinds[textured],
+                ids[textured],
+                z[rows[textured], cols[textured]],
+                rows[textured],
+                cols[textured],
+                eye,
+                rays,
+                m,
+            )
         glow = self._kind[ids] == GLOW
         colour[glow] = albedo[glow]
         out[rows, cols] = textures.pack(colour)
@@ -163,7 +190,11 @@ class ItemShading:
         origin, rotation = self._origin32[ids], self._rotation32[ids]
         # R^T (P - origin), P in pybullet axes (arena x, z, y).
         ox, oy, oz = world[:, 0] - origin[:, 0], world[:, 2] - origin[:, 1], world[:, 1] - origin[:, 2]
-        local = rotation[:, 0, :] * ox[:, None] + rotation[:, 1, :] * oy[:, None] + rotation[:, 2, :] * oz[:, None]
+        local = (
+            rotation[:, 0, :] * ox[:, None]
+            + rotation[:, 1, :] * oy[:, None]
+            + rotation[:, 2, :] * oz[:, None]
+        )
         half = self._half32[ids]
         kinds = self._texture[ids]
         # Box faces: the local axis along which the point is nearest the box's surface is the normal;
@@ -175,8 +206,10 @@ class ItemShading:
         b = np.where(face_top, local[:, 1] + half[:, 1], local[:, 2] + half[:, 2])
         footprint = depth * np.float32(2.0 * np.tan(np.radians(look.FOV_DEGREES) / 2) / m)
         factor = np.ones(rows.size, dtype=np.float32)
-        for kind, texture, (w, h) in ((BRICKS, self._bricks, (8 * look.WALL_BRICK[0], 12 * look.WALL_BRICK[1])),
-                                      (PATCHES, self._patches, (3.0, 3.0))):
+        for kind, texture, (w, h) in (
+            (BRICKS, self._bricks, (8 * look.WALL_BRICK[0], 12 * look.WALL_BRICK[1])),
+            (PATCHES, self._patches, (3.0, 3.0)),
+        ):
             chosen = kinds == kind
             if chosen.any():  # one texture tile covers w x h units
                 factor[chosen] = texture.sample(a[chosen] / w, b[chosen] / h, footprint[chosen] / w)
@@ -187,7 +220,9 @@ class ItemShading:
             span_b = 2 * np.where(face_top[framed], half[framed, 1], half[framed, 2])
             fb = b[framed] / span_b
             edge = np.minimum(np.minimum(fa, 1 - fa), np.minimum(fb, 1 - fb))
-            seams = (np.minimum(fb, 1 - fb) * span_b < 0.08) & ~face_top[framed]  # U/L: bands at top and bottom
+            seams = (np.minimum(fb, 1 - fb) * span_b < 0.08) & ~face_top[
+                framed
+            ]  # U/L: bands at top and bottom
             on_frame = np.where(kinds[framed] == FRAME, edge < look.BLOCK_FRAME_WIDTH, seams)
             base = np.where(on_frame[:, None], look.BLOCK_FRAME, look.BLOCK_FACE)
             s = look.BLOCK_LIGHT_SHARE
@@ -208,11 +243,17 @@ class GlassLayer:
 
     def set_items(self, client: int, bodies: Sequence[ItemBody]) -> None:
         # a DataZone (v4.1.0) is a glass box (DataZone.prefab: Transparent.mat), unless zoneVisibility hides it
-        chosen = [b for b in bodies if (b.item.type.transparent or b.item.type.kind == "zone")
-                  and b.item.params.zone_visibility]
+        chosen = [
+            b
+            for b in bodies
+            if (b.item.type.transparent or b.item.type.kind == "zone") and b.item.params.zone_visibility
+        ]
         self.active = bool(chosen)
-        self._hot_zones = [b.item.boxes()[0] for b in chosen if b.item.type.kind == "zone"
-                           and b.item.type.name != "DeathZone"]
+        self._hot_zones = [
+            b.item.boxes()[0]
+            for b in chosen
+            if b.item.type.kind == "zone" and b.item.type.name != "DeathZone"
+        ]
         if not chosen:
             return
         if self._client < 0:
@@ -228,7 +269,9 @@ class GlassLayer:
                 half = [box.hx, box.hz, max((box.y1 - box.y0) / 2, 0.005)]
                 visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=white, physicsClientId=c)
                 centre = [box.cx, box.cz, max(box.y0, 0.0) + half[2]]
-                copy = p.createMultiBody(0, -1, visual, centre, yaw_quaternion(box.rotation), physicsClientId=c)
+                copy = p.createMultiBody(
+                    0, -1, visual, centre, yaw_quaternion(box.rotation), physicsClientId=c
+                )
                 zone = DEATH_ZONE if t.name == "DeathZone" else HOT_ZONE
                 made.append((copy, GLASS if t.behaviour == "data_zone" else zone))
                 continue
@@ -236,23 +279,29 @@ class GlassLayer:
             sx, sy, sz = b.item.size
             if t.shape == "tunnel":
                 vertices, indices = tunnel_mesh(sx, sy, sz)
-                visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=white,
-                                             physicsClientId=c)
+                visual = p.createVisualShape(
+                    p.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=white, physicsClientId=c
+                )
             else:
                 parts = local_parts(t.shape, b.item.size)
                 frames = [[q.ox, q.oz, (q.y0 + q.y1) / 2 - sy / 2] for q in parts]
                 halves = [[q.hx, q.hz, q.half_height] for q in parts]
-                visual = p.createVisualShapeArray([p.GEOM_BOX] * len(parts), halfExtents=halves,
-                                                  visualFramePositions=frames, rgbaColors=[white] * len(parts),
-                                                  physicsClientId=c)
+                visual = p.createVisualShapeArray(
+                    [p.GEOM_BOX] * len(parts),
+                    halfExtents=halves,
+                    visualFramePositions=frames,
+                    rgbaColors=[white] * len(parts),
+                    physicsClientId=c,
+                )
             copy = p.createMultiBody(0, -1, visual, position, orientation, physicsClientId=c)
             made.append((copy, GLASS))
         self._material = np.zeros(max(i for i, _ in made) + 2, dtype=np.uint8)
         for i, material in made:
             self._material[i + 1] = material
 
-    def draw(self, view: list[float], projection: list[float], m: int, eye: np.ndarray,
-             rays: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    def draw(
+        self, view: list[float], projection: list[float], m: int, eye: np.ndarray, rays: tuple
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Colour (m, m, 3) float32, opacity (m, m) and view distance (m, m) of the nearest glass or
         zone surface, or None when none is in view."""
         ndl, z, seg = _snapshot(self._client, view, projection, m)

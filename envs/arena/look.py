@@ -41,7 +41,9 @@ def srgb(linear: tuple[float, float, float]) -> np.ndarray:
 # m_LocalEulerAnglesHint (50, -30, 0): the light shines along (-0.321, -0.766, 0.557) in arena axes
 # (x, y up, z); LIGHT_TOWARDS is the opposite direction, from a surface towards the light.
 _PITCH, _YAW = math.radians(50.0), math.radians(-30.0)
-LIGHT_TOWARDS = np.array([-math.sin(_YAW) * math.cos(_PITCH), math.sin(_PITCH), -math.cos(_YAW) * math.cos(_PITCH)])
+LIGHT_TOWARDS = np.array(
+    [-math.sin(_YAW) * math.cos(_PITCH), math.sin(_PITCH), -math.cos(_YAW) * math.cos(_PITCH)]
+)
 LIGHT_COLOR = np.array([1.0, 0.95686275, 0.8392157])  # m_Color; m_Intensity 1; m_Shadows m_Type 2 (soft)
 # The model's two terms (see the module docstring), as fractions of the albedo, per channel.
 AMBIENT = np.array([161.0, 179.0, 194.0], dtype=np.float32) / 255.0
@@ -121,7 +123,9 @@ BLOCK_LIGHT_SHARE = 0.35  # how much of a block's brightness depends on the ligh
 # alpha _EmissionColour.a x (1 - depth), which is near 1 with Unity's reversed depth, plus _AdditiveAlpha,
 # at least _MinAlpha 0.4, blended over what is behind.
 DEATH_ZONE_COLOR = srgb((0.627451, 0.078431375, 0.078431375))  # _EmissionColour
-DEATH_ZONE_ALPHA = 0.9  # _EmissionColour.a 0.88 (+ _AdditiveAlpha 0.25, capped at 1; the screenshots show the floor faintly)
+DEATH_ZONE_ALPHA = (
+    0.9  # _EmissionColour.a 0.88 (+ _AdditiveAlpha 0.25, capped at 1; the screenshots show the floor faintly)
+)
 HOT_ZONE_COLOR = srgb((1.0, 0.43564162, 0.124469034))  # _EmissionColour (HDR 1.19 clipped to 1)
 # _EmissionColour.a 0.686, _AdditiveAlpha 0 (at least _MinAlpha 0.4); HotZone_Fog.mat has _Cull 0, so the
 # near and the far face of the volume are both blended: 1 - (1 - 0.686)^2 seen through it.

@@ -41,8 +41,14 @@ MAX_ANGULAR_VELOCITY = 7.0  # Unity's default Rigidbody.maxAngularVelocity (rad/
 # v4.1.0's block masses (Moveable/LightBlock, HeavyBlock, UBlock, LBlock, JBlock, HollowBox.prefab:
 # m_Mass), by our item name (aliases are resolved to these names). Everything else weighs in v4.1.0
 # what v3.1.3's prefab says, which the catalogue holds (``items.MASS``).
-V4_MASSES = {"Cardbox1": 220.0, "Cardbox2": 420.0, "UObject": 180.0, "LObject": 180.0, "LObject2": 180.0,
-             "HollowBox": 500.0}
+V4_MASSES = {
+    "Cardbox1": 220.0,
+    "Cardbox2": 420.0,
+    "UObject": 180.0,
+    "LObject": 180.0,
+    "LObject2": 180.0,
+    "HollowBox": 500.0,
+}
 WALL_MASS = MASS["wall"]  # Immoveable/Wall.prefab, WallTransparent.prefab: m_Mass (both versions)
 _LOW_FRICTION_ITEMS = frozenset({"Cardbox1", "Cardbox2"})
 
@@ -73,16 +79,42 @@ def item_friction(name: str) -> float:
 
 
 def set_static(client: int, body: int) -> None:
-    p.changeDynamics(body, -1, lateralFriction=STATIC_FRICTION_BULLET, restitution=0.0, rollingFriction=0.0,
-                     spinningFriction=0.0, physicsClientId=client)
+    p.changeDynamics(
+        body,
+        -1,
+        lateralFriction=STATIC_FRICTION_BULLET,
+        restitution=0.0,
+        rollingFriction=0.0,
+        spinningFriction=0.0,
+        physicsClientId=client,
+    )
 
 
 def set_dynamic(client: int, body: int, name: str, mass: float) -> None:
-    p.changeDynamics(body, -1, mass=mass, lateralFriction=item_friction(name), restitution=0.0, rollingFriction=0.0,
-                     spinningFriction=0.0, linearDamping=0.0, angularDamping=bullet_damping(ANGULAR_DRAG),
-                     physicsClientId=client)
+    p.changeDynamics(
+        body,
+        -1,
+        mass=mass,
+        lateralFriction=item_friction(name),
+        restitution=0.0,
+        rollingFriction=0.0,
+        spinningFriction=0.0,
+        linearDamping=0.0,
+        angularDamping=bullet_damping(ANGULAR_DRAG),
+        physicsClientId=client,
+    )
 
 
 def set_agent(client: int, body: int) -> None:
-    p.changeDynamics(body, -1, mass=AGENT_MASS, lateralFriction=0.0, restitution=0.0, rollingFriction=0.0,
-                     spinningFriction=0.0, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
+    p.changeDynamics(
+        body,
+        -1,
+        mass=AGENT_MASS,
+        lateralFriction=0.0,
+        restitution=0.0,
+        rollingFriction=0.0,
+        spinningFriction=0.0,
+        linearDamping=0.0,
+        angularDamping=0.0,
+        physicsClientId=client,
+    )

@@ -30,14 +30,19 @@ RAIL_SHADE = 0.93  # the rails read slightly darker than the panel behind them (
 
 def light_factor(normals: np.ndarray, lit: np.ndarray | float = 1.0) -> np.ndarray:
     """Per-channel brightness of surfaces with these normals (..., 3): AMBIENT + LIGHT * n.l."""
-    ndl = np.maximum(normals @ look.LIGHT_TOWARDS, 0.0)[..., None] * np.asarray(lit, dtype=np.float32)[..., None]
+    ndl = (
+        np.maximum(normals @ look.LIGHT_TOWARDS, 0.0)[..., None]
+        * np.asarray(lit, dtype=np.float32)[..., None]
+    )
     return look.AMBIENT + look.LIGHT * ndl
 
 
 _SIDE_LIGHT = light_factor(_SIDE_NORMALS).astype(np.float32)  # (4, 3)
 _FLOOR_LIT = light_factor(np.array([0.0, 1.0, 0.0])).astype(np.float32)
 _FLOOR_DARK = look.AMBIENT.astype(np.float32)
-_BAYER = (np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]], dtype=np.float32) + 0.5) / 16
+_BAYER = (
+    np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]], dtype=np.float32) + 0.5
+) / 16
 
 
 def _sky_table() -> np.ndarray:
@@ -90,8 +95,15 @@ class Room:
         self._planks = textures.fence_planks()
         self._sky = textures.pack(_sky_table())
 
-    def draw(self, eye: tuple[float, float, float], dx: np.ndarray, dy: np.ndarray, dz: np.ndarray,
-             pixel: float, shadow_grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def draw(
+        self,
+        eye: tuple[float, float, float],
+        dx: np.ndarray,
+        dy: np.ndarray,
+        dz: np.ndarray,
+        pixel: float,
+        shadow_grid: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Packed RGBA (n, n) uint32 and view distance (n, n) float32 (inf for sky) of the room.
 
         ``eye`` is in arena axes, inside the fence; ``dx, dy, dz`` (float32) are the rays (forward
@@ -135,10 +147,17 @@ class Room:
         with np.errstate(divide="ignore"):
             t_floor = np.where(dy < 0, -ey / dy, np.inf).astype(np.float32)
         floor = (t_floor < depth) & (t_floor <= look.FAR)
-        if not (0.0 <= ex <= SIZE and 0.0 <= ez <= SIZE and ey <= look.FENCE_PANEL_TOP):  # can see past the fence
+        if not (
+            0.0 <= ex <= SIZE and 0.0 <= ez <= SIZE and ey <= look.FENCE_PANEL_TOP
+        ):  # can see past the fence
             with np.errstate(invalid="ignore"):
                 gx, gz = ex + t_floor * dx, ez + t_floor * dz
-            floor &= (gx >= shadows.GROUND_MIN) & (gx <= shadows.GROUND_MAX) & (gz >= shadows.GROUND_MIN) & (gz <= shadows.GROUND_MAX)
+            floor &= (
+                (gx >= shadows.GROUND_MIN)
+                & (gx <= shadows.GROUND_MAX)
+                & (gz >= shadows.GROUND_MIN)
+                & (gz <= shadows.GROUND_MAX)
+            )
         np.copyto(depth, t_floor, where=floor)
         label[floor] = FLOOR
         beyond = depth > look.FAR
@@ -200,5 +219,7 @@ class Room:
         dither = np.tile(_BAYER, (frame.shape[0] // 4 + 1, n // 4 + 1))[band][:, :n]
         lit = shadows.lookup(shadow_grid, x, z) > dither
         texel = self._floor_lit.where(u, v, footprint)
-        colour = np.where(lit, np.take(self._floor_lit.texels, texel), np.take(self._floor_dark.texels, texel))
+        colour = np.where(
+            lit, np.take(self._floor_lit.texels, texel), np.take(self._floor_dark.texels, texel)
+        )
         np.copyto(frame[band], colour, where=floor[band])

@@ -63,7 +63,9 @@ def cast_convex(grid: np.ndarray, corners: np.ndarray) -> None:
     """Darken the floor under a convex piece given by its corners (k x 3, arena x, y up, z)."""
     corners = np.asarray(corners, dtype=np.float64)
     heights = np.maximum(corners[:, 1], 0.0)
-    flat = np.stack([corners[:, 0] - _L[0] * heights / _L[1], corners[:, 2] - _L[2] * heights / _L[1]], axis=1)
+    flat = np.stack(
+        [corners[:, 0] - _L[0] * heights / _L[1], corners[:, 2] - _L[2] * heights / _L[1]], axis=1
+    )
     hull = _hull(flat)
     if len(hull) < 3:
         return
@@ -126,7 +128,7 @@ def soften(grid: np.ndarray) -> np.ndarray:
     out = np.zeros_like(grid)
     for dr in range(3):
         for dc in range(3):
-            out += padded[dr:dr + _N, dc:dc + _N]
+            out += padded[dr : dr + _N, dc : dc + _N]
     return out / 9.0
 
 

@@ -80,11 +80,29 @@ PREFABS: dict[str, SpawnerPrefab] = {
     # SpawnerTree.prefab: delaySeconds 2, defaultSpawnPosition (-0.1, 4.3, -0.1), radius 2.25, variableSize 1
     "tree": SpawnerPrefab(2.0, (-0.1, 4.3, -0.1), 2.25, True, 4.0, (0.2, 1.0), SPAWN_SIZE_RANGE),
     # SpawnerDispenser.prefab: delaySeconds 0, defaultSpawnPosition (0, 3.65, 0), doorOpenDelay 0
-    "dispenser": SpawnerPrefab(0.0, (0.0, 3.65, 0.0), 0.0, False, 1.5, (2.5, 0.5), STOCKPILE_SIZE_RANGE,
-                               stockpiling=True, door_open_delay=0.0),
+    "dispenser": SpawnerPrefab(
+        0.0,
+        (0.0, 3.65, 0.0),
+        0.0,
+        False,
+        1.5,
+        (2.5, 0.5),
+        STOCKPILE_SIZE_RANGE,
+        stockpiling=True,
+        door_open_delay=0.0,
+    ),
     # SpawnerContainer.prefab: delaySeconds 0, defaultSpawnPosition (0, 0.55, 0), doorOpenDelay 1
-    "container": SpawnerPrefab(0.0, (0.0, 0.55, 0.0), 0.0, False, 1.5, (2.5, 0.5), STOCKPILE_SIZE_RANGE,
-                               stockpiling=True, door_open_delay=1.0),
+    "container": SpawnerPrefab(
+        0.0,
+        (0.0, 0.55, 0.0),
+        0.0,
+        False,
+        1.5,
+        (2.5, 0.5),
+        STOCKPILE_SIZE_RANGE,
+        stockpiling=True,
+        door_open_delay=1.0,
+    ),
 }
 
 
@@ -133,7 +151,9 @@ class GoalSpawner:
         self.prefab = prefab
         self.base = base
         self.spawn_count = params.spawn_count if params.spawn_count is not None else DEFAULT_SPAWN_COUNT
-        self.between = params.time_between_spawns if params.time_between_spawns is not None else prefab.default_between
+        self.between = (
+            params.time_between_spawns if params.time_between_spawns is not None else prefab.default_between
+        )
         self.ripen_time = params.ripen_time if params.ripen_time is not None else DEFAULT_RIPEN_TIME
         initial = params.initial_value if params.initial_value is not None else prefab.default_values[0]
         final = params.final_value if params.final_value is not None else prefab.default_values[1]
@@ -145,7 +165,11 @@ class GoalSpawner:
         self.size_max = self.ripened_size + margin  # newGoal.sizeMax
         # The size noise: the new goal's prefab reward minus the initial size (variableSize only).
         self.noise = GOAL_PREFAB_REWARD - self.initial_size if prefab.variable_size else 0.0
-        self.door = DoorSchedule(prefab.door_open_delay, params.time_between_door_opens) if prefab.stockpiling else None
+        self.door = (
+            DoorSchedule(prefab.door_open_delay, params.time_between_door_opens)
+            if prefab.stockpiling
+            else None
+        )
         self._angle_rng = DotNetRandom(1)  # GoalSpawner.Awake: new System.Random(1) for the angles
         self._size_rng = DotNetRandom(1)  # spawnSizeSeed 1
         self.time = 0.0
@@ -203,7 +227,11 @@ class GoalSpawner:
             phi = float(np.float32(self._angle_rng.next_double() * 2 * math.pi))
             theta = float(np.float32((self._angle_rng.next_double() * _F32_06 + _F32_02) * math.pi))
             r = self.prefab.sphere_radius
-            offset = (r * math.cos(phi) * math.sin(theta), r * math.cos(theta), r * math.sin(phi) * math.sin(theta))
+            offset = (
+                r * math.cos(phi) * math.sin(theta),
+                r * math.cos(theta),
+                r * math.sin(phi) * math.sin(theta),
+            )
         else:
             offset = (0.0, 0.0, 0.0)
         if self.prefab.variable_size:
@@ -221,7 +249,9 @@ class GoalSpawner:
         radius = MATERIALISE_RADIUS * self.ripened_size
         px, py, pz = self.spawn_point
         spheres = list(occupied or [])
-        spheres += [(f.position, f.diameter) for f in self.fruits if f.material and f is not new and not f.released]
+        spheres += [
+            (f.position, f.diameter) for f in self.fruits if f.material and f is not new and not f.released
+        ]
         for (x, y, z), d in spheres:
             if math.dist((x, y, z), (px, py, pz)) < radius + d / 2:
                 return False

@@ -24,8 +24,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         missing = exc.name or ""
         if missing.split(".")[0] not in EXTRA_MODULES:
             raise
-        sys.stderr.write(f"error: agentkit-arena needs the animalai extra ({missing} is not installed): "
-                         f"{INSTALL_HINT}\n")
+        sys.stderr.write(
+            f"error: agentkit-arena needs the animalai extra ({missing} is not installed): {INSTALL_HINT}\n"
+        )
         raise SystemExit(2) from None
     serve_main(argv)
 

@@ -93,8 +93,9 @@ def _pyramid(tile: np.ndarray, colour: bool = False) -> Texture:
     return Texture(np.ascontiguousarray(stacked[..., 0].reshape(-1)), len(levels), h, w)
 
 
-def _bricks(width: int, height: int, across: int, rows: int, joint: float, ratio: float,
-            seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _bricks(
+    width: int, height: int, across: int, rows: int, joint: float, ratio: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Running-bond bricks: per texel, a random value per brick in [-1, 1] and a 0/1 joint mask.
 
     ``joint`` is the joint width as a fraction of a brick's length; ``ratio`` is a brick's length
@@ -131,7 +132,9 @@ def floor_texture() -> Texture:
 @functools.cache
 def wall_bricks() -> Texture:
     """Walls' joint pattern (ao.psd of the floor tiles): white bricks, dark joints; one channel."""
-    _, joints = _bricks(256, 384, 8, 12, look.WALL_JOINT, 1.0, seed=5)  # joints: the same share of length and height
+    _, joints = _bricks(
+        256, 384, 8, 12, look.WALL_JOINT, 1.0, seed=5
+    )  # joints: the same share of length and height
     return _pyramid((1.0 - (1.0 - look.WALL_JOINT_SHADE) * joints)[:, :, None])
 
 
@@ -150,7 +153,7 @@ def _smooth_noise(size: int, scale: float, seed: int) -> np.ndarray:
     spectrum = np.fft.fft2(rng.normal(size=(size, size)))
     f = np.fft.fftfreq(size)
     radius = np.hypot(f[:, None], f[None, :]) * size
-    noise = np.real(np.fft.ifft2(spectrum * np.exp(-(radius / scale) ** 2)))
+    noise = np.real(np.fft.ifft2(spectrum * np.exp(-((radius / scale) ** 2))))
     noise -= noise.min()
     return noise / max(float(noise.max()), 1e-9)
 

@@ -36,7 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # before grpc loads: its C core's notices are not ours to print
+os.environ.setdefault(
+    "GRPC_VERBOSITY", "ERROR"
+)  # before grpc loads: its C core's notices are not ours to print
 
 import grpc
 from google.protobuf.any_pb2 import Any as AnyProto
@@ -75,8 +77,13 @@ CONNECT_TIMEOUT_S = 30.0
 # ML-Agents dimension properties: NONE (the channel axis, a vector) and TRANSLATIONAL_EQUIVARIANCE.
 _DIM_NONE, _DIM_TRANSLATIONAL = 1, 2
 # Engine configuration message types (ML-Agents' EngineConfigurationChannel).
-_ENGINE_FIELDS = {0: ("screen_resolution", "ii"), 1: ("quality_level", "i"), 2: ("time_scale", "f"),
-                  3: ("target_frame_rate", "i"), 4: ("capture_frame_rate", "i")}
+_ENGINE_FIELDS = {
+    0: ("screen_resolution", "ii"),
+    1: ("quality_level", "i"),
+    2: ("time_scale", "f"),
+    3: ("target_frame_rate", "i"),
+    4: ("capture_frame_rate", "i"),
+}
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,9 @@ class ArenaServer:
         self.traits = TRAITS[options.generation]
         # A 4.x build plays v4.1.0's items and masses, a 3.x build v3.1.3's (docs/arena-fidelity.md).
         version = "4.1.0" if options.generation == Generation.V4 else "3.1.3"
-        self.backend = ArenaBackend(render_size=options.resolution, frames=options.camera, aai_version=version)
+        self.backend = ArenaBackend(
+            render_size=options.resolution, frames=options.camera, aai_version=version
+        )
         self.init_seed = 0
         self.engine: dict[str, Any] = {}
         self._files = Path(tempfile.mkdtemp(prefix="agentkit-arena-"))
@@ -118,22 +127,37 @@ class ArenaServer:
 
     def academy_parameters(self) -> UnityOutputProto:
         caps = UnityRLCapabilitiesProto(
-            baseRLCapabilities=True, concatenatedPngObservations=True, compressedChannelMapping=True,
-            hybridActions=True, trainingAnalytics=True, variableLengthObservation=True, multiAgentGroups=True,
+            baseRLCapabilities=True,
+            concatenatedPngObservations=True,
+            compressedChannelMapping=True,
+            hybridActions=True,
+            trainingAnalytics=True,
+            variableLengthObservation=True,
+            multiAgentGroups=True,
         )
-        return UnityOutputProto(rl_initialization_output=UnityRLInitializationOutputProto(
-            name="AnimalAI", communication_version=COMMUNICATION_VERSION,
-            package_version=self.traits.package_version, capabilities=caps,
-        ))
+        return UnityOutputProto(
+            rl_initialization_output=UnityRLInitializationOutputProto(
+                name="AnimalAI",
+                communication_version=COMMUNICATION_VERSION,
+                package_version=self.traits.package_version,
+                capabilities=caps,
+            )
+        )
 
     def accept_python(self, init_input) -> None:
         """Check the Python side's versions (as Unity does: same major communication version)."""
         version = init_input.communication_version
         if version.split(".", 1)[0] != COMMUNICATION_VERSION.split(".", 1)[0]:
-            raise RuntimeError(f"Python speaks communication API {version}, this arena {COMMUNICATION_VERSION}")
+            raise RuntimeError(
+                f"Python speaks communication API {version}, this arena {COMMUNICATION_VERSION}"
+            )
         self.init_seed = int(init_input.seed)
-        logger.info("connected to mlagents-envs %s (communication %s), seed %d",
-                    init_input.package_version, version, self.init_seed)
+        logger.info(
+            "connected to mlagents-envs %s (communication %s), seed %d",
+            init_input.package_version,
+            version,
+            self.init_seed,
+        )
 
     # -- one input, one output -----------------------------------------------------------------
 
@@ -238,9 +262,12 @@ class ArenaServer:
         # asked for the privileged state; between those, Python's last copy still holds.
         changed = (self._episodes, self._end_reason, self._success) != self._facts_sent
         if self._episode_channel and (changed or self._privileged):
-            facts: dict[str, Any] = {"episode": self._episodes, "step": reading.step,
-                                     "end_reason": self._end_reason.value if self._end_reason else None,
-                                     "success": self._success}
+            facts: dict[str, Any] = {
+                "episode": self._episodes,
+                "step": reading.step,
+                "end_reason": self._end_reason.value if self._end_reason else None,
+                "success": self._success,
+            }
             if self._privileged:
                 facts["privileged"] = self.backend.privileged_state()
             side_channel = pack_side_channels([(EPISODE_CHANNEL, json.dumps(facts).encode("utf-8"))])
@@ -270,7 +297,9 @@ class ArenaServer:
         fx, fz = math.sin(heading), math.cos(heading)
         local = (vx * fz - vz * fx, vy, vx * fx + vz * fz)  # right, up, forward, as Animal-AI reports
         values = [reading.health, *local, *reading.position]
-        return wire.observation((len(values),), (_DIM_NONE,), f"VectorSensor_size{len(values)}", floats=values)
+        return wire.observation(
+            (len(values),), (_DIM_NONE,), f"VectorSensor_size{len(values)}", floats=values
+        )
 
     def close(self) -> None:
         self.backend.close()
@@ -308,9 +337,13 @@ def _message(output: UnityOutputProto | None = None, status: int = 200) -> bytes
 def serve(options: ServerOptions) -> int:
     """Connect, shake hands, then answer inputs until Python closes; the process exit code."""
     server = ArenaServer(options)
-    channel = grpc.insecure_channel(f"localhost:{options.port}", options=[
-        ("grpc.max_send_message_length", 64 * 1024 * 1024), ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-    ])
+    channel = grpc.insecure_channel(
+        f"localhost:{options.port}",
+        options=[
+            ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+        ],
+    )
     try:
         grpc.channel_ready_future(channel).result(timeout=CONNECT_TIMEOUT_S)
         # Messages go both ways as bytes: written and read by hand each step (see ``wire`` and
@@ -347,12 +380,20 @@ def serve(options: ServerOptions) -> int:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> ServerOptions:
-    parser = argparse.ArgumentParser(prog="agentkit-arena", description=__doc__.split("\n\n")[0],
-                                     allow_abbrev=False)
+    parser = argparse.ArgumentParser(
+        prog="agentkit-arena", description=__doc__.split("\n\n")[0], allow_abbrev=False
+    )
     parser.add_argument("--mlagents-port", type=int, required=True, help="port of the mlagents-envs server")
-    parser.add_argument("--emulate-generation", type=int, choices=(3, 4), default=3,
-                        help="behave as an Animal-AI 3.x (HWC, YAML text) or 4.x (CHW, YAML path) build")
-    parser.add_argument("--playerMode", type=int, default=0, help="Animal-AI: 0 training (1 play: not offered)")
+    parser.add_argument(
+        "--emulate-generation",
+        type=int,
+        choices=(3, 4),
+        default=3,
+        help="behave as an Animal-AI 3.x (HWC, YAML text) or 4.x (CHW, YAML path) build",
+    )
+    parser.add_argument(
+        "--playerMode", type=int, default=0, help="Animal-AI: 0 training (1 play: not offered)"
+    )
     parser.add_argument("--useCamera", action="store_true", help="send the first-person camera")
     parser.add_argument("--resolution", type=int, default=84, help="camera pixels (square)")
     parser.add_argument("--grayscale", action="store_true")
@@ -373,15 +414,25 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerOptions:
         parser.error("the arena decides every 3 physics frames (0.06 s); --decisionPeriod must be 3")
     if args.resolution < 16:
         parser.error(f"--resolution must be at least 16 pixels, got {args.resolution}")
-    return ServerOptions(port=args.mlagents_port, generation=Generation(args.emulate_generation),
-                         camera=args.useCamera, resolution=args.resolution, log_file=log_file)
+    return ServerOptions(
+        port=args.mlagents_port,
+        generation=Generation(args.emulate_generation),
+        camera=args.useCamera,
+        resolution=args.resolution,
+        log_file=log_file,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     options = parse_args(argv)
-    handler: logging.Handler = logging.FileHandler(options.log_file) if options.log_file else logging.StreamHandler()
-    logging.basicConfig(level=logging.INFO if options.log_file else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=[handler])
+    handler: logging.Handler = (
+        logging.FileHandler(options.log_file) if options.log_file else logging.StreamHandler()
+    )
+    logging.basicConfig(
+        level=logging.INFO if options.log_file else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=[handler],
+    )
     sys.exit(serve(options))
 
 

@@ -45,7 +45,9 @@ from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
 
 logger = logging.getLogger(__name__)
 
-BOUNCE_PUSH = 500.0 * motion.PHYSICS_DT  # BallGoalBounce.cs / *Bounce.prefab: forceToApply 500, VelocityChange x dt
+BOUNCE_PUSH = (
+    500.0 * motion.PHYSICS_DT
+)  # BallGoalBounce.cs / *Bounce.prefab: forceToApply 500, VelocityChange x dt
 _CONTACT_DISTANCE = 0.02  # a contact closer than this counts as touching (Unity's default contact offset is 0.01 per collider)
 _UP_NORMAL = 1e-3  # TrainingAgent.OnCollisionStay: grounded when a contact normal has y > 0
 _RADIUS = AGENT_DIAMETER / 2
@@ -107,14 +109,21 @@ class ArenaWorld:
         ``freeze_seconds``: the agent's start freeze (the file's ``frozenAgentDelays``)."""
         c = self.client
         p.resetSimulation(physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=self._dt, numSubSteps=0, numSolverIterations=12,
-                                    deterministicOverlappingPairs=1, physicsClientId=c)
+        p.setPhysicsEngineParameter(
+            fixedTimeStep=self._dt,
+            numSubSteps=0,
+            numSolverIterations=12,
+            deterministicOverlappingPairs=1,
+            physicsClientId=c,
+        )
         p.setGravity(0, 0, -motion.GRAVITY, physicsClientId=c)
         floor, fences = add_ground(c)
         self._static = {floor, *fences}
         for body in self._static:
             materials.set_static(c, body)
-        built = [item_bodies.add_body(c, item, self.version, random.Random(layout.seed)) for item in layout.items]
+        built = [
+            item_bodies.add_body(c, item, self.version, random.Random(layout.seed)) for item in layout.items
+        ]
         self.bodies = [main for main, _ in built]
         extras = {item.id: more for item, (_, more) in zip(layout.items, built) if more}
         self._friction = {}
@@ -122,8 +131,11 @@ class ArenaWorld:
             self._set_material(b)
         self._goal_by_body = {b.body: b for b in self.bodies if b.item.type.is_goal}
         self._active = {b.item.id: True for b in self.bodies}
-        self._zones = [(b.item.boxes()[0], b.item.name) for b in self.bodies
-                       if b.item.type.kind == "zone" and b.item.type.behaviour != "data_zone"]
+        self._zones = [
+            (b.item.boxes()[0], b.item.name)
+            for b in self.bodies
+            if b.item.type.kind == "zone" and b.item.type.behaviour != "data_zone"
+        ]
         self.agent = add_agent(c, layout.agent.position)
         materials.set_agent(c, self.agent)
         # Let items placed in the air come to rest before the first frame, with finer time steps: a
@@ -140,7 +152,9 @@ class ArenaWorld:
             if b.item.type.bounce:
                 dx, dz = motion.facing(b.item.rotation)
                 (vx, vy, vz), w = p.getBaseVelocity(b.body, physicsClientId=c)
-                p.resetBaseVelocity(b.body, [vx + dx * BOUNCE_PUSH, vy + dz * BOUNCE_PUSH, vz], w, physicsClientId=c)
+                p.resetBaseVelocity(
+                    b.body, [vx + dx * BOUNCE_PUSH, vy + dz * BOUNCE_PUSH, vz], w, physicsClientId=c
+                )
         self.heading = layout.agent.rotation % 360.0
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
         self._position = (x, z - _RADIUS, y)
@@ -186,7 +200,7 @@ class ArenaWorld:
 
     def _moving(self, body: int) -> bool:
         (vx, vy, vz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=self.client)
-        return vx * vx + vy * vy + vz * vz > _AT_REST ** 2 or wx * wx + wy * wy + wz * wz > _AT_REST ** 2
+        return vx * vx + vy * vy + vz * vz > _AT_REST**2 or wx * wx + wy * wy + wz * wz > _AT_REST**2
 
     # -- stepping -----------------------------------------------------------------------------
 
@@ -215,8 +229,9 @@ class ArenaWorld:
             v = motion.drive((vx, vz, vy), self.heading, b0, self._grounded)  # arena axes (x, y up, z)
         v = motion.integrate(v)
         ax, ay, az = self._apply_friction((v[0], v[2], v[1]))  # bullet axes
-        p.resetBaseVelocity(self.agent, [ax, ay, az + motion.GRAVITY * motion.PHYSICS_DT], [0, 0, 0],
-                            physicsClientId=c)
+        p.resetBaseVelocity(
+            self.agent, [ax, ay, az + motion.GRAVITY * motion.PHYSICS_DT], [0, 0, 0], physicsClientId=c
+        )
         if self._rolling:
             self._cap_spin()
         for _ in range(self.substeps):
@@ -267,8 +282,9 @@ class ArenaWorld:
         c = self.client
         p.performCollisionDetection(physicsClientId=c)
         self._contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=c)
-        self._grounded = any(contact[8] <= _CONTACT_DISTANCE and contact[7][2] > _UP_NORMAL
-                             for contact in self._contacts)
+        self._grounded = any(
+            contact[8] <= _CONTACT_DISTANCE and contact[7][2] > _UP_NORMAL for contact in self._contacts
+        )
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
         self._position = (x, z - _RADIUS, y)
 
@@ -282,8 +298,9 @@ class ArenaWorld:
         for item in report.touched:
             self._remove(item)
         if report.touched:
-            self._contacts = tuple(c for c in self._contacts if c[2] not in self._goal_by_body
-                                   or self._active_body(c[2]))
+            self._contacts = tuple(
+                c for c in self._contacts if c[2] not in self._goal_by_body or self._active_body(c[2])
+            )
         if self._zones:
             x, y, z = self._position
             centre = (x, y + _RADIUS, z)
@@ -386,8 +403,9 @@ class ArenaWorld:
         if b is None:
             return
         (vx, vy, vz), w = p.getBaseVelocity(b.body, physicsClientId=self.client)
-        p.resetBaseVelocity(b.body, [vx + velocity[0], vy + velocity[2], vz + velocity[1]], w,
-                            physicsClientId=self.client)
+        p.resetBaseVelocity(
+            b.body, [vx + velocity[0], vy + velocity[2], vz + velocity[1]], w, physicsClientId=self.client
+        )
 
     def free_to_grow(self, item_id: int, step: float) -> bool:
         """``SizeChangeGoal``: nothing within ``step`` above the goal's top (a ray) and no static body

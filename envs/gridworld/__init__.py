@@ -13,4 +13,12 @@ from agentkit.envs.gridworld.catalogue import CATALOGUE
 from agentkit.envs.gridworld.reference import GridworldReference, NoReferenceError
 from agentkit.envs.gridworld.vocabulary import VOCABULARY, Act
 
-__all__ = ["API_VOCABULARY", "Act", "CATALOGUE", "GridworldBackend", "GridworldReference", "NoReferenceError", "VOCABULARY"]
+__all__ = [
+    "API_VOCABULARY",
+    "Act",
+    "CATALOGUE",
+    "GridworldBackend",
+    "GridworldReference",
+    "NoReferenceError",
+    "VOCABULARY",
+]

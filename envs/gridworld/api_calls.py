@@ -50,7 +50,9 @@ class Target:
         )
 
     def text(self) -> str:
-        return " ".join(w for w in (self.state, self.color, "goal square" if self.kind == "goal" else self.kind) if w)
+        return " ".join(
+            w for w in (self.state, self.color, "goal square" if self.kind == "goal" else self.kind) if w
+        )
 
 
 def parse_target(text: object, command: Command) -> Target:
@@ -62,7 +64,7 @@ def parse_target(text: object, command: Command) -> Target:
     unknown = [w for w in words if w not in COLORS and w not in KINDS and w not in DOOR_STATES]
     if kind is None or unknown:
         raise CompileError(
-            f"{command.name}({text!r}): name an object as \"[colour] kind\", e.g. \"red key\"; "
+            f'{command.name}({text!r}): name an object as "[colour] kind", e.g. "red key"; '
             f"kinds: {', '.join(KINDS)}; colours: {', '.join(COLORS)}",
             command,
         )
@@ -83,7 +85,9 @@ def _not_seen(target: Target, command: Command) -> CompileError:
     return CompileError(f"no {target.text()} seen yet; explore() or turn to look around first", command)
 
 
-def _go_next_to(known: KnownMap, target: Target, command: Command, positions: list[Pos]) -> tuple[list[int], Pose]:
+def _go_next_to(
+    known: KnownMap, target: Target, command: Command, positions: list[Pos]
+) -> tuple[list[int], Pose]:
     """Actions to face the nearest of ``positions`` (to stand on it for the goal square)."""
     start = start_pose(known.grid)
     done = standing_on_one_of(set(positions)) if target.kind == "goal" else facing_one_of(set(positions))
@@ -134,7 +138,7 @@ def pickup(grid: GridView, command: Command) -> list[int]:
 def open_door(grid: GridView, command: Command) -> list[int]:
     target = parse_target(command.args[0], command)
     if target.kind != "door":
-        raise CompileError(f"open() takes a door, e.g. open(\"yellow door\"), not a {target.kind}", command)
+        raise CompileError(f'open() takes a door, e.g. open("yellow door"), not a {target.kind}', command)
     known = KnownMap(grid)
     doors = [(pos, cell) for pos in _matches(known, target) if (cell := known.cell(pos)) is not None]
     if not doors:
@@ -144,8 +148,10 @@ def open_door(grid: GridView, command: Command) -> list[int]:
         raise CompileError(f"the {target.text()} at {_where([p for p, _ in doors])} is already open", command)
     carried = grid.carrying
     openable = [
-        pos for pos, cell in closed
-        if cell.state == "closed" or (carried is not None and carried.kind == "key" and carried.color == cell.color)
+        pos
+        for pos, cell in closed
+        if cell.state == "closed"
+        or (carried is not None and carried.kind == "key" and carried.color == cell.color)
     ]
     if not openable:
         colors = sorted({cell.color for _, cell in closed if cell.color})
@@ -180,11 +186,7 @@ def put_next_to(grid: GridView, command: Command) -> list[int]:
     anchors = _matches(known, anchor)
     if not anchors:
         raise _not_seen(anchor, command)
-    beside = {
-        (ax + dx, ay + dy)
-        for ax, ay in anchors
-        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-    }
+    beside = {(ax + dx, ay + dy) for ax, ay in anchors for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))}
     free = {pos for pos in beside if known.cell(pos) is None and not known.is_unseen(pos)}
     found = search(known, start, lambda pose: pose.front() in free)
     if found is None:
@@ -215,7 +217,13 @@ def explore(grid: GridView, command: Command) -> list[int]:
         reach = search(known, start, facing_one_of({pos for pos, _ in doors}))
         if reach is not None:
             return [*reach[0], int(Act.TOGGLE)]
-    locked = sorted({cell.color for _, cell in known.things() if cell.kind == "door" and cell.state == "locked" and cell.color})
+    locked = sorted(
+        {
+            cell.color
+            for _, cell in known.things()
+            if cell.kind == "door" and cell.state == "locked" and cell.color
+        }
+    )
     hint = f"; the locked {' and '.join(locked)} door(s) need a key of their colour" if locked else ""
     raise CompileError(f"everything you can reach has been seen{hint}", command)
 

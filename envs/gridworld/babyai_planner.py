@@ -95,7 +95,11 @@ def _describe_obj(datum: Any) -> str:
         words = [w for w in (datum.color, datum.type or "object") if w]
         text = "the " + " ".join(words)
         if datum.loc:
-            text += " in front" if datum.loc == "front" else (" behind" if datum.loc == "behind" else f" on the {datum.loc}")
+            text += (
+                " in front"
+                if datum.loc == "front"
+                else (" behind" if datum.loc == "behind" else f" on the {datum.loc}")
+            )
         return text
     if hasattr(datum, "type") and hasattr(datum, "color"):
         return f"the {datum.color} {datum.type}"

@@ -88,7 +88,9 @@ class GridworldBackend(Backend):
         self._task: str | None = None
         self._episode = 0  # bumped by every reset, so planners can tell episodes apart
         self._seen: SeenMap | None = None
-        self._in_view: set[tuple[str, str]] = set()  # (colour, object) the agent's view showed when last asked
+        self._in_view: set[tuple[str, str]] = (
+            set()
+        )  # (colour, object) the agent's view showed when last asked
         self._reward_since_observe = 0.0
         self._total_reward = 0.0
         self._done = False
@@ -230,8 +232,11 @@ class GridworldBackend(Backend):
         if self._env is None:
             raise RuntimeError("reset() the gridworld before asking what is in view")
         image = np.asarray(self.unwrapped.gen_obs()["image"])
-        now = {(IDX_TO_COLOR[int(c)], IDX_TO_OBJECT[int(o)]) for o, c in image[:, :, :2].reshape(-1, 2)
-               if IDX_TO_OBJECT.get(int(o)) in _NAMED_OBJECTS}
+        now = {
+            (IDX_TO_COLOR[int(c)], IDX_TO_OBJECT[int(o)])
+            for o, c in image[:, :, :2].reshape(-1, 2)
+            if IDX_TO_OBJECT.get(int(o)) in _NAMED_OBJECTS
+        }
         new, self._in_view = sorted(now - self._in_view), now
         return [f"{colour} {kind} in view" for colour, kind in new]
 

@@ -15,6 +15,8 @@ PRIMITIVES: tuple[PrimitiveAction, ...] = (
     PrimitiveAction("right", int(Act.RIGHT), "turn 90 degrees right on the spot"),
     PrimitiveAction("pickup", int(Act.PICKUP), "pick up the object directly in front (hands must be empty)"),
     PrimitiveAction("drop", int(Act.DROP), "put the carried object on the empty cell in front"),
-    PrimitiveAction("toggle", int(Act.TOGGLE), "open or close the door in front (a locked door needs its key)"),
+    PrimitiveAction(
+        "toggle", int(Act.TOGGLE), "open or close the door in front (a locked door needs its key)"
+    ),
     PrimitiveAction("done", int(Act.DONE), "say the task is done (MiniGrid's no-op; most tasks ignore it)"),
 )

@@ -65,6 +65,8 @@ class GridworldReference:
         try:
             actions = plan_to_goal(env)
         except ValueError as exc:
-            raise NoReferenceError(f"reference planner found no way to the goal in {self.backend.task}") from exc
+            raise NoReferenceError(
+                f"reference planner found no way to the goal in {self.backend.task}"
+            ) from exc
         steps = actions[: self.horizon]
         return Plan(steps, f"head for the goal square, {len(actions)} steps away")

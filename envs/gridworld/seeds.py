@@ -40,4 +40,7 @@ def episode_seeds(family: str, difficulty: str, split: str, count: int) -> list[
 
 def splits_overlap(family: str, difficulty: str, count: int) -> bool:
     """Whether the first ``count`` eval and train seeds share any value."""
-    return bool(set(episode_seeds(family, difficulty, "eval", count)) & set(episode_seeds(family, difficulty, "train", count)))
+    return bool(
+        set(episode_seeds(family, difficulty, "eval", count))
+        & set(episode_seeds(family, difficulty, "train", count))
+    )

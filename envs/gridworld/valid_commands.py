@@ -22,7 +22,11 @@ def valid_commands(grid: GridView, vocabulary: Vocabulary) -> list[str]:
     front = seen_cell(grid, x + fx, y + fy)
     carrying = grid.carrying
     can = set(_ALWAYS)
-    if front is None or front.kind in ("goal", "floor", "lava") or (front.kind == "door" and front.state == "open"):
+    if (
+        front is None
+        or front.kind in ("goal", "floor", "lava")
+        or (front.kind == "door" and front.state == "open")
+    ):
         can.add("go")
     if front is not None and front.kind in _CARRIABLE and carrying is None:
         can.add("pickup")
@@ -31,7 +35,9 @@ def valid_commands(grid: GridView, vocabulary: Vocabulary) -> list[str]:
     if front is not None and front.kind == "box":
         can.add("toggle")
     if front is not None and front.kind == "door":
-        if front.state != "locked" or (carrying is not None and carrying.kind == "key" and carrying.color == front.color):
+        if front.state != "locked" or (
+            carrying is not None and carrying.kind == "key" and carrying.color == front.color
+        ):
             can.add("toggle")
     if "pickup" not in can and carrying is None and vocabulary.lookup("go_to") is not None:
         can.add("pickup")  # pickup("red key") walks there first

@@ -74,14 +74,23 @@ class TriFingerBackend(Backend):
 
     name: ClassVar[str] = "trifinger"
     outcome_word: ClassVar[str] = "success"
-    outcome_meaning: ClassVar[str] = ("the blocks filled the goal shape by more than 90% (by default CausalWorld's axis-aligned "
-                                      "measure; reaching: fingertips within 1 cm on average)")
+    outcome_meaning: ClassVar[str] = (
+        "the blocks filled the goal shape by more than 90% (by default CausalWorld's axis-aligned "
+        "measure; reaching: fingertips within 1 cm on average)"
+    )
     template_set: ClassVar[str] = "trifinger"
 
-    def __init__(self, cameras: bool = True, render_size: int = 270, goal_images: bool = False,
-                 overlap_mode: str = "volumetric", end_on_success: bool = True,
-                 curriculum: dict[str, Any] | None = None, profile: str = DEFAULT_PROFILE,
-                 number_of_obstacles: int = 0) -> None:
+    def __init__(
+        self,
+        cameras: bool = True,
+        render_size: int = 270,
+        goal_images: bool = False,
+        overlap_mode: str = "volumetric",
+        end_on_success: bool = True,
+        curriculum: dict[str, Any] | None = None,
+        profile: str = DEFAULT_PROFILE,
+        number_of_obstacles: int = 0,
+    ) -> None:
         check_profile(profile)
         if not is_overlap_mode(overlap_mode):
             raise ValueError(f"overlap_mode must be one of {', '.join(OVERLAP_MODES)}, got {overlap_mode!r}")
@@ -124,7 +133,9 @@ class TriFingerBackend(Backend):
     def reset(self, task: str, seed: int) -> RawObservation:
         scene, protocol, report = scene_for(task, seed, self.profile)
         if self.number_of_obstacles:
-            scene = with_obstacles(scene, self.number_of_obstacles, np.random.default_rng([seed, OBSTACLE_STREAM]))
+            scene = with_obstacles(
+                scene, self.number_of_obstacles, np.random.default_rng([seed, OBSTACLE_STREAM])
+            )
         if self._world is None:
             self._world = TriFingerWorld()
             self._compiler = ScriptCompiler(self._world)
@@ -132,8 +143,13 @@ class TriFingerBackend(Backend):
         self._require_compiler().reset()
         self._interventions = []
         if self.number_of_obstacles:
-            self.record_intervention({"by": "number_of_obstacles", "applied": True,
-                                      "changed": {"number_of_obstacles": int(self.number_of_obstacles)}})
+            self.record_intervention(
+                {
+                    "by": "number_of_obstacles",
+                    "applied": True,
+                    "changed": {"number_of_obstacles": int(self.number_of_obstacles)},
+                }
+            )
         if report is not None:
             report.apply(self)
         self._seed = seed
@@ -146,7 +162,9 @@ class TriFingerBackend(Backend):
         family = task.partition("@")[0]
         world = self._world
         if self.profile == "causalworld":
-            self._time_limit_s = episode_length_s(family, len(world.block_specs) + len(world.built_scene().obstacles))
+            self._time_limit_s = episode_length_s(
+                family, len(world.block_specs) + len(world.built_scene().obstacles)
+            )
         else:
             self._time_limit_s = world.built_scene().time_limit_s
         self._dense = DenseReward(family)
@@ -202,8 +220,13 @@ class TriFingerBackend(Backend):
             total_reward=self._overlap,
             done=self._done,
             success=self._success,
-            status=status_lines(world, self.held_block, self._overlap, time_left,
-                                self.verdict() if self.profile == "causalworld" else None),
+            status=status_lines(
+                world,
+                self.held_block,
+                self._overlap,
+                time_left,
+                self.verdict() if self.profile == "causalworld" else None,
+            ),
             privileged=structured_state(world, self.held_block, self._overlap),
         )
         self._reward_since_observe = 0.0
@@ -292,8 +315,14 @@ class TriFingerBackend(Backend):
         """Whether the current state counts as solved under the run's profile, and by which measure."""
         world = self._require()
         tip_goals = np.asarray(world.built_scene().tip_goals, dtype=float).reshape(-1, 3)
-        return judge(self.profile, world.block_cuboids(), world.goal_cuboids(), world.tips(), tip_goals,
-                     self.overlap_mode)
+        return judge(
+            self.profile,
+            world.block_cuboids(),
+            world.goal_cuboids(),
+            world.tips(),
+            tip_goals,
+            self.overlap_mode,
+        )
 
     def _control_step(self) -> None:
         """The end of a 40-ms control step: add CausalWorld's dense reward of that step."""
@@ -328,7 +357,11 @@ def _check_action(action: Any) -> tuple[list[float], int]:
     if not isinstance(action, dict) or set(action) != {"q", "ms"}:
         raise ValueError(f'trifinger actions are {{"q": [9 joint targets], "ms": steps}}, got {action!r}')
     q, ms = action["q"], action["ms"]
-    if not isinstance(q, (list, tuple)) or len(q) != 9 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in q):
+    if (
+        not isinstance(q, (list, tuple))
+        or len(q) != 9
+        or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in q)
+    ):
         raise ValueError(f"trifinger action q must be 9 finite joint angles, got {q!r}")
     if isinstance(ms, bool) or not isinstance(ms, int) or not 1 <= ms <= MAX_ACTION_MS:
         raise ValueError(f"trifinger action ms must be an integer 1..{MAX_ACTION_MS}, got {ms!r}")

@@ -77,24 +77,39 @@ class _Visibility:
         self._saved.clear()
 
 
-def _render_with_depth(client: int, size: int, view: Sequence[float],
-                       projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _render_with_depth(
+    client: int, size: int, view: Sequence[float], projection: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RGB (size, size, 3) uint8, the depth buffer, and the body id under each pixel (-1: background)."""
-    _, _, rgba, depth, seg = p.getCameraImage(width=size, height=size, viewMatrix=view, projectionMatrix=projection,
-                                              renderer=p.ER_TINY_RENDERER, physicsClientId=client)
+    _, _, rgba, depth, seg = p.getCameraImage(
+        width=size,
+        height=size,
+        viewMatrix=view,
+        projectionMatrix=projection,
+        renderer=p.ER_TINY_RENDERER,
+        physicsClientId=client,
+    )
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(size, size, 4)[:, :, :3]
     seg = np.asarray(seg, dtype=np.int64).reshape(size, size)
-    return rgb, np.asarray(depth, dtype=np.float64).reshape(size, size), np.where(seg >= 0, seg & _BODY_MASK, -1)
+    return (
+        rgb,
+        np.asarray(depth, dtype=np.float64).reshape(size, size),
+        np.where(seg >= 0, seg & _BODY_MASK, -1),
+    )
 
 
-def _render(client: int, size: int, view: Sequence[float], projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _render(
+    client: int, size: int, view: Sequence[float], projection: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray]:
     """RGB (size, size, 3) uint8 and the body id under each pixel (-1: background)."""
     rgb, _, seg = _render_with_depth(client, size, view, projection)
     return rgb, seg
 
 
 def _all_bodies(client: int) -> list[int]:
-    return [p.getBodyUniqueId(i, physicsClientId=client) for i in range(p.getNumBodies(physicsClientId=client))]
+    return [
+        p.getBodyUniqueId(i, physicsClientId=client) for i in range(p.getNumBodies(physicsClientId=client))
+    ]
 
 
 def blend_goals(scene: np.ndarray, drawn: np.ndarray, goal_mask: np.ndarray) -> np.ndarray:
@@ -116,7 +131,9 @@ def blend_goals(scene: np.ndarray, drawn: np.ndarray, goal_mask: np.ndarray) -> 
 class _Views:
     """Shared rendering of one world from a list of (view, projection) matrices."""
 
-    def __init__(self, world: TriFingerWorld, size: int, matrices: list[tuple[Sequence[float], Sequence[float]]]) -> None:
+    def __init__(
+        self, world: TriFingerWorld, size: int, matrices: list[tuple[Sequence[float], Sequence[float]]]
+    ) -> None:
         self.world = world
         self.size = size
         self.matrices = matrices
@@ -163,7 +180,9 @@ class PlatformCameras:
         self._views = _Views(world, size, [(c._view_matrix, c._proj_matrix) for c in cameras])
 
     def render(self) -> dict[str, np.ndarray]:
-        return {name: np.ascontiguousarray(img) for name, img in zip(CAMERA_NAMES, self._views.scene_with_goals())}
+        return {
+            name: np.ascontiguousarray(img) for name, img in zip(CAMERA_NAMES, self._views.scene_with_goals())
+        }
 
     def render_goal(self) -> dict[str, np.ndarray]:
         """The goal shape alone, as CausalWorld's goal images show it: blocks and fingers hidden, goals opaque."""
@@ -172,13 +191,17 @@ class PlatformCameras:
         return {f"goal_{name}": np.ascontiguousarray(img) for name, img in zip(CAMERA_NAMES, images)}
 
 
-def causalworld_view_matrix(position: Sequence[float], quaternion: Sequence[float], client: int) -> Sequence[float]:
+def causalworld_view_matrix(
+    position: Sequence[float], quaternion: Sequence[float], client: int
+) -> Sequence[float]:
     """envs/robot/camera.py's formula: the camera's z axis as the target, its y axis as up."""
     x, y, z, w = quaternion
-    return p.computeViewMatrix(cameraEyePosition=list(position),
-                               cameraTargetPosition=[2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)],
-                               cameraUpVector=[2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)],
-                               physicsClientId=client)
+    return p.computeViewMatrix(
+        cameraEyePosition=list(position),
+        cameraTargetPosition=[2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)],
+        cameraUpVector=[2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)],
+        physicsClientId=client,
+    )
 
 
 class CausalWorldCameras:
@@ -187,9 +210,13 @@ class CausalWorldCameras:
     def __init__(self, world: TriFingerWorld, size: int = CAUSALWORLD_IMAGE_SIZE) -> None:
         self.world = world
         self.size = size
-        projection = p.computeProjectionMatrixFOV(fov=CAUSALWORLD_FOV, aspect=1.0, nearVal=0.001, farVal=100.0,
-                                                  physicsClientId=world.client)
-        matrices = [(causalworld_view_matrix(pos, orn, world.client), projection) for pos, orn in CAUSALWORLD_CAMERA_POSES]
+        projection = p.computeProjectionMatrixFOV(
+            fov=CAUSALWORLD_FOV, aspect=1.0, nearVal=0.001, farVal=100.0, physicsClientId=world.client
+        )
+        matrices = [
+            (causalworld_view_matrix(pos, orn, world.client), projection)
+            for pos, orn in CAUSALWORLD_CAMERA_POSES
+        ]
         self._views = _Views(world, size, matrices)
         self._goal_key: tuple | None = None
         self._goal_images = np.zeros((0, size, size, 3), dtype=np.uint8)
@@ -203,8 +230,11 @@ class CausalWorldCameras:
         only when a goal changed, as CausalWorld updates its goal image only on an intervention
         (``envs/scene/stage.py`` ``update_goal_image``)."""
         world = self.world
-        key = (tuple(world.goal_ids), tuple(repr(vars(g)) for g in world.goal_specs),
-               tuple(tuple(t) for t in (world.scene.tip_goals if world.scene else ())))
+        key = (
+            tuple(world.goal_ids),
+            tuple(repr(vars(g)) for g in world.goal_specs),
+            tuple(tuple(t) for t in (world.scene.tip_goals if world.scene else ())),
+        )
         if self._goal_key != key:
             images = self._views.without([*world.block_ids, world.robot_id], world.goal_ids)
             self._goal_images = np.stack([img[::-1] for img in images])

@@ -73,15 +73,23 @@ def tower_start_positions(count: int, size: Vec3) -> list[Vec3]:
 
 #: general.py default_drop_positions: where the goal's blocks are dropped from, in turn.
 GENERAL_DROP_POSITIONS: tuple[Vec3, ...] = (
-    (0.1, 0.1, 0.2), (0.0, 0.0, 0.2), (0.05, 0.05, 0.3), (-0.05, -0.05, 0.1),
-    (-0.12, -0.12, 0.2), (-0.12, 0.12, 0.2), (0.12, -0.10, 0.3), (0.09, -0.08, 0.1),
+    (0.1, 0.1, 0.2),
+    (0.0, 0.0, 0.2),
+    (0.05, 0.05, 0.3),
+    (-0.05, -0.05, 0.1),
+    (-0.12, -0.12, 0.2),
+    (-0.12, 0.12, 0.2),
+    (0.12, -0.10, 0.3),
+    (0.09, -0.08, 0.1),
 )
 #: general.py: each dropped block falls for forward_simulation(time=0.8) before the next.
 DROP_TIME_S = 0.8
 
 
 @functools.lru_cache(maxsize=64)
-def dropped_poses(drops: tuple[tuple[Vec3, Quat], ...], side: float, mass: float) -> tuple[tuple[Vec3, Quat], ...]:
+def dropped_poses(
+    drops: tuple[tuple[Vec3, Quat], ...], side: float, mass: float
+) -> tuple[tuple[Vec3, Quat], ...]:
     """general.py ``_generate_goal_configuration_with_objects``: drop cubes one after the other
     (the fingers raised) and return where each comes to rest. Runs the world for 0.8 s per cube."""
     from agentkit.envs.trifinger.scene import BlockSpec, Scene
@@ -91,7 +99,10 @@ def dropped_poses(drops: tuple[tuple[Vec3, Quat], ...], side: float, mass: float
     try:
         rested: list[tuple[Vec3, Quat]] = []
         for index, (position, orientation) in enumerate(drops):
-            blocks = [BlockSpec(f"block{i}", (side,) * 3, p, q, mass) for i, (p, q) in enumerate([*rested, (position, orientation)])]
+            blocks = [
+                BlockSpec(f"block{i}", (side,) * 3, p, q, mass)
+                for i, (p, q) in enumerate([*rested, (position, orientation)])
+            ]
             world.build(Scene("general", "drop", blocks=blocks, joint_positions=RAISED_JOINTS))
             world.hold(list(RAISED_JOINTS), int(round(DROP_TIME_S / TIME_STEP_S)))
             rested = []
@@ -149,11 +160,11 @@ def _split_pass(pile: list[list[tuple[float, float]]], side: float) -> list[list
             if width <= 2 * side:
                 continue
             half = width / 2
-            trial = [list(lv) for lv in out[:i + 1]]
+            trial = [list(lv) for lv in out[: i + 1]]
             trial[i][j] = (half, centre + width / 4)
             trial[i].append((width - half, centre - width / 4))
             if _stable(trial):
-                out[:i + 1] = trial
+                out[: i + 1] = trial
     return out
 
 

@@ -29,8 +29,17 @@ from agentkit.envs.trifinger.overlap import OverlapMode, aabb_overlap, overlap
 PROFILES: tuple[str, ...] = ("causalworld", "agentkit")
 DEFAULT_PROFILE = "causalworld"
 #: The task families the causalworld profile is the default for (all of CausalWorld's generators).
-BENCHMARK_FAMILIES: tuple[str, ...] = ("pushing", "picking", "pick_and_place", "stacking2", "towers", "stacked_blocks",
-                                       "creative_stacked_blocks", "general", "reaching")
+BENCHMARK_FAMILIES: tuple[str, ...] = (
+    "pushing",
+    "picking",
+    "pick_and_place",
+    "stacking2",
+    "towers",
+    "stacked_blocks",
+    "creative_stacked_blocks",
+    "general",
+    "reaching",
+)
 #: base_task.py ``get_default_max_episode_length``: ``episode_length = len(rigid objects) * 10``.
 SECONDS_PER_RIGID_OBJECT = 10.0
 #: base_task.py ``get_default_max_episode_length``: ``if task_name == 'reaching': episode_length = 5``.
@@ -62,7 +71,9 @@ def causalworld_overlap(blocks: Sequence[Cuboid], goals: Sequence[Cuboid]) -> fl
     return aabb_overlap(blocks, goals)
 
 
-def box_overlap(blocks: Sequence[tuple[np.ndarray, np.ndarray]], goals: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
+def box_overlap(
+    blocks: Sequence[tuple[np.ndarray, np.ndarray]], goals: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> float:
     """``causalworld_overlap`` on boxes given as (low, high) corners (the dense reward's fast path)."""
     union = 0.0
     intersection = 0.0
@@ -77,7 +88,9 @@ def box_overlap(blocks: Sequence[tuple[np.ndarray, np.ndarray]], goals: Sequence
 
 def reaching_error(tips: np.ndarray, tip_goals: np.ndarray) -> float:
     """reaching.py ``_goal_reward``: ``mean(abs(desired_goal - end_effector_positions))`` over all 9 coordinates."""
-    return float(np.mean(np.abs(np.asarray(tip_goals, dtype=float).ravel() - np.asarray(tips, dtype=float).ravel())))
+    return float(
+        np.mean(np.abs(np.asarray(tip_goals, dtype=float).ravel() - np.asarray(tips, dtype=float).ravel()))
+    )
 
 
 def agentkit_reach_score(tips: np.ndarray, tip_goals: np.ndarray) -> float:
@@ -94,7 +107,9 @@ class Verdict:
     value: float
 
 
-def _reach_arrays(tips: np.ndarray | None, tip_goals: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+def _reach_arrays(
+    tips: np.ndarray | None, tip_goals: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(tips, tip_goals) when the state is a reaching one (``tip_goals`` non-empty), else None."""
     if tip_goals is None or len(tip_goals) == 0:
         return None
@@ -103,8 +118,14 @@ def _reach_arrays(tips: np.ndarray | None, tip_goals: np.ndarray | None) -> tupl
     return tips, tip_goals
 
 
-def judge(profile: str, blocks: Sequence[Cuboid], goals: Sequence[Cuboid], tips: np.ndarray | None = None,
-          tip_goals: np.ndarray | None = None, overlap_mode: OverlapMode = "volumetric") -> Verdict:
+def judge(
+    profile: str,
+    blocks: Sequence[Cuboid],
+    goals: Sequence[Cuboid],
+    tips: np.ndarray | None = None,
+    tip_goals: np.ndarray | None = None,
+    overlap_mode: OverlapMode = "volumetric",
+) -> Verdict:
     """The profile's success verdict for one state (reaching when ``tip_goals`` is non-empty)."""
     reach = _reach_arrays(tips, tip_goals)
     if profile == "causalworld":

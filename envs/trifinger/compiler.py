@@ -28,7 +28,9 @@ CARRY_CLEARANCE = 0.025  # a carried block's bottom clears everything below by t
 DROP_DISTANCE = 0.06  # a held block this far from the tips' centre has slipped out
 PUSH_HEIGHT = 0.02
 SETTLE_S = 0.15
-LEVELLING_GAIN = 0.8  # the fingers turn the grip by this share of the measured tilt: a full turn overshoots by a
+LEVELLING_GAIN = (
+    0.8  # the fingers turn the grip by this share of the measured tilt: a full turn overshoots by a
+)
 #                       third (the block lags in the grip, then swings past), the next measurement corrects the rest
 
 
@@ -84,7 +86,9 @@ class ScriptCompiler:
         try:
             getattr(self, f"_{name}")(build, *command.args)
         except UnreachableError as exc:
-            raise CompileError(self._unreachable_message(name, command.args, asked, str(exc)), command) from None
+            raise CompileError(
+                self._unreachable_message(name, command.args, asked, str(exc)), command
+            ) from None
         except ValueError as exc:
             raise CompileError(f"{name}(): {exc}", command) from None
         return build.actions
@@ -103,21 +107,29 @@ class ScriptCompiler:
                 held = self._block(self.held)
                 if name == "lift":
                     return (held.position[0], held.position[1], float(args[0]) if args else 0.08)
-                return (float(args[0]), float(args[1]), self._top_below(args[0], args[1], self.held) + held.size[2] / 2)
+                return (
+                    float(args[0]),
+                    float(args[1]),
+                    self._top_below(args[0], args[1], self.held) + held.size[2] / 2,
+                )
         except (ValueError, IndexError, TypeError):
             return None
         return None
 
     @staticmethod
-    def _unreachable_message(name: str, args: tuple, asked: tuple[float, float, float] | None, detail: str) -> str:
+    def _unreachable_message(
+        name: str, args: tuple, asked: tuple[float, float, float] | None, detail: str
+    ) -> str:
         """Names the call, the point it asked for, how far it is from the centre axis, and the reachable region."""
         call = f"{name}({', '.join(f'{a:g}' if isinstance(a, float) else str(a) for a in args)})"
         if asked is None:
             where = f"it is out of reach ({detail})"
         else:
             x, y, z = asked
-            where = (f"the point it asks for, ({x:.3f}, {y:.3f}, {z:.3f}), {math.hypot(x, y):.3f} m from the centre axis, "
-                     f"is out of reach ({detail})")
+            where = (
+                f"the point it asks for, ({x:.3f}, {y:.3f}, {z:.3f}), {math.hypot(x, y):.3f} m from the centre axis, "
+                f"is out of reach ({detail})"
+            )
         return f"{call}: {where}; reachable region: {WORKSPACE.describe()}"
 
     # -- commands ---------------------------------------------------------------------------------
@@ -129,8 +141,10 @@ class ScriptCompiler:
         grasp = plan_grasp(self.world.kinematics, cuboid, build.q, others=self._others(block))
         if grasp is None:
             x, y, z = cuboid.position
-            raise UnreachableError(f"block {block} at ({x:.3f}, {y:.3f}, {z:.3f}) cannot be grasped where it lies: "
-                                   "push it closer to the centre")
+            raise UnreachableError(
+                f"block {block} at ({x:.3f}, {y:.3f}, {z:.3f}) cannot be grasped where it lies: "
+                "push it closer to the centre"
+            )
         safe = self._safe_height()
         self._reposition(build, grasp.approach, safe)
         build.move(grasp.contacts, speed=0.15)
@@ -150,7 +164,9 @@ class ScriptCompiler:
             return
         cuboid = self._held_block()
         if z < cuboid.size[2] / 2:
-            raise ValueError(f"z = {z} would push block {self.held} into the floor (its half height is {cuboid.size[2] / 2:.3f})")
+            raise ValueError(
+                f"z = {z} would push block {self.held} into the floor (its half height is {cuboid.size[2] / 2:.3f})"
+            )
         self._carry(build, target, cuboid)
         build.hold(0.1)
 
@@ -158,13 +174,24 @@ class ScriptCompiler:
         cuboid = self._held_block()
         half = cuboid.size[2] / 2
         above = self._top_below(x, y, exclude=self.held)
-        travel = max(cuboid.position[2], self._highest_top(exclude=self.held) + half + CARRY_CLEARANCE,
-                     above + half + CARRY_CLEARANCE)
+        travel = max(
+            cuboid.position[2],
+            self._highest_top(exclude=self.held) + half + CARRY_CLEARANCE,
+            above + half + CARRY_CLEARANCE,
+        )
         position = np.asarray(cuboid.position)
         if travel > position[2] + 1e-3:
             self._carry(build, np.array([position[0], position[1], travel]), cuboid)
-        self._carry(build, np.array([x, y, travel]), cuboid, reference=np.array([position[0], position[1], travel]))
-        self._carry(build, np.array([x, y, above + half + 0.002]), cuboid, reference=np.array([x, y, travel]), speed=0.12)
+        self._carry(
+            build, np.array([x, y, travel]), cuboid, reference=np.array([position[0], position[1], travel])
+        )
+        self._carry(
+            build,
+            np.array([x, y, above + half + 0.002]),
+            cuboid,
+            reference=np.array([x, y, travel]),
+            speed=0.12,
+        )
         build.hold(0.1)
         self._open(build)
 
@@ -178,7 +205,9 @@ class ScriptCompiler:
         smallest turn bringing its most vertical face normal upright), then ``yaw`` about the vertical."""
         cuboid = self._held_block(block)
         angle = math.radians(yaw)
-        turn = np.array([[math.cos(angle), -math.sin(angle), 0.0], [math.sin(angle), math.cos(angle), 0.0], [0, 0, 1.0]])
+        turn = np.array(
+            [[math.cos(angle), -math.sin(angle), 0.0], [math.sin(angle), math.cos(angle), 0.0], [0, 0, 1.0]]
+        )
         rot = turn @ levelling_rotation(cuboid)
         build.turn(np.asarray(cuboid.position), rot)
         if self.normals is not None:
@@ -217,10 +246,17 @@ class ScriptCompiler:
             trial.move(forward, speed=0.1)
             trial.move(back)
             # all tips back up; an idle one already as high as it goes (the raised start) stays
-            trial.move(self._within_reach(trial, trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]), trial.tips))
+            trial.move(
+                self._within_reach(trial, trial.tips + np.array([0.0, 0.0, SAFE_CLEARANCE]), trial.tips)
+            )
 
-        _first_reachable(build, [functools.partial(push_with, fingers)
-                                 for fingers in ((0, 1, 2), (0, 1), (1, 2), (0, 2), (0,), (1,), (2,))])
+        _first_reachable(
+            build,
+            [
+                functools.partial(push_with, fingers)
+                for fingers in ((0, 1, 2), (0, 1), (1, 2), (0, 2), (0,), (1,), (2,))
+            ],
+        )
 
     def _move_tip(self, build: TrajectoryBuilder, finger: int, x: float, y: float, z: float) -> None:
         if self.held is not None:
@@ -243,7 +279,11 @@ class ScriptCompiler:
     def _block(self, index: int) -> Cuboid:
         count = len(self.world.block_ids)
         if not 0 <= index < count:
-            raise ValueError(f"there is no block {index}; blocks are numbered 0..{count - 1}" if count else "there are no blocks")
+            raise ValueError(
+                f"there is no block {index}; blocks are numbered 0..{count - 1}"
+                if count
+                else "there are no blocks"
+            )
         return self.world.block_cuboids()[index]
 
     def _held_block(self, block: int | None = None) -> Cuboid:
@@ -261,8 +301,14 @@ class ScriptCompiler:
         if np.linalg.norm(np.asarray(self._block(self.held).position) - centre) > DROP_DISTANCE:
             self.held = None
 
-    def _carry(self, build: TrajectoryBuilder, target: np.ndarray, cuboid: Cuboid,
-               reference: np.ndarray | None = None, speed: float = 0.2) -> None:
+    def _carry(
+        self,
+        build: TrajectoryBuilder,
+        target: np.ndarray,
+        cuboid: Cuboid,
+        reference: np.ndarray | None = None,
+        speed: float = 0.2,
+    ) -> None:
         """Move the tips by the offset taking the block (at ``reference``, default its measured centre)
         to ``target``; the grip's commanded squeeze is kept."""
         start = np.asarray(cuboid.position) if reference is None else reference
@@ -295,19 +341,32 @@ class ScriptCompiler:
             out[bad] = build.tips[bad] + (wanted[bad] - build.tips[bad]) * share
         return out
 
-    def _reposition(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
-                    fingers: tuple[int, ...] = (0, 1, 2)) -> None:
+    def _reposition(
+        self, build: TrajectoryBuilder, targets: np.ndarray, safe: float, fingers: tuple[int, ...] = (0, 1, 2)
+    ) -> None:
         """Up to ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
         A tip that cannot rise that high where it is (near the wall) travels as high as it can. When
         that path is out of reach from a tip above ``safe`` (the raised start pose, 0.204 m: a slanted
         path from so high passes points TriFingerPro cannot reach), the tips come straight down to
         ``safe`` first."""
-        _first_reachable(build, [functools.partial(self._reposition_path, targets=targets, safe=safe, fingers=fingers,
-                                                   come_down=come_down)
-                                 for come_down in (False, True)])
+        _first_reachable(
+            build,
+            [
+                functools.partial(
+                    self._reposition_path, targets=targets, safe=safe, fingers=fingers, come_down=come_down
+                )
+                for come_down in (False, True)
+            ],
+        )
 
-    def _reposition_path(self, build: TrajectoryBuilder, targets: np.ndarray, safe: float,
-                         fingers: tuple[int, ...], come_down: bool) -> None:
+    def _reposition_path(
+        self,
+        build: TrajectoryBuilder,
+        targets: np.ndarray,
+        safe: float,
+        fingers: tuple[int, ...],
+        come_down: bool,
+    ) -> None:
         up = build.tips.copy()
         for f in fingers:
             up[f, 2] = safe if come_down else max(up[f, 2], safe)
@@ -333,7 +392,9 @@ class ScriptCompiler:
 
     def _others(self, block: int) -> list[Cuboid]:
         """Every block but ``block``, and the fixed obstacles."""
-        return [c for i, c in enumerate(self.world.block_cuboids()) if i != block] + self.world.obstacle_cuboids()
+        return [
+            c for i, c in enumerate(self.world.block_cuboids()) if i != block
+        ] + self.world.obstacle_cuboids()
 
     def _highest_top(self, exclude: int | None = None) -> float:
         tops = [c.aabb()[1][2] for i, c in enumerate(self.world.block_cuboids()) if i != exclude]

@@ -73,8 +73,17 @@ class Curriculum(BaseModel):
         return before_ms < self.time_step_ms <= after_ms
 
     def selections(self) -> list[Selection]:
-        return [Selection(*ACTORS[a], self.space, random=a in RANDOM, task_goal=a == "goal",  # type: ignore[arg-type]
-                          tip_joints=a == "joints", task_pose=a == "block_pose") for a in self.actors]
+        return [
+            Selection(
+                *ACTORS[a],
+                self.space,
+                random=a in RANDOM,
+                task_goal=a == "goal",  # type: ignore[arg-type]
+                tip_joints=a == "joints",
+                task_pose=a == "block_pose",
+            )
+            for a in self.actors
+        ]
 
     def generator(self, episode: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, episode])

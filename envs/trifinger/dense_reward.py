@@ -57,8 +57,14 @@ def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product of (x, y, z, w) quaternions (utils/rotation_utils.py ``quaternion_mul``)."""
     x0, y0, z0, w0 = a
     x1, y1, z1, w1 = b
-    return np.array([w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1, w0 * y1 + y0 * w1 + z0 * x1 - x0 * z1,
-                     w0 * z1 + z0 * w1 + x0 * y1 - y0 * x1, w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1])
+    return np.array(
+        [
+            w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1,
+            w0 * y1 + y0 * w1 + z0 * x1 - x0 * z1,
+            w0 * z1 + z0 * w1 + x0 * y1 - y0 * x1,
+            w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1,
+        ]
+    )
 
 
 def angle_to_goal(goal_orientation: np.ndarray, orientation: np.ndarray) -> float:
@@ -72,7 +78,9 @@ class DenseReward:
 
     def __init__(self, family: str) -> None:
         if family not in REWARD_SPECS:
-            raise ValueError(f"no CausalWorld dense reward for task {family!r}; known: {', '.join(REWARD_SPECS)}")
+            raise ValueError(
+                f"no CausalWorld dense reward for task {family!r}; known: {', '.join(REWARD_SPECS)}"
+            )
         self.family = family
         self.spec = REWARD_SPECS[family]
         self.total = 0.0
@@ -94,7 +102,9 @@ class DenseReward:
             previous = state
         terms = self.terms(previous, state)
         goal = self.goal_reward(state)
-        reward = (float(np.dot(terms, self.spec.weights)) if len(terms) else 0.0) + goal * self.spec.fractional_weight
+        reward = (
+            float(np.dot(terms, self.spec.weights)) if len(terms) else 0.0
+        ) + goal * self.spec.fractional_weight
         reward *= CONTROL_STEP_S
         self.last_terms = list(terms)
         self._previous = state
@@ -117,9 +127,14 @@ class DenseReward:
     def _pushing(before: WorldState, now: WorldState) -> list[float]:
         """pushing.py: fingers closer to the block, block closer to the goal, orientation closer."""
         block, old, goal = now.blocks[0], before.blocks[0], now.goals[0]
-        return [float(np.linalg.norm(before.tips - old.position) - np.linalg.norm(now.tips - block.position)),
-                float(np.linalg.norm(goal.position - old.position) - np.linalg.norm(goal.position - block.position)),
-                angle_to_goal(goal.orientation, old.orientation) - angle_to_goal(goal.orientation, block.orientation)]
+        return [
+            float(np.linalg.norm(before.tips - old.position) - np.linalg.norm(now.tips - block.position)),
+            float(
+                np.linalg.norm(goal.position - old.position) - np.linalg.norm(goal.position - block.position)
+            ),
+            angle_to_goal(goal.orientation, old.orientation)
+            - angle_to_goal(goal.orientation, block.orientation),
+        ]
 
     @staticmethod
     def _picking(before: WorldState, now: WorldState) -> list[float]:
@@ -135,9 +150,16 @@ class DenseReward:
         outside = np.abs(now.tips - block.position)
         outside[outside < block.size] = 0.0
         closest_two = np.sort(outside.mean(axis=1))[:2]
-        return [to_goal_before - to_goal, -to_goal, centre_before - centre, -centre, fingers_before - fingers,
-                -fingers, -float(closest_two.sum()),
-                -float(np.linalg.norm(now.joint_velocities - before.joint_velocities))]
+        return [
+            to_goal_before - to_goal,
+            -to_goal,
+            centre_before - centre,
+            -centre,
+            fingers_before - fingers,
+            -fingers,
+            -float(closest_two.sum()),
+            -float(np.linalg.norm(now.joint_velocities - before.joint_velocities)),
+        ]
 
     def _pick_and_place(self, before: WorldState, now: WorldState) -> list[float]:
         """pick_and_place.py: fingers to the block, horizontal distance to the goal, height towards
@@ -149,12 +171,17 @@ class DenseReward:
         else:
             height = goal.size[2] / 2.0
         start = self._start if self._start is not None else before
-        return [float(np.linalg.norm(before.tips - old.position) - np.linalg.norm(now.tips - block.position)),
-                float(np.linalg.norm(goal.position[:2] - old.position[:2])
-                      - np.linalg.norm(goal.position[:2] - block.position[:2])),
-                abs(old.position[2] - height) - abs(block.position[2] - height),
-                angle_to_goal(goal.orientation, old.orientation) - angle_to_goal(goal.orientation, block.orientation),
-                -float(np.linalg.norm(now.joint_velocities - start.joint_velocities))]
+        return [
+            float(np.linalg.norm(before.tips - old.position) - np.linalg.norm(now.tips - block.position)),
+            float(
+                np.linalg.norm(goal.position[:2] - old.position[:2])
+                - np.linalg.norm(goal.position[:2] - block.position[:2])
+            ),
+            abs(old.position[2] - height) - abs(block.position[2] - height),
+            angle_to_goal(goal.orientation, old.orientation)
+            - angle_to_goal(goal.orientation, block.orientation),
+            -float(np.linalg.norm(now.joint_velocities - start.joint_velocities)),
+        ]
 
     @staticmethod
     def _stacking2(before: WorldState, now: WorldState) -> list[float]:
@@ -167,7 +194,9 @@ class DenseReward:
         o1, o2 = before.blocks[0].position, before.blocks[1].position
         if np.linalg.norm(b1 - lower_goal.position) >= STACKING2_PLACED:
             terms[0] = float(np.linalg.norm(before.tips - o1) - np.linalg.norm(now.tips - b1))
-            terms[1] = float(np.linalg.norm(lower_goal.position - o1) - np.linalg.norm(lower_goal.position - b1))
+            terms[1] = float(
+                np.linalg.norm(lower_goal.position - o1) - np.linalg.norm(lower_goal.position - b1)
+            )
         else:
             terms[0] = float(np.linalg.norm(before.tips - o2) - np.linalg.norm(now.tips - b2))
             if np.linalg.norm(b1[:2] - b2[:2]) >= STACKING2_ABOVE:
@@ -183,5 +212,9 @@ class DenseReward:
         goal = now.tip_goals.ravel()
         before_distance = float(np.linalg.norm(goal - before.tips.ravel()))
         distance = float(np.linalg.norm(goal - now.tips.ravel()))
-        return [before_distance - distance, -distance, -float(np.linalg.norm(now.joint_torques)),
-                -float(np.linalg.norm(np.abs(now.joint_velocities - before.joint_velocities)))]
+        return [
+            before_distance - distance,
+            -distance,
+            -float(np.linalg.norm(now.joint_torques)),
+            -float(np.linalg.norm(np.abs(now.joint_velocities - before.joint_velocities))),
+        ]

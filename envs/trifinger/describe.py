@@ -49,8 +49,9 @@ def _attitude(c: Cuboid) -> str:
     return f"yaw {round(_yaw(c))} deg, roll {round(roll)} deg, pitch {round(pitch)} deg"
 
 
-def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_left_s: float,
-                 judged: Verdict | None = None) -> dict[str, str]:
+def status_lines(
+    world: TriFingerWorld, held: int | None, overlap: float, time_left_s: float, judged: Verdict | None = None
+) -> dict[str, str]:
     """Ordered ``label -> text`` facts for the prompt's status block.
 
     ``judged``: the verdict of a measure other than ``overlap`` that decides success (the causalworld
@@ -60,16 +61,26 @@ def status_lines(world: TriFingerWorld, held: int | None, overlap: float, time_l
     if judged is None:
         lines["goal_overlap"] = f"{overlap:.3f} (success above 0.9)"
     elif judged.measure.startswith("causalworld_reaching"):
-        lines["tip_error_causalworld"] = (f"{judged.value * 100:.2f} cm (CausalWorld's measure: mean absolute fingertip "
-                                          f"coordinate error; success below {REACHING_SUCCESS_ERROR * 100:g} cm)")
-        lines["goal_overlap"] = f"{overlap:.3f} (fingertip closeness, for reference; not what success is judged by)"
+        lines["tip_error_causalworld"] = (
+            f"{judged.value * 100:.2f} cm (CausalWorld's measure: mean absolute fingertip "
+            f"coordinate error; success below {REACHING_SUCCESS_ERROR * 100:g} cm)"
+        )
+        lines["goal_overlap"] = (
+            f"{overlap:.3f} (fingertip closeness, for reference; not what success is judged by)"
+        )
     else:
-        lines["goal_overlap_causalworld"] = (f"{judged.value:.3f} (CausalWorld's measure: axis-aligned bounding boxes of "
-                                             f"blocks and goals; success above {OVERLAP_SUCCESS:g} by this number)")
-        lines["goal_overlap"] = f"{overlap:.3f} (exact oriented overlap, for reference; not what success is judged by)"
+        lines["goal_overlap_causalworld"] = (
+            f"{judged.value:.3f} (CausalWorld's measure: axis-aligned bounding boxes of "
+            f"blocks and goals; success above {OVERLAP_SUCCESS:g} by this number)"
+        )
+        lines["goal_overlap"] = (
+            f"{overlap:.3f} (exact oriented overlap, for reference; not what success is judged by)"
+        )
     lines["holding"] = "nothing" if held is None else f"block {held}"
     for i, (spec, c) in enumerate(zip(world.block_specs, world.block_cuboids())):
-        lines[f"block_{i}"] = f"{colour_name(spec.color)} {_shape(spec.size)}, centre {_xyz(c.position)}, {_attitude(c)}"
+        lines[f"block_{i}"] = (
+            f"{colour_name(spec.color)} {_shape(spec.size)}, centre {_xyz(c.position)}, {_attitude(c)}"
+        )
     for i, c in enumerate(world.goal_cuboids()):
         lines[f"goal_{i}"] = f"{_shape(c.size)}, centre {_xyz(c.position)}, yaw {_yaw(c):.0f} deg"
     for i, c in enumerate(world.obstacle_cuboids()):
@@ -86,12 +97,29 @@ def structured_state(world: TriFingerWorld, held: int | None, overlap: float) ->
     r = lambda v: round(float(v), _DIGITS) + 0.0
     blocks = []
     for spec, c in zip(world.block_specs, world.block_cuboids()):
-        blocks.append({"name": spec.name, "size": [r(s) for s in spec.size], "position": [r(v) for v in c.position],
-                       "orientation": [r(v) for v in c.orientation], "mass": r(spec.mass),
-                       "color": [r(v) for v in spec.color]})
-    goals = [{"name": g.name, "size": [r(s) for s in g.size], "position": [r(v) for v in g.position],
-              "orientation": [r(v) for v in g.orientation]} for g in world.goal_specs]
-    obstacles = [{"size": [r(s) for s in c.size], "position": [r(v) for v in c.position]} for c in world.obstacle_cuboids()]
+        blocks.append(
+            {
+                "name": spec.name,
+                "size": [r(s) for s in spec.size],
+                "position": [r(v) for v in c.position],
+                "orientation": [r(v) for v in c.orientation],
+                "mass": r(spec.mass),
+                "color": [r(v) for v in spec.color],
+            }
+        )
+    goals = [
+        {
+            "name": g.name,
+            "size": [r(s) for s in g.size],
+            "position": [r(v) for v in g.position],
+            "orientation": [r(v) for v in g.orientation],
+        }
+        for g in world.goal_specs
+    ]
+    obstacles = [
+        {"size": [r(s) for s in c.size], "position": [r(v) for v in c.position]}
+        for c in world.obstacle_cuboids()
+    ]
     return {
         "task": world.scene.task if world.scene else None,
         "time_s": r(world.steps / 1000.0),

@@ -44,7 +44,7 @@ def _area_uniform(cyl_range, generator: np.random.Generator) -> list[float]:
     """stage.py random_position: angle uniform, radius uniform in area, height uniform."""
     (r0, a0, z0), (r1, a1, z1) = cyl_range
     angle = generator.uniform(a0, a1)
-    radius = math.sqrt(generator.uniform(r0 ** 2, r1 ** 2))
+    radius = math.sqrt(generator.uniform(r0**2, r1**2))
     return [radius, angle, generator.uniform(z0, z1)]
 
 
@@ -54,8 +54,12 @@ def causalworld_goal(scene: Scene, space: str, generator: np.random.Generator) -
     bounds = task_space(scene, space)
     task = scene.task
     if task == "pushing":  # goal z pinned to the block's half height, position uniform per axis
-        return {"goal_block": {"cylindrical_position": _uniform(bounds["goal_block"]["cylindrical_position"], generator),
-                               "euler_orientation": _uniform(bounds["goal_block"]["euler_orientation"], generator)}}
+        return {
+            "goal_block": {
+                "cylindrical_position": _uniform(bounds["goal_block"]["cylindrical_position"], generator),
+                "euler_orientation": _uniform(bounds["goal_block"]["euler_orientation"], generator),
+            }
+        }
     if task == "picking":  # only a height, straight above the centre
         (_, _, z0), (_, _, z1) = bounds["goal_block"]["cylindrical_position"]
         return {"goal_block": {"cylindrical_position": [0.0, 0.0, generator.uniform(z0, z1)]}}
@@ -65,15 +69,24 @@ def causalworld_goal(scene: Scene, space: str, generator: np.random.Generator) -
         goal_side = -side
         (r0, _, z0), (r1, _, z1) = bounds["goal_block"]["cylindrical_position"]
         a0, a1 = (PNP_ANGLES[0], PNP_ANGLES[1]) if goal_side > 0 else (-PNP_ANGLES[1], -PNP_ANGLES[0])
-        return {"tool_block": {"cylindrical_position": [PNP_BLOCK_RADIUS, side * math.pi / 2, height]},
-                "goal_block": {"cylindrical_position": _uniform(([r0, a0, z0], [r1, a1, z1]), generator),
-                               "euler_orientation": _uniform(bounds["goal_block"]["euler_orientation"], generator)}}
+        return {
+            "tool_block": {"cylindrical_position": [PNP_BLOCK_RADIUS, side * math.pi / 2, height]},
+            "goal_block": {
+                "cylindrical_position": _uniform(([r0, a0, z0], [r1, a1, z1]), generator),
+                "euler_orientation": _uniform(bounds["goal_block"]["euler_orientation"], generator),
+            },
+        }
     if task == "stacking2":
-        return {"goal_tower": {"cylindrical_position": _uniform(bounds["goal_tower"]["cylindrical_position"], generator),
-                               "euler_orientation": _uniform(bounds["goal_tower"]["euler_orientation"], generator)}}
+        return {
+            "goal_tower": {
+                "cylindrical_position": _uniform(bounds["goal_tower"]["cylindrical_position"], generator),
+                "euler_orientation": _uniform(bounds["goal_tower"]["euler_orientation"], generator),
+            }
+        }
     out: dict[str, Any] = {}
-    for goal_name in [n for n, (kind, _) in ALIASES.get(task, {}).items() if kind in ("goal", "tip_goal")] or \
-            [g.name for g in scene.goals if g.name in bounds]:
+    for goal_name in [
+        n for n, (kind, _) in ALIASES.get(task, {}).items() if kind in ("goal", "tip_goal")
+    ] or [g.name for g in scene.goals if g.name in bounds]:
         ranges = bounds[goal_name]
         out[goal_name] = {"cylindrical_position": _area_uniform(ranges["cylindrical_position"], generator)}
         if "euler_orientation" in ranges:
@@ -111,9 +124,14 @@ def new_block_poses(world: TriFingerWorld, space: str, generator: np.random.Gene
     sector), in our variable names."""
     scene = snapshot(world)
     bounds = task_space(scene, space)
-    draw = {name: {"cylindrical_position": _uniform(value["cylindrical_position"], generator),
-                   "euler_orientation": _uniform(value["euler_orientation"], generator)}
-            for name, value in bounds.items() if name.startswith("tool") and "cylindrical_position" in value}
+    draw = {
+        name: {
+            "cylindrical_position": _uniform(value["cylindrical_position"], generator),
+            "euler_orientation": _uniform(value["euler_orientation"], generator),
+        }
+        for name, value in bounds.items()
+        if name.startswith("tool") and "cylindrical_position" in value
+    }
     return in_world_names(scene, draw)
 
 

@@ -87,7 +87,9 @@ def lean_penalty(kin: TipKinematics, joints: np.ndarray, contacts: np.ndarray, n
 CARRY_CHECKS = ((None, 0.15), ((0.0, 0.0), 0.12))
 
 
-def unreachable_carries(kin: TipKinematics, contacts: np.ndarray, centre: np.ndarray, joints: np.ndarray) -> int:
+def unreachable_carries(
+    kin: TipKinematics, contacts: np.ndarray, centre: np.ndarray, joints: np.ndarray
+) -> int:
     """How many of the typical carry poses (``CARRY_CHECKS``) this grip cannot follow the block to."""
     missed = 0
     for xy, z in CARRY_CHECKS:
@@ -104,14 +106,21 @@ def blocked(points: np.ndarray, others: list[Cuboid], clearance: float = TIP_RAD
         top = float(other.aabb()[1][2])
         for point in points:
             heights = np.arange(float(point[2]), top + clearance + 0.01, 0.01)
-            column = np.column_stack([np.full(len(heights), point[0]), np.full(len(heights), point[1]), heights])
+            column = np.column_stack(
+                [np.full(len(heights), point[0]), np.full(len(heights), point[1]), heights]
+            )
             if len(column) and bool(other.contains(column, margin=clearance).any()):
                 return True
     return False
 
 
-def plan_grasp(kin: TipKinematics, block: Cuboid, q_now: np.ndarray, height: float | None = None,
-               others: list[Cuboid] | None = None) -> Grasp | None:
+def plan_grasp(
+    kin: TipKinematics,
+    block: Cuboid,
+    q_now: np.ndarray,
+    height: float | None = None,
+    others: list[Cuboid] | None = None,
+) -> Grasp | None:
     """The best reachable grasp of ``block`` whose fingertips clear ``others`` (None when there is none)."""
     rest = np.asarray(REST_JOINTS)
     best: Grasp | None = None
@@ -125,9 +134,12 @@ def plan_grasp(kin: TipKinematics, block: Cuboid, q_now: np.ndarray, height: flo
         outside = kin.solve(approach, touching.joints)
         if outside.worst > 0.004:
             continue
-        cost = (float(np.linalg.norm(touching.joints - rest)) + 0.5 * float(np.linalg.norm(outside.joints - rest))
-                + 4.0 * lean_penalty(kin, touching.joints, contacts, normals)
-                + 2.0 * unreachable_carries(kin, contacts, np.asarray(block.position), touching.joints))
+        cost = (
+            float(np.linalg.norm(touching.joints - rest))
+            + 0.5 * float(np.linalg.norm(outside.joints - rest))
+            + 4.0 * lean_penalty(kin, touching.joints, contacts, normals)
+            + 2.0 * unreachable_carries(kin, contacts, np.asarray(block.position), touching.joints)
+        )
         if best is None or cost < best.cost:
             best = Grasp(contacts, approach, normals, cost)
     return best

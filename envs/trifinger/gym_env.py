@@ -64,14 +64,24 @@ PIXEL_SHAPE = (6, 128, 128, 3)
 class TriFingerGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 25}  # 1 / (10 x 4 ms)
 
-    def __init__(self, task: str = "pushing", observation_mode: str = "structured",
-                 action_mode: str = "joint_positions", skip_frame: int = SKIP_FRAME, render_mode: str | None = None,
-                 max_objects: int | None = None, normalize_actions: bool = True,
-                 normalize_observations: bool = True, number_of_obstacles: int = 0) -> None:
+    def __init__(
+        self,
+        task: str = "pushing",
+        observation_mode: str = "structured",
+        action_mode: str = "joint_positions",
+        skip_frame: int = SKIP_FRAME,
+        render_mode: str | None = None,
+        max_objects: int | None = None,
+        normalize_actions: bool = True,
+        normalize_observations: bool = True,
+        number_of_obstacles: int = 0,
+    ) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {', '.join(ACTION_MODES)}, got {action_mode!r}")
         if observation_mode not in OBSERVATION_MODES:
-            raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, got {observation_mode!r}")
+            raise ValueError(
+                f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, got {observation_mode!r}"
+            )
         if skip_frame < 1:
             raise ValueError(f"skip_frame must be at least 1, got {skip_frame}")
         self.family = task.partition("@")[0]
@@ -84,14 +94,23 @@ class TriFingerGymEnv(gymnasium.Env):
         self.normalize_actions = normalize_actions
         self.normalize_observations = normalize_observations
         obstacles = count_of(number_of_obstacles, self.family) if number_of_obstacles else 0
-        self.backend = TriFingerBackend(cameras=render_mode == "rgb_array", end_on_success=False, profile="causalworld",
-                                        number_of_obstacles=obstacles)
+        self.backend = TriFingerBackend(
+            cameras=render_mode == "rgb_array",
+            end_on_success=False,
+            profile="causalworld",
+            number_of_obstacles=obstacles,
+        )
         self._pixels: CausalWorldCameras | None = None
         scene = default_scene(self.family)
         blocks = max(len(scene.blocks), max_objects or MAX_OBJECTS.get(self.family, 0))
         goals = max(len(scene.goals), max_objects or MAX_OBJECTS.get(self.family, 0))
-        self.entries = ov.layout(self.family, blocks, goals, len(scene.obstacles) + obstacles,
-                                 episode_length_s(self.family, blocks + len(scene.obstacles) + obstacles))
+        self.entries = ov.layout(
+            self.family,
+            blocks,
+            goals,
+            len(scene.obstacles) + obstacles,
+            episode_length_s(self.family, blocks + len(scene.obstacles) + obstacles),
+        )
         self.observation_names = ov.names(self.entries)
         if observation_mode == "structured":
             low, high = ov.bounds(self.entries, scaled=normalize_observations)
@@ -104,7 +123,9 @@ class TriFingerGymEnv(gymnasium.Env):
         if normalize_actions:
             self.action_space = spaces.Box(-1.0, 1.0, shape=(9,), dtype=np.float32)
         else:
-            self.action_space = spaces.Box(self._low.astype(np.float32), self._high.astype(np.float32), dtype=np.float32)
+            self.action_space = spaces.Box(
+                self._low.astype(np.float32), self._high.astype(np.float32), dtype=np.float32
+            )
         self._steps = 0
         self._max_steps = 0
         self._last_return = 0.0
@@ -131,7 +152,9 @@ class TriFingerGymEnv(gymnasium.Env):
         action = np.asarray(action, dtype=float).reshape(9)
         if self.normalize_actions:
             action = np.clip(action, -1.0, 1.0)
-            command = self._low + (action + 1.0) / 2.0 * (self._high - self._low)  # action.py ``denormalize_action``
+            command = self._low + (action + 1.0) / 2.0 * (
+                self._high - self._low
+            )  # action.py ``denormalize_action``
         else:
             command = np.clip(action, self._low, self._high)  # action.py ``clip_action``
         if self.action_mode == "joint_positions":
@@ -163,9 +186,13 @@ class TriFingerGymEnv(gymnasium.Env):
         world = self.backend.world
         room_blocks = sum(1 for e in self.entries if e.source[:1] == ("block",) and e.source[-1] == "type")
         room_goals = sum(1 for e in self.entries if e.source[:1] == ("goal",) and e.source[-1] == "type")
-        if self.family != "reaching" and (len(world.block_specs) > room_blocks or len(world.goal_specs) > room_goals):
-            raise ValueError(f"task {self.task!r} drew {len(world.block_specs)} blocks and {len(world.goal_specs)} goals, "
-                             f"more than the observation's {room_blocks}/{room_goals} slots; pass max_objects=")
+        if self.family != "reaching" and (
+            len(world.block_specs) > room_blocks or len(world.goal_specs) > room_goals
+        ):
+            raise ValueError(
+                f"task {self.task!r} drew {len(world.block_specs)} blocks and {len(world.goal_specs)} goals, "
+                f"more than the observation's {room_blocks}/{room_goals} slots; pass max_objects="
+            )
 
     def _time_left(self) -> float:
         return max(0.0, self.backend.time_limit_steps / 1000.0 - self.backend.world.elapsed_s)
@@ -176,10 +203,16 @@ class TriFingerGymEnv(gymnasium.Env):
             assert pixels is not None  # reset() made the cameras for pixel observations
             images = np.concatenate([pixels.scene_images(), pixels.goal_images()], axis=0)
             return images.astype(np.float32) / 255.0 if self.normalize_observations else images
-        return ov.vector(self.entries, read_state(self.backend.world), self._time_left(), self.normalize_observations)
+        return ov.vector(
+            self.entries, read_state(self.backend.world), self._time_left(), self.normalize_observations
+        )
 
     def _info(self) -> dict[str, Any]:
         verdict = self.backend.verdict()
         value = verdict.value if not math.isnan(verdict.value) else 0.0
-        return {"success": verdict.success, "fractional_success": value, "overlap": self.backend.current_overlap("volumetric"),
-                "dense_reward": self._last_return}
+        return {
+            "success": verdict.success,
+            "fractional_success": value,
+            "overlap": self.backend.current_overlap("volumetric"),
+            "dense_reward": self._last_return,
+        }

@@ -32,8 +32,13 @@ class InterventionResult:
     changed: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"applied": self.applied, "refused": self.refused, "rolled_back": self.rolled_back,
-                "reason": self.reason, "changed": self.changed}
+        return {
+            "applied": self.applied,
+            "refused": self.refused,
+            "rolled_back": self.rolled_back,
+            "reason": self.reason,
+            "changed": self.changed,
+        }
 
 
 def _flatten(intervention: dict[str, Any]) -> list[tuple[str, str | None, Any]]:
@@ -53,13 +58,23 @@ def infeasibilities(world: TriFingerWorld) -> list[str]:
         for i, c in enumerate(cuboids):
             corners = c.corners()
             radius = float(np.hypot(corners[:, 0], corners[:, 1]).max())
-            if radius > ARENA_RADIUS + 1e-6 or corners[:, 2].min() < -1e-3 or corners[:, 2].max() > ARENA_HEIGHT:
-                problems.append(f"{label} {i} would be outside the arena (reaches {radius:.3f} m from the centre)")
+            if (
+                radius > ARENA_RADIUS + 1e-6
+                or corners[:, 2].min() < -1e-3
+                or corners[:, 2].max() > ARENA_HEIGHT
+            ):
+                problems.append(
+                    f"{label} {i} would be outside the arena (reaches {radius:.3f} m from the centre)"
+                )
     return problems
 
 
-def apply_intervention(world: TriFingerWorld, intervention: dict[str, Any], space: SpaceName | None = "A",
-                       variables: WorldVariables | None = None) -> InterventionResult:
+def apply_intervention(
+    world: TriFingerWorld,
+    intervention: dict[str, Any],
+    space: SpaceName | None = "A",
+    variables: WorldVariables | None = None,
+) -> InterventionResult:
     """Apply ``intervention`` if it lies in ``space`` (None: any value) and leaves the world feasible."""
     variables = variables or WorldVariables(world)
     items = _flatten(intervention)
@@ -74,8 +89,11 @@ def apply_intervention(world: TriFingerWorld, intervention: dict[str, Any], spac
             rng = bounds[name][prop] if prop is not None else bounds[name]
             if not within(value, rng):
                 label = name if prop is None else f"{name}.{prop}"
-                return InterventionResult(False, refused=True,
-                                          reason=f"{label} = {value} is outside space {space} ({rng[0]} .. {rng[1]})")
+                return InterventionResult(
+                    False,
+                    refused=True,
+                    reason=f"{label} = {value} is outside space {space} ({rng[0]} .. {rng[1]})",
+                )
     saved = [(name, prop, variables.read(name, prop)) for name, prop, _ in items]
     # Sizes first, then poses: a resized block is rebuilt at its old pose, then moved.
     order = sorted(items, key=lambda item: 0 if item[1] == "size" else 1)

@@ -43,13 +43,21 @@ class TipKinematics:
 
     def gravity(self, joints: np.ndarray) -> np.ndarray:
         """Joint torques (9,) that hold the fingers against gravity at ``joints``."""
-        return np.asarray(pinocchio.computeGeneralizedGravity(self.model, self.data, np.asarray(joints, dtype=float)))
+        return np.asarray(
+            pinocchio.computeGeneralizedGravity(self.model, self.data, np.asarray(joints, dtype=float))
+        )
 
     def set_gravity(self, gravity: tuple[float, float, float]) -> None:
         self.model.gravity.linear = np.asarray(gravity, dtype=float)
 
-    def solve(self, targets: np.ndarray, guess: np.ndarray, tolerance: float = 2e-4,
-              iterations: int = 40, damping: float = 1e-3) -> IKResult:
+    def solve(
+        self,
+        targets: np.ndarray,
+        guess: np.ndarray,
+        tolerance: float = 2e-4,
+        iterations: int = 40,
+        damping: float = 1e-3,
+    ) -> IKResult:
         """Joint angles putting each tip on its target, within the joint limits, from ``guess``."""
         q = np.clip(np.asarray(guess, dtype=float).copy(), JOINT_LOW, JOINT_HIGH)
         targets = np.asarray(targets, dtype=float).reshape(3, 3)
@@ -64,13 +72,14 @@ class TipKinematics:
             for i, frame in enumerate(self.frames):
                 if errors[i] < tolerance:
                     continue
-                jac = pinocchio.getFrameJacobian(self.model, self.data, frame,
-                                                 pinocchio.ReferenceFrame.LOCAL_WORLD_ALIGNED)[:3, 3 * i:3 * i + 3]
-                step = jac.T @ np.linalg.solve(jac @ jac.T + damping ** 2 * np.eye(3), residual[i])
+                jac = pinocchio.getFrameJacobian(
+                    self.model, self.data, frame, pinocchio.ReferenceFrame.LOCAL_WORLD_ALIGNED
+                )[:3, 3 * i : 3 * i + 3]
+                step = jac.T @ np.linalg.solve(jac @ jac.T + damping**2 * np.eye(3), residual[i])
                 norm = np.linalg.norm(step)
                 if norm > 0.5:  # keep each step in the linear region
                     step *= 0.5 / norm
-                q[3 * i:3 * i + 3] += step
+                q[3 * i : 3 * i + 3] += step
             q = np.clip(q, JOINT_LOW, JOINT_HIGH)
         else:
             errors = np.linalg.norm(targets - self.tips(q), axis=1)

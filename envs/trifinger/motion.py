@@ -20,7 +20,9 @@ WAYPOINT_MS = 20
 TIP_SPEED = 0.3  # m/s of the fastest tip along straight segments
 MIN_SEGMENT_S = 0.08
 REACH_TOLERANCE = 0.008  # a target farther than this from what IK reaches is unreachable
-CARRY_TOLERANCE = 0.004  # while holding a block: a tip missing by the grip's squeeze (7 mm) lets the block drop
+CARRY_TOLERANCE = (
+    0.004  # while holding a block: a tip missing by the grip's squeeze (7 mm) lets the block drop
+)
 _DIGITS = 4
 
 
@@ -45,7 +47,9 @@ class TrajectoryBuilder:
         self.tips = kinematics.tips(self.q)
         self.actions: list[dict] = []
 
-    def path(self, at: Callable[[float], np.ndarray], duration_s: float, tolerance: float = REACH_TOLERANCE) -> None:
+    def path(
+        self, at: Callable[[float], np.ndarray], duration_s: float, tolerance: float = REACH_TOLERANCE
+    ) -> None:
         """Follow ``at(s)`` (tips (3, 3) for s in [0, 1]) over ``duration_s`` with min-jerk timing; a
         waypoint IK misses by more than ``tolerance`` is unreachable."""
         count = max(1, math.ceil(duration_s * 1000 / WAYPOINT_MS))
@@ -55,8 +59,10 @@ class TrajectoryBuilder:
             if result.worst > tolerance:
                 finger = int(np.argmax(result.errors))
                 x, y, z = (round(float(v), 3) for v in targets[finger])
-                raise UnreachableError(f"finger {finger} would have to pass ({x}, {y}, {z}) and stops "
-                                       f"{result.worst * 100:.1f} cm short")
+                raise UnreachableError(
+                    f"finger {finger} would have to pass ({x}, {y}, {z}) and stops "
+                    f"{result.worst * 100:.1f} cm short"
+                )
             self.q = result.joints
             self.actions.append(joint_action(self.q, WAYPOINT_MS))
         self.tips = np.asarray(at(1.0), dtype=float)
@@ -67,7 +73,9 @@ class TrajectoryBuilder:
         distance = float(np.linalg.norm(end - start, axis=1).max())
         if distance < 1e-5:
             return
-        self.path(lambda s: start + (end - start) * s, max(MIN_SEGMENT_S, 1.875 * distance / speed), tolerance)
+        self.path(
+            lambda s: start + (end - start) * s, max(MIN_SEGMENT_S, 1.875 * distance / speed), tolerance
+        )
 
     def turn(self, centre: np.ndarray, rotation: np.ndarray, angular_speed: float = 1.5) -> None:
         """Turn the tips rigidly about ``centre`` by the 3x3 ``rotation`` (any axis), at a steady rate."""
@@ -76,7 +84,13 @@ class TrajectoryBuilder:
         angle = math.acos(max(-1.0, min(1.0, (float(np.trace(rotation)) - 1) / 2)))
         if angle < 1e-6:
             return
-        axis = np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0], rotation[1, 0] - rotation[0, 1]])
+        axis = np.array(
+            [
+                rotation[2, 1] - rotation[1, 2],
+                rotation[0, 2] - rotation[2, 0],
+                rotation[1, 0] - rotation[0, 1],
+            ]
+        )
         norm = float(np.linalg.norm(axis))
         if norm < 1e-9:  # a half turn: the axis is any column of (R + I) that is not zero
             columns = rotation + np.eye(3)

@@ -82,6 +82,7 @@ def layout(family: str, blocks: int, goals: int, obstacles: int, episode_s: floa
     for key in ROBOT_KEYS[1:]:
         low, high = ROBOT_BOUNDS[key]
         entries.append(Entry(key, tuple(low), tuple(high), ("robot", key)))
+
     def of(kind: str, index: int, name: str) -> list[Entry]:
         keys = BLOCK_KEYS if kind == "block" else STATIC_KEYS
         type_id = {"block": TYPE_BLOCK, "goal": TYPE_GOAL, "obstacle": TYPE_OBSTACLE}[kind]
@@ -148,8 +149,11 @@ def _raw(entry: Entry, state: WorldState, time_left: float) -> np.ndarray | None
     if source[0] == "time_left":
         return np.array([time_left])
     if source[0] == "robot":
-        return {"joint_positions": state.joint_positions, "joint_velocities": state.joint_velocities,
-                "end_effector_positions": np.asarray(state.tips).ravel()}[source[1]]
+        return {
+            "joint_positions": state.joint_positions,
+            "joint_velocities": state.joint_velocities,
+            "end_effector_positions": np.asarray(state.tips).ravel(),
+        }[source[1]]
     if source[0] == "tip_goal":
         return state.tip_goals[source[1]] if source[1] < len(state.tip_goals) else None
     kind, index, key = source
@@ -158,9 +162,13 @@ def _raw(entry: Entry, state: WorldState, time_left: float) -> np.ndarray | None
         return None
     if key == "type":
         return np.array([entry.high[0]])
-    return {"size": group[index].size, "cartesian_position": group[index].position,
-            "orientation": group[index].orientation, "linear_velocity": group[index].linear_velocity,
-            "angular_velocity": group[index].angular_velocity}[key]
+    return {
+        "size": group[index].size,
+        "cartesian_position": group[index].position,
+        "orientation": group[index].orientation,
+        "linear_velocity": group[index].linear_velocity,
+        "angular_velocity": group[index].angular_velocity,
+    }[key]
 
 
 def vector(entries: list[Entry], state: WorldState, time_left: float, scaled: bool = True) -> np.ndarray:

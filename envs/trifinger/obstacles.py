@@ -49,8 +49,10 @@ def check_count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ObstacleError(f"number_of_obstacles must be a number, got {value!r}")
     if not 0 <= value <= MAX_OBSTACLES:
-        raise ObstacleError(f"number_of_obstacles = {value} is outside 0 .. {MAX_OBSTACLES} "
-                            f"(CausalWorld's space A and B: 1 .. {MAX_OBSTACLES})")
+        raise ObstacleError(
+            f"number_of_obstacles = {value} is outside 0 .. {MAX_OBSTACLES} "
+            f"(CausalWorld's space A and B: 1 .. {MAX_OBSTACLES})"
+        )
     return int(value)
 
 
@@ -58,8 +60,10 @@ def count_of(value: Any, task: str) -> int:
     """The integer count CausalWorld makes of ``value`` (``int(value)``), checked against the task."""
     family = task.partition("@")[0]
     if family not in OBSTACLE_TASKS:
-        raise ObstacleError(f"number_of_obstacles: trifinger task {family!r} has no such variable; "
-                            f"CausalWorld defines it for {', '.join(OBSTACLE_TASKS)}")
+        raise ObstacleError(
+            f"number_of_obstacles: trifinger task {family!r} has no such variable; "
+            f"CausalWorld defines it for {', '.join(OBSTACLE_TASKS)}"
+        )
     return check_count(value)
 
 
@@ -83,8 +87,14 @@ def with_obstacles(scene: Scene, value: Any, generator: np.random.Generator) -> 
         reason = ""
         for _ in range(ATTEMPTS):
             position = vec3(generator.uniform(low, high))
-            cube = BlockSpec(f"{PREFIX}{index}", (OBSTACLE_SIDE,) * 3, position, mass=0.0,
-                             color=OBSTACLE_COLOR, static=True)
+            cube = BlockSpec(
+                f"{PREFIX}{index}",
+                (OBSTACLE_SIDE,) * 3,
+                position,
+                mass=0.0,
+                color=OBSTACLE_COLOR,
+                static=True,
+            )
             scene.obstacles.append(cube)
             problems = [p for p in scene_problems(scene) if cube.name in p]
             if not problems:
@@ -92,6 +102,8 @@ def with_obstacles(scene: Scene, value: Any, generator: np.random.Generator) -> 
             scene.obstacles.pop()
             reason = problems[0]
         else:
-            raise ObstacleError(f"number_of_obstacles = {wanted} on {scene.task}: no free place for "
-                                f"{PREFIX}{index} in {ATTEMPTS} draws (the last: {reason})")
+            raise ObstacleError(
+                f"number_of_obstacles = {wanted} on {scene.task}: no free place for "
+                f"{PREFIX}{index} in {ATTEMPTS} draws (the last: {reason})"
+            )
     return scene

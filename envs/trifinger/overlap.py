@@ -29,6 +29,8 @@ OVERLAP_MODES: tuple[str, ...] = ("volumetric", "causalworld_aabb")
 def is_overlap_mode(name: str) -> TypeGuard[OverlapMode]:
     """Whether ``name`` is one of OVERLAP_MODES (and so, for the type checker, an OverlapMode)."""
     return name in OVERLAP_MODES
+
+
 DEFAULT_POINTS = 1024
 
 
@@ -52,7 +54,9 @@ def unit_samples(count: int = DEFAULT_POINTS) -> np.ndarray:
     return points
 
 
-def volumetric_overlap(blocks: Sequence[Cuboid], goals: Sequence[Cuboid], points: int = DEFAULT_POINTS) -> float:
+def volumetric_overlap(
+    blocks: Sequence[Cuboid], goals: Sequence[Cuboid], points: int = DEFAULT_POINTS
+) -> float:
     """Share of the goal volume covered by blocks, in [0, 1] (1.0 when there is no goal)."""
     total = sum(g.volume for g in goals)
     if total <= 0:

@@ -14,7 +14,9 @@ from agentkit.envs.trifinger.protocols import BENCHMARKS
 from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_protocol
 
 
-def preview(protocol: str, samples: int, task: str | None = None, first_seed: int = 0) -> list[dict[str, Any]]:
+def preview(
+    protocol: str, samples: int, task: str | None = None, first_seed: int = 0
+) -> list[dict[str, Any]]:
     """One entry per (task, seed): the draw as JSON, or ``{"task", "seed", "error"}``.
 
     Without ``task``: every benchmark task that defines ``protocol``. Bad names raise ValueError."""
@@ -22,8 +24,10 @@ def preview(protocol: str, samples: int, task: str | None = None, first_seed: in
         raise ValueError(f"--sample must be at least 1, got {samples}")
     if task is not None:
         if task not in BENCHMARKS:
-            raise ValueError(f"trifinger task {task!r} has no CausalWorld protocols; they are defined for "
-                             f"{', '.join(BENCHMARKS)}")
+            raise ValueError(
+                f"trifinger task {task!r} has no CausalWorld protocols; they are defined for "
+                f"{', '.join(BENCHMARKS)}"
+            )
         tasks = [task]
     else:
         tasks = [t for t, table in BENCHMARKS.items() if protocol in table]
@@ -62,12 +66,16 @@ def table_rows(entries: list[dict[str, Any]]) -> list[tuple[str, ...]]:
             continue
         blocks = "\n".join(f"{b['name']} {_pose(b)} {b['mass'] * 1000:.0f} g" for b in entry["blocks"])
         goals = "\n".join(f"{g['name']} {_pose(g)}" for g in entry["goals"])
-        goals += "".join(f"\ntip {i} ({t[0]:+.3f}, {t[1]:+.3f}, {t[2]:.3f})" for i, t in enumerate(entry["tip_goals"]))
+        goals += "".join(
+            f"\ntip {i} ({t[0]:+.3f}, {t[1]:+.3f}, {t[2]:.3f})" for i, t in enumerate(entry["tip_goals"])
+        )
         other: list[str] = []
         for name, value in entry["intervention"].items():
             if isinstance(value, dict):
                 other.extend(f"{name}.{prop} = {_short(v)}" for prop, v in value.items())
             else:
                 other.append(f"{name} = {_short(value)}")
-        rows.append((entry["task"], str(entry["seed"]), blocks, goals.strip(), "\n".join(other) or "(nothing)"))
+        rows.append(
+            (entry["task"], str(entry["seed"]), blocks, goals.strip(), "\n".join(other) or "(nothing)")
+        )
     return rows

@@ -81,9 +81,11 @@ BENCHMARKS: dict[str, dict[str, Protocol]] = {
     # STACKING2_BENCHMARK: no P3; goals move as 'goal_tower'; its P9 names 'goal_block' (which
     # matches no stacking2 variable, so P9 moves only the tool blocks and the floor friction).
     "stacking2": _generators("tool_block.*", "goal_tower", "goal_block", with_p3=False),
-    "reaching": {"P0": Protocol("P0", "", "", "A_B"),
-                 "P5": Protocol("P5", "goal_.*", "cylindrical_position", "A"),
-                 "P12": Protocol("P12", "goal_.*", "cylindrical_position", "B")},
+    "reaching": {
+        "P0": Protocol("P0", "", "", "A_B"),
+        "P5": Protocol("P5", "goal_.*", "cylindrical_position", "A"),
+        "P12": Protocol("P12", "goal_.*", "cylindrical_position", "B"),
+    },
 }
 BENCHMARK_TASKS = tuple(BENCHMARKS)
 #: Tasks benchmarks.py gives no protocols: ``task@P0`` is their task generator's default scene (its
@@ -101,11 +103,15 @@ def protocol_for(task: str, name: str) -> Protocol:
     if table is None and task in DEFAULT_SCENE_TASKS:
         if name == "P0":
             return _DEFAULT_ONLY
-        raise ValueError(f"trifinger task {task!r} has no CausalWorld protocols (benchmarks.py lists none); "
-                         f"only '{task}@P0', its default scene, runs")
+        raise ValueError(
+            f"trifinger task {task!r} has no CausalWorld protocols (benchmarks.py lists none); "
+            f"only '{task}@P0', its default scene, runs"
+        )
     if table is None:
-        raise ValueError(f"trifinger task {task!r} has no CausalWorld protocols; "
-                         f"benchmarks.py defines them for {', '.join(BENCHMARK_TASKS)}")
+        raise ValueError(
+            f"trifinger task {task!r} has no CausalWorld protocols; "
+            f"benchmarks.py defines them for {', '.join(BENCHMARK_TASKS)}"
+        )
     if name not in table:
         raise ValueError(f"unknown protocol {name!r} in task '{task}@{name}'; {task} has {', '.join(table)}")
     return table[name]
@@ -132,15 +138,22 @@ class ProtocolPlan:
                 else:
                     variables.write(name, value)
         if draw.intervention:
-            record = {"by": draw.protocol, "applied": True, "attempts": draw.attempts, "space": draw.space,
-                      "changed": rounded(draw.intervention)}
+            record = {
+                "by": draw.protocol,
+                "applied": True,
+                "attempts": draw.attempts,
+                "space": draw.space,
+                "changed": rounded(draw.intervention),
+            }
         else:
             record = {"by": draw.protocol, "applied": False, "reason": "nothing to change"}
         backend.record_intervention(record)
         return record
 
 
-def scene_for(task: str, seed: int, profile: str = "causalworld") -> tuple[Scene, str | None, ProtocolPlan | None]:
+def scene_for(
+    task: str, seed: int, profile: str = "causalworld"
+) -> tuple[Scene, str | None, ProtocolPlan | None]:
     """The scene of ``task`` (``family`` or ``family@Pn``), its protocol name and plan; the robot
     starts in ``profile``'s start pose (``start_pose``).
 
@@ -186,7 +199,9 @@ class Selection:
         skip = {"joint_positions", "gravity"} if self.random else set()
         skip_prop = ""
         if self.random:
-            skip_prop = "cylindrical_position" if generator is not None and generator.integers(0, 2) else "size"
+            skip_prop = (
+                "cylindrical_position" if generator is not None and generator.integers(0, 2) else "size"
+            )
         for name, value in bounds.items():
             if not re.fullmatch(self.first, name) or name in skip:
                 continue
@@ -201,7 +216,9 @@ class Selection:
         return out
 
 
-def sample_intervention(selection: Selection, variables: WorldVariables, generator: np.random.Generator) -> dict[str, Any]:
+def sample_intervention(
+    selection: Selection, variables: WorldVariables, generator: np.random.Generator
+) -> dict[str, Any]:
     """One draw of every variable ``selection`` covers, kept consistent: a resized single block drags
     its goal's size along and both keep resting on the floor (as CausalWorld's tasks do)."""
     if selection.tip_joints:
@@ -243,7 +260,9 @@ def sample_intervention(selection: Selection, variables: WorldVariables, generat
             continue
         cube = [size[0]] * 3  # blocks stay cubes
         draw[spec.name]["size"] = cube
-        position = draw[spec.name].get("cylindrical_position") or variables.read(spec.name, "cylindrical_position")
+        position = draw[spec.name].get("cylindrical_position") or variables.read(
+            spec.name, "cylindrical_position"
+        )
         draw[spec.name]["cylindrical_position"] = [position[0], position[1], cube[2] / 2]
         if len(world.block_specs) == 1 and world.goal_specs:
             goal = world.goal_specs[0].name
@@ -255,8 +274,9 @@ def sample_intervention(selection: Selection, variables: WorldVariables, generat
     return draw
 
 
-def apply_selection(backend: TriFingerBackend, selection: Selection, generator: np.random.Generator,
-                    label: str) -> dict[str, Any]:
+def apply_selection(
+    backend: TriFingerBackend, selection: Selection, generator: np.random.Generator, label: str
+) -> dict[str, Any]:
     """Sample and apply until feasible; the record says what happened (also stored on the backend)."""
     variables = WorldVariables(backend.world)
     reason = "nothing to change"
@@ -271,6 +291,10 @@ def apply_selection(backend: TriFingerBackend, selection: Selection, generator: 
             break
         reason = result.reason
     else:
-        record = {"by": label, "applied": False, "reason": f"no feasible sample in {ATTEMPTS} draws: {reason}"}
+        record = {
+            "by": label,
+            "applied": False,
+            "reason": f"no feasible sample in {ATTEMPTS} draws: {reason}",
+        }
     backend.record_intervention(record)
     return record

@@ -53,7 +53,9 @@ CLEARANCE = 0.025  # a carried block clears what it passes over by this much (it
 MAX_TRIES = 6
 MAX_TURNS = 3
 YAW_TOLERANCE_DEG = 4.0
-TILT_TOLERANCE_DEG = 4.0  # a held block leaning more than this is levelled with rotate() before it is set down
+TILT_TOLERANCE_DEG = (
+    4.0  # a held block leaning more than this is levelled with rotate() before it is set down
+)
 MAX_LEVELS = 2  # levelling turns per goal
 STUCK_DISTANCE = 0.01  # metres: a block a grasp script moved less than this was not picked up
 PUSH_RADIUS = 0.06  # pushes aim to bring a block this close to the arena centre
@@ -61,11 +63,15 @@ MAX_PUSHES = 3  # per block per episode
 #: Under the causalworld profile (its success: axis-aligned overlap > 0.9, task_generators/base_task.py):
 CAUSALWORLD_PLACED = 0.95  # a block whose own goal overlap reaches this is left alone
 CAUSALWORLD_YAW_TOLERANCE_DEG = 15.0  # oblong blocks
-CAUSALWORLD_CUBE_YAW_TOLERANCE_DEG = 5.0  # a cube sitting less diagonally than its yawed goal (axis-aligned boxes)
+CAUSALWORLD_CUBE_YAW_TOLERANCE_DEG = (
+    5.0  # a cube sitting less diagonally than its yawed goal (axis-aligned boxes)
+)
 CAUSALWORLD_CUBE_SLACK_DEG = 3.0  # ... by more than this
 CAUSALWORLD_TILT_TOLERANCE_DEG = 8.0
 SKIP_TURNS = 3
-OUTER_RADIUS = 0.1  # metres from the centre: a block grasped farther out is carried inwards low before it is raised
+OUTER_RADIUS = (
+    0.1  # metres from the centre: a block grasped farther out is carried inwards low before it is raised
+)
 INNER_RADIUS = 0.06  # ... to about this far from the centre
 HIGH_GOAL = 0.12  # metres: goals above this may lie beyond the workspace (picking's space B reaches 0.25)
 STALL_MS = 40  # a script after which the world clock moved less than this (ms) failed at its first motion  # a block that can be neither grasped nor pushed waits this many turns while others are moved
@@ -101,10 +107,14 @@ class TriFingerReference:
         self._attempts: dict[int, int] = {}  # goal index -> scripts spent on it this episode
         self._turns: dict[int, int] = {}  # goal index -> rotations made for it
         self._levels: dict[int, int] = {}  # goal index -> levelling turns made for it
-        self._grasped_from: dict[int, tuple[float, float, float]] = {}  # block -> where the last grasp script found it
+        self._grasped_from: dict[
+            int, tuple[float, float, float]
+        ] = {}  # block -> where the last grasp script found it
         self._failed: set[int] = set()  # blocks whose last grasp did not pick them up
         self._pushes: dict[int, int] = {}  # block -> pushes spent on it
-        self._skip: dict[int, int] = {}  # block -> the turn until which it is left alone (neither graspable nor pushable)
+        self._skip: dict[
+            int, int
+        ] = {}  # block -> the turn until which it is left alone (neither graspable nor pushable)
         self._turn = 0
         self._last_steps: int | None = None  # world time (ms) when the last script was planned
         self._last_block: int | None = None  # the block it was about
@@ -137,19 +147,30 @@ class TriFingerReference:
         if stalled:  # the last script failed at its first motion: repeating it would fail again
             self._stalls += 1
             if self.backend.held_block is not None:
-                return [Command("Think", ("that carry is out of reach: let go here",)), Command("release", ())]
+                return [
+                    Command("Think", ("that carry is out of reach: let go here",)),
+                    Command("release", ()),
+                ]
             if self._last_block is not None:
                 self._failed.add(self._last_block)
             if self._stalls >= 3:
                 self._stalls = 0
-                return [Command("Think", ("nothing worked from this pose: start over from the rest pose",)),
-                        Command("home", ()), Command("wait", (0.3,))]
+                return [
+                    Command("Think", ("nothing worked from this pose: start over from the rest pose",)),
+                    Command("home", ()),
+                    Command("wait", (0.3,)),
+                ]
         else:
             self._stalls = 0
-        falling = self._falling(blocks) if self._waits < 2 else None  # a block wedged up for a second is not falling
+        falling = (
+            self._falling(blocks) if self._waits < 2 else None
+        )  # a block wedged up for a second is not falling
         self._waits = self._waits + 1 if falling is not None else 0
         if falling is not None:
-            return [Command("Think", (f"block {falling} is in the air: let it land first",)), Command("wait", (0.5,))]
+            return [
+                Command("Think", (f"block {falling} is in the air: let it land first",)),
+                Command("wait", (0.5,)),
+            ]
         for _ in range(4):  # a block that can be neither grasped nor pushed is skipped for a few turns
             commands = self._plan(blocks, goals)
             if commands is not None:
@@ -165,22 +186,36 @@ class TriFingerReference:
             tries = self._attempts.get(g, 0)
             score = self._score(blocks[b], goals[g])
             loose = self.backend.held_block != b
-            tilted = not loose and tilt_degrees(blocks[b]) > self._tilt_tolerance() and self._levels.get(g, 0) < MAX_LEVELS
-            good_enough = not tilted and (self._placed(blocks[b], goals[g]) or (loose and score >= 0.88) or (tries >= 2 and score >= 0.7)
-                           or (tries >= 4 and score >= 0.5) or tries >= MAX_TRIES)
+            tilted = (
+                not loose
+                and tilt_degrees(blocks[b]) > self._tilt_tolerance()
+                and self._levels.get(g, 0) < MAX_LEVELS
+            )
+            good_enough = not tilted and (
+                self._placed(blocks[b], goals[g])
+                or (loose and score >= 0.88)
+                or (tries >= 2 and score >= 0.7)
+                or (tries >= 4 and score >= 0.5)
+                or tries >= MAX_TRIES
+            )
             if not good_enough:
                 choice = (g, b)
                 break
         if choice is None:
-            retry = [(g, b) for g, b in pairs if self._attempts.get(g, 0) < MAX_TRIES + 2
-                     and self._score(blocks[b], goals[g]) < 0.5]
+            retry = [
+                (g, b)
+                for g, b in pairs
+                if self._attempts.get(g, 0) < MAX_TRIES + 2 and self._score(blocks[b], goals[g]) < 0.5
+            ]
             if not retry:
                 return [Command("Think", ("every block is where it belongs",)), Command("wait", (1.0,))]
             choice = retry[0]
         g, b = choice
         self._last_block = b
         if self.backend.held_block != b and (
-                b in self._failed or plan_grasp(world.kinematics, blocks[b], world.target, others=self._others(blocks, b)) is None):
+            b in self._failed
+            or plan_grasp(world.kinematics, blocks[b], world.target, others=self._others(blocks, b)) is None
+        ):
             push = self._push_inwards(blocks, b, goals[g]) if self._pushes.get(b, 0) < MAX_PUSHES else None
             if push is not None:
                 return push
@@ -190,7 +225,10 @@ class TriFingerReference:
                 return None
         tries = self._attempts.get(g, 0)
         self._attempts[g] = tries + 1
-        last = all(other_g == g or self._attempts.get(other_g, 0) > 0 for other_g, _ in pairs) and pairs[-1][0] == g
+        last = (
+            all(other_g == g or self._attempts.get(other_g, 0) > 0 for other_g, _ in pairs)
+            and pairs[-1][0] == g
+        )
         commands = self._pick_and_place(blocks, goals, b, g, keep_holding=last, tries=tries)
         if any(c.name == "grasp" for c in commands):
             self._grasped_from[b] = vec3(blocks[b].position)
@@ -201,7 +239,11 @@ class TriFingerReference:
     def _note_failed_grasps(self, blocks: list[Cuboid]) -> None:
         """A block the last grasp script left (almost) where it was, and is not holding, failed to be picked up."""
         for b, start in list(self._grasped_from.items()):
-            if b < len(blocks) and self.backend.held_block != b and math.dist(blocks[b].position, start) < STUCK_DISTANCE:
+            if (
+                b < len(blocks)
+                and self.backend.held_block != b
+                and math.dist(blocks[b].position, start) < STUCK_DISTANCE
+            ):
                 self._failed.add(b)
                 logger.debug("grasp of block %d failed; it will be pushed", b)
         self._grasped_from.clear()
@@ -220,7 +262,10 @@ class TriFingerReference:
             targets.append(np.asarray(goal.position[:2], dtype=float))
         if radius > PUSH_RADIUS + 0.02:
             targets.append(start * (PUSH_RADIUS / radius))
-        around = [start + 0.05 * np.array([math.cos(a), math.sin(a)]) for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)]
+        around = [
+            start + 0.05 * np.array([math.cos(a), math.sin(a)])
+            for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)
+        ]
         around = [t for t in around if np.linalg.norm(t) < max(radius, 0.09)]
         targets += sorted(around, key=lambda t: -min((self._gap(t, c) for c in others), default=1.0))
         if self._pushes.get(b, 0) % 2:  # the previous push did not free it: try the next idea first
@@ -243,20 +288,33 @@ class TriFingerReference:
                 dx, dy = (float(v) for v in step / length * min(free, 0.1))
                 self._pushes[b] = self._pushes.get(b, 0) + 1
                 self._failed.discard(b)
-                return [Command("Think", (f"block {b} cannot be picked up where it lies: push it {min(free, 0.1):.2f} m",)),
-                        Command("push", (b, round(dx, 4), round(dy, 4)))]
+                return [
+                    Command(
+                        "Think",
+                        (f"block {b} cannot be picked up where it lies: push it {min(free, 0.1):.2f} m",),
+                    ),
+                    Command("push", (b, round(dx, 4), round(dy, 4))),
+                ]
         return None
 
-    def _free_towards(self, blocks: list[Cuboid], b: int, target: np.ndarray, stop: float) -> np.ndarray | None:
+    def _free_towards(
+        self, blocks: list[Cuboid], b: int, target: np.ndarray, stop: float
+    ) -> np.ndarray | None:
         """The farthest point on the way from block ``b`` towards ``target`` (on the floor, ending ``stop``
         metres from the arena centre at the nearest) that it can slide or be carried low to without coming
         closer to anything than it starts; None when that is under 2 cm away."""
         block = blocks[b]
-        return self._free_path(np.asarray(block.position[:2], dtype=float), np.asarray(target, dtype=float), stop,
-                               math.hypot(block.size[0], block.size[1]) / 2, self._others(blocks, b))
+        return self._free_path(
+            np.asarray(block.position[:2], dtype=float),
+            np.asarray(target, dtype=float),
+            stop,
+            math.hypot(block.size[0], block.size[1]) / 2,
+            self._others(blocks, b),
+        )
 
-    def _free_path(self, start: np.ndarray, end: np.ndarray, stop: float, half: float,
-                   others: list[Cuboid]) -> np.ndarray | None:
+    def _free_path(
+        self, start: np.ndarray, end: np.ndarray, stop: float, half: float, others: list[Cuboid]
+    ) -> np.ndarray | None:
         """``_free_towards`` for a footprint of half diagonal ``half`` at ``start`` among ``others``."""
         if float(np.linalg.norm(end)) < stop:
             radius = float(np.linalg.norm(start))
@@ -285,8 +343,10 @@ class TriFingerReference:
         if self._skip.get(b, 0) >= self._turn:
             return False
         size = sorted(blocks[b].size)
-        return any(i != b and self._skip.get(i, 0) < self._turn and np.allclose(sorted(c.size), size, atol=2e-3)
-                   for i, c in enumerate(blocks))
+        return any(
+            i != b and self._skip.get(i, 0) < self._turn and np.allclose(sorted(c.size), size, atol=2e-3)
+            for i, c in enumerate(blocks)
+        )
 
     def _others(self, blocks: list[Cuboid], b: int) -> list[Cuboid]:
         return [c for i, c in enumerate(blocks) if i != b] + self.backend.world.obstacle_cuboids()
@@ -311,8 +371,10 @@ class TriFingerReference:
     def _placed(self, block: Cuboid, goal: Cuboid) -> bool:
         if self._causalworld():
             return aabb_overlap([block], [goal]) >= CAUSALWORLD_PLACED
-        return (math.dist(block.position, goal.position) < PLACED_TOLERANCE
-                and abs(symmetric_yaw_error(block, goal)) < YAW_TOLERANCE)
+        return (
+            math.dist(block.position, goal.position) < PLACED_TOLERANCE
+            and abs(symmetric_yaw_error(block, goal)) < YAW_TOLERANCE
+        )
 
     # -- the run's success measure -----------------------------------------------------------------
 
@@ -339,8 +401,9 @@ class TriFingerReference:
     def _tilt_tolerance(self) -> float:
         return CAUSALWORLD_TILT_TOLERANCE_DEG if self._causalworld() else TILT_TOLERANCE_DEG
 
-    def _pick_and_place(self, blocks: list[Cuboid], goals: list[Cuboid], b: int, g: int, keep_holding: bool,
-                        tries: int) -> list[Command]:
+    def _pick_and_place(
+        self, blocks: list[Cuboid], goals: list[Cuboid], b: int, g: int, keep_holding: bool, tries: int
+    ) -> list[Command]:
         """One turn towards block ``b`` filling goal ``g``. Turning a block in the hand lags the command
         (the grip slips by about a third), so a turn ends after ``rotate`` and the next one measures
         the yaw again: up to ``MAX_TURNS`` rotations per goal before the block is carried over."""
@@ -355,13 +418,20 @@ class TriFingerReference:
         travel = min(0.2, max(gz, top + half + CLEARANCE, 0.08))
         yaw = math.degrees(symmetric_yaw_error(block, goal))
         held = self.backend.held_block
-        commands = [Command("Think", (f"block {b} goes to goal {g} at ({gx:.3f}, {gy:.3f}, {gz:.3f}), turning {yaw:.0f} degrees",))]
+        commands = [
+            Command(
+                "Think",
+                (f"block {b} goes to goal {g} at ({gx:.3f}, {gy:.3f}, {gz:.3f}), turning {yaw:.0f} degrees",),
+            )
+        ]
         near = math.dist(block.position[:2], (gx, gy)) < 0.02 and abs(block.position[2] - gz) < 0.02
         stuck = held == b and tries - self._turns.get(g, 0) >= 3 and (near or self._support(b) == 0.0)
         if stuck:  # corrections in the hand did not work: set it down and grasp afresh
             bx, by, _ = block.position
-            commands += [Command("move_to", (float(bx), float(by), float(self._support(b) + half + 0.002))),
-                         Command("release", ())]
+            commands += [
+                Command("move_to", (float(bx), float(by), float(self._support(b) + half + 0.002))),
+                Command("release", ()),
+            ]
             held = None
         levels = self._levels.get(g, 0)
         yaw_tolerance = self._yaw_tolerance(block, goal)
@@ -381,7 +451,10 @@ class TriFingerReference:
             if inner is not None and math.hypot(*block.position[:2]) > OUTER_RADIUS:
                 # far out the fingers cannot raise it high: carry it inwards just off the floor first
                 low = round(self._support(b) + half + 0.015, 4)
-                commands += [Command("lift", (low,)), Command("move_to", (round(float(inner[0]), 4), round(float(inner[1]), 4), low))]
+                commands += [
+                    Command("lift", (low,)),
+                    Command("move_to", (round(float(inner[0]), 4), round(float(inner[1]), 4), low)),
+                ]
             commands.append(Command("lift", (travel,)))
         turns = self._turns.get(g, 0)
         if abs(yaw) > yaw_tolerance and turns < MAX_TURNS:
@@ -391,17 +464,31 @@ class TriFingerReference:
         goal_radius = math.hypot(gx, gy)
         inner = None
         if gz < block.size[2] and goal_radius > OUTER_RADIUS and travel > 0.08:
-            inner = self._free_path(np.array([gx, gy]), np.zeros(2), INNER_RADIUS, math.hypot(block.size[0], block.size[1]) / 2,
-                                    others)
-        if inner is not None:  # a floor goal far out: come down nearer the centre, then slide out to it just off the floor
+            inner = self._free_path(
+                np.array([gx, gy]),
+                np.zeros(2),
+                INNER_RADIUS,
+                math.hypot(block.size[0], block.size[1]) / 2,
+                others,
+            )
+        if (
+            inner is not None
+        ):  # a floor goal far out: come down nearer the centre, then slide out to it just off the floor
             ix, iy = round(float(inner[0]), 4), round(float(inner[1]), 4)
             low = round(gz + 0.015, 4)
-            commands += [Command("move_to", (ix, iy, travel)), Command("move_to", (ix, iy, low)),
-                         Command("move_to", (gx, gy, low)), Command("move_to", (gx, gy, gz))]
+            commands += [
+                Command("move_to", (ix, iy, travel)),
+                Command("move_to", (ix, iy, low)),
+                Command("move_to", (gx, gy, low)),
+                Command("move_to", (gx, gy, gz)),
+            ]
         elif away is not None:  # come down beside the goal, clear of the wall, then slide in along the floor
             ax, ay = gx + away[0], gy + away[1]
-            commands += [Command("move_to", (round(ax, 4), round(ay, 4), travel)),
-                         Command("move_to", (round(ax, 4), round(ay, 4), gz + 0.002)), Command("move_to", (gx, gy, gz))]
+            commands += [
+                Command("move_to", (round(ax, 4), round(ay, 4), travel)),
+                Command("move_to", (round(ax, 4), round(ay, 4), gz + 0.002)),
+                Command("move_to", (gx, gy, gz)),
+            ]
         else:
             commands += [Command("move_to", (gx, gy, travel)), Command("move_to", (gx, gy, gz))]
         if not keep_holding:

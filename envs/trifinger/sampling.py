@@ -72,13 +72,21 @@ class ProtocolDraw:
         from agentkit.envs.trifinger.interventions import rounded
 
         def pose(spec) -> dict[str, Any]:
-            return {"name": spec.name, "position": rounded(list(spec.position)),
-                    "yaw": round(_yaw(spec.orientation), 4), "size": rounded(list(spec.size))}
+            return {
+                "name": spec.name,
+                "position": rounded(list(spec.position)),
+                "yaw": round(_yaw(spec.orientation), 4),
+                "size": rounded(list(spec.size)),
+            }
 
         scene = self.scene
         return {
-            "task": self.task, "protocol": self.protocol, "seed": self.seed, "space": self.space,
-            "attempts": self.attempts, "rejected": self.rejected,
+            "task": self.task,
+            "protocol": self.protocol,
+            "seed": self.seed,
+            "space": self.space,
+            "attempts": self.attempts,
+            "rejected": self.rejected,
             "blocks": [{**pose(b), "mass": round(b.mass, 5)} for b in scene.blocks],
             "goals": [pose(g) for g in scene.goals],
             "obstacles": [pose(o) for o in scene.obstacles],
@@ -95,8 +103,20 @@ def _yaw(q) -> float:
 def _quaternion(euler) -> tuple[float, float, float, float]:
     """pybullet's getQuaternionFromEuler (roll about x, then pitch about y, then yaw about z)."""
     roll, pitch, yaw = (float(v) / 2 for v in euler)
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
-    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+    cr, sr, cp, sp, cy, sy = (
+        math.cos(roll),
+        math.sin(roll),
+        math.cos(pitch),
+        math.sin(pitch),
+        math.cos(yaw),
+        math.sin(yaw),
+    )
+    return (
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    )
 
 
 def _cartesian(cyl) -> tuple[float, float, float]:
@@ -126,8 +146,12 @@ def sample(protocol: Protocol, space: dict[str, Any], generator: np.random.Gener
         on_size = bool(generator.integers(0, 2))
         for name, value in space.items():
             if isinstance(value, dict):
-                picked = {prop: _uniform(rng, generator) for prop, rng in value.items()
-                          if not (prop == "cylindrical_position" and on_size) and not (prop == "size" and not on_size)}
+                picked = {
+                    prop: _uniform(rng, generator)
+                    for prop, rng in value.items()
+                    if not (prop == "cylindrical_position" and on_size)
+                    and not (prop == "size" and not on_size)
+                }
                 if picked:
                     draw[name] = picked
             elif name != "joint_positions":
@@ -139,7 +163,9 @@ def sample(protocol: Protocol, space: dict[str, Any], generator: np.random.Gener
         if not re.fullmatch(first, name):
             continue
         if isinstance(value, dict):
-            picked = {prop: _uniform(rng, generator) for prop, rng in value.items() if re.fullmatch(second, prop)}
+            picked = {
+                prop: _uniform(rng, generator) for prop, rng in value.items() if re.fullmatch(second, prop)
+            }
             if picked:
                 draw[name] = picked
         else:
@@ -155,14 +181,16 @@ def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
         draw["number_of_obstacles"] = int(draw["number_of_obstacles"])
     if task in ("pushing", "pick_and_place", "picking"):
         tool, goal = draw.get("tool_block", {}), draw.get("goal_block", {})
-        size = goal.get("size", tool.get("size"))  # the goal's size wins when both are drawn (its `if` comes first)
+        size = goal.get(
+            "size", tool.get("size")
+        )  # the goal's size wins when both are drawn (its `if` comes first)
         if size is not None:
             cube = [float(size[0])] * 3 if task != "picking" else [float(v) for v in size]
             draw.setdefault("tool_block", {})["size"] = cube
             draw.setdefault("goal_block", {})["size"] = cube
         if task in ("pushing", "pick_and_place"):
             # pushing.py / pick_and_place.py: both rest on the floor at half the block's height.
-            height = (draw["tool_block"]["size"][2] if size is not None else scene.blocks[0].size[2])
+            height = draw["tool_block"]["size"][2] if size is not None else scene.blocks[0].size[2]
             for name, index, specs in (("tool_block", 0, scene.blocks), ("goal_block", 0, scene.goals)):
                 entry = draw.get(name)
                 if entry is None or not ({"size", "cylindrical_position"} & set(entry)):
@@ -178,11 +206,17 @@ def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
                 # CausalWorld leaves the resized block's centre where it was (it settles in the first
                 # physics steps); here it starts resting at its new half height.
                 cyl = _cylindrical(scene.blocks[0].position)
-                draw["tool_block"]["cylindrical_position"] = [cyl[0], cyl[1], draw["tool_block"]["size"][2] / 2]
+                draw["tool_block"]["cylindrical_position"] = [
+                    cyl[0],
+                    cyl[1],
+                    draw["tool_block"]["size"][2] / 2,
+                ]
     return draw
 
 
-def apply(scene: Scene, draw: dict[str, Any], generator: np.random.Generator | None = None) -> tuple[Scene, dict[str, Any]]:
+def apply(
+    scene: Scene, draw: dict[str, Any], generator: np.random.Generator | None = None
+) -> tuple[Scene, dict[str, Any]]:
     """A copy of ``scene`` with the draw's object variables set, and the world-level rest.
     ``number_of_obstacles`` places that many fixed cubes (``obstacles.with_obstacles``, drawn from
     ``generator``; a task without the variable is refused with ``ObstacleError``)."""
@@ -205,7 +239,10 @@ def apply(scene: Scene, draw: dict[str, Any], generator: np.random.Generator | N
                 scene.tip_goals[index] = _cartesian(value["cylindrical_position"])
             continue  # a sphere's colour and orientation are not modelled
         specs: dict[str, list[BlockSpec] | list[GoalSpec]] = {
-            "block": scene.blocks, "goal": scene.goals, "obstacle": scene.obstacles}
+            "block": scene.blocks,
+            "goal": scene.goals,
+            "obstacle": scene.obstacles,
+        }
         spec = specs[kind][index]
         if "size" in value:
             spec.size = vec3(value["size"])
@@ -280,7 +317,7 @@ def block_problems(scene: Scene) -> list[str]:
     problems = []
     rigid = [*scene.blocks, *scene.obstacles]
     for i, a in enumerate(scene.blocks):
-        for b in rigid[i + 1:]:
+        for b in rigid[i + 1 :]:
             if _cuboids_intersect(a.cuboid(), b.cuboid()):
                 problems.append(f"{a.name} overlaps {'the ' if b.static else ''}{b.name}")
     return problems
@@ -358,5 +395,7 @@ def draw_protocol(task: str, protocol: str, seed: int, profile: str = DEFAULT_PR
             logger.debug("%s@%s seed %d: feasible draw after %d attempt(s)", task, protocol, seed, attempt)
             return ProtocolDraw(task, protocol, seed, spec.space, scene, draw, world, attempt, rejected)
         rejected.append("; ".join(problems))
-    raise ProtocolDrawError(f"trifinger {task}@{protocol} seed {seed}: no feasible draw in {ATTEMPTS} attempts "
-                            f"(space {spec.space}); the last was refused because {rejected[-1]}")
+    raise ProtocolDrawError(
+        f"trifinger {task}@{protocol} seed {seed}: no feasible draw in {ATTEMPTS} attempts "
+        f"(space {spec.space}); the last was refused because {rejected[-1]}"
+    )

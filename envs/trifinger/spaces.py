@@ -65,9 +65,14 @@ def _single(space: str, variables: WorldVariables) -> dict[str, Any]:
         if obj.startswith(("block", "goal")):
             z = variables.read(obj, "cylindrical_position")[2]
             low_z = high_z = z
-            if abs(z - variables.read(obj, "size")[2] / 2) < 1e-3:  # resting on the floor: any size's rest height
+            if (
+                abs(z - variables.read(obj, "size")[2] / 2) < 1e-3
+            ):  # resting on the floor: any size's rest height
                 low_z, high_z = min(z, _CUBE[space][0] / 2), max(z, _CUBE[space][1] / 2)
-            ranges["cylindrical_position"] = ([_RADIUS[space][0], -math.pi, low_z], [_RADIUS[space][1], math.pi, high_z])
+            ranges["cylindrical_position"] = (
+                [_RADIUS[space][0], -math.pi, low_z],
+                [_RADIUS[space][1], math.pi, high_z],
+            )
             ranges["euler_orientation"] = ([0.0, 0.0, -math.pi], [0.0, 0.0, math.pi])
             ranges["size"] = ([_CUBE[space][0]] * 3, [_CUBE[space][1]] * 3)
             ranges["color"] = _BLOCK_COLOR[space]
@@ -80,8 +85,10 @@ def _single(space: str, variables: WorldVariables) -> dict[str, Any]:
 
 
 def _union(a: Range, b: Range) -> Range:
-    return (np.minimum(a[0], b[0]).tolist() if isinstance(a[0], list) else min(a[0], b[0]),
-            np.maximum(a[1], b[1]).tolist() if isinstance(a[1], list) else max(a[1], b[1]))
+    return (
+        np.minimum(a[0], b[0]).tolist() if isinstance(a[0], list) else min(a[0], b[0]),
+        np.maximum(a[1], b[1]).tolist() if isinstance(a[1], list) else max(a[1], b[1]),
+    )
 
 
 def intervention_space(space: SpaceName, variables: WorldVariables) -> dict[str, Any]:
@@ -110,4 +117,3 @@ def sample(rng: Range, generator: np.random.Generator) -> Any:
     low, high = np.asarray(rng[0], dtype=float), np.asarray(rng[1], dtype=float)
     value = np.asarray(generator.uniform(low, high))
     return value.tolist() if value.ndim else float(value)
-

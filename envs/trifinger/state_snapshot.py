@@ -52,8 +52,13 @@ class WorldState:
 
 def body(position, orientation, size, linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0)) -> BodyState:
     """A ``BodyState`` from plain sequences (tests and the world reader use it)."""
-    return BodyState(np.asarray(position, dtype=float), np.asarray(orientation, dtype=float),
-                     np.asarray(size, dtype=float), np.asarray(linear, dtype=float), np.asarray(angular, dtype=float))
+    return BodyState(
+        np.asarray(position, dtype=float),
+        np.asarray(orientation, dtype=float),
+        np.asarray(size, dtype=float),
+        np.asarray(linear, dtype=float),
+        np.asarray(angular, dtype=float),
+    )
 
 
 def read_state(world) -> WorldState:
@@ -72,6 +77,17 @@ def read_state(world) -> WorldState:
         for spec, body_id in zip(world.scene.obstacles, world.obstacle_ids):
             pos, orn = p.getBasePositionAndOrientation(body_id, physicsClientId=client)
             obstacles.append(body(pos, orn, spec.size))
-    tip_goals = np.asarray(world.scene.tip_goals, dtype=float).reshape(-1, 3) if world.scene else np.zeros((0, 3))
-    return WorldState(positions, np.array([j[1] for j in joints]), np.array([j[3] for j in joints]),
-                      world.kinematics.tips(positions), blocks, goals, obstacles, tip_goals, world.elapsed_s)
+    tip_goals = (
+        np.asarray(world.scene.tip_goals, dtype=float).reshape(-1, 3) if world.scene else np.zeros((0, 3))
+    )
+    return WorldState(
+        positions,
+        np.array([j[1] for j in joints]),
+        np.array([j[3] for j in joints]),
+        world.kinematics.tips(positions),
+        blocks,
+        goals,
+        obstacles,
+        tip_goals,
+        world.elapsed_s,
+    )

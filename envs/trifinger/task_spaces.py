@@ -27,32 +27,40 @@ ALIASES: dict[str, dict[str, tuple[str, int]]] = {
     "pushing": {"tool_block": ("block", 0), "goal_block": ("goal", 0)},
     "picking": {"tool_block": ("block", 0), "goal_block": ("goal", 0)},
     "pick_and_place": {"obstacle": ("obstacle", 0), "tool_block": ("block", 0), "goal_block": ("goal", 0)},
-    "stacking2": {"tool_block_1": ("block", 0), "tool_block_2": ("block", 1),
-                  "goal_block_1": ("goal", 0), "goal_block_2": ("goal", 1)},
+    "stacking2": {
+        "tool_block_1": ("block", 0),
+        "tool_block_2": ("block", 1),
+        "goal_block_1": ("goal", 0),
+        "goal_block_2": ("goal", 1),
+    },
     # reaching.py: goal_60, goal_120, goal_300 are the three fingers' target spheres, in finger order.
     "reaching": {"goal_60": ("tip_goal", 0), "goal_120": ("tip_goal", 1), "goal_300": ("tip_goal", 2)},
 }
 
 # base_task.py _set_intervention_space_a / _b: the values below are CausalWorld's, variable by variable.
-_JOINTS = {"A": ([-1.57, -1.2, -3.0] * 3, [-0.69, 0.0, 0.0] * 3),  # joint_positions (TriFinger Edu convention)
-           "B": ([-0.69, 0.0, 0.0] * 3, [1.0, 1.57, 3.0] * 3)}
-_RADIUS = {"A": (0.0, 0.11), "B": (0.11, 0.15)}            # cylindrical_position[:, 0]
-_TOP = {"A": 0.15, "B": 0.3}                               # cylindrical_position[1][2]; low z is size[-1] / 2
-_SIZE = {"A": (0.055, 0.075), "B": (0.075, 0.095)}         # Cuboid / SCuboid 'size'
+_JOINTS = {
+    "A": ([-1.57, -1.2, -3.0] * 3, [-0.69, 0.0, 0.0] * 3),  # joint_positions (TriFinger Edu convention)
+    "B": ([-0.69, 0.0, 0.0] * 3, [1.0, 1.57, 3.0] * 3),
+}
+_RADIUS = {"A": (0.0, 0.11), "B": (0.11, 0.15)}  # cylindrical_position[:, 0]
+_TOP = {"A": 0.15, "B": 0.3}  # cylindrical_position[1][2]; low z is size[-1] / 2
+_SIZE = {"A": (0.055, 0.075), "B": (0.075, 0.095)}  # Cuboid / SCuboid 'size'
 _LIGHT, _DARK = ([0.5] * 3, [1.0] * 3), ([0.0] * 3, [0.5] * 3)
-_OBJECT_COLOR = {"A": _LIGHT, "B": _DARK}                  # rigid and visual objects' 'color'
-_MASS = {"A": (0.015, 0.045), "B": (0.045, 0.1)}           # non-fixed rigid objects' 'mass'
-_FLOOR_COLOR = {"A": _LIGHT, "B": _DARK}                   # 'floor_color'
-_STAGE_COLOR = {"A": _DARK, "B": _LIGHT}                   # 'stage_color'
-_FRICTION = {"A": (0.3, 0.6), "B": (0.6, 0.8)}             # 'floor_friction', 'stage_friction'
-_LINK_COLOR = {"A": _DARK, "B": _LIGHT}                    # each robot link's 'color'
-_LINK_MASS = {"A": (0.015, 0.045), "B": (0.045, 0.1)}      # each robot link's 'mass'
-_EULER = ([0.0, 0.0, -math.pi], [0.0, 0.0, math.pi])       # 'euler_orientation' (yaw only), both spaces
+_OBJECT_COLOR = {"A": _LIGHT, "B": _DARK}  # rigid and visual objects' 'color'
+_MASS = {"A": (0.015, 0.045), "B": (0.045, 0.1)}  # non-fixed rigid objects' 'mass'
+_FLOOR_COLOR = {"A": _LIGHT, "B": _DARK}  # 'floor_color'
+_STAGE_COLOR = {"A": _DARK, "B": _LIGHT}  # 'stage_color'
+_FRICTION = {"A": (0.3, 0.6), "B": (0.6, 0.8)}  # 'floor_friction', 'stage_friction'
+_LINK_COLOR = {"A": _DARK, "B": _LIGHT}  # each robot link's 'color'
+_LINK_MASS = {"A": (0.015, 0.045), "B": (0.045, 0.1)}  # each robot link's 'mass'
+_EULER = ([0.0, 0.0, -math.pi], [0.0, 0.0, math.pi])  # 'euler_orientation' (yaw only), both spaces
 #: silhouette.py SSphere: reaching's goal spheres have radius 0.015 (size 0.03) and no size variable.
 SPHERE_SIZE = 0.03
 #: Robot links whose colour and mass the spaces cover. CausalWorld lists 4 links per finger of the
 #: TriFinger Edu (world_constants.py LINK_IDS robot_finger_60_link_0..3); TriFingerPro's 3 moving links here.
-LINK_NAMES = tuple(f"finger_{part}_link_{angle}" for angle in (0, 120, 240) for part in ("upper", "middle", "lower"))
+LINK_NAMES = tuple(
+    f"finger_{part}_link_{angle}" for angle in (0, 120, 240) for part in ("upper", "middle", "lower")
+)
 
 # pick_and_place.py _set_intervention_space_a/_b: sectors and the obstacle's height range.
 PNP_RADIUS = {"A": (0.07, 0.12), "B": (0.12, 0.15)}
@@ -62,11 +70,16 @@ PNP_OBSTACLE_HEIGHT = {"A": (0.02, 0.065), "B": (0.065, 0.1)}
 PICKING_GOAL_Z = {"A": (0.08, 0.20), "B": (0.20, 0.25)}
 
 
-def _object(kind: str, height: float, space: str, *, fixed: bool = False, cuboid: bool = True) -> dict[str, Range]:
+def _object(
+    kind: str, height: float, space: str, *, fixed: bool = False, cuboid: bool = True
+) -> dict[str, Range]:
     """base_task.py's ranges of one rigid (kind "block"/"obstacle") or visual (kind "goal") object."""
     out: dict[str, Range] = {}
     if not fixed:
-        out["cylindrical_position"] = ([_RADIUS[space][0], -math.pi, height / 2], [_RADIUS[space][1], math.pi, _TOP[space]])
+        out["cylindrical_position"] = (
+            [_RADIUS[space][0], -math.pi, height / 2],
+            [_RADIUS[space][1], math.pi, _TOP[space]],
+        )
         out["euler_orientation"] = (list(_EULER[0]), list(_EULER[1]))
     if cuboid:
         out["size"] = ([_SIZE[space][0]] * 3, [_SIZE[space][1]] * 3)
@@ -82,13 +95,17 @@ def _base(scene: Scene, space: str) -> dict[str, Any]:
     aliases = ALIASES.get(scene.task, {})
     named = {(kind, index): name for name, (kind, index) in aliases.items()}
     for index, obstacle in enumerate(scene.obstacles):
-        out[named.get(("obstacle", index), obstacle.name)] = _object("obstacle", obstacle.size[2], space, fixed=True)
+        out[named.get(("obstacle", index), obstacle.name)] = _object(
+            "obstacle", obstacle.size[2], space, fixed=True
+        )
     for index, block in enumerate(scene.blocks):
         out[named.get(("block", index), block.name)] = _object("block", block.size[2], space)
     for index, goal in enumerate(scene.goals):
         out[named.get(("goal", index), goal.name)] = _object("goal", goal.size[2], space)
     for index, _tip in enumerate(scene.tip_goals):
-        out[named.get(("tip_goal", index), f"tip_goal{index}")] = _object("goal", SPHERE_SIZE, space, cuboid=False)
+        out[named.get(("tip_goal", index), f"tip_goal{index}")] = _object(
+            "goal", SPHERE_SIZE, space, cuboid=False
+        )
     out["floor_color"] = _FLOOR_COLOR[space]
     out["stage_color"] = _STAGE_COLOR[space]
     out["floor_friction"] = _FRICTION[space]
@@ -120,8 +137,10 @@ def _task_overrides(scene: Scene, space: str, out: dict[str, Any]) -> None:
         out["goal_block"]["cylindrical_position"] = ([low[0], low[1], z_low], [high[0], high[1], z_high])
     elif task == "pick_and_place":
         wall = scene.obstacles[0].size
-        out["obstacle"]["size"] = ([wall[0], wall[1], PNP_OBSTACLE_HEIGHT[space][0]],
-                                   [wall[0], wall[1], PNP_OBSTACLE_HEIGHT[space][1]])
+        out["obstacle"]["size"] = (
+            [wall[0], wall[1], PNP_OBSTACLE_HEIGHT[space][0]],
+            [wall[0], wall[1], PNP_OBSTACLE_HEIGHT[space][1]],
+        )
         # The block's sector is on its own side of the wall, the goal's on the other side, both
         # at the block's rest height: _adjust_variable_spaces_after_intervention's rule. (Its initial
         # space A puts the block's sector at +y although its default block sits at -y; following the
@@ -136,8 +155,10 @@ def _task_overrides(scene: Scene, space: str, out: dict[str, Any]) -> None:
         # stacking2.py: one goal_tower variable (position with z = the tower's height, and yaw);
         # the goal blocks lose position, yaw and size, the tool blocks lose size.
         tower_height = 2 * scene.goals[0].position[2]  # goal_position[-1] * 2.0
-        tower = {"cylindrical_position": out["goal_block_1"]["cylindrical_position"],
-                 "euler_orientation": out["goal_block_1"]["euler_orientation"]}
+        tower = {
+            "cylindrical_position": out["goal_block_1"]["cylindrical_position"],
+            "euler_orientation": out["goal_block_1"]["euler_orientation"],
+        }
         _pin_z(tower, tower_height)
         for name in ("goal_block_1", "goal_block_2"):
             for prop in ("size", "euler_orientation", "cylindrical_position"):
@@ -150,11 +171,19 @@ def _task_overrides(scene: Scene, space: str, out: dict[str, Any]) -> None:
     elif task == "towers":
         _drop_shape_variables(out, scene)
         if space == "A":  # towers.py
-            out.update(number_of_blocks_in_tower=([1, 1, 1], [4, 4, 4]), blocks_mass=(0.02, 0.06),
-                       tower_dims=([0.08] * 3, [0.12] * 3), tower_center=([-0.1, -0.1], [0.05, 0.05]))
+            out.update(
+                number_of_blocks_in_tower=([1, 1, 1], [4, 4, 4]),
+                blocks_mass=(0.02, 0.06),
+                tower_dims=([0.08] * 3, [0.12] * 3),
+                tower_center=([-0.1, -0.1], [0.05, 0.05]),
+            )
         else:
-            out.update(number_of_blocks_in_tower=([4, 4, 4], [6, 6, 6]), blocks_mass=(0.06, 0.08),
-                       tower_dims=([0.12] * 3, [0.20] * 3), tower_center=([0.05, 0.05], [0.1, 0.1]))
+            out.update(
+                number_of_blocks_in_tower=([4, 4, 4], [6, 6, 6]),
+                blocks_mass=(0.06, 0.08),
+                tower_dims=([0.12] * 3, [0.20] * 3),
+                tower_center=([0.05, 0.05], [0.1, 0.1]),
+            )
     elif task == "general":
         _drop_shape_variables(out, scene)
         if space == "A":  # general.py
@@ -172,10 +201,18 @@ def _task_overrides(scene: Scene, space: str, out: dict[str, Any]) -> None:
 
 #: stacked_blocks.py _set_intervention_space_a/_b (creative_stacked_blocks.py: the same but stack_levels 3-5 in A).
 STACKED_SPACES: dict[str, dict[str, Range]] = {
-    "A": {"stack_levels": (1, 5), "blocks_mass": (0.02, 0.06), "blocks_min_size": (0.035, 0.065),
-          "max_level_width": (0.035, 0.12)},
-    "B": {"stack_levels": (6, 8), "blocks_mass": (0.06, 0.08), "blocks_min_size": (0.065, 0.075),
-          "max_level_width": (0.12, 0.15)},
+    "A": {
+        "stack_levels": (1, 5),
+        "blocks_mass": (0.02, 0.06),
+        "blocks_min_size": (0.035, 0.065),
+        "max_level_width": (0.035, 0.12),
+    },
+    "B": {
+        "stack_levels": (6, 8),
+        "blocks_mass": (0.06, 0.08),
+        "blocks_min_size": (0.065, 0.075),
+        "max_level_width": (0.12, 0.15),
+    },
 }
 
 

@@ -31,9 +31,14 @@ from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scen
 CUBE = 0.065  # envs/scene/objects.py Cuboid size default [0.065] * 3 (silhouette.py SCuboid: the same)
 BLOCK_MASS = 0.02  # pushing.py / picking.py / pick_and_place.py / stacking2.py tool_block_mass
 PALETTE: tuple[tuple[str, Vec3], ...] = (
-    ("red", (0.9, 0.1, 0.1)), ("green", (0.1, 0.8, 0.2)), ("blue", (0.15, 0.3, 0.95)),
-    ("yellow", (0.95, 0.85, 0.1)), ("orange", (1.0, 0.5, 0.0)), ("purple", (0.6, 0.2, 0.8)),
-    ("cyan", (0.1, 0.85, 0.85)), ("white", (0.95, 0.95, 0.95)),
+    ("red", (0.9, 0.1, 0.1)),
+    ("green", (0.1, 0.8, 0.2)),
+    ("blue", (0.15, 0.3, 0.95)),
+    ("yellow", (0.95, 0.85, 0.1)),
+    ("orange", (1.0, 0.5, 0.0)),
+    ("purple", (0.6, 0.2, 0.8)),
+    ("cyan", (0.1, 0.85, 0.85)),
+    ("white", (0.95, 0.95, 0.95)),
 )
 GOAL_COLOR: Vec3 = (0.2, 0.9, 0.3)
 WALL_SIZE: Vec3 = (0.5, 0.015, 0.065)  # pick_and_place.py 'obstacle' size, across the arena at y = 0
@@ -45,25 +50,45 @@ def colour_name(color: Vec3) -> str:
     return min(PALETTE, key=lambda item: sum((a - b) ** 2 for a, b in zip(item[1], color)))[0]
 
 
-def _cube(name: str, index: int, xy: tuple[float, float], yaw: float = 0.0, size: float = CUBE,
-          mass: float = BLOCK_MASS, z: float | None = None) -> BlockSpec:
-    return BlockSpec(name, (size, size, size), (xy[0], xy[1], size / 2 if z is None else z), yaw_quaternion(yaw),
-                     mass, PALETTE[index % len(PALETTE)][1])
+def _cube(
+    name: str,
+    index: int,
+    xy: tuple[float, float],
+    yaw: float = 0.0,
+    size: float = CUBE,
+    mass: float = BLOCK_MASS,
+    z: float | None = None,
+) -> BlockSpec:
+    return BlockSpec(
+        name,
+        (size, size, size),
+        (xy[0], xy[1], size / 2 if z is None else z),
+        yaw_quaternion(yaw),
+        mass,
+        PALETTE[index % len(PALETTE)][1],
+    )
 
 
 def _goal(name: str, size: Vec3, position: Vec3, yaw: float = 0.0) -> GoalSpec:
     return GoalSpec(name, size, position, yaw_quaternion(yaw), GOAL_COLOR)
 
 
-def _polar(rng: np.random.Generator, r: tuple[float, float], angle: tuple[float, float] = (-math.pi, math.pi)) -> tuple[float, float]:
+def _polar(
+    rng: np.random.Generator, r: tuple[float, float], angle: tuple[float, float] = (-math.pi, math.pi)
+) -> tuple[float, float]:
     """A point uniform in area of the annulus sector ``r`` x ``angle``."""
     radius = math.sqrt(rng.uniform(r[0] ** 2, r[1] ** 2))
     theta = rng.uniform(*angle)
     return (radius * math.cos(theta), radius * math.sin(theta))
 
 
-def _free_spots(rng: np.random.Generator, count: int, clearance: float, taken: list[tuple[float, float]],
-                r: tuple[float, float] = (0.0, 0.11)) -> list[tuple[float, float]]:
+def _free_spots(
+    rng: np.random.Generator,
+    count: int,
+    clearance: float,
+    taken: list[tuple[float, float]],
+    r: tuple[float, float] = (0.0, 0.11),
+) -> list[tuple[float, float]]:
     """``count`` points of the space-A disc at least ``clearance`` from each other and from ``taken``."""
     spots: list[tuple[float, float]] = []
     for _ in range(2000):
@@ -80,15 +105,20 @@ def _free_spots(rng: np.random.Generator, count: int, clearance: float, taken: l
 
 def pushing(rng: np.random.Generator | None) -> Scene:
     """Push one cube onto a goal cube on the floor. Default: block at (0, -0.08), goal at (0, 0.08)."""
-    if rng is None:  # pushing.py tool_block_position (0, -0.08, 0.0325), goal_block_position (0, 0.08, 0.0325)
+    if (
+        rng is None
+    ):  # pushing.py tool_block_position (0, -0.08, 0.0325), goal_block_position (0, 0.08, 0.0325)
         block_xy, goal_xy, yaws = (0.0, -0.08), (0.0, 0.08), (0.0, 0.0)
     else:
         block_xy, goal_xy = _free_spots(rng, 2, 0.08, [])
         yaws = (rng.uniform(-math.pi, math.pi), rng.uniform(-math.pi, math.pi))
-    return Scene("pushing", "Move the red cube so that it fills the green goal cube on the floor.",
-                 blocks=[_cube("block0", 0, block_xy, yaws[0])],
-                 goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
-                 time_limit_s=15.0)
+    return Scene(
+        "pushing",
+        "Move the red cube so that it fills the green goal cube on the floor.",
+        blocks=[_cube("block0", 0, block_xy, yaws[0])],
+        goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
+        time_limit_s=15.0,
+    )
 
 
 def picking(rng: np.random.Generator | None) -> Scene:
@@ -98,10 +128,13 @@ def picking(rng: np.random.Generator | None) -> Scene:
     else:
         (xy,) = _free_spots(rng, 1, 0.0, [], (0.0, 0.09))
         yaw, height = rng.uniform(-math.pi, math.pi), rng.uniform(0.08, 0.15)
-    return Scene("picking", "Lift the red cube into the green goal cube hanging in the air above it.",
-                 blocks=[_cube("block0", 0, xy, yaw)],
-                 goals=[_goal("goal0", (CUBE,) * 3, (xy[0], xy[1], height), yaw)],
-                 time_limit_s=15.0)
+    return Scene(
+        "picking",
+        "Lift the red cube into the green goal cube hanging in the air above it.",
+        blocks=[_cube("block0", 0, xy, yaw)],
+        goals=[_goal("goal0", (CUBE,) * 3, (xy[0], xy[1], height), yaw)],
+        time_limit_s=15.0,
+    )
 
 
 def pick_and_place(rng: np.random.Generator | None) -> Scene:
@@ -110,32 +143,45 @@ def pick_and_place(rng: np.random.Generator | None) -> Scene:
     Default: block at (0, -0.09), goal at (0, 0.09). Space A puts the block at radius 0.07-0.12 on
     one side (angle 30-150 degrees) and the goal on the other (-150 to -30 degrees).
     """
-    if rng is None:  # pick_and_place.py tool_block_position (0, -0.09, 0.0325), goal_block_position (0, 0.09, 0.0325)
+    if (
+        rng is None
+    ):  # pick_and_place.py tool_block_position (0, -0.09, 0.0325), goal_block_position (0, 0.09, 0.0325)
         block_xy, goal_xy, yaws = (0.0, -0.09), (0.0, 0.09), (0.0, 0.0)
     else:
         block_xy = _polar(rng, (0.07, 0.12), (math.pi / 6, 5 * math.pi / 6))
         goal_xy = _polar(rng, (0.07, 0.12), (-5 * math.pi / 6, -math.pi / 6))
         yaws = (rng.uniform(-math.pi, math.pi), rng.uniform(-math.pi, math.pi))
     wall = BlockSpec("wall", WALL_SIZE, (0.0, 0.0, WALL_SIZE[2] / 2), color=WALL_COLOR, mass=0.0, static=True)
-    return Scene("pick_and_place", "Pick up the red cube, carry it over the black wall and place it in the green goal cube.",
-                 blocks=[_cube("block0", 0, block_xy, yaws[0])],
-                 goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
-                 obstacles=[wall], time_limit_s=20.0)
+    return Scene(
+        "pick_and_place",
+        "Pick up the red cube, carry it over the black wall and place it in the green goal cube.",
+        blocks=[_cube("block0", 0, block_xy, yaws[0])],
+        goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), yaws[1])],
+        obstacles=[wall],
+        time_limit_s=20.0,
+    )
 
 
 def stacking2(rng: np.random.Generator | None) -> Scene:
     """Build a tower of two cubes. Default: blocks at (0, 0) and (0.01, 0.08), tower at (-0.06, -0.06)."""
-    if rng is None:  # stacking2.py tool_block_1/2_position (0, 0) and (0.01, 0.08), goal_position (-0.06, -0.06)
+    if (
+        rng is None
+    ):  # stacking2.py tool_block_1/2_position (0, 0) and (0.01, 0.08), goal_position (-0.06, -0.06)
         b1, b2, goal_xy, yaws = (0.0, 0.0), (0.01, 0.08), (-0.06, -0.06), (0.0, 0.0, 0.0)
     else:
         goal_xy, b1, b2 = _free_spots(rng, 3, 0.095, [])
         yaws = vec3(rng.uniform(-math.pi, math.pi) for _ in range(3))
     goal_yaw = yaws[2]
-    return Scene("stacking2", "Stack the two cubes into the green two-cube tower.",
-                 blocks=[_cube("block0", 0, b1, yaws[0]), _cube("block1", 2, b2, yaws[1])],
-                 goals=[_goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), goal_yaw),
-                        _goal("goal1", (CUBE,) * 3, (goal_xy[0], goal_xy[1], 1.5 * CUBE), goal_yaw)],
-                 time_limit_s=30.0)
+    return Scene(
+        "stacking2",
+        "Stack the two cubes into the green two-cube tower.",
+        blocks=[_cube("block0", 0, b1, yaws[0]), _cube("block1", 2, b2, yaws[1])],
+        goals=[
+            _goal("goal0", (CUBE,) * 3, (goal_xy[0], goal_xy[1], CUBE / 2), goal_yaw),
+            _goal("goal1", (CUBE,) * 3, (goal_xy[0], goal_xy[1], 1.5 * CUBE), goal_yaw),
+        ],
+        time_limit_s=30.0,
+    )
 
 
 def towers(rng: np.random.Generator | None) -> Scene:
@@ -158,22 +204,35 @@ def towers(rng: np.random.Generator | None) -> Scene:
     for level in range(counts[2]):
         for col in range(counts[1]):
             for row in range(counts[0]):
-                position = (centre[0] - dims[0] / 2 + (row + 0.5) * size[0],
-                            centre[1] - dims[1] / 2 + (col + 0.5) * size[1], (level + 0.5) * size[2])
+                position = (
+                    centre[0] - dims[0] / 2 + (row + 0.5) * size[0],
+                    centre[1] - dims[1] / 2 + (col + 0.5) * size[1],
+                    (level + 0.5) * size[2],
+                )
                 goals.append(_goal(f"goal{len(goals)}", size, position))
     # towers.py _set_up_cuboid: blocks on the diagonal from (-0.12, -0.12); when the diagonal would
     # restart (CausalWorld then overlaps blocks), they are scattered on the floor instead
     starts = tower_start_positions(len(goals), size)
     if all(p[2] == size[2] / 2 for p in starts):
-        blocks = [BlockSpec(f"block{i}", size, p, yaw_quaternion(0.0), mass, PALETTE[i % len(PALETTE)][1])
-                  for i, p in enumerate(starts)]
+        blocks = [
+            BlockSpec(f"block{i}", size, p, yaw_quaternion(0.0), mass, PALETTE[i % len(PALETTE)][1])
+            for i, p in enumerate(starts)
+        ]
     else:
         blocks = _scatter(rng or np.random.default_rng(0), len(goals), size, mass, goals)
-    return Scene("towers", f"Build the green tower of {len(goals)} blocks.", blocks=blocks, goals=goals,
-                 joint_positions=RAISED_JOINTS, time_limit_s=60.0)
+    return Scene(
+        "towers",
+        f"Build the green tower of {len(goals)} blocks.",
+        blocks=blocks,
+        goals=goals,
+        joint_positions=RAISED_JOINTS,
+        time_limit_s=60.0,
+    )
 
 
-def _scatter(rng: np.random.Generator, count: int, size: Vec3, mass: float, goals: list[GoalSpec]) -> list[BlockSpec]:
+def _scatter(
+    rng: np.random.Generator, count: int, size: Vec3, mass: float, goals: list[GoalSpec]
+) -> list[BlockSpec]:
     """``count`` blocks of ``size`` on free floor spots away from the goal footprint, stacked in
     columns when the floor runs out (a tower task of 27 blocks does not fit side by side)."""
     footprint = math.hypot(size[0], size[1]) + 0.005
@@ -191,8 +250,16 @@ def _scatter(rng: np.random.Generator, count: int, size: Vec3, mass: float, goal
     for i in range(count):
         x, y = spots[i % len(spots)]
         layer = i // len(spots)
-        blocks.append(BlockSpec(f"block{i}", size, (x, y, size[2] * (layer + 0.5)), yaw_quaternion(0.0), mass,
-                                PALETTE[i % len(PALETTE)][1]))
+        blocks.append(
+            BlockSpec(
+                f"block{i}",
+                size,
+                (x, y, size[2] * (layer + 0.5)),
+                yaw_quaternion(0.0),
+                mass,
+                PALETTE[i % len(PALETTE)][1],
+            )
+        )
     return blocks
 
 
@@ -220,10 +287,15 @@ def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scen
         levels, width = STACKED_DEFAULTS[task]
         wall = stacked_wall(levels, width)
         cube = (wall.side,) * 3
-        blocks = [BlockSpec(f"block{i}", cube, p, yaw_quaternion(0.0), STACKED_MASS, PALETTE[i % len(PALETTE)][1])
-                  for i, p in enumerate(wall.block_positions)]
-        shown = [p for p, level in zip(wall.goal_positions, wall.goal_levels)
-                 if not creative or level in (0, levels - 1)]
+        blocks = [
+            BlockSpec(f"block{i}", cube, p, yaw_quaternion(0.0), STACKED_MASS, PALETTE[i % len(PALETTE)][1])
+            for i, p in enumerate(wall.block_positions)
+        ]
+        shown = [
+            p
+            for p, level in zip(wall.goal_positions, wall.goal_levels)
+            if not creative or level in (0, levels - 1)
+        ]
         goals = [_goal(f"goal{i}", cube, p) for i, p in enumerate(shown)]
         count = len(wall.block_positions)
     else:
@@ -242,12 +314,24 @@ def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scen
                 if not creative or level in (0, len(pile.levels) - 1):
                     goals.append(_goal(f"goal{len(goals)}", size, (x, pile.y, (level + 1) * side - side / 2)))
         count = len(blocks)
-    what = "whose first and last levels are shown in green; fill the levels between" if creative else "shown in green"
-    return Scene(task, f"Rebuild the pile of {count} blocks {what}.", blocks=blocks, goals=goals,
-                 joint_positions=RAISED_JOINTS, time_limit_s=45.0)
+    what = (
+        "whose first and last levels are shown in green; fill the levels between"
+        if creative
+        else "shown in green"
+    )
+    return Scene(
+        task,
+        f"Rebuild the pile of {count} blocks {what}.",
+        blocks=blocks,
+        goals=goals,
+        joint_positions=RAISED_JOINTS,
+        time_limit_s=45.0,
+    )
 
 
-def _placed_block(rng: np.random.Generator, name: str, size: Vec3, mass: float, placed: list[BlockSpec]) -> BlockSpec:
+def _placed_block(
+    rng: np.random.Generator, name: str, size: Vec3, mass: float, placed: list[BlockSpec]
+) -> BlockSpec:
     """stacked_blocks.py _create_new_challenge: a block at a random place of the arena disc (radius
     0-0.15 m) resting on the floor with a random yaw; while it overlaps an earlier block, up to 10
     more tries at random heights up to 0.15 m (it then falls)."""
@@ -255,11 +339,16 @@ def _placed_block(rng: np.random.Generator, name: str, size: Vec3, mass: float, 
 
     block = None
     for trial in range(11):
-        r, theta = math.sqrt(rng.uniform(0.0, 0.15 ** 2)), rng.uniform(-math.pi, math.pi)
+        r, theta = math.sqrt(rng.uniform(0.0, 0.15**2)), rng.uniform(-math.pi, math.pi)
         z = size[2] / 2 if trial == 0 else float(rng.uniform(size[2] / 2, 0.15))
-        block = BlockSpec(name, size, (r * math.cos(theta), r * math.sin(theta), z),
-                          yaw_quaternion(float(rng.uniform(-math.pi, math.pi))), mass,
-                          PALETTE[len(placed) % len(PALETTE)][1])
+        block = BlockSpec(
+            name,
+            size,
+            (r * math.cos(theta), r * math.sin(theta), z),
+            yaw_quaternion(float(rng.uniform(-math.pi, math.pi))),
+            mass,
+            PALETTE[len(placed) % len(PALETTE)][1],
+        )
         if not block_problems(Scene("stacked", "", blocks=[*placed, block])):
             break
     assert block is not None  # the loop above runs at least once
@@ -277,15 +366,24 @@ def general(rng: np.random.Generator | None) -> Scene:
     places up to 15 cm high (they fall), as general.py puts them."""
     if rng is None:
         count, side, mass = GENERAL_DEFAULT
-        drops = tuple((GENERAL_DROP_POSITIONS[i % len(GENERAL_DROP_POSITIONS)], (0.0, 0.0, 0.0, 1.0)) for i in range(count))
+        drops = tuple(
+            (GENERAL_DROP_POSITIONS[i % len(GENERAL_DROP_POSITIONS)], (0.0, 0.0, 0.0, 1.0))
+            for i in range(count)
+        )
         local = np.random.default_rng(0)
     else:
         # general.py sample_new_goal over space A: randint(1, 5) objects, size and mass uniform
-        count, side, mass = int(rng.integers(1, 5)), float(rng.uniform(0.05, 0.07)), float(rng.uniform(0.02, 0.06))
+        count, side, mass = (
+            int(rng.integers(1, 5)),
+            float(rng.uniform(0.05, 0.07)),
+            float(rng.uniform(0.02, 0.06)),
+        )
         # general.py: drop points uniform in the arena box shrunk by 4 cm at the sides and 8 cm on top
         low, high = np.array([-0.11, -0.11, 0.0]), np.array([0.11, 0.11, 0.22])
-        drops = tuple((vec3(rng.uniform(low, high)), _euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
-                      for _ in range(count))
+        drops = tuple(
+            (vec3(rng.uniform(low, high)), _euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
+            for _ in range(count)
+        )
         local = rng
     rested = dropped_poses(drops, side, mass)
     goals = [GoalSpec(f"goal{i}", (side,) * 3, pos, orn, GOAL_COLOR) for i, (pos, orn) in enumerate(rested)]
@@ -296,22 +394,46 @@ def general(rng: np.random.Generator | None) -> Scene:
         # general.py: random_position(height_limits=[size / 2, 0.15]) and a random yaw, drawn again
         # (up to 10 trials) while the stage is infeasible
         for _trial in range(10):
-            r, theta = math.sqrt(local.uniform(0.0, 0.15 ** 2)), local.uniform(-math.pi, math.pi)
+            r, theta = math.sqrt(local.uniform(0.0, 0.15**2)), local.uniform(-math.pi, math.pi)
             z = float(local.uniform(side / 2, 0.15))
-            block = BlockSpec(f"block{i}", (side,) * 3, (r * math.cos(theta), r * math.sin(theta), z),
-                              yaw_quaternion(float(local.uniform(-math.pi, math.pi))), mass, PALETTE[i % len(PALETTE)][1])
+            block = BlockSpec(
+                f"block{i}",
+                (side,) * 3,
+                (r * math.cos(theta), r * math.sin(theta), z),
+                yaw_quaternion(float(local.uniform(-math.pi, math.pi))),
+                mass,
+                PALETTE[i % len(PALETTE)][1],
+            )
             if not block_problems(Scene("general", "", blocks=[*blocks, block])):
                 break
         blocks.append(block)
-    return Scene("general", f"Arrange the {count} cubes into the green goal configuration.", blocks=blocks,
-                 goals=goals, joint_positions=RAISED_JOINTS, time_limit_s=60.0)
+    return Scene(
+        "general",
+        f"Arrange the {count} cubes into the green goal configuration.",
+        blocks=blocks,
+        goals=goals,
+        joint_positions=RAISED_JOINTS,
+        time_limit_s=60.0,
+    )
 
 
 def _euler_quaternion(euler) -> tuple[float, float, float, float]:
     """Roll, pitch, yaw (radians) as an (x, y, z, w) quaternion, pybullet's convention."""
     roll, pitch, yaw = (float(v) / 2 for v in euler)
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
-    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+    cr, sr, cp, sp, cy, sy = (
+        math.cos(roll),
+        math.sin(roll),
+        math.cos(pitch),
+        math.sin(pitch),
+        math.cos(yaw),
+        math.sin(yaw),
+    )
+    return (
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    )
 
 
 #: reaching.py default_goal_60, default_goal_120, default_goal_300 (one per finger, in finger order).
@@ -325,14 +447,24 @@ def reaching(rng: np.random.Generator | None) -> Scene:
     the three targets on the arena's axis at 10, 13 and 16 cm; sampled: 5-10 cm out in each finger's
     direction, 30 degrees either side, 5-15 cm up (P5/P12 draw from CausalWorld's spaces instead)."""
     if rng is None:
-        return Scene("reaching", "Move the three fingertips onto their three target points.",
-                     tip_goals=list(REACHING_DEFAULT_TARGETS), joint_positions=REST_JOINTS, time_limit_s=5.0)
+        return Scene(
+            "reaching",
+            "Move the three fingertips onto their three target points.",
+            tip_goals=list(REACHING_DEFAULT_TARGETS),
+            joint_positions=REST_JOINTS,
+            time_limit_s=5.0,
+        )
     tips = []
     for azimuth in FINGER_AZIMUTHS:
         r, a, z = rng.uniform(0.05, 0.10), azimuth + rng.uniform(-0.5, 0.5), rng.uniform(0.05, 0.15)
         tips.append((r * math.cos(a), r * math.sin(a), z))
-    return Scene("reaching", "Move the three fingertips onto their three target points.", tip_goals=tips,
-                 joint_positions=REST_JOINTS, time_limit_s=5.0)
+    return Scene(
+        "reaching",
+        "Move the three fingertips onto their three target points.",
+        tip_goals=tips,
+        joint_positions=REST_JOINTS,
+        time_limit_s=5.0,
+    )
 
 
 @dataclass(frozen=True)
@@ -348,8 +480,17 @@ def _first_sentence(doc: str | None) -> str:
 
 FAMILIES: dict[str, TaskFamily] = {
     f.__name__: TaskFamily(TaskInfo(f.__name__, _first_sentence(f.__doc__), "causalworld"), f)
-    for f in (pushing, picking, pick_and_place, stacking2, towers, stacked_blocks, creative_stacked_blocks,
-              general, reaching)
+    for f in (
+        pushing,
+        picking,
+        pick_and_place,
+        stacking2,
+        towers,
+        stacked_blocks,
+        creative_stacked_blocks,
+        general,
+        reaching,
+    )
 }
 
 
@@ -386,8 +527,10 @@ def generate(task: str, seed: int, profile: str = "causalworld") -> Scene:
         problems = scene_problems(scene)
         if not problems:
             return scene
-    raise ValueError(f"trifinger {task} seed {seed}: no well-posed scene in {GENERATE_ATTEMPTS} samples; "
-                     f"the last was refused because {'; '.join(problems)}")
+    raise ValueError(
+        f"trifinger {task} seed {seed}: no well-posed scene in {GENERATE_ATTEMPTS} samples; "
+        f"the last was refused because {'; '.join(problems)}"
+    )
 
 
 def default_scene(task: str) -> Scene:

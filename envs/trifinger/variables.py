@@ -22,7 +22,9 @@ GLOBALS = ("gravity", "floor_friction", "stage_friction", "floor_color", "stage_
 BLOCK_PROPERTIES = ("cylindrical_position", "euler_orientation", "size", "color", "mass")
 GOAL_PROPERTIES = ("cylindrical_position", "euler_orientation", "size", "color")
 LINK_PROPERTIES = ("color", "mass")
-LINK_NAMES = tuple(f"finger_{part}_link_{angle}" for angle in (0, 120, 240) for part in ("upper", "middle", "lower"))
+LINK_NAMES = tuple(
+    f"finger_{part}_link_{angle}" for angle in (0, 120, 240) for part in ("upper", "middle", "lower")
+)
 
 
 def _euler(q) -> list[float]:
@@ -96,14 +98,22 @@ class WorldVariables:
         if block is not None:
             spec = w.block_specs[block]
             pos, orn = w.block_pose(block)
-            return {"cylindrical_position": _cylindrical(pos), "euler_orientation": _euler(orn), "size": list(spec.size),
-                    "color": list(spec.color), "mass": float(spec.mass)}[prop]
+            return {
+                "cylindrical_position": _cylindrical(pos),
+                "euler_orientation": _euler(orn),
+                "size": list(spec.size),
+                "color": list(spec.color),
+                "mass": float(spec.mass),
+            }[prop]
         goal = self._goal_index(name)
         if goal is not None:
             goal_spec = w.goal_specs[goal]
-            return {"cylindrical_position": _cylindrical(goal_spec.position),
-                    "euler_orientation": _euler(goal_spec.orientation),
-                    "size": list(goal_spec.size), "color": list(goal_spec.color)}[prop]
+            return {
+                "cylindrical_position": _cylindrical(goal_spec.position),
+                "euler_orientation": _euler(goal_spec.orientation),
+                "size": list(goal_spec.size),
+                "color": list(goal_spec.color),
+            }[prop]
         if name in self.link_colors:
             if prop == "color":
                 return list(self.link_colors[name])
@@ -122,10 +132,14 @@ class WorldVariables:
                 p.changeDynamics(body, -1, lateralFriction=float(value), physicsClientId=client)
             elif name == "floor_color":
                 self.floor_color = [float(v) for v in value]
-                p.changeVisualShape(w.table_id, -1, rgbaColor=[*self.floor_color, 1.0], physicsClientId=client)
+                p.changeVisualShape(
+                    w.table_id, -1, rgbaColor=[*self.floor_color, 1.0], physicsClientId=client
+                )
             elif name == "stage_color":
                 self.stage_color = [float(v) for v in value]
-                p.changeVisualShape(w.stage_id, -1, rgbaColor=[*self.stage_color, 1.0], physicsClientId=client)
+                p.changeVisualShape(
+                    w.stage_id, -1, rgbaColor=[*self.stage_color, 1.0], physicsClientId=client
+                )
             elif name == "joint_positions":
                 w.reset_joints(np.asarray(value, dtype=float))
             else:
@@ -143,7 +157,9 @@ class WorldVariables:
             link = self._links[name]
             if prop == "color":
                 self.link_colors[name] = [float(v) for v in value]
-                p.changeVisualShape(w.robot_id, link, rgbaColor=[*self.link_colors[name], 1.0], physicsClientId=client)
+                p.changeVisualShape(
+                    w.robot_id, link, rgbaColor=[*self.link_colors[name], 1.0], physicsClientId=client
+                )
             else:
                 p.changeDynamics(w.robot_id, link, mass=float(value), physicsClientId=client)
             return
@@ -167,8 +183,7 @@ class WorldVariables:
             spec.mass = float(value)
             p.changeDynamics(body, -1, mass=spec.mass, physicsClientId=client)
         elif prop == "size":
-            new = BlockSpec(spec.name, vec3(value), vec3(pos), quat(orn),
-                            spec.mass, spec.color, spec.static)
+            new = BlockSpec(spec.name, vec3(value), vec3(pos), quat(orn), spec.mass, spec.color, spec.static)
             w.replace_block(index, new)
         else:
             raise KeyError(prop)
@@ -199,4 +214,3 @@ class WorldVariables:
             if spec.name == name:
                 return i
         return None
-

@@ -17,33 +17,68 @@ DECIMALS = 4  # written as text, metres keep a tenth of a millimetre and degrees
 _block = ParamSpec("block", ParamType.INT, "block number", minimum=0, maximum=40)
 _x = ParamSpec("x", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=-XY, maximum=XY)
 _y = ParamSpec("y", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=-XY, maximum=XY)
-_z = ParamSpec("z", ParamType.FLOAT, decimals=DECIMALS, doc="metres above the floor", minimum=0.0, maximum=Z_MAX)
+_z = ParamSpec(
+    "z", ParamType.FLOAT, decimals=DECIMALS, doc="metres above the floor", minimum=0.0, maximum=Z_MAX
+)
 
 VOCABULARY = Vocabulary(
     commands=(
-        CommandSpec("grasp", (_block,), "Close the three fingertips on a block (from the side, at mid-height)."),
+        CommandSpec(
+            "grasp", (_block,), "Close the three fingertips on a block (from the side, at mid-height)."
+        ),
         CommandSpec(
             "lift",
-            (ParamSpec("height", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=0.0, maximum=Z_MAX, default=0.08, required=False),),
+            (
+                ParamSpec(
+                    "height",
+                    ParamType.FLOAT,
+                    decimals=DECIMALS,
+                    doc="metres",
+                    minimum=0.0,
+                    maximum=Z_MAX,
+                    default=0.08,
+                    required=False,
+                ),
+            ),
             "Raise the grasped block until its centre is `height` metres above the floor.",
         ),
-        CommandSpec("move_to", (_x, _y, _z), "Carry the grasped block so its centre is at (x, y, z); "
-                    "with nothing grasped, move the centre of the three fingertips there. Reachable workspace: "
-                    f"{WORKSPACE.describe()}."),
-        CommandSpec("place", (_x, _y), "Carry the grasped block above (x, y), lower it onto the floor or the block "
-                    "below, release it and lift the fingers clear."),
+        CommandSpec(
+            "move_to",
+            (_x, _y, _z),
+            "Carry the grasped block so its centre is at (x, y, z); "
+            "with nothing grasped, move the centre of the three fingertips there. Reachable workspace: "
+            f"{WORKSPACE.describe()}.",
+        ),
+        CommandSpec(
+            "place",
+            (_x, _y),
+            "Carry the grasped block above (x, y), lower it onto the floor or the block "
+            "below, release it and lift the fingers clear.",
+        ),
         CommandSpec("release", (), "Open the fingertips away from the grasped block and lift them clear."),
         CommandSpec(
             "rotate",
-            (_block, ParamSpec("yaw", ParamType.FLOAT, decimals=DECIMALS, doc="degrees, positive is counter-clockwise seen from above",
-                               minimum=-90.0, maximum=90.0)),
+            (
+                _block,
+                ParamSpec(
+                    "yaw",
+                    ParamType.FLOAT,
+                    decimals=DECIMALS,
+                    doc="degrees, positive is counter-clockwise seen from above",
+                    minimum=-90.0,
+                    maximum=90.0,
+                ),
+            ),
             "Turn the grasped block about the vertical axis by `yaw` degrees (grasp it first); it also sets "
             "upright a block the grip has tilted (undoes its roll and pitch), so rotate(block, 0) only levels it.",
         ),
         CommandSpec(
             "push",
-            (_block, ParamSpec("dx", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=-0.3, maximum=0.3),
-             ParamSpec("dy", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=-0.3, maximum=0.3)),
+            (
+                _block,
+                ParamSpec("dx", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=-0.3, maximum=0.3),
+                ParamSpec("dy", ParamType.FLOAT, decimals=DECIMALS, doc="metres", minimum=-0.3, maximum=0.3),
+            ),
             "Slide a block along the floor by (dx, dy) metres, pushing it with the fingertips from behind.",
         ),
         CommandSpec(
@@ -54,10 +89,17 @@ VOCABULARY = Vocabulary(
         CommandSpec("home", (), "Release anything held and return the fingers to their rest pose."),
         CommandSpec(
             "wait",
-            (ParamSpec("seconds", ParamType.FLOAT, decimals=DECIMALS, doc="seconds", minimum=0.0, maximum=5.0),),
+            (
+                ParamSpec(
+                    "seconds", ParamType.FLOAT, decimals=DECIMALS, doc="seconds", minimum=0.0, maximum=5.0
+                ),
+            ),
             "Hold still for a while (lets blocks settle).",
         ),
-        CommandSpec("Think", (ParamSpec("text", ParamType.TEXT, "your reasoning"),),
-                    "Write down a thought; it takes no time in the world."),
+        CommandSpec(
+            "Think",
+            (ParamSpec("text", ParamType.TEXT, "your reasoning"),),
+            "Write down a thought; it takes no time in the world.",
+        ),
     )
 )

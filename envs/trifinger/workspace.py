@@ -50,8 +50,10 @@ class Workspace:
     def describe(self) -> str:
         """One sentence for prompts and error messages."""
         parts = [f"{r:.3f} m at z = {h:g}" for h, r in zip(self.heights, self.radii)]
-        return (f"all three fingertips reach points within {', '.join(parts)} of the arena's centre axis, "
-                f"and up to z = {self.top:.2f} above the centre (one fingertip alone reaches farther on its own side)")
+        return (
+            f"all three fingertips reach points within {', '.join(parts)} of the arena's centre axis, "
+            f"and up to z = {self.top:.2f} above the centre (one fingertip alone reaches farther on its own side)"
+        )
 
 
 def _reaches(kin: TipKinematics, point: tuple[float, float, float], guess: np.ndarray) -> np.ndarray | None:

@@ -39,7 +39,9 @@ POSITION_GAINS = np.array([10.0, 10.0, 10.0] * 3)
 VELOCITY_GAINS = np.array([0.1, 0.3, 0.001] * 3)
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 DEFAULT_FRICTION = 0.5  # pybullet's default lateral friction of the table and the arena wall
-GOAL_ALPHA = 0.3  # envs/scene/silhouette.py ``self._alpha = 0.3`` (the renderer draws it opaque; see cameras.py)
+GOAL_ALPHA = (
+    0.3  # envs/scene/silhouette.py ``self._alpha = 0.3`` (the renderer draws it opaque; see cameras.py)
+)
 TIP_GOAL_RADIUS = 0.012
 
 
@@ -80,14 +82,18 @@ class TriFingerWorld:
         links = {}
         for j in range(p.getNumJoints(self.robot_id, physicsClientId=self.client)):
             links[p.getJointInfo(self.robot_id, j, physicsClientId=self.client)[12].decode()] = j
-        fingers = [[links[f"finger_{part}_link_{angle}"] for part in ("upper", "middle", "lower", "tip")]
-                   for angle in (0, 120, 240)]
+        fingers = [
+            [links[f"finger_{part}_link_{angle}"] for part in ("upper", "middle", "lower", "tip")]
+            for angle in (0, 120, 240)
+        ]
         for i, own in enumerate(fingers):
             for j, other in enumerate(fingers):
                 for a_rank, a in enumerate(own):
                     for b_rank, b in enumerate(other):
                         if i == j or a_rank < 2 or b_rank < 2:
-                            p.setCollisionFilterPair(self.robot_id, self.robot_id, a, b, 0, physicsClientId=self.client)
+                            p.setCollisionFilterPair(
+                                self.robot_id, self.robot_id, a, b, 0, physicsClientId=self.client
+                            )
 
     # -- building -------------------------------------------------------------------------------
 
@@ -130,27 +136,59 @@ class TriFingerWorld:
     def _cuboid_body(self, spec: BlockSpec) -> int:
         half = [s / 2 for s in spec.size]
         shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=self.client)
-        visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=[*spec.color, 1.0], physicsClientId=self.client)
-        body = p.createMultiBody(baseMass=0.0 if spec.static else spec.mass, baseCollisionShapeIndex=shape,
-                                 baseVisualShapeIndex=visual, basePosition=spec.position,
-                                 baseOrientation=spec.orientation, physicsClientId=self.client)
-        p.changeDynamics(body, -1, lateralFriction=1.0, spinningFriction=0.001, restitution=0.0,
-                         physicsClientId=self.client)
+        visual = p.createVisualShape(
+            p.GEOM_BOX, halfExtents=half, rgbaColor=[*spec.color, 1.0], physicsClientId=self.client
+        )
+        body = p.createMultiBody(
+            baseMass=0.0 if spec.static else spec.mass,
+            baseCollisionShapeIndex=shape,
+            baseVisualShapeIndex=visual,
+            basePosition=spec.position,
+            baseOrientation=spec.orientation,
+            physicsClientId=self.client,
+        )
+        p.changeDynamics(
+            body,
+            -1,
+            lateralFriction=1.0,
+            spinningFriction=0.001,
+            restitution=0.0,
+            physicsClientId=self.client,
+        )
         return body
 
-    def _goal_body(self, size: Sequence[float], position: Sequence[float], orientation: Sequence[float],
-                   color: Sequence[float]) -> int:
-        visual = p.createVisualShape(p.GEOM_BOX, halfExtents=[s / 2 for s in size], rgbaColor=[*color, GOAL_ALPHA],
-                                     physicsClientId=self.client)
-        return p.createMultiBody(baseMass=0.0, baseVisualShapeIndex=visual, basePosition=position,
-                                 baseOrientation=orientation, physicsClientId=self.client)
+    def _goal_body(
+        self,
+        size: Sequence[float],
+        position: Sequence[float],
+        orientation: Sequence[float],
+        color: Sequence[float],
+    ) -> int:
+        visual = p.createVisualShape(
+            p.GEOM_BOX,
+            halfExtents=[s / 2 for s in size],
+            rgbaColor=[*color, GOAL_ALPHA],
+            physicsClientId=self.client,
+        )
+        return p.createMultiBody(
+            baseMass=0.0,
+            baseVisualShapeIndex=visual,
+            basePosition=position,
+            baseOrientation=orientation,
+            physicsClientId=self.client,
+        )
 
     def _sphere_marker(self, position: Sequence[float], index: int) -> int:
         colours = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
-        visual = p.createVisualShape(p.GEOM_SPHERE, radius=TIP_GOAL_RADIUS, rgbaColor=[*colours[index % 3], 0.6],
-                                     physicsClientId=self.client)
-        return p.createMultiBody(baseMass=0.0, baseVisualShapeIndex=visual, basePosition=position,
-                                 physicsClientId=self.client)
+        visual = p.createVisualShape(
+            p.GEOM_SPHERE,
+            radius=TIP_GOAL_RADIUS,
+            rgbaColor=[*colours[index % 3], 0.6],
+            physicsClientId=self.client,
+        )
+        return p.createMultiBody(
+            baseMass=0.0, baseVisualShapeIndex=visual, basePosition=position, physicsClientId=self.client
+        )
 
     # -- stepping -------------------------------------------------------------------------------
 
@@ -172,7 +210,9 @@ class TriFingerWorld:
         start = self.target
         torque = self.kinematics.gravity(goal)
         count = self._advance(ms)
-        action = trifinger_simulation.Action(torque=torque, position=goal)  # SimFinger copies what it is given
+        action = trifinger_simulation.Action(
+            torque=torque, position=goal
+        )  # SimFinger copies what it is given
         for k in range(1, count + 1):
             action.position = start + (goal - start) * (k / count)
             self.finger.append_desired_action(action)
@@ -213,11 +253,15 @@ class TriFingerWorld:
     # -- state ----------------------------------------------------------------------------------
 
     def joint_positions(self) -> np.ndarray:
-        states = p.getJointStates(self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client)
+        states = p.getJointStates(
+            self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client
+        )
         return np.array([s[0] for s in states])
 
     def joint_velocities(self) -> np.ndarray:
-        states = p.getJointStates(self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client)
+        states = p.getJointStates(
+            self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client
+        )
         return np.array([s[1] for s in states])
 
     def tips(self) -> np.ndarray:
@@ -262,8 +306,14 @@ class TriFingerWorld:
         for body in [*self.block_ids, self.robot_id]:
             for contact in p.getContactPoints(bodyA=body, physicsClientId=self.client):
                 other = contact[2]
-                if contact[8] < -tolerance and other != body and not (body == self.robot_id and other == self.robot_id):
-                    found.add(" and ".join(sorted((names.get(body, str(body)), names.get(other, str(other))))))
+                if (
+                    contact[8] < -tolerance
+                    and other != body
+                    and not (body == self.robot_id and other == self.robot_id)
+                ):
+                    found.add(
+                        " and ".join(sorted((names.get(body, str(body)), names.get(other, str(other)))))
+                    )
         return sorted(found)
 
     def close(self) -> None:
@@ -275,4 +325,3 @@ class TriFingerWorld:
         for owner in (self.finger, *vars(self.finger).values()):
             if hasattr(owner, "_pybullet_client_id"):
                 owner._pybullet_client_id = -1
-

@@ -64,14 +64,18 @@ class PostgresServer:
         import psycopg
 
         name = "t_" + uuid.uuid4().hex[:12]
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
+        ) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
     def stop(self) -> None:
-        _run(self, [str(self.bin_dir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"],
-             check=False)
+        _run(
+            self,
+            [str(self.bin_dir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"],
+            check=False,
+        )
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -100,13 +104,41 @@ def start() -> PostgresServer:
     port = _free_port()
     server = PostgresServer(folder=folder, port=port, bin_dir=bin_dir, run_as=run_as)
     try:
-        _run(run_as, [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                      "--encoding=UTF8", "--no-sync", "--no-instructions"])
+        _run(
+            run_as,
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--no-sync",
+                "--no-instructions",
+            ],
+        )
         # fsync off and small buffers: a test server, thrown away at the end.
-        options = (f"-p {port} -c listen_addresses=127.0.0.1 -k {folder} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c shared_buffers=32MB -c max_connections=60")
-        _run(run_as, [str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(folder / "log"),
-                      "-w", "-t", "60", "start"])
+        options = (
+            f"-p {port} -c listen_addresses=127.0.0.1 -k {folder} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c shared_buffers=32MB -c max_connections=60"
+        )
+        _run(
+            run_as,
+            [
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(folder / "log"),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+        )
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

@@ -66,22 +66,42 @@ class ScriptedModel:
         return ModelReply(text=text, usage=usage, latency_s=0.4 + tokens_in / 20000, model=self.name)
 
 
-def record_run(store: TranscriptStore, tasks: Sequence[str], episodes: int = 2, seed: int = 0,
-               model: str | Model = "reference", memory: str = "full", max_scripts: int = 10,
-               views: Sequence[str] = ("image", "ascii", "language"), env: str = "gridworld",
-               backend_options: dict[str, Any] | None = None) -> str:
+def record_run(
+    store: TranscriptStore,
+    tasks: Sequence[str],
+    episodes: int = 2,
+    seed: int = 0,
+    model: str | Model = "reference",
+    memory: str = "full",
+    max_scripts: int = 10,
+    views: Sequence[str] = ("image", "ascii", "language"),
+    env: str = "gridworld",
+    backend_options: dict[str, Any] | None = None,
+) -> str:
     """Play ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...) of each task and store them.
 
     ``model`` is "reference" (the backend's planner) or a model object. Returns the run id.
     """
-    config = RunConfig(env=env, tasks=list(tasks), model=model if isinstance(model, str) else model.name,
-                       episodes=episodes, seed=seed, memory=memory, max_scripts=max_scripts,
-                       observer=ObserverSettings(views=list(views)), backend_options=backend_options or {})
+    config = RunConfig(
+        env=env,
+        tasks=list(tasks),
+        model=model if isinstance(model, str) else model.name,
+        episodes=episodes,
+        seed=seed,
+        memory=memory,
+        max_scripts=max_scripts,
+        observer=ObserverSettings(views=list(views)),
+        backend_options=backend_options or {},
+    )
     factory = None if isinstance(model, str) else (lambda backend: model)  # type: ignore[return-value]
     setup = make_setup(config, model_factory=factory)
-    run_id = store.create_run(env=config.env, tasks=config.tasks, model=config.model,
-                              config={**config.model_dump(), "agentkit_version": __version__},
-                              templates=setup.renderer.sources)
+    run_id = store.create_run(
+        env=config.env,
+        tasks=config.tasks,
+        model=config.model,
+        config={**config.model_dump(), "agentkit_version": __version__},
+        templates=setup.renderer.sources,
+    )
     try:
         for task, trial, episode_seed in config.episode_plan():
             episode_id = store.start_episode(run_id, task, episode_seed, trial=trial)
@@ -94,15 +114,24 @@ def record_run(store: TranscriptStore, tasks: Sequence[str], episodes: int = 2, 
     return run_id
 
 
-def record_sample(store: TranscriptStore, tasks: Sequence[str] = ("BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0"),
-                  episodes: int = 2, max_scripts: int = 8) -> dict[str, str]:
+def record_sample(
+    store: TranscriptStore,
+    tasks: Sequence[str] = ("BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0"),
+    episodes: int = 2,
+    max_scripts: int = 8,
+) -> dict[str, str]:
     """Two runs on the same tasks and seeds: the reference agent, and a weak scripted model whose
     observations also carry the structured view. Returns {"reference": run id, "scripted": run id}."""
     reference = record_run(store, tasks, episodes=episodes, max_scripts=max_scripts)
-    scripted = record_run(store, tasks, episodes=episodes, model=ScriptedModel(), max_scripts=max_scripts,
-                          views=("image", "ascii", "language", "structured"))
+    scripted = record_run(
+        store,
+        tasks,
+        episodes=episodes,
+        model=ScriptedModel(),
+        max_scripts=max_scripts,
+        views=("image", "ascii", "language", "structured"),
+    )
     return {"reference": reference, "scripted": scripted}
-
 
 
 def sample_database(path: Path) -> dict[str, str]:

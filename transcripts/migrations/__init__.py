@@ -46,7 +46,8 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = tuple(
-    Step(m.VERSION, m.ABOUT, m.upgrade, m.ADDED_COLUMNS) for m in (v0002_episode_attempts, v0003_wide_integers)
+    Step(m.VERSION, m.ABOUT, m.upgrade, m.ADDED_COLUMNS)
+    for m in (v0002_episode_attempts, v0003_wide_integers)
 )
 
 

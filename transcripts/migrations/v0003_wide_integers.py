@@ -26,8 +26,13 @@ WIDENED = {
     "episodes": ("seed", "input_tokens", "output_tokens"),
     "messages": ("turn_id",),
     "turn_prompts": ("turn_id",),
-    "model_calls": ("turn_id", "provider_input_tokens", "provider_output_tokens", "provider_cached_tokens",
-                    "our_input_tokens"),
+    "model_calls": (
+        "turn_id",
+        "provider_input_tokens",
+        "provider_output_tokens",
+        "provider_cached_tokens",
+        "our_input_tokens",
+    ),
     "blobs": ("size",),
     "response_cache": ("input_tokens", "output_tokens"),
 }
@@ -43,8 +48,13 @@ def upgrade(op: Operations, conn: Connection) -> None:
         for name in names:
             column = have.get(name)
             if column is not None and not isinstance(column["type"], sa.BigInteger):
-                op.alter_column(table, name, type_=sa.BigInteger(), existing_type=column["type"],
-                                existing_nullable=column["nullable"])
+                op.alter_column(
+                    table,
+                    name,
+                    type_=sa.BigInteger(),
+                    existing_type=column["type"],
+                    existing_nullable=column["nullable"],
+                )
     if conn.dialect.name == "postgresql" and existing_columns(conn, "turns"):
         sequence = conn.exec_driver_sql("SELECT pg_get_serial_sequence('turns', 'id')").scalar()
         if sequence:

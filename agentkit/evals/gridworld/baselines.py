@@ -86,7 +86,9 @@ class BaselineCache:
             try:
                 self._data = json.loads(self.path.read_text())
             except (OSError, ValueError) as exc:
-                raise ValueError(f"{self.path}: not a readable baseline cache ({exc}); delete it to re-measure") from exc
+                raise ValueError(
+                    f"{self.path}: not a readable baseline cache ({exc}); delete it to re-measure"
+                ) from exc
             if not isinstance(self._data, dict):
                 raise ValueError(f"{self.path}: a baseline cache holds a JSON object")
         self.measured = 0  # episodes played (not found in the cache) since this object was made

@@ -31,7 +31,9 @@ class CatalogueOptions(BaseModel):
     categories: list[str] | None = None
     tasks: list[str] | None = None  # family names or catalogue names
     difficulties: list[str] | None = None
-    seeds_per_pair: int = Field(5, ge=1, le=10_000)  # 55 pairs x 10,000 stays within a run's 1,000,000 episodes
+    seeds_per_pair: int = Field(
+        5, ge=1, le=10_000
+    )  # 55 pairs x 10,000 stays within a run's 1,000,000 episodes
     split: str = "eval"
     modality: str | None = None
     harness: str | None = None
@@ -49,10 +51,17 @@ class GridworldEvaluation:
     @staticmethod
     def configure(config: RunConfig, options: CatalogueOptions) -> RunConfig:
         """The run's config with the catalogue plan, modality and harness applied."""
-        plan = gridworld_eval_plan(options.categories, options.tasks, options.difficulties,
-                                   options.seeds_per_pair, options.split)
-        config = config.model_copy(update={"plan": plan, "tasks": list(dict.fromkeys(t for t, _ in plan)), "episodes": 1,
-                                           "evaluation": options.model_dump()})
+        plan = gridworld_eval_plan(
+            options.categories, options.tasks, options.difficulties, options.seeds_per_pair, options.split
+        )
+        config = config.model_copy(
+            update={
+                "plan": plan,
+                "tasks": list(dict.fromkeys(t for t, _ in plan)),
+                "episodes": 1,
+                "evaluation": options.model_dump(),
+            }
+        )
         if options.modality:
             config = apply_modality(config, options.modality)
         if options.harness:
@@ -60,11 +69,19 @@ class GridworldEvaluation:
         return RunConfig.model_validate(config.model_dump())
 
     @staticmethod
-    def score(episodes: list[dict[str, Any]], config: RunConfig, options: CatalogueOptions,
-              figure: Path | None = None) -> dict[str, Any]:
-        board = gridworld_leaderboard(episodes, model=config.model, harness=options.harness or config.memory,
-                                      modality=options.modality or "+".join(config.observer.views),
-                                      metric=options.metric)  # type: ignore[arg-type]
+    def score(
+        episodes: list[dict[str, Any]],
+        config: RunConfig,
+        options: CatalogueOptions,
+        figure: Path | None = None,
+    ) -> dict[str, Any]:
+        board = gridworld_leaderboard(
+            episodes,
+            model=config.model,
+            harness=options.harness or config.memory,
+            modality=options.modality or "+".join(config.observer.views),
+            metric=options.metric,
+        )  # type: ignore[arg-type]
         if figure is not None:
             board["figure"] = str(write_category_figure(board, figure))
         return board

@@ -117,7 +117,12 @@ def gridworld_leaderboard(
     for name, row in board["tasks"].items():
         entry = catalogue_entry(name)
         row.update(family=entry.family, difficulty=entry.difficulty, env_id=entry.env_id)
-    logger.info("leaderboard: %d pairs, %d baseline episodes measured, cache %s", len(pairs), cache.measured, cache.path)
+    logger.info(
+        "leaderboard: %d pairs, %d baseline episodes measured, cache %s",
+        len(pairs),
+        cache.measured,
+        cache.path,
+    )
     return {
         "env": "gridworld",
         "model": model,

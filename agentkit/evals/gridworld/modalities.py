@@ -34,15 +34,42 @@ class Modality:
 MODALITIES: dict[str, Modality] = {
     m.name: m
     for m in (
-        Modality("mission", (), description="Only the mission and the status block (step, carrying, valid commands)."),
-        Modality("ascii", ("ascii",), description="ASCII map of the seen cells with a legend of the symbols shown."),
-        Modality("language", ("language",), description="English: relative directions and step distances to what was seen."),
-        Modality("structured", ("structured",), description="JSON: position, orientation, entities, inventory, valid commands, step."),
-        Modality("ascii+language", ("ascii", "language"), description="The ASCII map and the English description."),
-        Modality("pixels-egocentric", ("image",), egocentric=True, description="The agent's own view square as an image."),
-        Modality("pixels-full", ("image",), frame="full", description="The whole map from above as an image."),
-        Modality("pixels-full+ascii", ("image", "ascii"), frame="agent",
-                 description="The map with the field of view highlighted, plus the ASCII map."),
+        Modality(
+            "mission",
+            (),
+            description="Only the mission and the status block (step, carrying, valid commands).",
+        ),
+        Modality(
+            "ascii", ("ascii",), description="ASCII map of the seen cells with a legend of the symbols shown."
+        ),
+        Modality(
+            "language",
+            ("language",),
+            description="English: relative directions and step distances to what was seen.",
+        ),
+        Modality(
+            "structured",
+            ("structured",),
+            description="JSON: position, orientation, entities, inventory, valid commands, step.",
+        ),
+        Modality(
+            "ascii+language", ("ascii", "language"), description="The ASCII map and the English description."
+        ),
+        Modality(
+            "pixels-egocentric",
+            ("image",),
+            egocentric=True,
+            description="The agent's own view square as an image.",
+        ),
+        Modality(
+            "pixels-full", ("image",), frame="full", description="The whole map from above as an image."
+        ),
+        Modality(
+            "pixels-full+ascii",
+            ("image", "ascii"),
+            frame="agent",
+            description="The map with the field of view highlighted, plus the ASCII map.",
+        ),
     )
 }
 
@@ -70,6 +97,9 @@ def apply_modality(config: RunConfig, name: str) -> RunConfig:
     observer = config.observer.model_copy(update={"views": settings["observer"]["views"]})
     options = {**config.backend_options, **settings["backend_options"]}
     return config.model_copy(
-        update={"observer": ObserverConfig.model_validate(observer.model_dump()),
-                "include_images": settings["include_images"], "backend_options": options}
+        update={
+            "observer": ObserverConfig.model_validate(observer.model_dump()),
+            "include_images": settings["include_images"],
+            "backend_options": options,
+        }
     )
