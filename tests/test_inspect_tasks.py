@@ -92,3 +92,19 @@ def test_inspect_eval_finds_agentkit_tasks_through_the_entry_point(tmp_path: Pat
         (episode,) = store.list_episodes()
         assert episode.task == "gridworld/goto-object-easy" and episode.turns == 1
     assert json.loads(log_file.read_text())["status"] == "success"
+
+
+@pytest.mark.parametrize(("memory", "last_prompt_length"), [("full", 6), ("markovian", 2)])
+def test_the_memory_policy_shapes_what_inspects_model_is_sent(tmp_path: Path, memory: str,
+                                                              last_prompt_length: int) -> None:
+    answers, _ = _reference_answers("aai-arena", "01-04-03", tmp_path / "reference.db")
+    assert len(answers) == 3  # system + three user prompts and two answers in full history at the third turn
+    db = tmp_path / "inspect.db"
+    log = inspect_eval(suite_task("aai-arena", "01-04-03", db=str(db), max_scripts=5, memory=memory),
+                       model=_mock(answers), log_dir=str(tmp_path / "logs"), display="none")[0]
+    assert len(log.samples[0].messages) == last_prompt_length + 1  # the last prompt and its answer
+    with agentkit.open_store(db, read_only=True) as store:
+        (run,) = store.list_runs()
+        assert run.config["memory"] == memory
+        (episode,) = store.list_episodes(run_id=run.id)
+        assert len(store.get_turns(episode.id)[-1].messages) == last_prompt_length
