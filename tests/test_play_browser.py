@@ -19,6 +19,9 @@ import pytest
 
 from agentkit.play import PlayOptions, PlayServer
 from agentkit.replay import replay_episode
+from agentkit.reports.aai_report import build_report
+from agentkit.reports.baselines import shipped_baselines
+from agentkit.reports.human_runs import cluster_by_participant, read_humans
 from agentkit.transcripts import TranscriptStore
 
 pytest.importorskip("websockets.sync.client", reason="websockets is in the test extra")
@@ -126,6 +129,14 @@ def test_keyboard_sitting_in_chromium(browser, store):
         assert answers <= {"forward", "stay"} and "forward" in answers
         report = replay_episode(store, episode.id)
         assert report.matches, report.mismatches
+
+    # The sitting is a column of the Animal-AI report beside the 2022 children; the tutorial never counts.
+    people = read_humans(store, [run_id])
+    aai = build_report(shipped_baselines(), ["01-01-01", CHILD_TASK], [people])
+    cluster_by_participant(aai, people)
+    data = aai.to_json()
+    assert data["labels"]["humans"] == "humans (n=1)"
+    assert data["overall"]["n"]["runs"]["humans"] == 1  # the child task only; it ended 'died': not passed
 
 
 def test_script_sitting_in_chromium(browser, store):

@@ -35,6 +35,15 @@ def test_ruff_check_passes_on_the_repository():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_ruff_format_leaves_the_repository_unchanged():
+    """The tree is in ruff's format (configured in pyproject.toml): a diff is a failing test, so a
+    contributor runs `ruff format .` (or the pre-commit hook) before committing."""
+    proc = subprocess.run(
+        [str(BIN / "ruff"), "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_ruff_uses_the_project_rules(tmp_path):
     """The pyproject rules are the ones in force: an unused import and a bare `raise` without `from`
     inside `except` are reported; an unknown rule code would have made ruff refuse the config."""
