@@ -59,8 +59,12 @@ def _sample(episode: EpisodeInfo, turns: list[TurnInfo], model: str) -> EvalSamp
         target="",
         messages=chat,
         output=ModelOutput.from_content(model, turns[-1].answer if turns else ""),
-        scores={SCORER: Score(value={"pass": passed, "reward": float(episode.reward or 0.0)},
-                              explanation=f"{episode.task}: {episode.end_reason} after {episode.scripts or 0} script(s)")},
+        scores={
+            SCORER: Score(
+                value={"pass": passed, "reward": float(episode.reward or 0.0)},
+                explanation=f"{episode.task}: {episode.end_reason} after {episode.scripts or 0} script(s)",
+            )
+        },
         metadata={"agentkit": episode.to_json()},
     )
 
@@ -83,17 +87,27 @@ def run_as_eval_log(store: TranscriptStore, run_id: str) -> EvalLog:
         dataset=EvalDataset(name=run.env, samples=len({e.task for e in episodes})),
         model=run.model,
         config=EvalConfig(),
-        metadata={"agentkit_run_id": run.id, "agentkit_version": run.agentkit_version, "agentkit_status": run.status},
+        metadata={
+            "agentkit_run_id": run.id,
+            "agentkit_version": run.agentkit_version,
+            "agentkit_status": run.status,
+        },
     )
     results = EvalResults(
         total_samples=len(samples),
         completed_samples=sum(1 for e in episodes if e.status == "finished"),
         scores=[
-            EvalScore(name="pass", scorer=SCORER, metrics={"mean": EvalMetric(name="mean", value=_mean(passes))}),
-            EvalScore(name="reward", scorer=SCORER, metrics={"mean": EvalMetric(name="mean", value=_mean(rewards))}),
+            EvalScore(
+                name="pass", scorer=SCORER, metrics={"mean": EvalMetric(name="mean", value=_mean(passes))}
+            ),
+            EvalScore(
+                name="reward", scorer=SCORER, metrics={"mean": EvalMetric(name="mean", value=_mean(rewards))}
+            ),
         ],
     )
-    status: Any = "success" if run.status == "finished" else "started" if run.status == "running" else "cancelled"
+    status: Any = (
+        "success" if run.status == "finished" else "started" if run.status == "running" else "cancelled"
+    )
     return EvalLog(eval=spec, status=status, results=results, samples=samples)
 
 

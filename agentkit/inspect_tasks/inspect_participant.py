@@ -61,8 +61,10 @@ def to_inspect(messages: Sequence[PromptMessage]) -> list[ChatMessage]:
             if isinstance(message.content, str):
                 content: str | list[Content] = message.content
             else:
-                content = [ContentImage(image=data_url(p)) if isinstance(p, ImagePart) else ContentText(text=p.text)
-                           for p in message.content]
+                content = [
+                    ContentImage(image=data_url(p)) if isinstance(p, ImagePart) else ContentText(text=p.text)
+                    for p in message.content
+                ]
         else:
             role, content = str(message.get("role", "user")), _parts_of_dict(message.get("content"))
         if role == "system":
@@ -84,13 +86,17 @@ class InspectParticipant:
         self.last_input: list[ChatMessage] = []
         self.last_output: ModelOutput | None = None
 
-    def answer(self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary) -> Answer:
+    def answer(
+        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
+    ) -> Answer:
         chat = to_inspect(messages)
         start = time.perf_counter()
         try:
             output = anyio.from_thread.run(self.model.generate, chat)
         except Exception as exc:  # the provider's error ends the episode as a model error, like litellm's
-            raise ModelError(f"inspect model {self.model}: {type(exc).__name__}: {exc}", transient=False) from exc
+            raise ModelError(
+                f"inspect model {self.model}: {type(exc).__name__}: {exc}", transient=False
+            ) from exc
         latency = time.perf_counter() - start
         self.last_input, self.last_output = chat, output
         usage = Usage()

@@ -21,36 +21,84 @@ _NAMESPACE = "" if {"site-packages", "dist-packages"} & set(Path(__file__).resol
 
 
 @task(name=_NAMESPACE + "suite")
-def suite(env: str, tasks: str, db: str | None = None, episodes: int = 1, max_scripts: int | None = None,
-          memory: str | None = None, templates_dir: str | None = None, seed: int | None = None) -> Task:
+def suite(
+    env: str,
+    tasks: str,
+    db: str | None = None,
+    episodes: int = 1,
+    max_scripts: int | None = None,
+    memory: str | None = None,
+    templates_dir: str | None = None,
+    seed: int | None = None,
+) -> Task:
     """Any backend's tasks or suites: ``-T env=gridworld -T tasks=gridworld-easy``."""
-    return suite_task(env, tasks, db, episodes, **_given(max_scripts=max_scripts, memory=memory,
-                                                         templates_dir=templates_dir, seed=seed))
+    return suite_task(
+        env,
+        tasks,
+        db,
+        episodes,
+        **_given(max_scripts=max_scripts, memory=memory, templates_dir=templates_dir, seed=seed),
+    )
 
 
 @task(name=_NAMESPACE + "aai_children40")
-def aai_children40(db: str | None = None, episodes: int = 1, env: str = "aai-arena", max_scripts: int | None = None,
-                   memory: str | None = None, templates_dir: str | None = None, seed: int | None = None) -> Task:
+def aai_children40(
+    db: str | None = None,
+    episodes: int = 1,
+    env: str = "aai-arena",
+    max_scripts: int | None = None,
+    memory: str | None = None,
+    templates_dir: str | None = None,
+    seed: int | None = None,
+) -> Task:
     """The 40 Animal-AI tasks of the children comparison, in the pybullet arena (``-T env=animalai`` for
     the Unity build)."""
-    return suite_task(env, "aai-children40", db, episodes, **_given(max_scripts=max_scripts, memory=memory,
-                                                                    templates_dir=templates_dir, seed=seed))
+    return suite_task(
+        env,
+        "aai-children40",
+        db,
+        episodes,
+        **_given(max_scripts=max_scripts, memory=memory, templates_dir=templates_dir, seed=seed),
+    )
 
 
 @task(name=_NAMESPACE + "aai_testbed")
-def aai_testbed(db: str | None = None, episodes: int = 1, env: str = "aai-arena", max_scripts: int | None = None,
-                memory: str | None = None, templates_dir: str | None = None, seed: int | None = None) -> Task:
+def aai_testbed(
+    db: str | None = None,
+    episodes: int = 1,
+    env: str = "aai-arena",
+    max_scripts: int | None = None,
+    memory: str | None = None,
+    templates_dir: str | None = None,
+    seed: int | None = None,
+) -> Task:
     """The 900 tasks of the Animal-AI Testbed."""
-    return suite_task(env, "aai-testbed", db, episodes, **_given(max_scripts=max_scripts, memory=memory,
-                                                                 templates_dir=templates_dir, seed=seed))
+    return suite_task(
+        env,
+        "aai-testbed",
+        db,
+        episodes,
+        **_given(max_scripts=max_scripts, memory=memory, templates_dir=templates_dir, seed=seed),
+    )
 
 
 @task(name=_NAMESPACE + "gridworld_all")
-def gridworld_all(db: str | None = None, episodes: int = 1, max_scripts: int | None = None,
-                  memory: str | None = None, templates_dir: str | None = None, seed: int | None = None) -> Task:
+def gridworld_all(
+    db: str | None = None,
+    episodes: int = 1,
+    max_scripts: int | None = None,
+    memory: str | None = None,
+    templates_dir: str | None = None,
+    seed: int | None = None,
+) -> Task:
     """The 55 gridworld tasks."""
-    return suite_task("gridworld", "gridworld-all", db, episodes, **_given(
-        max_scripts=max_scripts, memory=memory, templates_dir=templates_dir, seed=seed))
+    return suite_task(
+        "gridworld",
+        "gridworld-all",
+        db,
+        episodes,
+        **_given(max_scripts=max_scripts, memory=memory, templates_dir=templates_dir, seed=seed),
+    )
 
 
 def _given(**settings: Any) -> dict[str, Any]:

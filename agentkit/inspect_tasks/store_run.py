@@ -56,9 +56,13 @@ class StoreRun:
                     self.check()
                 self.config = self.config.model_copy(update={"model": model_name})
                 store = TranscriptStore(self.db_url)
-                self.run_id = store.create_run(env=self.config.env, tasks=self.config.tasks, model=model_name,
-                                               config={**self.config.model_dump(), "harness": "inspect_ai"},
-                                               templates=self._templates)
+                self.run_id = store.create_run(
+                    env=self.config.env,
+                    tasks=self.config.tasks,
+                    model=model_name,
+                    config={**self.config.model_dump(), "harness": "inspect_ai"},
+                    templates=self._templates,
+                )
                 self._store = store
                 log.info("inspect eval writes agentkit run %s to %s", self.run_id, self.db_url)
             return self._store
@@ -73,15 +77,27 @@ class StoreRun:
         store.start_episode(self.run_id, task, seed, trial=trial, attempt=0, episode_id=episode_id)
         setup = None
         try:
-            setup = make_setup(self.config, templates=self._templates, model_factory=lambda _backend: participant)
+            setup = make_setup(
+                self.config, templates=self._templates, model_factory=lambda _backend: participant
+            )
             result = run_episode(setup, task, seed, sink=store, episode_id=episode_id)
             error = result.error
         except Exception as exc:  # the world failed outside the turn loop: recorded, never lost
             log.exception("episode %s (%s) failed outside the turn loop", episode_id, task)
             success, metrics = judge_metrics(self.config.pass_rule, EndReason.ENV_ERROR, False, {})
             error = f"{type(exc).__name__}: {exc}"
-            result = EpisodeResult(episode_id=episode_id, task=task, seed=seed, success=success, reward=0.0,
-                                   end_reason=EndReason.ENV_ERROR, scripts=0, turns=0, metrics=metrics, error=error)
+            result = EpisodeResult(
+                episode_id=episode_id,
+                task=task,
+                seed=seed,
+                success=success,
+                reward=0.0,
+                end_reason=EndReason.ENV_ERROR,
+                scripts=0,
+                turns=0,
+                metrics=metrics,
+                error=error,
+            )
         finally:
             if setup is not None:
                 setup.backend.close()

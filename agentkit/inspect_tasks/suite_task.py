@@ -20,8 +20,9 @@ from agentkit.inspect_tasks.store_run import StoreRun
 from agentkit.suite_tasks import expand_task_names
 
 
-def suite_task(env: str, tasks: str | list[str], db: str | None = None, episodes: int = 1,
-               **settings: Any) -> Task:
+def suite_task(
+    env: str, tasks: str | list[str], db: str | None = None, episodes: int = 1, **settings: Any
+) -> Task:
     """``tasks`` (task or suite names of ``env``, a comma-separated string or a list) as an Inspect Task:
     one sample per agentkit task, ``episodes`` epochs (trial i plays seed + i), each episode written to
     the agentkit store ``db`` (a path or SQLAlchemy URL; default ``agentkit.db`` here). ``settings``:
@@ -36,7 +37,9 @@ def suite_task(env: str, tasks: str | list[str], db: str | None = None, episodes
         config = RunConfig(env=env, tasks=task_names, episodes=episodes, model="inspect", **settings)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ValueError(f"agentkit task setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+        raise ValueError(
+            f"agentkit task setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+        ) from None
     run = StoreRun(config, check_db(db_url(db), writing=True), expected=len(task_names) * episodes)
     from agentkit.prompts import TemplateError
 
@@ -45,8 +48,10 @@ def suite_task(env: str, tasks: str | list[str], db: str | None = None, episodes
     except TemplateError as exc:
         raise ValueError(str(exc)) from None
     dataset = MemoryDataset(
-        [Sample(input=f"Play the {env} task {name}.", id=name, metadata={"task": name, "env": env})
-         for name in task_names],
+        [
+            Sample(input=f"Play the {env} task {name}.", id=name, metadata={"task": name, "env": env})
+            for name in task_names
+        ],
         name=f"agentkit-{env}",
     )
     return Task(dataset=dataset, solver=agentkit_episode(run), scorer=agentkit_score(), epochs=episodes)
