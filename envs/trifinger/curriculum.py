@@ -76,9 +76,9 @@ class Curriculum(BaseModel):
         return [
             Selection(
                 *ACTORS[a],
-                self.space,
+                self.space,  # type: ignore[arg-type]
                 random=a in RANDOM,
-                task_goal=a == "goal",  # type: ignore[arg-type]
+                task_goal=a == "goal",
                 tip_joints=a == "joints",
                 task_pose=a == "block_pose",
             )

@@ -80,8 +80,8 @@ class GridworldEvaluation:
             model=config.model,
             harness=options.harness or config.memory,
             modality=options.modality or "+".join(config.observer.views),
-            metric=options.metric,
-        )  # type: ignore[arg-type]
+            metric=options.metric,  # type: ignore[arg-type]
+        )
         if figure is not None:
             board["figure"] = str(write_category_figure(board, figure))
         return board
