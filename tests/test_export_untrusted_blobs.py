@@ -89,8 +89,8 @@ def test_hostile_blob_hashes_are_skipped_by_both_exports(tmp_path: Path) -> None
     for out in (proc.stderr, proc2.stderr):
         said = " ".join(out.split())  # the log may wrap a line to the terminal's width
         assert "skipping image blob '../../../x/OUTSIDE'" in said, out
-        # a long absolute path may be folded anywhere, even inside a word: look for it unbroken
-        assert "ABSOLUTE" in "".join(out.split()) and said.count("skipping image blob") == 2, out
+        # the log folds a long path anywhere and shortens a hostile name: look for its start, unbroken
+        assert str(outside)[:24] in "".join(out.split()) and said.count("skipping image blob") == 2, out
     # the other images are exported as usual
     assert len(list((jsonl.parent / "t_images").iterdir())) == n_images - 2
     assert len(list((bundle / "images").iterdir())) == n_images - 2
