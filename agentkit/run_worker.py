@@ -196,18 +196,34 @@ class Worker:
 def _ended(
     episode_id: str, planned: PlannedEpisode, reason: EndReason, rule: str, error: str | None = None
 ) -> EpisodeResult:
-    """The result of an episode that ended before its loop could judge it, judged by the run's rule."""
+    return ended_unjudged(
+        episode_id, planned.task, planned.seed, reason, rule, trial=planned.trial, error=error
+    )
+
+
+def ended_unjudged(
+    episode_id: str,
+    task: str,
+    seed: int,
+    reason: EndReason,
+    rule: str,
+    *,
+    trial: int = 0,
+    error: str | None = None,
+) -> EpisodeResult:
+    """The result of an episode that ended before its loop could judge it, judged by the run's rule
+    (the runner, `agentkit play` and the Inspect solver all record such an episode this way)."""
     success, metrics = judge_metrics(rule, reason, False, {})
     return EpisodeResult(
         episode_id=episode_id,
-        task=planned.task,
-        seed=planned.seed,
+        task=task,
+        seed=seed,
         success=success,
         reward=0.0,
         end_reason=reason,
         scripts=0,
         turns=0,
-        trial=planned.trial,
+        trial=trial,
         metrics=metrics,
         error=error,
     )

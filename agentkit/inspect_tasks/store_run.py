@@ -14,10 +14,9 @@ import threading
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
 from agentkit.models.participant import Participant
-from agentkit.pass_rule import apply as judge_metrics
 from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, EpisodeResult
-from agentkit.run_worker import episode_id_for
+from agentkit.run_worker import ended_unjudged, episode_id_for
 from agentkit.setup_episode import make_backend, make_setup
 from agentkit.transcripts import TranscriptStore
 
@@ -84,19 +83,9 @@ class StoreRun:
             error = result.error
         except Exception as exc:  # the world failed outside the turn loop: recorded, never lost
             log.exception("episode %s (%s) failed outside the turn loop", episode_id, task)
-            success, metrics = judge_metrics(self.config.pass_rule, EndReason.ENV_ERROR, False, {})
             error = f"{type(exc).__name__}: {exc}"
-            result = EpisodeResult(
-                episode_id=episode_id,
-                task=task,
-                seed=seed,
-                success=success,
-                reward=0.0,
-                end_reason=EndReason.ENV_ERROR,
-                scripts=0,
-                turns=0,
-                metrics=metrics,
-                error=error,
+            result = ended_unjudged(
+                episode_id, task, seed, EndReason.ENV_ERROR, self.config.pass_rule, error=error
             )
         finally:
             if setup is not None:

@@ -85,6 +85,10 @@ class _AnsweringTransport(httpx.BaseTransport):
         return httpx.Response(200, json=_OPENAI_ANSWER, request=request)
 
 
+# Not a secret: the warm-up talks only to an answering transport or a server on 127.0.0.1 of its own.
+WARM_UP_KEY = "warm-up-placeholder"
+
+
 def _openai_twin_client(timeout_s: float) -> Any:
     import openai
 
@@ -93,7 +97,7 @@ def _openai_twin_client(timeout_s: float) -> Any:
     return plain_messages(
         openai.OpenAI(
             base_url="http://127.0.0.1:9/v1",
-            api_key="sk-warm-up-000000",
+            api_key=WARM_UP_KEY,
             timeout=timeout_s,
             max_retries=0,
             http_client=httpx.Client(transport=_AnsweringTransport()),
@@ -121,7 +125,7 @@ def warm_up(model: Any) -> None:
             twin = type(model)(
                 model.model,
                 api_base=f"http://127.0.0.1:{port}/v1",
-                api_key="sk-warm-up-000000",
+                api_key=WARM_UP_KEY,
                 max_retries=0,
                 timeout_s=WARM_UP_TIMEOUT_S,
                 name=f"{model.name} (warm-up)",

@@ -25,11 +25,10 @@ from agentkit import __version__
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
 from agentkit.models.participant import Participant
-from agentkit.pass_rule import apply as judge_metrics
 from agentkit.play.page_participant import PageParticipant
 from agentkit.prompts.renderer import resolve_templates
-from agentkit.records import EndReason, EpisodeResult, StorageError
-from agentkit.run_worker import episode_id_for
+from agentkit.records import EndReason, StorageError
+from agentkit.run_worker import ended_unjudged, episode_id_for
 from agentkit.setup_episode import make_backend, make_setup
 from agentkit.transcripts import TranscriptStore
 
@@ -124,22 +123,6 @@ class PlayOptions:
             fields["backend_options"] = {"render_size": self.size}
         fields["observer"] = ObserverSettings(views=views, **({"max_side": self.size} if self.size else {}))
         return RunConfig(**fields)
-
-
-def _failed(episode_id: str, task: str, seed: int, rule: str) -> EpisodeResult:
-    """The result of an episode whose world could not be played (judged by the run's pass rule)."""
-    success, metrics = judge_metrics(rule, EndReason.ENV_ERROR, False, {})
-    return EpisodeResult(
-        episode_id=episode_id,
-        task=task,
-        seed=seed,
-        success=success,
-        reward=0.0,
-        end_reason=EndReason.ENV_ERROR,
-        scripts=0,
-        turns=0,
-        metrics=metrics,
-    )
 
 
 def suite_tasks(suite: str | None, tasks: str | None, env: str = ENV) -> list[str]:
@@ -285,7 +268,7 @@ class PlaySession:
             log.exception("participant %s: %s could not be played", self.options.participant, task)
             self.store.finish_episode(
                 episode_id,
-                _failed(episode_id, task, seed, self.config.pass_rule),
+                ended_unjudged(episode_id, task, seed, EndReason.ENV_ERROR, self.config.pass_rule),
                 error=f"{type(exc).__name__}: {exc}",
             )
             self.error = f"{task}: {type(exc).__name__}: {exc}"
