@@ -37,6 +37,26 @@ def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:
     return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
 
 
+def euler_quaternion(euler: Iterable[SupportsFloat]) -> tuple[float, float, float, float]:
+    """Roll, pitch, yaw (radians) as an (x, y, z, w) quaternion, as pybullet's getQuaternionFromEuler
+    gives it (roll about x, then pitch about y, then yaw about z), without a pybullet import."""
+    roll, pitch, yaw = (float(v) / 2 for v in euler)
+    cr, sr, cp, sp, cy, sy = (
+        math.cos(roll),
+        math.sin(roll),
+        math.cos(pitch),
+        math.sin(pitch),
+        math.cos(yaw),
+        math.sin(yaw),
+    )
+    return (
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    )
+
+
 def quaternion_matrix(q: tuple[float, float, float, float] | np.ndarray) -> np.ndarray:
     """The 3x3 rotation matrix of a unit quaternion (x, y, z, w); columns are the body axes."""
     x, y, z, w = (float(v) for v in q)

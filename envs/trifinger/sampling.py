@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE
-from agentkit.envs.trifinger.geometry import Cuboid, vec3
+from agentkit.envs.trifinger.geometry import Cuboid, euler_quaternion, vec3
 from agentkit.envs.trifinger.protocols import Protocol, protocol_for
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
 from agentkit.envs.trifinger.start_pose import with_start_pose
@@ -98,25 +98,6 @@ class ProtocolDraw:
 def _yaw(q) -> float:
     x, y, z, w = q
     return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-
-
-def _quaternion(euler) -> tuple[float, float, float, float]:
-    """pybullet's getQuaternionFromEuler (roll about x, then pitch about y, then yaw about z)."""
-    roll, pitch, yaw = (float(v) / 2 for v in euler)
-    cr, sr, cp, sp, cy, sy = (
-        math.cos(roll),
-        math.sin(roll),
-        math.cos(pitch),
-        math.sin(pitch),
-        math.cos(yaw),
-        math.sin(yaw),
-    )
-    return (
-        sr * cp * cy - cr * sp * sy,
-        cr * sp * cy + sr * cp * sy,
-        cr * cp * sy - sr * sp * cy,
-        cr * cp * cy + sr * sp * sy,
-    )
 
 
 def _cartesian(cyl) -> tuple[float, float, float]:
@@ -251,7 +232,7 @@ def apply(
         if "cylindrical_position" in value:
             spec.position = _cartesian(value["cylindrical_position"])
         if "euler_orientation" in value:
-            spec.orientation = _quaternion(value["euler_orientation"])
+            spec.orientation = euler_quaternion(value["euler_orientation"])
         if "color" in value:
             spec.color = vec3(value["color"])
         if "mass" in value and isinstance(spec, BlockSpec):  # goals have no mass
@@ -273,7 +254,7 @@ def _apply_tower(scene: Scene, value: dict[str, Any]) -> None:
             goal.position = _cartesian([r, theta, z * level])
     elif "euler_orientation" in value:
         for goal in scene.goals[:2]:
-            goal.orientation = _quaternion(value["euler_orientation"])
+            goal.orientation = euler_quaternion(value["euler_orientation"])
 
 
 # --------------------------------------------------------------------------------- feasibility

@@ -25,7 +25,7 @@ from agentkit.envs.trifinger.causalworld_layouts import (
     stacked_wall,
     tower_start_positions,
 )
-from agentkit.envs.trifinger.geometry import vec3, yaw_quaternion
+from agentkit.envs.trifinger.geometry import euler_quaternion, vec3, yaw_quaternion
 from agentkit.envs.trifinger.scene import REST_JOINTS, BlockSpec, GoalSpec, Scene, Vec3
 
 CUBE = 0.065  # envs/scene/objects.py Cuboid size default [0.065] * 3 (silhouette.py SCuboid: the same)
@@ -381,7 +381,7 @@ def general(rng: np.random.Generator | None) -> Scene:
         # general.py: drop points uniform in the arena box shrunk by 4 cm at the sides and 8 cm on top
         low, high = np.array([-0.11, -0.11, 0.0]), np.array([0.11, 0.11, 0.22])
         drops = tuple(
-            (vec3(rng.uniform(low, high)), _euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
+            (vec3(rng.uniform(low, high)), euler_quaternion(rng.uniform(0, 2 * math.pi, 3)))
             for _ in range(count)
         )
         local = rng
@@ -414,25 +414,6 @@ def general(rng: np.random.Generator | None) -> Scene:
         goals=goals,
         joint_positions=RAISED_JOINTS,
         time_limit_s=60.0,
-    )
-
-
-def _euler_quaternion(euler) -> tuple[float, float, float, float]:
-    """Roll, pitch, yaw (radians) as an (x, y, z, w) quaternion, pybullet's convention."""
-    roll, pitch, yaw = (float(v) / 2 for v in euler)
-    cr, sr, cp, sp, cy, sy = (
-        math.cos(roll),
-        math.sin(roll),
-        math.cos(pitch),
-        math.sin(pitch),
-        math.cos(yaw),
-        math.sin(yaw),
-    )
-    return (
-        sr * cp * cy - cr * sp * sy,
-        cr * sp * cy + sr * cp * sy,
-        cr * cp * sy - sr * sp * cy,
-        cr * cp * cy + sr * sp * sy,
     )
 
 
