@@ -27,6 +27,7 @@ from agentkit.cli_common import (
     refuse_human_setup,
     warn_unpriced_budget,
 )
+from agentkit.cli_executor import executor_overrides
 from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
 from agentkit.outcome_words import outcome_word
 
@@ -89,6 +90,17 @@ def eval_command(
     ),
     max_concurrency: int | None = typer.Option(None, min=1, help="Episodes in flight at once."),
     workers: str | None = typer.Option(None, help="auto, threads or processes."),
+    executor: str | None = typer.Option(
+        None,
+        help="Where episodes run: local (this machine, default) or ray (Ray tasks on a cluster; the "
+        "'ray' extra). Stored with the run.",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="The Ray cluster to join (HOST:PORT or ray://HOST:PORT; default $RAY_ADDRESS, else a new "
+        "local one). Implies --executor ray. A SQLite --db only with a cluster on this machine.",
+    ),
     api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
     api_key_env: str | None = typer.Option(None, help="Environment variable holding the API key."),
     db: str | None = typer.Option(None, help=DB_HELP),
@@ -140,6 +152,7 @@ def eval_command(
         "model": model,
         "max_concurrency": max_concurrency,
         "workers": workers,
+        **executor_overrides(executor, ray_address),
         "api_base": api_base,
         "pass_rule": pass_rule,
     }

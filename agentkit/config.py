@@ -76,6 +76,10 @@ class RunConfig(BaseModel):
     cache: bool = False  # answer identical requests from the store's response cache
     cache_max_age_s: float | None = Field(None, gt=0)
     workers: Literal["auto", "threads", "processes"] = "auto"  # how episodes run concurrently
+    # Where episodes run: "local" (this machine's threads or processes) or "ray" (Ray tasks on the
+    # cluster at ``ray_address``, else $RAY_ADDRESS, else a new local one: agentkit.executors).
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
     # Model client: per-request timeout, retries with backoff, and a price for unlisted models.
     timeout_s: float = Field(default.TIMEOUT_S, gt=0)
     max_retries: int = Field(default.MAX_RETRIES, ge=0)

@@ -180,15 +180,36 @@ def execute_run(
     resume_run_id: str | None = None,
 ) -> RunSummary:
     """Create (or resume) the run and play every planned episode that has no final result yet."""
+    # Ray missing, or a store the cluster cannot write: refused in one line before the run exists.
+    if config.executor == "ray":
+        from agentkit.executors.ray_executor import RaySession
+
+        with RaySession(config, store) as session:
+            return _execute(config, store, api_key, on_episode, show_progress, resume_run_id, session)
+    return _execute(config, store, api_key, on_episode, show_progress, resume_run_id, None)
+
+
+def _execute(
+    config: RunConfig,
+    store: TranscriptStore,
+    api_key: str | None,
+    on_episode: Callable[[EpisodeResult], None] | None,
+    show_progress: bool,
+    resume_run_id: str | None,
+    session: Any,
+) -> RunSummary:
+    """``execute_run`` on the local pools (``session`` None) or on a Ray cluster (a RaySession)."""
     config, run_id, templates, lease, latest, spent = _open_run(config, store, resume_run_id)
     done, plan = _plan(config, latest)
     if resume_run_id:
         log.info("resuming run %s: %d episode(s) done, %d to play", run_id, len(done), len(plan))
 
-    kind = _worker_kind(config)
+    kind = "ray" if session is not None else _worker_kind(config)
     if kind == "processes" and store.is_memory:
         kind = "threads"  # worker processes cannot see an in-memory database
     stop_cell = multiprocessing.get_context("spawn").Value("i", 0) if kind == "processes" else None
+    if session is not None:
+        stop_cell = session.stop_cell()  # a Ray actor every task reads
     budget = RunBudget(config, spent=spent, flag=StopFlag(stop_cell))
     ctx = WorkerContext(config=config, db_url=store.url, run_id=run_id, templates=templates, api_key=api_key)
     summary = RunSummary(run_id=run_id, config=config, episodes=list(done))
@@ -213,11 +234,14 @@ def execute_run(
             tally = _Tally(
                 summary,
                 budget,
-                counts_usage=kind == "processes",
+                counts_usage=kind in ("processes", "ray"),
                 on_episode=on_episode,
                 advance=lambda: progress.advance(bar),
             )
-            _play_all(plan, ctx, store, budget, kind, stop_cell, tally.finished)
+            if session is not None:
+                session.play(plan, ctx, store, budget, tally.finished)
+            else:
+                _play_all(plan, ctx, store, budget, kind, stop_cell, tally.finished)
         summary.stopped = budget.flag.get()
         status = "finished" if summary.stopped is None else "stopped"
     except KeyboardInterrupt as exc:
@@ -239,7 +263,7 @@ def _open_run(
     config: RunConfig, store: TranscriptStore, resume_run_id: str | None
 ) -> tuple[RunConfig, str, dict[str, str], Any, dict[tuple[str, int, int], Any], Usage]:
     """The run to play, created or (``resume_run_id``) taken over, with its lease: its configuration
-    (a resumed run's own, with this command's concurrency, workers and api_base), id, templates, the
+    (a resumed run's own, with this command's concurrency, workers, executor and api_base), id, templates, the
     latest record of each planned episode, and what the run has spent so far."""
     if not resume_run_id:
         templates = _check_and_templates(config)
@@ -259,6 +283,8 @@ def _open_run(
         update={
             "max_concurrency": config.max_concurrency,
             "workers": config.workers,
+            "executor": config.executor,
+            "ray_address": config.ray_address,
             "api_base": url_to_resume(stored.api_base, config.api_base),
         }
     )

@@ -1,0 +1,198 @@
+"""Play a run's planned episodes as Ray tasks, keeping the run's one live writer in the driver.
+
+Why: the runner's local pools stop at one machine. Here the driver (the process running
+``agentkit eval``) joins a Ray cluster (``--ray-address``, ``$RAY_ADDRESS``, or a new local one),
+keeps up to ``max_concurrency`` episodes in flight as tasks of one CPU each (with the default of
+1, as many as the cluster has CPUs), and hands each result to the runner as a local pool would.
+The driver still holds the run's lease and counts its budget; tasks write their episodes to the
+shared store and read the stop flag from a small actor (``ray_stop_signal``).
+
+A task lost with its worker process or node is not retried by Ray (its retry would reuse the
+episode's stable id): the driver closes what the lost task left "running", keeps a result the
+task had already stored, and otherwise plays the episode again under the next attempt number,
+at most ``MAX_LOSSES`` times per episode.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from agentkit.config import RunConfig
+from agentkit.executors.ray_address import (
+    check_store_for_ray,
+    effective_address,
+    require_ray,
+)
+from agentkit.records import EndReason, EpisodeResult
+from agentkit.run_budget import RunBudget
+from agentkit.run_worker import RERUN_REASONS, PlannedEpisode, WorkerContext, ended_unjudged, episode_id_for
+from agentkit.transcripts import TranscriptStore
+
+log = logging.getLogger(__name__)
+
+MAX_LOSSES = 3  # times one episode may be lost with its Ray worker before it is recorded as env_error
+LOST_NOTE = "its Ray worker or node was lost"
+
+
+class RaySession:
+    """One run's connection to a Ray cluster: ``with RaySession(config, store) as session: ...``.
+
+    Entering checks everything that can be refused in one line (Ray missing, a store the cluster
+    cannot write, an address nobody answers), so a refused run is never created.
+    """
+
+    def __init__(self, config: RunConfig, store: TranscriptStore) -> None:
+        require_ray()
+        self.address = effective_address(config.ray_address)
+        check_store_for_ray(store.url, store.is_memory, self.address)
+        self.config = config
+        self.started_here = False
+        self.signal: Any = None
+
+    def __enter__(self) -> RaySession:
+        import ray
+
+        from agentkit.executors.ray_stop_signal import start_signal
+
+        if not ray.is_initialized():
+            where = self.address or "a new local cluster"
+            try:
+                ray.init(
+                    address=self.address,
+                    include_dashboard=False,
+                    logging_level=logging.WARNING,
+                    configure_logging=False,
+                )
+            except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise ValueError(f"--ray-address {where}: cannot join the Ray cluster ({first})") from exc
+            self.started_here = True
+        self.signal = start_signal()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import ray
+
+        try:
+            if self.signal is not None:
+                ray.kill(self.signal)
+        except Exception:  # the cluster may be gone already
+            log.debug("could not stop the run's signal actor", exc_info=True)
+        if self.started_here:
+            ray.shutdown()
+
+    def stop_cell(self) -> Any:
+        """The cell of the driver's StopFlag (its writes reach every task)."""
+        from agentkit.executors.ray_stop_signal import DriverCell
+
+        return DriverCell(self.signal)
+
+    def in_flight(self) -> int:
+        """Episodes submitted at once: ``max_concurrency``, or with the default of 1 the cluster's CPUs."""
+        if self.config.max_concurrency > 1:
+            return self.config.max_concurrency
+        import ray
+
+        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def play(
+        self,
+        plan: list[PlannedEpisode],
+        ctx: WorkerContext,
+        store: TranscriptStore,
+        budget: RunBudget,
+        finished: Callable[[EpisodeResult], None],
+    ) -> None:
+        """Play ``plan`` on the cluster; ``finished`` gets each final result in the driver."""
+        import ray
+
+        from agentkit.executors.ray_episode import play_episode
+
+        task = ray.remote(num_cpus=1, max_retries=0)(play_episode)
+        ctx_ref = ray.put(ctx)
+        losses: dict[tuple[str, int, int], int] = {}  # (task, trial, seed) -> times lost
+        pending = list(reversed(plan))  # popped from the end: plan order, relaunches first
+        in_flight: dict[Any, PlannedEpisode] = {}
+        n = self.in_flight()
+        try:
+            while True:
+                while pending and len(in_flight) < n and budget.stop_reason() is None:
+                    planned = pending.pop()
+                    in_flight[task.remote(ctx_ref, self.signal, planned)] = planned
+                if not in_flight:
+                    break
+                ready, _ = ray.wait(list(in_flight), num_returns=1)
+                for ref in ready:
+                    planned = in_flight.pop(ref)
+                    outcome = self._outcome(ref, planned, store, ctx.run_id, losses)
+                    if isinstance(outcome, PlannedEpisode):
+                        pending.append(outcome)
+                    else:
+                        finished(outcome)
+        except KeyboardInterrupt:
+            log.warning("interrupted: ending the episodes in flight on the cluster")
+            budget.cancel()
+            for ref, planned in in_flight.items():
+                try:
+                    outcome = self._outcome(ref, planned, store, ctx.run_id, losses)
+                    if not isinstance(outcome, PlannedEpisode):
+                        finished(outcome)
+                except Exception:
+                    log.debug("an episode in flight failed while cancelling", exc_info=True)
+            raise
+
+    def _outcome(
+        self,
+        ref: Any,
+        planned: PlannedEpisode,
+        store: TranscriptStore,
+        run_id: str,
+        losses: dict[tuple[str, int, int], int],
+    ) -> EpisodeResult | PlannedEpisode:
+        """The task's result, or after a lost task: the result it had stored, or the episode to play again."""
+        import ray
+        from ray.exceptions import RayError, RayTaskError
+
+        try:
+            return ray.get(ref)
+        except RayTaskError:  # the episode code itself raised: as a local pool, the run fails loudly
+            raise
+        except RayError as exc:
+            key = (planned.task, planned.trial, planned.seed)
+            lost = losses[key] = losses.get(key, 0) + 1
+            log.warning("%s trial %d: %s (%s)", planned.task, planned.trial, LOST_NOTE, type(exc).__name__)
+            return _after_loss(store, run_id, planned, lost, self.config.pass_rule)
+
+
+def _after_loss(
+    store: TranscriptStore, run_id: str, planned: PlannedEpisode, lost: int, rule: str
+) -> EpisodeResult | PlannedEpisode:
+    """Close the lost task's "running" episodes; keep a final result it stored; else play it again."""
+    from agentkit.runner import _result_of
+
+    mine = [
+        e
+        for e in store.list_episodes(run_id=run_id, task=planned.task)
+        if (e.trial, e.seed) == (planned.trial, planned.seed) and e.attempt >= planned.first_attempt
+    ]
+    for info in mine:
+        if info.status != "finished":
+            store.mark_unfinished(info.id, LOST_NOTE)
+    latest = max(mine, key=lambda e: e.attempt, default=None)
+    if latest is not None and latest.status == "finished" and latest.end_reason not in RERUN_REASONS:
+        return _result_of(latest)  # it finished for good before its worker was lost
+    next_attempt = latest.attempt + 1 if latest is not None else planned.first_attempt
+    if lost >= MAX_LOSSES:
+        episode_id = episode_id_for(run_id, planned.task, planned.trial, planned.seed, next_attempt - 1)
+        return ended_unjudged(
+            episode_id,
+            planned.task,
+            planned.seed,
+            EndReason.ENV_ERROR,
+            rule,
+            trial=planned.trial,
+            error=f"{LOST_NOTE} {lost} times",
+        )
+    return PlannedEpisode(planned.task, planned.trial, planned.seed, first_attempt=next_attempt)
