@@ -1,9 +1,10 @@
 """How much the `agentkit` command logs, and where: ``-v`` / ``--log-level`` on every command, to stderr.
 
 Why: a researcher debugging one command wants its debug lines without learning where the global
-options go (``agentkit --log-level debug run ...`` and ``agentkit run ... --log-level debug`` both
-work: the option is moved before the command name when given after it), and stdout stays the
-command's output alone (``--json`` is one JSON document; see ``agentkit.log_streams``).
+options go (``agentkit --log-level debug run ...``, ``agentkit run ... --log-level debug`` and
+``agentkit run -v ...`` all work: the options are moved before the command name when given after
+it; no command has a ``-v`` of its own), and stdout stays the command's output alone (``--json``
+is one JSON document; see ``agentkit.log_streams``).
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ def setup_logging(verbose: bool, log_level: str | None = None) -> None:
     route_litellm_to_root()  # if litellm is imported already; else the model module does it on import
 
 
+VERBOSE_FLAGS = ("-v", "--verbose")
+
+
 def hoist_log_level(args: list[str]) -> list[str]:
-    """``args`` with every ``--log-level X`` / ``--log-level=X`` given after the command name moved
-    to the front, where the option belongs (nothing after a ``--`` is touched)."""
+    """``args`` with every ``--log-level X`` / ``--log-level=X`` and ``-v`` / ``--verbose`` given
+    after the command name moved to the front, where the options belong (nothing after a ``--``
+    is touched)."""
     front: list[str] = []
     rest: list[str] = []
     i = 0
@@ -50,7 +55,7 @@ def hoist_log_level(args: list[str]) -> list[str]:
             front.extend(args[i : i + 2])
             i += 2
             continue
-        if arg.startswith("--log-level="):
+        if arg.startswith("--log-level=") or arg in VERBOSE_FLAGS:
             front.append(arg)
         else:
             rest.append(arg)

@@ -64,3 +64,38 @@ def test_log_level_on_other_commands_and_a_bad_level_is_one_line(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         "error: --log-level must be one of debug, info, warning, error, critical, not 'loud'"
     ]
+
+
+def test_verbose_after_the_command_name_is_the_global_flag(tmp_path):
+    """`agentkit run -v ...` was refused ("No such option: -v"); it now means `agentkit -v run ...`."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    proc = run_cli(["run", "-v", "--env", "aai-arena", "--task", "01-04-03", "--db", db, "--json"], tmp_path)
+    assert json.loads(proc.stdout)["episodes"][0]["task"] == "01-04-03"
+    assert "DEBUG" in proc.stderr
+    proc = run_cli(
+        ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--db", db, "--verbose"], tmp_path
+    )
+    assert "success rate" in proc.stdout and "DEBUG" in proc.stderr
+
+
+def test_no_command_declares_a_v_of_its_own():
+    """The hoisting of `-v` to the front would take it from a command that had one."""
+    import typer.main
+
+    from agentkit.cli import app
+
+    def options(command, path):
+        for param in command.params:
+            yield path, param.opts + param.secondary_opts
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from options(sub, f"{path} {name}")
+
+    root = typer.main.get_command(app)
+    found = [
+        (path, opts)
+        for name, sub in root.commands.items()
+        for path, opts in options(sub, name)
+        if {"-v", "--verbose"} & set(opts)
+    ]
+    assert found == []
+    assert {"-v", "--verbose"} <= {opt for param in root.params for opt in param.opts}
