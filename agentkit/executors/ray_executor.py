@@ -62,6 +62,9 @@ class RaySession:
                 ray.init(
                     address=self.address,
                     include_dashboard=False,
+                    # Workers' and raylets' output would reach this process's stdout, which under
+                    # --json holds the document alone: it stays in the cluster's log files.
+                    log_to_driver=False,
                     logging_level=logging.WARNING,
                     configure_logging=False,
                 )
@@ -69,6 +72,7 @@ class RaySession:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise ValueError(f"--ray-address {where}: cannot join the Ray cluster ({first})") from exc
             self.started_here = True
+        _quiet_cluster_messages()
         self.signal = start_signal()
         return self
 
@@ -164,6 +168,22 @@ class RaySession:
             lost = losses[key] = losses.get(key, 0) + 1
             log.warning("%s trial %d: %s (%s)", planned.task, planned.trial, LOST_NOTE, type(exc).__name__)
             return _after_loss(store, run_id, planned, lost, self.config.pass_rule)
+
+
+def _quiet_cluster_messages() -> None:
+    """Keep the cluster's messages (a raylet's death notice...) off this process's stdout.
+
+    Ray prints them to stdout from a thread of the driver even with ``log_to_driver=False``, and
+    under ``--json`` stdout holds the document alone. Ray 2.60 reads this module flag before
+    printing (its own debugger turns it off the same way); the driver logs lost tasks itself, and
+    the cluster's messages stay in its log files (``/tmp/ray/session_latest/logs`` on each node).
+    """
+    try:
+        from ray._private import worker as ray_worker
+
+        ray_worker._worker_logs_enabled = False
+    except (ImportError, AttributeError):  # another Ray release: its messages may reach stdout
+        log.debug("could not quiet Ray's driver messages", exc_info=True)
 
 
 def _after_loss(

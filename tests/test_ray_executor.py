@@ -1,0 +1,205 @@
+"""`agentkit eval --executor ray` on a real two-node Ray cluster and a real PostgreSQL store.
+
+Why: the Ray executor's promises are about failures a unit test cannot fake: a worker node that
+dies mid-run must not lose a trial nor leave two final episodes for one, the driver must keep the
+run's lease, and every Ray process must be gone at the end. So the tests start a Ray cluster on
+this machine (a head node and a second worker node, each a raylet process of one CPU:
+``ray.cluster_utils.Cluster``), run the real `agentkit eval` command against it in a subprocess,
+and kill the worker node's processes while episodes run on it.
+
+The refusals (no Ray, a SQLite file with a remote cluster, an in-memory store) need no cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentkit.config import RunConfig
+from agentkit.executors.ray_address import check_store_for_ray, is_local_address, require_ray
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
+from agentkit.transcripts import TranscriptStore
+
+ray = pytest.importorskip(
+    "ray", reason="the ray extra is not installed: pip install 'agentkit-embodied[ray]'"
+)
+
+# The 40 Testbed tasks children played, one trial each, as fast as an episode gets: the reference
+# agent, one script per episode, no frames rendered, no images sent.
+EXPERIMENT = """\
+name: ray-children40
+env: aai-arena
+suite: aai-children40
+model: reference
+trials: 1
+seed: 0
+include_images: false
+memory: markovian
+backend_options: {frames: false}
+max_scripts: 1
+"""
+TRIALS = 40
+# Node failures seen within a couple of seconds (Ray's defaults take ~30 s).
+FAST_FAILURE = {
+    "health_check_initial_delay_ms": 0,
+    "health_check_period_ms": 500,
+    "health_check_failure_threshold": 3,
+}
+
+
+def _children(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (from /proc; zombies are dead: left out)."""
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(b")") + 2 :].split()
+        if fields[0] not in (b"Z", b"X"):
+            parents[int(name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        if raw[raw.rindex(b")") + 2 :].split()[0] not in (b"Z", b"X"):
+            alive.add(pid)
+    return alive
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A head node and one worker node of one CPU each; every process they started is gone afterwards."""
+    from ray.cluster_utils import Cluster
+
+    before = _children(os.getpid())
+    made = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": FAST_FAILURE},
+    )
+    try:
+        yield made
+    finally:
+        ours = _children(os.getpid()) - before
+        made.shutdown()
+        deadline = time.monotonic() + 30
+        while _alive(ours) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(ours), f"Ray processes left running after shutdown: {sorted(_alive(ours))}"
+
+
+def _final_per_trial(db: str, run_id: str) -> Counter:
+    with TranscriptStore(db) as store:
+        rows = store.list_episodes(run_id=run_id)
+    return Counter((e.task, e.trial) for e in rows if e.status == "finished")
+
+
+def _wait_for_finished(db: str, proc: subprocess.Popen, n: int, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with TranscriptStore(db) as store:
+                if len(store.list_episodes(status="finished")) >= n:
+                    return
+        except Exception:  # the run's tables are made by the eval's first write
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"the eval never finished {n} episodes (exit {proc.poll()})")
+
+
+def test_worker_node_killed_mid_run_still_one_final_episode_per_trial(cluster, postgres_url, tmp_path):
+    worker = cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    proc = subprocess.Popen(
+        [*AGENTKIT, "eval", "exp.yaml", "--ray-address", cluster.address, "--db", postgres_url, "--json"],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_finished(postgres_url, proc, 6)  # episodes run on both nodes by now
+        cluster.remove_node(worker, allow_graceful=False)  # SIGKILL: its raylet and its workers
+        out, err = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    data = json.loads(out)  # stdout holds the JSON document alone (workers' prints go to stderr)
+    assert len(data["episodes"]) == TRIALS
+    final = _final_per_trial(postgres_url, data["run_id"])
+    assert len(final) == TRIALS and set(final.values()) == {1}  # exactly one final episode per trial
+    with TranscriptStore(postgres_url) as store:
+        (run,) = store.list_runs()
+        rows = store.list_episodes(run_id=run.id)
+        assert run.status == "finished" and run.config["executor"] == "ray"
+        assert run.config["ray_address"] == cluster.address
+    writers = {e.writer_pid for e in rows}
+    assert len(writers) >= 2  # the episodes ran in several Ray worker processes, not in the driver
+    assert proc.pid not in writers
+
+
+def test_sqlite_file_with_a_remote_cluster_is_refused_in_one_line(tmp_path):
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    done = run_cli(["eval", "exp.yaml", "--ray-address", "10.1.2.3:6379", "--db", db], tmp_path, check=False)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert "--ray-address 10.1.2.3:6379: a SQLite store is a file on this machine" in done.stderr
+    assert not (tmp_path / "runs.db").exists() or not TranscriptStore(db).list_runs()  # no run created
+
+
+def test_store_checks_for_ray():
+    check_store_for_ray("sqlite:///runs.db", False, None)  # a new local cluster shares the file
+    check_store_for_ray("sqlite:///runs.db", False, "127.0.0.1:6379")
+    check_store_for_ray("postgresql+psycopg://u@db.example/runs", False, "ray://10.0.0.5:10001")
+    with pytest.raises(ValueError, match="in-memory store"):
+        check_store_for_ray("sqlite://", True, None)
+    with pytest.raises(ValueError, match="remote cluster"):
+        check_store_for_ray("sqlite:///runs.db", False, "ray://10.0.0.5:10001")
+    assert (
+        is_local_address("auto") and is_local_address("localhost:6379") and not is_local_address("10.9.9.9:1")
+    )
+
+
+def test_missing_ray_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
+    with pytest.raises(ValueError, match=r"Ray is not installed: pip install 'agentkit-embodied\[ray\]'"):
+        require_ray()
+
+
+def test_executor_flags_are_checked_in_one_line(tmp_path):
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    done = run_cli(["eval", "exp.yaml", "--executor", "dask"], tmp_path, check=False)
+    assert done.returncode != 0 and "--executor: 'dask' is not one of local, ray" in done.stderr
+    done = run_cli(["eval", "exp.yaml", "--executor", "local", "--ray-address", "h:1"], tmp_path, check=False)
+    assert (
+        done.returncode != 0 and "--ray-address: names a Ray cluster, but --executor is local" in done.stderr
+    )
+    assert RunConfig(env="aai-arena", tasks=["x"]).executor == "local"
