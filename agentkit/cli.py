@@ -67,6 +67,23 @@ def _outcome_text(episode) -> str:
     return f"pass={metrics['pass']}" if "pass" in metrics else f"success={episode.success}"
 
 
+def _listed_outcome(run, episode) -> str:
+    """An episode's outcome in `transcripts list`, as eval, the viewer and the report count it, in its
+    backend's words (Animal-AI: pass/fail, the pass mark; elsewhere success/failure), or why it has
+    none (incomplete, no-verdict)."""
+    from agentkit.outcome_words import FAILED, PASSED, fail_word, outcome_word, stored_outcome
+
+    outcome = stored_outcome(
+        episode.status,
+        episode.success,
+        episode.end_reason,
+        episode.metrics,
+        (run.config or {}).get("pass_rule"),
+    )
+    word = outcome_word(run.env)
+    return {PASSED: word.word, FAILED: fail_word(word)}.get(outcome, outcome)
+
+
 def _store(db: str | None):
     return open_store(db)  # a bad --db is one line
 
@@ -371,14 +388,14 @@ def transcripts_list(
         listing.append(
             {
                 "run": {k: v for k, v in r.to_json().items() if k not in ("templates", "config")},
-                "episodes": [e.to_json() for e in episodes],
+                "episodes": [{**e.to_json(), "outcome": _listed_outcome(r, e)} for e in episodes],
             }
         )
     if as_json:
         _emit_json(listing)
         return
     table = Table(title="transcripts")
-    for col in ("run", "episode", "task", "seed", "status", "success", "reward", "end", "scripts", "model"):
+    for col in ("run", "episode", "task", "seed", "status", "outcome", "reward", "end", "scripts", "model"):
         # ids are copied into other commands: whole, never cut to "3269…" (long tasks wrap instead)
         table.add_column(col, overflow="fold", min_width={"run": 12, "episode": 16}.get(col))
     for item in listing:
@@ -390,7 +407,7 @@ def transcripts_list(
                 e["task"],
                 str(e["seed"]),
                 e["status"],
-                str(e["success"]),
+                e["outcome"],
                 "" if e["reward"] is None else f"{e['reward']:.3f}",
                 e["end_reason"] or "",
                 str(e["scripts"] or ""),

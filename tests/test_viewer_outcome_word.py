@@ -291,3 +291,22 @@ def test_a_relaunched_trial_counts_once_as_in_the_report(stored, tmp_path):
     )
     row = next(r for r in ViewerData(store).runs().items if r.id == a["run_id"])
     assert (row.passed, row.judged, row.episodes) == (passed, judged, judged)
+
+
+def test_transcripts_list_says_pass_or_fail_not_the_goal_flag(stored, tmp_path):
+    """`agentkit transcripts list` showed the ``success`` column (True for the failed episode of run A)."""
+    import json
+
+    from agentkit.testing.cli_runner import cli_env, run_cli
+
+    db, a, _ = stored
+    failed = next(e for e in a["episodes"] if e["pass"] is False)
+    args = ["transcripts", "list", "--db", f"sqlite:///{db}", "--run", a["run_id"]]
+    [listed] = json.loads(run_cli([*args, "--json"], tmp_path).stdout)
+    assert {e["id"]: e["outcome"] for e in listed["episodes"]} == {
+        e["episode_id"]: "pass" if e["pass"] else "fail" for e in a["episodes"]
+    }
+    table = run_cli(args, tmp_path, env=cli_env(COLUMNS="200")).stdout
+    assert "outcome" in table and "success" not in table
+    row = next(line for line in table.splitlines() if failed["episode_id"] in line)
+    assert " fail " in row and "True" not in row, row
