@@ -12,28 +12,16 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from agentkit.actions.parser import _bind, _RawArg, _Reject
 from agentkit.actions.script import Command, ParseError, Script
 from agentkit.actions.vocabulary import Vocabulary
+from agentkit.messages import ToolCall  # the typed call of an answer (one type, shared with the models)
 
 __all__ = ["ToolCall", "script_from_tool_calls"]
 
 _MAX_ARGUMENTS_CHARS = 65_536  # as the parser refuses over 64 Ki of script text
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One call as a provider returns it: an id, the tool's name, the arguments as JSON text."""
-
-    name: str
-    arguments: str = "{}"
-    id: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "arguments": self.arguments}
 
 
 def _as_text(value: Any) -> str | None:

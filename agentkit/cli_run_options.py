@@ -39,6 +39,7 @@ backend_options.profile      --profile               --profile (trifinger: causa
 modality (observer, images)  --modality              --modality --harness (file: catalogue.*)
 pass_rule, human_frames      --pass-rule ...         --pass-rule --human-frames
 control, observe             --control --observe     the same (and --observe-max-images)
+action_format                --action-format         --action-format (file: action_format)
 ============================ ======================= =============================================
 """
 
@@ -210,6 +211,14 @@ COMMON_FLAGS: tuple[Flag, ...] = (
         "What a script's model sees on its next turn: end (default: the view "
         "after the script), every:K (also a frame every K steps of it) or events (also when a step brings "
         "a reward, a touch, a change of lights or a goal into view); each frame labelled with its step.",
+    ),
+    Flag(
+        "action_format",
+        "--action-format",
+        str,
+        "text (default: the model writes its commands as a script) or tools (it calls them "
+        "as native tool calls, one per command, checked by the same rules; refusals come back as "
+        "tool results). For --control script with an API model. Recorded with the run.",
     ),
     Flag(
         "observe_max_images",

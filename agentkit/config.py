@@ -110,6 +110,30 @@ class RunConfig(BaseModel):
     # the lights changing); at most ``observe_max_images`` of them per turn.
     observe: str = "end"
     observe_max_images: int = Field(8, ge=1, le=64)
+    # How the model writes its actions: "text" (a script in its answer, the paper's) or "tools"
+    # (native tool calls, one per command: agentkit.actions.tool_schema and tool_calls).
+    action_format: Literal["text", "tools"] = "text"
+
+    @field_validator("action_format")
+    @classmethod
+    def _check_action_format(cls, value: str, info: ValidationInfo) -> str:
+        if value != "tools":
+            return value
+        model = info.data.get("model")
+        if model in ("reference", "human"):
+            who = "the reference agent writes scripts" if model == "reference" else "a person types scripts"
+            raise ValueError(
+                f"--action-format tools needs a model that makes tool calls ({who}); name one with --model"
+            )
+        if (info.data.get("control") or "script") != "script":
+            raise ValueError(
+                "--action-format tools is for --control script (frame-by-frame answers one action name)"
+            )
+        if info.data.get("cache"):
+            raise ValueError(
+                "--action-format tools cannot use --cache (the response cache keeps answer text, not tool calls)"
+            )
+        return value
 
     @field_validator("control")
     @classmethod

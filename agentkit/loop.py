@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from agentkit import run_defaults
 from agentkit.actions import CompileError, ParseError, Script
+from agentkit.actions.tool_results import tool_results
 from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
@@ -75,6 +76,7 @@ class EpisodeSetup:
     pass_rule: PassRule = PassRule.AAI  # how a stopped or broken episode is judged (agentkit.pass_rule)
     control: Control = field(default_factory=Control)  # script or frame-by-frame (agentkit.control)
     watch: FrameWatch | None = None  # frames taken during a script (--observe every:K|events)
+    action_format: str = "text"  # "tools": the model answers with tool calls (agentkit.actions.tool_calls)
 
 
 class _Budget:
@@ -200,6 +202,7 @@ class _Turn:
     execution: _Execution
     next_observation: Observation
     timings: dict[str, float]
+    results: tuple[Message, ...] = ()  # the tool messages answering the answer's tool calls
 
 
 def run_episode(
@@ -225,8 +228,9 @@ def run_episode(
             break
         if not _store_turn(ep, turn, sink):
             break
-        answer = Message("assistant", _sendable(turn.answer.reply.text))
-        ep.history.append(TurnMessages(user=turn.user, assistant=answer))
+        reply = turn.answer.reply
+        answer = Message("assistant", _sendable(reply.text), tuple(reply.tool_calls))
+        ep.history.append(TurnMessages(user=turn.user, assistant=answer, results=turn.results))
         ep.observation = turn.next_observation
         ep.end_reason = _end_after_turn(ep, turn.execution)
     return _result(ep, task, seed)
@@ -244,10 +248,11 @@ def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episo
         "has_images": renderer.include_images and bool(observation.images),
         **backend.prompt_context(),
         **setup.control.prompt_context(),
+        **({"action_format": "tools"} if setup.action_format == "tools" else {}),
     }
     return _Episode(
         setup=setup,
-        player=as_participant(setup.model),
+        player=as_participant(setup.model, setup.action_format),
         episode_id=episode_id,
         observation=observation,
         context=context,
@@ -301,7 +306,12 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     ep.all_actions.extend(execution.actions)
     ep.feedback = parse_error.message if parse_error else execution.compile_error
     ep.parse_failures = ep.parse_failures + 1 if parse_error else 0
-    return _Turn(user, messages, answer, script, parse_error, execution, next_observation, timings)
+    results: tuple[Message, ...] = ()
+    if answer.reply.tool_calls:  # each call answered by a tool message; a refusal said where it was made
+        results = tool_results(tuple(answer.reply.tool_calls), answer.parsed, setup.backend.vocabulary)
+        if parse_error is not None:
+            ep.feedback = None
+    return _Turn(user, messages, answer, script, parse_error, execution, next_observation, timings, results)
 
 
 def _act(ep: _Episode, script: Script | None, timings: dict[str, float]) -> tuple[_Execution, Observation]:
@@ -356,6 +366,7 @@ def _store_turn(ep: _Episode, turn: _Turn, sink: TurnSink | None) -> bool:
                 world_map=ep.world_map if first else None,
                 task_source=ep.task_source if first else None,
                 model_call=reply.call,
+                tool_calls=[c.to_json() for c in reply.tool_calls] or None,
             ),
         )
     except StorageError as exc:  # the turn cannot be kept: the episode (and the run) stops here

@@ -48,8 +48,31 @@ Part = TextPart | ImagePart
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of an answer (``--action-format tools``): the provider's id for it, the tool's
+    name and its arguments as the JSON text the model wrote (read by ``agentkit.actions.tool_calls``,
+    never executed)."""
+
+    name: str
+    arguments: str = "{}"
+    id: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> ToolCall:
+        """A call from :meth:`to_json`'s form (as stored with a turn)."""
+        return cls(str(data.get("name", "")), str(data.get("arguments", "{}")), str(data.get("id", "")))
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One chat message: ``content`` is plain text, or a tuple of parts (text and images in order).
+
+    An assistant answer of tool calls carries them in ``tool_calls`` (its content the free text
+    beside them, often empty); the result of one call is a ``tool`` message naming the call in
+    ``tool_call_id``.
 
     Frozen and compared by value; equal messages of a full-history prompt are usually the very same
     objects, so comparing a prompt with the previous one costs little. The hash is computed once, at
@@ -58,10 +81,12 @@ class Message:
 
     role: str
     content: str | tuple[Part, ...]
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.role, self.content)))
+        object.__setattr__(self, "_hash", hash((self.role, self.content, self.tool_calls, self.tool_call_id)))
 
     def __hash__(self) -> int:
         return self._hash

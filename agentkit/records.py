@@ -106,6 +106,9 @@ class ModelReply:
     cached: bool = False
     raw: dict[str, Any] | None = None  # provider response metadata (no auth data)
     call: ModelCall | None = None  # what the provider said about the call (API models only)
+    # An answer of tool calls (--action-format tools): agentkit.messages.ToolCall values, in order
+    # (typed ``Any``: this module is a leaf). ``text`` is then the free text beside them.
+    tool_calls: tuple[Any, ...] = ()
 
 
 @dataclass
@@ -142,6 +145,9 @@ class TurnRecord:
     task_source: dict[str, str] | None = None
     # How the model call went (finish reason, retries, the provider's token counts): API models only.
     model_call: ModelCall | None = None
+    # An answer of tool calls (--action-format tools): ``[{"id", "name", "arguments"}]`` in order,
+    # so replay gives the very calls back; None for an answer of text.
+    tool_calls: list[dict[str, str]] | None = None
 
 
 @dataclass

@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from agentkit.actions.tool_schema import tool_schemas
 from agentkit.config import RunConfig
 from agentkit.control import Control, FrameWatch, make_control
 from agentkit.envs import Backend, get_backend
@@ -81,6 +82,7 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         price_per_mtok=config.price_per_mtok,
         fold_system=config.fold_system,
         prompt_cache=config.prompt_cache,
+        tools=tool_schemas(backend.vocabulary) if config.action_format == "tools" else None,
     )
 
 
@@ -123,6 +125,19 @@ def control_parts(config: RunConfig, backend: Backend) -> tuple[Control, FrameWa
     return control, FrameWatch(control.observe, backend, encode, config.observe_max_images)
 
 
+def check_tool_templates(sources: dict[str, str]) -> None:
+    """Refuse (ValueError, one line) ``--action-format tools`` with a system template that never
+    reads ``action_format``: it would tell the model to write scripts the run does not read."""
+    from agentkit.prompts.template_sets import template_variables
+
+    if "action_format" not in template_variables(sources.get("system.j2", "")):
+        raise ValueError(
+            "--action-format tools: these templates' system.j2 never reads the variable action_format, "
+            "so it would ask for scripts written as text; use a set that describes tool calls "
+            "(aai-arena, gridworld, trifinger) or add it (docs/control-modes.md)"
+        )
+
+
 def make_setup(
     config: RunConfig,
     templates: dict[str, str] | None = None,
@@ -135,6 +150,8 @@ def make_setup(
     sources = (
         templates if templates is not None else resolve_templates(backend.template_set, config.templates_dir)
     )
+    if config.action_format == "tools":
+        check_tool_templates(sources)
     renderer = PromptRenderer(sources, include_images=config.include_images)
     model = (
         model_factory(backend)
@@ -151,6 +168,7 @@ def make_setup(
         pass_rule=PassRule(config.pass_rule),
         control=control,
         watch=watch,
+        action_format=config.action_format,
         limits=EpisodeLimits(
             max_scripts=FRAME_CALLS_GUARD if control.frame_by_frame else config.max_scripts,
             max_parse_failures=config.max_parse_failures,

@@ -29,10 +29,14 @@ _stripped: dict[Message, Message] = {}
 
 @dataclass(frozen=True)
 class TurnMessages:
-    """One finished turn as it was sent and answered."""
+    """One finished turn as it was sent and answered. ``results`` are the ``tool`` messages
+    answering the assistant's tool calls (``--action-format tools``): kept in the turn, so every
+    policy keeps or drops a call and its results together (an API refuses a result without its call,
+    and a call without its results)."""
 
     user: AnyMessage
     assistant: AnyMessage
+    results: tuple[AnyMessage, ...] = ()
 
 
 def strip_images(message: AnyMessage) -> AnyMessage:
@@ -75,6 +79,7 @@ def _flatten(turns: list[TurnMessages]) -> list[AnyMessage]:
     for t in turns:
         out.append(t.user)
         out.append(t.assistant)
+        out.extend(t.results)
     return out
 
 
@@ -116,6 +121,7 @@ class LastKImages(MemoryPolicy):
         for i, t in enumerate(turns):
             out.append(t.user if i >= cut else strip_images(t.user))
             out.append(t.assistant)
+            out.extend(t.results)
         return out
 
 

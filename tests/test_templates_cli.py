@@ -35,6 +35,7 @@ def test_list_and_show_the_packaged_sets(tmp_path):
 
     shown = run_json(["templates", "show", "aai-arena"], tmp_path)
     assert shown["variables"]["system.j2"] == [
+        "action_format",
         "commands",
         "control",
         "has_images",

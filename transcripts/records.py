@@ -92,6 +92,7 @@ class TurnInfo:
     created_at: float
     messages: list[dict[str, Any]] | None = None  # None when read with with_messages=False
     model_call: ModelCall | None = None  # finish reason, retries, provider's token counts (API models)
+    tool_calls: list[dict[str, str]] | None = None  # an answer of tool calls: [{"id", "name", "arguments"}]
 
     def to_record(self) -> TurnRecord:
         """The turn as the loop produced it (messages empty if they were not read)."""
@@ -113,6 +114,7 @@ class TurnInfo:
             done=self.done,
             timings=self.timings,
             model_call=self.model_call,
+            tool_calls=self.tool_calls,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -181,6 +181,8 @@ class Turn(Base):
     latency_s: Mapped[float] = mapped_column(Float)
     cached: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[float] = mapped_column(Float)  # unix time of the write (last sign of life)
+    # An answer of tool calls (--action-format tools): [{"id", "name", "arguments"}]; None for text.
+    tool_calls: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True))
 
     # The unique constraint doubles as the index for "turns of an episode, in order".
     __table_args__ = (UniqueConstraint("episode_id", "index", name="uq_turns_episode_index"),)

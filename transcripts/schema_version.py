@@ -9,7 +9,8 @@ agentkit is refused in one line rather than misread. An older one is upgraded by
 
 Versions: 1 = every turn's messages in ``messages`` (the first release: no ``episodes.attempt``
 or ``metrics``); 2 = ``episode_messages`` + ``turn_prompts`` (layout 1 rows are still read, so an
-older database opened for writing holds both); 3 = 64-bit seeds, token counts and turn ids.
+older database opened for writing holds both); 3 = 64-bit seeds, token counts and turn ids;
+4 = a turn's tool calls (``turns.tool_calls``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from agentkit.transcripts.schema import SchemaVersion, table_of
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # the layout this release writes, and the newest it reads
+SCHEMA_VERSION = 4  # the layout this release writes, and the newest it reads
 LEGACY_VERSION = 1  # a database without a stored version
 VERSIONS = table_of(SchemaVersion)
 

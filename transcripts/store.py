@@ -49,6 +49,7 @@ from agentkit.transcripts import prompt_reader, run_lease
 from agentkit.transcripts.db import begin_write, canonical_json, make_engine
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import _split_data_url, stored_content
+from agentkit.transcripts.message_tool_calls import tool_extra
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
 from agentkit.transcripts.reader import (
     BLOBS,
@@ -372,6 +373,7 @@ class TranscriptStore(TranscriptReader):
             "latency_s": turn.latency_s,
             "cached": turn.cached,
             "created_at": time.time(),
+            "tool_calls": turn.tool_calls,
         }
         fast = self._fast
         try:
@@ -634,11 +636,13 @@ class TranscriptStore(TranscriptReader):
                             "data": data,
                             "size": len(data),
                         }
-                    typed = (sha, prompt_reader.message_key(message.role, sha, None))
+                    typed = (sha, prompt_reader.message_key(message.role, sha, tool_extra(message)))
                     if len(typed_cache) >= _MESSAGE_CACHE_SIZE:
                         typed_cache.pop(next(iter(typed_cache)), None)
                     typed_cache[message] = typed
                 keys.append(typed[1])
+                if typed[1][2] is not None:  # a tool call or result: its keys go to the row's extra
+                    extras[typed[1]] = tool_extra(message) or {}
                 continue
             # An OpenAI-style dict (a caller not on typed messages): encoded afresh; a full-history
             # prompt's earlier messages were already skipped by _encode_prompt.

@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit.messages import ImagePart, Message
+from agentkit.messages import ImagePart, Message, ToolCall
 
 _DATA_URL_CACHE_SIZE = 512  # frames whose data URL is remembered (a long full-history episode's)
 _data_urls: dict[tuple[str, str], str] = {}
@@ -43,6 +43,8 @@ def openai_message(message: Message | dict[str, Any]) -> dict[str, Any]:
     """One message as an OpenAI chat dict: text parts as ``text``, images as ``image_url`` parts."""
     if not isinstance(message, Message):
         return message
+    if message.tool_calls or message.tool_call_id:
+        return _tool_message(message)
     if isinstance(message.content, str):
         return {"role": message.role, "content": message.content}
     parts: list[dict[str, Any]] = []
@@ -52,6 +54,23 @@ def openai_message(message: Message | dict[str, Any]) -> dict[str, Any]:
         else:
             parts.append({"type": "text", "text": part.text})
     return {"role": message.role, "content": parts}
+
+
+def openai_tool_call(call: ToolCall) -> dict[str, Any]:
+    """One tool call in OpenAI's form (``{"id", "type": "function", "function": {...}}``)."""
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+
+
+def _tool_message(message: Message) -> dict[str, Any]:
+    """An assistant answer of tool calls (its free text as content, None when it has none), or a
+    ``tool`` message answering one call by its id."""
+    if message.tool_call_id:
+        return {"role": message.role, "tool_call_id": message.tool_call_id, "content": message.text}
+    return {
+        "role": message.role,
+        "content": message.text or None,
+        "tool_calls": [openai_tool_call(c) for c in message.tool_calls],
+    }
 
 
 def to_openai(messages: Sequence[Message | dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,6 +95,8 @@ def _keyed(message: Message | dict[str, Any]) -> Any:
     """What of a message goes into a cache key: images by sha256, never their bytes or base64."""
     if not isinstance(message, Message):
         return message
+    if message.tool_calls or message.tool_call_id:
+        return _tool_message(message)  # text only: nothing to leave out
     if isinstance(message.content, str):
         return {"role": message.role, "content": message.content}
     return {

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from agentkit.actions import ParseError, Script, Vocabulary, parse_script
+from agentkit.actions.tool_calls import script_from_tool_calls
 from agentkit.models.base import Model, PromptMessage
 from agentkit.models.openai_messages import messages_for
 from agentkit.observers import Observation
@@ -51,21 +52,30 @@ class Participant(Protocol):
 
 
 class ModelParticipant:
-    """A model's turn: it answers the messages (never sees the Observation) and its text is parsed."""
+    """A model's turn: it answers the messages (never sees the Observation) and its text is parsed.
 
-    def __init__(self, model: Model) -> None:
+    With ``action_format="tools"`` the answer's tool calls are read instead, by the same rules
+    (``agentkit.actions.tool_calls``); an answer that calls no tool is refused, never read as text.
+    """
+
+    def __init__(self, model: Model, action_format: str = "text") -> None:
         self.model = model
         self.name = model.name
+        self.action_format = action_format
 
     def answer(
         self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
     ) -> Answer:
         reply = self.model.complete(messages_for(self.model, messages))
         start = time.perf_counter()
-        parsed = parse_script(reply.text, vocabulary)
+        if self.action_format == "tools":
+            parsed = script_from_tool_calls(list(reply.tool_calls), vocabulary)
+        else:
+            parsed = parse_script(reply.text, vocabulary)
         return Answer(reply, parsed, time.perf_counter() - start)
 
 
-def as_participant(source: Model | Participant) -> Participant:
-    """``source`` itself when it plays turns, else the model wrapped to play them."""
-    return source if isinstance(source, Participant) else ModelParticipant(source)
+def as_participant(source: Model | Participant, action_format: str = "text") -> Participant:
+    """``source`` itself when it plays turns, else the model wrapped to play them (reading tool
+    calls when ``action_format`` is ``"tools"``)."""
+    return source if isinstance(source, Participant) else ModelParticipant(source, action_format)

@@ -7,7 +7,9 @@ calling (or paying) the provider again, which makes transcripts checkable and bu
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from agentkit.messages import ToolCall
 from agentkit.models.base import ModelError, PromptMessage
 from agentkit.records import ModelReply, Usage
 
@@ -17,13 +19,24 @@ class ReplayModel:
 
     Once all answers are used, the next call raises ModelError naming the turn (0-based, like
     ``TurnRecord.index``), so the loop ends the episode with MODEL_ERROR instead of inventing one.
+    ``tool_calls``, when given, holds each answer's recorded tool calls (``[{"id", "name",
+    "arguments"}]`` or None, as stored with the turn), given back with it: a tool-call episode
+    replays its very calls.
     """
 
     takes_typed_messages = True  # it reads none of them
 
-    def __init__(self, answers: Sequence[str], name: str = "replay") -> None:
+    def __init__(
+        self,
+        answers: Sequence[str],
+        name: str = "replay",
+        tool_calls: Sequence[list[dict[str, Any]] | None] | None = None,
+    ) -> None:
         self.name = name
         self._answers = list(answers)
+        self._tool_calls = list(tool_calls) if tool_calls is not None else [None] * len(self._answers)
+        if len(self._tool_calls) != len(self._answers):
+            raise ValueError("replay: one list of tool calls (or None) per recorded answer")
         self._turn = 0
 
     @property
@@ -37,6 +50,13 @@ class ReplayModel:
             raise ModelError(
                 f"replay ran out of recorded answers at turn {self._turn} ({len(self._answers)} recorded)"
             )
-        text = self._answers[self._turn]
+        text, calls = self._answers[self._turn], self._tool_calls[self._turn]
         self._turn += 1
-        return ModelReply(text=text, usage=Usage(), latency_s=0.0, model=self.name, raw={"replayed": True})
+        return ModelReply(
+            text=text,
+            usage=Usage(),
+            latency_s=0.0,
+            model=self.name,
+            raw={"replayed": True},
+            tool_calls=tuple(ToolCall.from_json(c) for c in calls or ()),
+        )

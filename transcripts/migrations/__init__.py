@@ -25,7 +25,11 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import ReflectedColumn
 
-from agentkit.transcripts.migrations import v0002_episode_attempts, v0003_wide_integers
+from agentkit.transcripts.migrations import (
+    v0002_episode_attempts,
+    v0003_wide_integers,
+    v0004_turn_tool_calls,
+)
 
 if TYPE_CHECKING:
     from alembic.operations import Operations
@@ -47,7 +51,7 @@ class Step:
 
 STEPS: tuple[Step, ...] = tuple(
     Step(m.VERSION, m.ABOUT, m.upgrade, m.ADDED_COLUMNS)
-    for m in (v0002_episode_attempts, v0003_wide_integers)
+    for m in (v0002_episode_attempts, v0003_wide_integers, v0004_turn_tool_calls)
 )
 
 
