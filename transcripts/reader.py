@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
 from agentkit.records import ModelCall
-from agentkit.transcripts import prompt_reader
+from agentkit.transcripts import listings, prompt_reader
 from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnInfo
@@ -44,6 +44,7 @@ SOURCES = table_of(EpisodeSource)
 CALLS = table_of(TurnModelCall)
 
 _IN_CHUNK = 500  # ids per IN (...) list, below every backend's parameter limit
+_NO_DEFAULT = object()
 
 
 @overload
@@ -173,6 +174,72 @@ class TranscriptReader:
                 return None
             raise
         return None if row is None else ModelCall(**{k: v for k, v in row._mapping.items() if k != "turn_id"})
+
+    def get_turn(self, episode_id: str, index: int, images: ImageMode = "ref") -> TurnInfo | None:
+        """Turn ``index`` of an episode with its messages (and nothing of the other turns), or None
+        when there is no such turn. Images come as ``image_ref`` parts unless asked as data URLs."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(TURNS).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
+            ).first()
+            if row is None:
+                return None
+            values = dict(row._mapping)
+            turn_id = values.pop("id")
+            refs = {turn_id: prompt_reader.turn_refs(conn, episode_id, turn_id)}
+            messages = self._messages_of(conn, refs, images, missing="")[turn_id]
+        return TurnInfo(**values, messages=messages, model_call=self.get_model_call(episode_id, index))
+
+    def facets(self) -> listings.Facets:
+        """The distinct envs, models and tasks stored (what a listing's filters offer)."""
+        return listings.facets(self.engine)
+
+    def run_summaries(
+        self,
+        verdict: listings.Verdict,
+        env: str | None = None,
+        model: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> listings.Page[listings.RunSummary]:
+        """One page of runs, newest first, with verdict counts over their latest attempts."""
+        return listings.run_summaries(self.engine, verdict, env, model, offset, limit)
+
+    def episode_summaries(
+        self,
+        verdict: listings.Verdict,
+        run_id: str | None = None,
+        env: str | None = None,
+        model: str | None = None,
+        task: str | None = None,
+        outcome: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> listings.Page[listings.EpisodeSummary]:
+        """One page of episodes in start order, filtered (``outcome``: a value of ``verdict``)."""
+        return listings.episode_summaries(
+            self.engine, verdict, run_id, env, model, task, outcome, offset, limit
+        )
+
+    def turn_figures(self, episode_id: str) -> list[listings.TurnFigures]:
+        """Per turn of an episode: rewards, tokens, flags and the stored observation; no messages."""
+        return listings.turn_figures(self.engine, episode_id)
+
+    def turn_fields(self, episode_id: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+        """Per turn of an episode, only the named columns (and ``index``), in index order."""
+        return listings.turn_fields(self.engine, episode_id, fields)
+
+    def turns_stamp(self, episode_id: str) -> tuple[int, float]:
+        """(turns, newest turn's write time): changes whenever the episode gets a turn."""
+        return listings.turns_stamp(self.engine, episode_id)
+
+    def get_image(self, sha256: str) -> BlobInfo | None:
+        """An image blob, or None for an unknown hash and for a blob that is not an image."""
+        try:
+            blob = self.get_blob(sha256)
+        except KeyError:
+            return None
+        return blob if blob.media_type.startswith("image/") else None
 
     @staticmethod
     def _model_calls(conn: Connection, episode_id: str) -> dict[int, ModelCall]:
@@ -309,7 +376,17 @@ class TranscriptReader:
         self, conn: Connection, episode_id: str, images: ImageMode
     ) -> dict[int, list[dict[str, Any]]]:
         """Messages of an episode's turns, by turn id; each distinct content is read and parsed once."""
-        refs = prompt_reader.episode_refs(conn, episode_id)
+        return self._messages_of(conn, prompt_reader.episode_refs(conn, episode_id), images)
+
+    def _messages_of(
+        self,
+        conn: Connection,
+        refs: dict[int, list[prompt_reader.MessageRef]],
+        images: ImageMode,
+        missing: Any = _NO_DEFAULT,
+    ) -> dict[int, list[dict[str, Any]]]:
+        """The messages of the given message rows, by turn id (``missing``: the content of a message
+        whose blob is absent, instead of a KeyError)."""
         contents = {
             sha: json.loads(data)
             for sha, data in self._fetch_blobs(conn, {r[1] for rs in refs.values() for r in rs})
@@ -333,7 +410,8 @@ class TranscriptReader:
         for turn_id, turn_refs in refs.items():
             messages = by_turn[turn_id] = []
             for role, sha, extra in turn_refs:
-                message: dict[str, Any] = {"role": role, "content": _restore(contents[sha], urls, images)}
+                content = contents[sha] if missing is _NO_DEFAULT else contents.get(sha, missing)
+                message: dict[str, Any] = {"role": role, "content": _restore(content, urls, images)}
                 if extra:
                     message.update(prompt_reader.parse_extra(extra) or {})
                 messages.append(message)

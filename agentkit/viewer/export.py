@@ -21,10 +21,11 @@ from pathlib import Path
 
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.blob_files import checked_image_file, image_file_name
+from agentkit.transcripts.listings import EpisodeSummary
 from agentkit.transcripts.store import EpisodeInfo, RunInfo
 from agentkit.viewer import pages
 from agentkit.viewer.links import ExportLinks, turn_file
-from agentkit.viewer.queries import EpisodeRow, ViewerData, episode_outcome
+from agentkit.viewer.queries import ViewerData, episode_outcome
 from agentkit.viewer.server import static_assets
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,8 @@ def _episodes(data: ViewerData, run_ids: Iterable[str], episode_ids: Iterable[st
     return list(chosen.values())
 
 
-def _row(e: EpisodeInfo, run: RunInfo) -> EpisodeRow:
-    return EpisodeRow(
+def _row(e: EpisodeInfo, run: RunInfo) -> EpisodeSummary:
+    return EpisodeSummary(
         id=e.id,
         run_id=e.run_id,
         env=run.env,

@@ -21,7 +21,15 @@ from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
 from agentkit.viewer.model_call_view import model_call_html
-from agentkit.viewer.queries import Page, TurnDetail, TurnPoint, ViewerData, episode_outcome, outcome_label
+from agentkit.viewer.queries import (
+    Page,
+    TurnDetail,
+    TurnPoint,
+    ViewerData,
+    episode_outcome,
+    outcome_label,
+    verdict_word,
+)
 from agentkit.viewer.trajectory import grid_of, grid_size_of
 
 HISTORY_SHOWN = 6  # earlier messages shown in full on a turn page; older ones are on their own turns
@@ -67,6 +75,8 @@ def _pct(v: float | None) -> str:
 _ENV.filters.update(
     money=_money, num=_num, pct=_pct, tojson_pretty=lambda v: json.dumps(v, indent=2, default=str)
 )
+# Listing rows are the store's (agentkit.transcripts.listings); their words are the backend's.
+_ENV.globals.update(outcome_label=outcome_label, verdict_word=verdict_word)
 
 
 def render(template: str, **context: Any) -> str:
@@ -262,6 +272,7 @@ def episode_page(
         charts=charts,
         the_map=the_map,
         path=path,
+        no_path=not any(poses),  # an older transcript: no stored pose, and none guessed from text
         before=_before(observation),
         steps_this_turn=sum(1 for t, _ in path.points[1:] if t == current) if path else None,
         system=system,

@@ -26,7 +26,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptReader
 from agentkit.viewer.trajectory import Pose, pose_of
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ def _pose(raw: Any) -> Pose | None:
     return pose_of({"pose": pose}) if isinstance(pose, dict) else None
 
 
-def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
+def replay_step_path(store: TranscriptReader, episode_id: str) -> StepPath:
     """The step path of a stored episode (see the module's docstring), or an empty one with a reason."""
     from agentkit.config import RunConfig
     from agentkit.envs import get_backend
@@ -101,7 +101,7 @@ def replay_step_path(store: TranscriptStore, episode_id: str) -> StepPath:
 
 
 def _walk(
-    store: TranscriptStore,
+    store: TranscriptReader,
     episode_id: str,
     task: str,
     seed: int,

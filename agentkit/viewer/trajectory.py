@@ -1,19 +1,19 @@
 """Where the agent was on each turn, and a top-down map to draw it on, read from stored observations.
 
 Why a separate reader: the viewer knows no backend by name, so it looks for positions in the
-backend-neutral views the observers store with every turn, in this order:
+backend-neutral, structured data the observers store with every turn, in this order:
 
 1. ``structured.position`` (the structured view: ``[x, y]`` grid cells, or ``[x, y, z]`` world
    coordinates of which ``x`` and ``z`` are the ground plane, y being up as in Unity and pybullet
    scenes), with ``structured.orientation`` and ``structured.grid_size`` when present;
-2. ``pose`` (``{"position": [...], "heading": ...}``), a key any backend may add to its stored
-   observation for exactly this purpose;
-3. the ASCII map view (``observers.grid_ascii``): its rows are the map, and its legend names the
-   agent's cell ("... at x=6, y=5");
-4. a ``Position: [x, y(, z)]`` line of the status text, which ``observers.status`` writes for a
-   backend that reports ``position`` among its status fields (the Animal-AI arena does).
+2. ``pose`` (``{"position": [...], "heading": ...}``), the backend's pose, which the observation
+   stores whenever the backend reports one (``Observation.pose``);
+3. the ASCII map view (``observers.grid_ascii``), a grid world's map: its rows are the map, and its
+   legend names the agent's cell ("... at x=6, y=5").
 
-A backend whose observations carry none of these gets no map; the rest of the viewer works.
+Positions are never parsed back out of the status text meant for the model: a transcript whose
+observations carry none of these (one stored before observations kept the pose) gets no map and
+no path, and the rest of the viewer works.
 What the agent moved among comes from the ASCII view (grid worlds) or, where the backend draws one,
 from the episode's stored world map (``Backend.world_map``: footprints on the ground plane). A
 numeric heading is in compass degrees: 0 towards +y of the ground plane, growing clockwise.
@@ -32,8 +32,6 @@ from typing import Any
 _AGENT_LEGEND = re.compile(r"^(\S) = you, facing (\w+), at x=(-?\d+), y=(-?\d+)")
 _AGENT_GLYPHS = {">": "east", "v": "south", "<": "west", "^": "north"}
 _HEADINGS = {"east", "south", "west", "north"}
-_NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-_STATUS_POSITION = re.compile(rf"^Position: \[{_NUMBER}, {_NUMBER}(?:, {_NUMBER})?\]$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -160,12 +158,6 @@ def pose_of(observation: dict[str, Any] | None) -> Pose | None:
         pose = _pose_from_ascii(ascii_text)
         if pose is not None:
             return pose
-    status = observation.get("status_text")
-    if isinstance(status, str):
-        m = _STATUS_POSITION.search(status)
-        if m:
-            values = [float(v) for v in m.groups() if v is not None]
-            return _from_position(values, None)
     return None
 
 
