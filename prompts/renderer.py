@@ -1,8 +1,7 @@
 """Render an episode's observations into chat messages from Jinja templates.
 
 The ``typed_*`` methods make typed messages (``agentkit.messages``: images as bytes with their
-sha256), which only the model client turns into provider JSON and base64; the methods without the
-prefix make the same messages as OpenAI-style dicts with data URLs, for callers not yet moved.
+sha256), which only the model client turns into provider JSON and base64.
 
 A template set is a folder with ``system.j2`` (the standing instructions, rendered once per
 episode) and ``turn.j2`` (the user message of one turn). The renderer resolves each template from,
@@ -194,7 +193,11 @@ class PromptRenderer:
         return Message("system", self._render(self._system, context))
 
     def typed_example_messages(self) -> list[Message]:
-        """``example_messages`` as typed messages (the example's images decoded once, with their sha256)."""
+        """The set's worked example as alternating user/assistant messages (none without examples.json).
+
+        The first user message opens with the example's ``intro``; its images (decoded once, with
+        their sha256) follow each turn's text as image parts, or are left out when the run sends none.
+        """
         if self._typed_examples is None:
             out: list[Message] = []
             for text, images, answer in self._example_turns():
@@ -248,42 +251,3 @@ class PromptRenderer:
                 "has_images": self.include_images and bool(observation.images),
             },
         )
-
-    # --- OpenAI-style dicts (the form callers used before typed messages) ---------------------------
-
-    def system_message(self, context: dict[str, Any]) -> dict[str, Any]:
-        """The standing instructions; ``context`` holds vocabulary docs and backend variables."""
-        return {"role": "system", "content": self._render(self._system, context)}
-
-    def example_messages(self) -> list[dict[str, Any]]:
-        """The set's worked example as alternating user/assistant messages (none without examples.json).
-
-        The first user message opens with the example's ``intro``; images follow each turn's text
-        as image parts, or are left out (with a marker) when the run sends no images.
-        """
-        out: list[dict[str, Any]] = []
-        for text, images, answer in self._example_turns():
-            if images and self.include_images:
-                parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
-                parts.extend({"type": "image_url", "image_url": {"url": url}} for url in images)
-                out.append({"role": "user", "content": parts})
-            else:
-                out.append({"role": "user", "content": text})
-            out.append({"role": "assistant", "content": answer})
-        return out
-
-    def prefix_messages(self, context: dict[str, Any]) -> list[dict[str, Any]]:
-        """What opens every prompt of an episode: the system message, then the worked example if any."""
-        return [self.system_message(context), *self.example_messages()]
-
-    def turn_message(
-        self, observation: Observation, context: dict[str, Any], feedback: str | None, turn: int
-    ) -> dict[str, Any]:
-        """One user message: the rendered text, then the observation's images as image parts."""
-        text = self._turn_text(observation, context, feedback, turn)
-        if not (self.include_images and observation.images):
-            return {"role": "user", "content": text}
-        parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
-        for image in observation.images:
-            parts.append({"type": "image_url", "image_url": {"url": image.data_url()}})
-        return {"role": "user", "content": parts}

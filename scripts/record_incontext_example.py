@@ -71,8 +71,7 @@ def record(size: int, seed: int = 0) -> dict:
         }
         for turn in range(MAX_TURNS):
             observation = observer.observe(raw)
-            user = renderer.turn_message(observation, context, None, turn)
-            text = user["content"][0]["text"] if isinstance(user["content"], list) else user["content"]
+            text = renderer.typed_turn_message(observation, context, None, turn).text
             answer = policy.next_answer(observation)
             name = f"example_{turn + 1:02d}.png"
             (HERE / name).write_bytes(_png(raw.frames["camera"], size))

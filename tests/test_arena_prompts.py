@@ -2,7 +2,7 @@
 
 The in-context set (``aai-arena-incontext``) carries an ``examples.json`` whose frames are PNG
 files beside it; the renderer inlines them, and ``prefix_messages`` puts the example after the
-system message as user/assistant turns with image parts.
+system message as user/assistant turns with image parts (typed: ``agentkit.messages``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agentkit.messages import ImagePart, Message, TextPart
 from agentkit.observers import EncodedImage, Observation
 from agentkit.prompts import PromptRenderer, TemplateError
 from agentkit.prompts.renderer import resolve_templates
@@ -39,7 +40,7 @@ def _obs(images: bool = True) -> Observation:
 
 
 def test_system_prompt_explains_world_commands_and_calibration():
-    system = PromptRenderer.from_set("aai-arena").system_message(CONTEXT)["content"]
+    system = PromptRenderer.from_set("aai-arena").typed_system_message(CONTEXT).content
     for fact in (
         "40 by 40",
         "fence",
@@ -63,13 +64,15 @@ def test_system_prompt_explains_world_commands_and_calibration():
 
 def test_turn_prompt_shows_turn_status_feedback_and_attaches_the_picture():
     renderer = PromptRenderer.from_set("aai-arena")
-    user = renderer.turn_message(_obs(), CONTEXT, feedback="unknown command Jump", turn=4)
-    text, image = user["content"]
-    assert "Turn 5 of at most 30" in text["text"] and "Health: 95.2" in text["text"]
-    assert "unknown command Jump" in text["text"] and "picture" in text["text"]
-    assert image["image_url"]["url"].startswith("data:image/png;base64,")
-    plain = PromptRenderer.from_set("aai-arena", include_images=False).turn_message(_obs(), CONTEXT, None, 0)
-    assert isinstance(plain["content"], str) and "no picture" in plain["content"]
+    user = renderer.typed_turn_message(_obs(), CONTEXT, feedback="unknown command Jump", turn=4)
+    text, image = user.content
+    assert isinstance(text, TextPart) and "Turn 5 of at most 30" in text.text and "Health: 95.2" in text.text
+    assert "unknown command Jump" in text.text and "picture" in text.text
+    assert isinstance(image, ImagePart) and image.media_type == "image/png" and image.data == PNG
+    plain = PromptRenderer.from_set("aai-arena", include_images=False).typed_turn_message(
+        _obs(), CONTEXT, None, 0
+    )
+    assert isinstance(plain.content, str) and "no picture" in plain.content
 
 
 def test_incontext_set_is_selectable_by_folder_or_by_name():
@@ -84,23 +87,20 @@ def test_incontext_set_is_selectable_by_folder_or_by_name():
 
 def test_incontext_example_comes_after_the_system_message_with_image_parts():
     renderer = PromptRenderer(resolve_templates("aai-arena", "aai-arena-incontext"))
-    prefix = renderer.prefix_messages(CONTEXT)
-    assert prefix[0]["role"] == "system"
+    prefix = renderer.typed_prefix_messages(CONTEXT)
+    assert prefix[0].role == "system"
     example = prefix[1:]
-    assert len(example) >= 4 and [m["role"] for m in example] == ["user", "assistant"] * (len(example) // 2)
-    first = example[0]["content"]
-    assert isinstance(first, list) and first[0]["type"] == "text" and "example" in first[0]["text"].lower()
-    images = [
-        p for m in example if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"
-    ]
+    assert len(example) >= 4 and [m.role for m in example] == ["user", "assistant"] * (len(example) // 2)
+    first = example[0].content
+    assert isinstance(first, tuple) and isinstance(first[0], TextPart) and "example" in first[0].text.lower()
+    images = [p for m in example for p in m.images]
     assert len(images) == len(example) // 2
     for part in images:
-        url = part["image_url"]["url"]
-        assert url.startswith("data:image/png;base64,")
-        assert base64.b64decode(url.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
-    assert all(isinstance(m["content"], str) and m["content"].startswith("Think(") for m in example[1::2])
+        assert part.media_type == "image/png"
+        assert part.data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all(isinstance(m.content, str) and m.content.startswith("Think(") for m in example[1::2])
     # The first turn of the real episode says the example is over.
-    assert "example is over" in renderer.turn_message(_obs(), CONTEXT, None, 0)["content"][0]["text"]
+    assert "example is over" in renderer.typed_turn_message(_obs(), CONTEXT, None, 0).content[0].text
 
 
 def test_incontext_example_scripts_parse_in_the_arena_vocabulary():
@@ -120,7 +120,7 @@ def test_incontext_example_scripts_parse_in_the_arena_vocabulary():
 
 def test_examples_without_images_when_the_run_sends_none():
     renderer = PromptRenderer(resolve_templates("aai-arena", "aai-arena-incontext"), include_images=False)
-    assert all(isinstance(m["content"], str) for m in renderer.example_messages())
+    assert all(isinstance(m.content, str) for m in renderer.typed_example_messages())
 
 
 def test_stored_sources_alone_rerender_the_example(tmp_path):
@@ -136,13 +136,10 @@ def test_stored_sources_alone_rerender_the_example(tmp_path):
     )
     sources = resolve_templates("aai-arena", tmp_path)
     (tmp_path / "frame.png").unlink()
-    messages = PromptRenderer(dict(sources)).example_messages()
-    assert messages[0]["content"][0]["text"] == "An example.\n\nTurn 1."
-    assert (
-        messages[0]["content"][1]["image_url"]["url"]
-        == "data:image/png;base64," + base64.b64encode(PNG).decode()
-    )
-    assert messages[1] == {"role": "assistant", "content": "Go(3);"}
+    messages = PromptRenderer(dict(sources)).typed_example_messages()
+    assert messages[0].content[0] == TextPart("An example.\n\nTurn 1.")
+    assert messages[0].content[1] == ImagePart.of(PNG, "image/png") and messages[0].content[1].data == PNG
+    assert messages[1] == Message("assistant", "Go(3);")
 
 
 @pytest.mark.parametrize(
@@ -161,7 +158,7 @@ def test_malformed_examples_are_a_template_error(tmp_path, bad):
 
 def test_sets_without_examples_have_only_the_system_message():
     renderer = PromptRenderer.from_set("aai-arena")
-    assert renderer.example_messages() == [] and len(renderer.prefix_messages(CONTEXT)) == 1
+    assert renderer.typed_example_messages() == [] and len(renderer.typed_prefix_messages(CONTEXT)) == 1
 
 
 @pytest.mark.skipif(not HAVE_BACKEND, reason="arena backend not built yet")
@@ -181,11 +178,11 @@ def test_templates_render_the_real_arena_observation():
         }
         for name in ("aai-arena", "aai-arena-incontext"):
             renderer = PromptRenderer(resolve_templates("aai-arena", None if name == "aai-arena" else name))
-            system = renderer.system_message(context)["content"]
+            system = renderer.typed_system_message(context).content
             assert "Go(35)" in system and "Turn(90)" in system
-            user = renderer.turn_message(obs, context, None, 0)
-            assert isinstance(user["content"], list) and user["content"][1]["type"] == "image_url"
-            assert obs.status_text in user["content"][0]["text"]
+            user = renderer.typed_turn_message(obs, context, None, 0)
+            assert isinstance(user.content, tuple) and isinstance(user.content[1], ImagePart)
+            assert obs.status_text in user.content[0].text
     finally:
         backend.close()
 

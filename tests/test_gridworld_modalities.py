@@ -30,9 +30,8 @@ def test_modality_renders_for_every_catalogued_task(name):
     for entry in CATALOGUE:
         seed = episode_seeds(entry.family, entry.difficulty, "eval", 1)[0]
         obs = setup.observer.observe(setup.backend.reset(entry.name, seed))
-        message = setup.renderer.turn_message(obs, CONTEXT, None, 0)
-        content = message["content"]
-        text = content if isinstance(content, str) else content[0]["text"]
+        content = setup.renderer.typed_turn_message(obs, CONTEXT, None, 0).content
+        text = content if isinstance(content, str) else content[0].text
         assert obs.mission and obs.mission in text, entry.name
         assert "Valid commands:" in text
         assert (obs.ascii is not None) == ("ascii" in m.views) and (obs.language is not None) == (
@@ -50,7 +49,7 @@ def test_modality_renders_for_every_catalogued_task(name):
         expected = (["view"] if m.frame != "none" else []) + (["egocentric"] if m.egocentric else [])
         assert labels == expected, entry.name
         if labels:
-            assert isinstance(content, list) and len(content) == 1 + len(labels)
+            assert isinstance(content, tuple) and len(content) == 1 + len(labels)
         else:
             assert isinstance(content, str)
     setup.backend.close()

@@ -2,6 +2,7 @@
 
 import pytest
 
+from agentkit.messages import ImagePart, TextPart
 from agentkit.observers import EncodedImage, Observation
 from agentkit.prompts import PromptRenderer, TemplateError
 from agentkit.prompts.renderer import resolve_templates, templates_hash
@@ -23,19 +24,23 @@ def _obs(with_image=True) -> Observation:
 
 def test_gridworld_set_renders_system_and_turn_with_image_part():
     r = PromptRenderer.from_set("gridworld")
-    system = r.system_message(CONTEXT)
-    assert system["role"] == "system" and "Go(n): move n cells" in system["content"]
-    user = r.turn_message(_obs(), CONTEXT, feedback="unknown command Jump", turn=0)
-    assert user["role"] == "user"
-    text, image = user["content"]
-    assert "go to the red ball" in text["text"] and "unknown command Jump" in text["text"]
-    assert image["image_url"]["url"].startswith("data:image/png;base64,")
+    system = r.typed_system_message(CONTEXT)
+    assert system.role == "system" and "Go(n): move n cells" in system.content
+    user = r.typed_turn_message(_obs(), CONTEXT, feedback="unknown command Jump", turn=0)
+    assert user.role == "user"
+    text, image = user.content
+    assert (
+        isinstance(text, TextPart)
+        and "go to the red ball" in text.text
+        and "unknown command Jump" in text.text
+    )
+    assert isinstance(image, ImagePart) and image.media_type == "image/png"
 
 
 def test_text_only_renderer_sends_a_plain_string():
     r = PromptRenderer.from_set("gridworld", include_images=False)
-    user = r.turn_message(_obs(), CONTEXT, feedback=None, turn=1)
-    assert isinstance(user["content"], str) and "Turn 2" in user["content"]
+    user = r.typed_turn_message(_obs(), CONTEXT, feedback=None, turn=1)
+    assert isinstance(user.content, str) and "Turn 2" in user.content
 
 
 def test_user_folder_overrides_one_template_and_changes_the_hash(tmp_path):
@@ -45,14 +50,14 @@ def test_user_folder_overrides_one_template_and_changes_the_hash(tmp_path):
     assert mine["system.j2"] == base["system.j2"] and mine["turn.j2"] == "Seen: {{ obs.ascii }}"
     assert templates_hash(mine) != templates_hash(base)
     r = PromptRenderer(mine, include_images=False)
-    assert r.turn_message(_obs(False), CONTEXT, None, 0)["content"] == "Seen: #.>"
+    assert r.typed_turn_message(_obs(False), CONTEXT, None, 0).content == "Seen: #.>"
 
 
 def test_undefined_variable_is_an_error_naming_the_template(tmp_path):
     (tmp_path / "turn.j2").write_text("{{ obs.no_such_view }}")
     r = PromptRenderer(resolve_templates("gridworld", tmp_path))
     with pytest.raises(TemplateError, match="turn.j2"):
-        r.turn_message(_obs(), CONTEXT, None, 0)
+        r.typed_turn_message(_obs(), CONTEXT, None, 0)
 
 
 def test_syntax_error_names_template_and_line(tmp_path):
@@ -65,7 +70,7 @@ def test_sandbox_refuses_unsafe_attribute_access(tmp_path):
     (tmp_path / "turn.j2").write_text("{{ obs.__class__.__mro__ }}")
     r = PromptRenderer(resolve_templates("gridworld", tmp_path))
     with pytest.raises(TemplateError):
-        r.turn_message(_obs(), CONTEXT, None, 0)
+        r.typed_turn_message(_obs(), CONTEXT, None, 0)
 
 
 def test_missing_template_folder_is_a_clear_error(tmp_path):

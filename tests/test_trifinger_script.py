@@ -91,12 +91,12 @@ def test_templates_render_the_vocabulary_and_the_state(backend):
         **backend.prompt_context(),
         "camera_names": ["camera60", "camera180", "camera300"],
     }
-    system = renderer.system_message(context)["content"]
+    system = renderer.typed_system_message(context).content
     assert "grasp(block)" in system and "camera60, camera180, camera300" in system
     from agentkit.observers.observer import Observer, ObserverConfig
 
     obs = Observer(ObserverConfig(views=("language",))).observe(raw)
-    turn = renderer.turn_message(obs, {"max_scripts": 5}, "rotate(): no block is grasped", 0)["content"]
+    turn = renderer.typed_turn_message(obs, {"max_scripts": 5}, "rotate(): no block is grasped", 0).content
     assert "Obstacle 0: fixed box" in turn and "no block is grasped" in turn and "Block 0: red cube" in turn
 
 

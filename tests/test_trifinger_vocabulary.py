@@ -47,7 +47,7 @@ def test_the_prompt_states_the_reachable_workspace(backend):
         "has_images": False,
         **backend.prompt_context(),
     }
-    system = PromptRenderer.from_set("trifinger").system_message(context)["content"]
+    system = PromptRenderer.from_set("trifinger").typed_system_message(context).content
     assert WORKSPACE.describe() in system
     assert f"{WORKSPACE.radii[1]:.3f} m at z = 0.0325" in system
 
