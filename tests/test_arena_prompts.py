@@ -1,7 +1,7 @@
 """The arena's prompt templates: what they tell the model, and the in-context worked example.
 
 The in-context set (``aai-arena-incontext``) carries an ``examples.json`` whose frames are PNG
-files beside it; the renderer inlines them, and ``prefix_messages`` puts the example after the
+files beside it; the renderer inlines them, and ``typed_prefix_messages`` puts the example after the
 system message as user/assistant turns with image parts (typed: ``agentkit.messages``).
 """
 
