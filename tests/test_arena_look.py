@@ -173,3 +173,39 @@ def test_inside_a_hot_zone_the_view_is_veiled_orange(arena):
     inside = b._camera.render_view((20.0, 0.5, 17.5), 0.0, 0.0).reshape(-1, 3).mean(axis=0)
     outside = b._camera.render_view((20.0, 0.5, 10.0), 180.0, 0.0).reshape(-1, 3).mean(axis=0)
     assert inside[0] - inside[2] > outside[0] - outside[2] + 40  # far warmer: red well above blue
+
+
+@pytest.mark.parametrize(
+    ("task", "covered"),
+    [
+        ("06-09-01", True),  # walls for floor and ceiling: the items hide the whole room
+        ("01-01-01", False),  # the open arena: floor, fence and sky show
+    ],
+)
+def test_the_room_behind_the_items_is_skipped_without_changing_a_pixel(task, covered):
+    """The camera lets the room skip the floor it will paint items over (bench/arena_speed.py's worst
+    frame was 06-09-01's); the frame must be the one the room drawn in full gives."""
+    backend = ArenaBackend(render_size=N, frames=True)
+    try:
+        backend.reset(task, seed=0)
+        camera, room = backend._camera, backend._camera._room
+        eye, heading = backend._world.eye()
+        full_draw = room.draw
+        covers = []
+
+        def draw_in_full(*args, cover=None, **kwargs):
+            covers.append(cover)
+            return full_draw(*args, **kwargs)
+
+        for turn in (0, 90, 180, 270):
+            skipped = camera.render(eye, heading + turn)
+            room.draw = draw_in_full
+            try:
+                whole = camera.render(eye, heading + turn)
+            finally:
+                del room.draw
+            assert np.array_equal(skipped, whole), turn
+        assert all(c is not None for c in covers)  # the camera does hand the items' depth over
+        assert all(bool(np.isfinite(c).all()) == covered for c in covers)
+    finally:
+        backend.close()

@@ -149,14 +149,18 @@ class Camera:
         view = p.computeViewMatrix(_to_bullet(eye_a), _to_bullet(eye_a + forward), _to_bullet(up))
         rays_m = _rays(m, forward, right, up, pitch_deg == 0.0, fov_deg)
         items, item_depth = self._shading.draw(self.client, view, projection, m, eye_a, rays_m)
-        rays_n = _rays(n, forward, right, up, pitch_deg == 0.0, fov_deg)
-        pixel = 2.0 * math.tan(math.radians(fov_deg) / 2) / n
-        frame, depth = self._room.draw(
-            tuple(eye_a), *rays_n, pixel, self._shadow_grid(None if agent is None else np.asarray(agent))
-        )
         if k > 1:  # each item pixel covers k x k frame pixels
             items = items.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
             item_depth = item_depth.repeat(k, axis=0).repeat(k, axis=1)[:n, :n]
+        rays_n = _rays(n, forward, right, up, pitch_deg == 0.0, fov_deg)
+        pixel = 2.0 * math.tan(math.radians(fov_deg) / 2) / n
+        frame, depth = self._room.draw(
+            tuple(eye_a),
+            *rays_n,
+            pixel,
+            self._shadow_grid(None if agent is None else np.asarray(agent)),
+            cover=item_depth,
+        )
         nearer = item_depth < depth
         np.copyto(frame, items, where=nearer)
         np.copyto(depth, item_depth, where=nearer)

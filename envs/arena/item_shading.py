@@ -155,10 +155,15 @@ class ItemShading:
         rows, cols = np.nonzero(seg >= 0)
         if rows.size == 0:
             return out, z
-        ids = seg[rows, cols] + 1
+        full = rows.size == seg.size  # items everywhere: flat views instead of gathers
+
+        def at(a: np.ndarray) -> np.ndarray:
+            return a.reshape(-1) if full else a[rows, cols]
+
+        ids = at(seg) + 1
         ids[ids >= len(self._kind)] = 0  # bodies made after set_items: plain
         albedo = self._albedo[ids]
-        light = look.AMBIENT + look.LIGHT * ndl[rows, cols][:, None]
+        light = look.AMBIENT + look.LIGHT * at(ndl)[:, None]
         colour = albedo * light
         kinds = self._texture[ids]
         textured = kinds != NO_TEXTURE
@@ -167,20 +172,25 @@ class ItemShading:
                 self._read_pose(body)
             self._rotation32 = self._rotation.astype(np.float32)
             self._origin32 = self._origin.astype(np.float32)
-            colour[textured] = self._textured(
-                colour[textured],
-                light[textured],
-                kinds[textured],
-                ids[textured],
-                z[rows[textured], cols[textured]],
-                rows[textured],
-                cols[textured],
-                eye,
-                rays,
-                m,
-            )
+            if textured.all():  # e.g. an arena floored with a wall: no copies of every array
+                colour = self._textured(colour, light, kinds, ids, at(z), rows, cols, eye, rays, m)
+            else:
+                colour[textured] = self._textured(
+                    colour[textured],
+                    light[textured],
+                    kinds[textured],
+                    ids[textured],
+                    z[rows[textured], cols[textured]],
+                    rows[textured],
+                    cols[textured],
+                    eye,
+                    rays,
+                    m,
+                )
         glow = self._kind[ids] == GLOW
         colour[glow] = albedo[glow]
+        if full:
+            return textures.pack(colour).reshape(m, m), z
         out[rows, cols] = textures.pack(colour)
         return out, z
 

@@ -103,12 +103,17 @@ class Room:
         dz: np.ndarray,
         pixel: float,
         shadow_grid: np.ndarray,
+        cover: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Packed RGBA (n, n) uint32 and view distance (n, n) float32 (inf for sky) of the room.
 
         ``eye`` is in arena axes, inside the fence; ``dx, dy, dz`` (float32) are the rays (forward
         component 1, so a ray's parameter is the view distance), broadcastable to (n, n); ``pixel``
         is one pixel's angle in radians at the centre; ``shadow_grid`` is the floor's lit fraction.
+        ``cover`` (n, n), optional: the view distance of what the caller will draw over the room
+        (the items); floor pixels behind it are not painted (their colour is left undefined, their
+        depth is still the floor's). Why: the floor's texture and shadows are the room's costliest
+        part, and an arena floored with walls (Testbed 06-09) hides all of it.
         """
         ex, ey, ez = eye
         shape = np.broadcast_shapes(np.shape(dx), np.shape(dy), np.shape(dz))
@@ -163,6 +168,8 @@ class Room:
         beyond = depth > look.FAR
         depth[beyond] = np.inf
         label[beyond] = SKY
+        if cover is not None and bool((cover < depth).all()):  # the items hide the whole room
+            return np.zeros(shape, dtype=np.uint32), depth
 
         # Colours: one palette gather for sky and fence (sky by elevation, fence surfaces per ray of the
         # t arrays, i.e. per column for the level camera), then the textured floor over it.
@@ -174,7 +181,8 @@ class Room:
         for k, kind in enumerate((PANEL, RAIL, POST)):
             np.copyto(index, rays + np.int32(len(self._sky) + k * t2.size), where=label == kind)
         frame = np.take(np.concatenate([self._sky, fence]), index)
-        self._paint_floor(frame, floor, ex, ez, t_floor, dx, dy, dz, norm, pixel, shadow_grid)
+        shown = floor if cover is None else floor & ~(cover < t_floor)  # the camera keeps the items there
+        self._paint_floor(frame, shown, ex, ez, t_floor, dx, dy, dz, norm, pixel, shadow_grid)
         return frame, depth
 
     def _fence_colours(self, t2, side2, s2, side1, side0, post_side, dx, dz, pixel) -> np.ndarray:
