@@ -135,6 +135,7 @@ def warm_up(model: Any) -> None:
             twin.checks_prompt_size = False  # the fixed answer's token count is not the prompt's
             if in_process:
                 twin._checked_client = _openai_twin_client(WARM_UP_TIMEOUT_S)
+                twin.direct.use_transport(_AnsweringTransport())  # its direct route (direct_chat) too
             twin.complete(_PROMPT)
         except Exception as exc:  # a warm-up only saves time; the real call reports errors
             logger.debug("%s: client warm-up did not complete (%s)", model.name, type(exc).__name__)

@@ -42,6 +42,7 @@ from tenacity import (
 from agentkit.log_streams import import_litellm
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.base import ModelError, PromptMessage
+from agentkit.models.direct_chat import DirectRoute
 from agentkit.models.fold_system import fold_system_message
 from agentkit.models.openai_messages import to_openai
 from agentkit.models.plain_openai_client import async_plain_messages, plain_messages
@@ -208,6 +209,8 @@ class LiteLLMModel:
         self._cache_markers = prompt_cache and takes_cache_markers(model)
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
+        # OpenAI-compatible servers at an api_base: the request built and posted by us (direct_chat)
+        self.direct = DirectRoute(model, api_base, api_key, timeout_s)
 
     takes_typed_messages = True  # made into OpenAI dicts (data URLs) here, and nowhere before
 
@@ -259,7 +262,8 @@ class LiteLLMModel:
         to finish or time out on its own; it is a daemon and holds nothing of the caller's)."""
         outcome: dict[str, Any] = {}
         done = threading.Event()
-        if usage_guard.wants_checked_client(self.model, self.api_base):
+        body = self.direct.body(request)
+        if body is None and usage_guard.wants_checked_client(self.model, self.api_base):
             if self._checked_client is None:
                 self._checked_client = plain_messages(
                     usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
@@ -268,7 +272,10 @@ class LiteLLMModel:
 
         def call() -> None:
             try:
-                outcome["response"] = litellm.completion(**request)
+                if body is not None:
+                    outcome["response"] = self.direct.complete(body)
+                else:
+                    outcome["response"] = litellm.completion(**request)
             except BaseException as exc:  # handed to the waiting caller
                 outcome["error"] = exc
             finally:
@@ -282,6 +289,12 @@ class LiteLLMModel:
         return outcome["response"]
 
     async def _acompletion_within_deadline(self, request: dict[str, Any]) -> Any:
+        body = self.direct.body(request)
+        if body is not None:
+            try:
+                return await asyncio.wait_for(self.direct.acomplete(body), timeout=self.timeout_s)
+            except asyncio.TimeoutError:
+                raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s") from None
         client = None
         if usage_guard.wants_checked_client(self.model, self.api_base):
             # One per call: an async client belongs to the event loop it was made in.

@@ -1,0 +1,239 @@
+"""The direct route (agentkit.models.direct_chat, chat_body): an OpenAI-compatible server at an
+api_base gets from us the request litellm would have sent, and we make of its answers and errors
+what litellm would have made. Every check runs the same call both ways against a real server on
+127.0.0.1 (``model.direct.enabled = False`` is litellm's route) and compares."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import litellm
+import pytest
+from openai._utils._json import openapi_dumps
+
+from agentkit.models import chat_body
+from agentkit.models.base import ModelError
+from agentkit.models.direct_chat import direct_fields, takes_direct
+from agentkit.models.litellm_model import LiteLLMModel
+from agentkit.testing.fake_openai import FakeOpenAIServer
+
+KEY = "sk-test-direct-000000000000"
+pytestmark = [
+    pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1"]),
+    pytest.mark.filterwarnings("ignore:.*ReadOnly.*qualifier:UserWarning"),
+]
+FRAME = "data:image/jpeg;base64," + "AbCd" * 1500  # longer than chat_body.LONG_CHARS
+OTHER_FRAME = "data:image/jpeg;base64," + "WxYz" * 1500
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "go",
+            "description": "walk forward",
+            "parameters": {"type": "object", "properties": {"steps": {"type": "integer"}}},
+        },
+    }
+]
+
+
+def _user(text: str, *urls: str) -> dict[str, Any]:
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": text}]
+        + [{"type": "image_url", "image_url": {"url": u}} for u in urls],
+    }
+
+
+HISTORY = [
+    {"role": "system", "content": 'rules \u00e9 "quoted" \\ and a tab\t' + "x" * 3000},
+    _user("turn 1", FRAME),
+    {"role": "assistant", "content": "Go(1);"},
+    _user("turn 2 \u2603", FRAME, OTHER_FRAME),
+]
+TOOL_HISTORY = [
+    {"role": "system", "content": "act with tools"},
+    _user("turn 1", FRAME),
+    {
+        "role": "assistant",
+        "content": None,  # litellm leaves a None field out; so must we
+        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "go", "arguments": "{}"}}],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "done"},
+    _user("turn 2", FRAME),
+]
+
+
+def _answer(body: dict[str, Any]) -> Any:
+    if body.get("tools"):
+        return {"content": "thinking", "tool_calls": [{"name": "go", "arguments": '{"steps": 2}'}]}
+    return f"Go({len(body['messages'])});"
+
+
+def _both_ways(
+    messages: list[dict[str, Any]], model_id: str = "openai/fake-model", **kwargs: Any
+) -> list[tuple[Any, dict[str, Any], str]]:
+    """(reply, request body received, path) for the direct route, then for litellm's."""
+    results = []
+    for direct in (True, False):
+        with FakeOpenAIServer(_answer, api_key=KEY) as server:
+            model = LiteLLMModel(model_id, api_base=server.base_url, api_key=KEY, **kwargs)
+            model.direct.enabled = direct
+            reply = model.complete(messages)
+            results.append((reply, server.requests[-1], server.targets[-1]))
+    return results
+
+
+def _same_reply(a: Any, b: Any) -> None:
+    assert (a.text, a.usage, a.call) == (b.text, b.usage, b.call)
+    assert getattr(a, "tool_calls", None) == getattr(b, "tool_calls", None)
+    assert {k: v for k, v in a.raw.items() if k != "id"} == {k: v for k, v in b.raw.items() if k != "id"}
+
+
+@pytest.mark.parametrize(
+    "messages, kwargs",
+    [
+        (HISTORY, {}),
+        (
+            HISTORY,
+            {"stop": ["END"], "max_tokens": 77, "temperature": 0.3, "extra": {"seed": 3, "top_p": 0.5}},
+        ),
+        (TOOL_HISTORY, {"extra": {"tools": TOOLS, "tool_choice": "auto", "_skip_mcp_handler": True}}),
+        (HISTORY, {"model_id": "openai/gpt-4o-mini"}),
+    ],
+    ids=["frames", "parameters", "tool-calls", "priced"],
+)
+def test_the_direct_route_sends_and_reads_what_litellm_does(messages, kwargs, monkeypatch) -> None:
+    sent_by_litellm: list[int] = []
+    real_completion = litellm.completion
+    monkeypatch.setattr(
+        litellm, "completion", lambda **kw: sent_by_litellm.append(1) or real_completion(**kw)
+    )
+    results = _both_ways(messages, **kwargs)
+    (ours, our_body, our_path), (theirs, their_body, their_path) = results
+    assert sent_by_litellm == [1]  # litellm sent only its own route's request
+    assert our_body == their_body and our_path == their_path
+    _same_reply(ours, theirs)
+    if "model_id" in kwargs:  # priced from litellm's map, as litellm prices it
+        assert ours.usage.cost_usd > 0 and ours.raw["priced"] is True
+    if "tools" in kwargs.get("extra", {}):  # passed through, and the answer's calls read back
+        assert our_body["tools"] == TOOLS and our_body["tool_choice"] == "auto"
+        assert ours.raw["finish_reason"] == "tool_calls"
+
+
+def test_the_async_route_answers_as_the_sync_one() -> None:
+    with FakeOpenAIServer(_answer, api_key=KEY) as server:
+        model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY)
+        sync_reply = model.complete(HISTORY)
+        async_reply = asyncio.run(model.acomplete(HISTORY))
+        assert server.requests[-1] == server.requests[-2]
+    _same_reply(sync_reply, async_reply)
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 422, 429, 500, 503])
+def test_errors_are_litellms_classes_and_words(status: int) -> None:
+    errors = []
+    for direct in (True, False):
+        with FakeOpenAIServer(api_key=KEY) as server:
+            model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY, max_retries=0)
+            model.direct.enabled = direct
+            server.fail_next(status)
+            with pytest.raises(ModelError) as err:
+                model.complete(HISTORY)
+            errors.append((str(err.value), err.value.transient, type(err.value.__cause__).__name__))
+    assert errors[0] == errors[1]
+    assert f" {status}" in errors[0][0]
+
+
+def test_a_refused_connection_and_a_timeout_are_worded_as_before() -> None:
+    with FakeOpenAIServer() as gone:
+        dead = gone.base_url  # nothing listens there once the server stopped
+    with FakeOpenAIServer(api_key=KEY, latency_s=1.0) as slow:
+        for base_url, timeout_s in ((dead, 5.0), (slow.base_url, 0.2)):
+            errors = []
+            for direct in (True, False):
+                model = LiteLLMModel(
+                    "openai/fake-model", api_base=base_url, api_key=KEY, max_retries=0, timeout_s=timeout_s
+                )
+                model.direct.enabled = direct
+                with pytest.raises(ModelError) as err:
+                    model.complete(HISTORY)
+                errors.append((str(err.value), err.value.transient))
+            assert errors[0] == errors[1]
+
+
+def test_the_body_is_the_sdks_bytes() -> None:
+    request = {
+        "model": "openai/fake-model",
+        "messages": HISTORY + [{"role": "user", "content": "\x00 nul, and the marker's form \x00abc:1"}],
+        "temperature": 0.0,
+        "max_tokens": 5,
+        "stop": ["END"],
+        "timeout": 30,
+        "max_retries": 0,
+    }
+    fields = direct_fields(request)
+    assert fields is not None
+    assert list(fields) == ["messages", "model", "max_tokens", "stop", "temperature"]  # the SDK's order
+    assert chat_body.encode_body(fields) == openapi_dumps(fields)
+
+
+def test_a_lone_surrogate_takes_litellms_route() -> None:
+    """The SDK cannot encode it either: litellm reports it as before rather than we send bad UTF-8."""
+    for text in ("a lone surrogate \ud800", "\udfff" * chat_body.LONG_CHARS):
+        fields = direct_fields({"model": "openai/m", "messages": [{"role": "user", "content": text}]})
+        assert fields is not None and chat_body.encode_body(fields) is None
+
+
+def test_a_frame_is_encoded_once_not_once_per_turn(monkeypatch) -> None:
+    encoded: list[str] = []  # the long strings JSON-encoded on their own
+    real_dumps = chat_body.dumps
+    monkeypatch.setattr(
+        chat_body, "dumps", lambda v: (isinstance(v, str) and encoded.append(v)) or real_dumps(v)
+    )
+    monkeypatch.setattr(chat_body, "_fragments", {})
+    history: list[dict[str, Any]] = [{"role": "system", "content": "rules"}]
+    for turn in range(5):
+        history = history + [_user(f"turn {turn}", f"data:image/jpeg;base64,{turn:04d}" + "Q" * 4000)]
+        body = chat_body.encode_body({"messages": history, "model": "m"})
+        assert json.loads(body or b"")["messages"] == history
+    frames = [m["content"][1]["image_url"]["url"] for m in history[1:]]
+    assert encoded == frames  # each once, though 15 frames were sent over the 5 turns
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"response_format": {"type": "json_object"}},  # litellm validates and maps it
+        {"reasoning_effort": "low"},  # litellm maps it per model
+        {
+            "messages": [
+                _user("x")
+                | {"content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}]}
+            ]
+        },
+        {"messages": [{"role": "user", "content": [{"type": "file", "file": {"file_id": "f"}}]}]},
+        {
+            "messages": [
+                {
+                    "role": "tool",
+                    "tool_call_id": "c",
+                    "content": [{"type": "image_url", "image_url": {"url": FRAME}}],
+                }
+            ]
+        },
+    ],
+    ids=["response-format", "reasoning-effort", "cache-markers", "file", "image-in-tool-result"],
+)
+def test_requests_litellm_must_transform_take_litellms_route(request_: dict[str, Any], monkeypatch) -> None:
+    request = {"model": "openai/fake-model", "messages": HISTORY, "temperature": 0.0, **request_}
+    fields = direct_fields(request)
+    assert fields is None or chat_body.encode_body(fields) is None
+
+
+def test_only_openai_compatible_servers_named_by_url_are_called_directly() -> None:
+    assert takes_direct("openai/local", "http://127.0.0.1:8000/v1")
+    assert not takes_direct("openai/gpt-4o-mini", None)  # OpenAI itself: litellm's route
+    assert not takes_direct("anthropic/claude-3-5-haiku-latest", "http://127.0.0.1:8000")
+    assert not takes_direct("openai/local", "http://127.0.0.1:8000/v1?key=x")  # a query litellm carries
