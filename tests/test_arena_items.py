@@ -359,3 +359,75 @@ def test_the_docs_example_files_play(backend):
             if backend.step([1, 0]).done:
                 break
         assert np.isfinite(backend.observe().total_reward)
+
+
+# The names Animal-AI's own object definitions list, typed here from the docs (repository
+# Kinds-of-Intelligence-CFI/animal-ai), not read from our catalogue, so a name the catalogue lacks fails:
+# docs/definitionsOfObjects.md at tag v3.1.3 (1ab5911, 30 Sep 2023), with each documented size range
+# (min, max; spheres use x only); ...
+DOCS_V313 = {
+    "Wall": ((0.1, 0.1, 0.1), (40, 10, 40)),
+    "WallTransparent": ((0.1, 0.1, 0.1), (40, 10, 40)),
+    "Ramp": ((0.5, 0.1, 0.5), (40, 10, 40)),
+    "CylinderTunnel": ((2.5, 2.5, 2.5), (10, 10, 10)),
+    "CylinderTunnelTransparent": ((2.5, 2.5, 2.5), (10, 10, 10)),
+    "Cardbox1": ((0.5, 0.5, 0.5), (10, 10, 10)),
+    "Cardbox2": ((0.5, 0.5, 0.5), (10, 10, 10)),
+    "UObject": ((1, 0.3, 3), (5, 2, 20)),
+    "LObject": ((1, 0.3, 3), (5, 2, 20)),
+    "LObject2": ((1, 0.3, 3), (5, 2, 20)),
+    "GoodGoal": ((0.5,) * 3, (5,) * 3),
+    "GoodGoalBounce": ((0.5,) * 3, (5,) * 3),
+    "BadGoal": ((0.5,) * 3, (5,) * 3),
+    "BadGoalBounce": ((0.5,) * 3, (5,) * 3),
+    "GoodGoalMulti": ((0.5,) * 3, (5,) * 3),
+    "GoodGoalMultiBounce": ((0.5,) * 3, (5,) * 3),
+    "DeathZone": ((1, 0.5, 1), (40, 10, 40)),
+    "HotZone": ((1, 0.5, 1), (40, 10, 40)),
+    "DecayGoal": None,  # sized by its reward (test_decay_goal_...)
+    "AntiDecayGoal": None,
+    "GrowGoal": None,
+    "ShrinkGoal": None,
+    "SpawnerTree": None,  # fixed size
+    "SpawnerDispenser": None,
+    "SpawnerContainer": None,
+    "SignPosterboard": None,
+}
+# ... the same file at tag v3.1.4 (b6d66cc, 13 Dec 2023) adds Pillar-Button; docs/Arena-Object-Definitions.md
+# of 22 Jan 2024 (e335749, "in line with the paper") adds the later spellings and v4 names.
+DOCS_LATER = [
+    "Pillar-Button",
+    "CardBox1",
+    "CardBox2",
+    "LightBlock",
+    "HeavyBlock",
+    "UBlock",
+    "LBlock",
+    "JBlock",
+    "RipenGoal",
+    "SignBoard",
+    "SpawnerButton",
+    "SpawnerDispenserShort",
+    "SpawnerDispenserTall",
+]
+# A request below each minimum across, above each maximum up: Prefab.SetSize clamps it into the range.
+_UNDER_OVER = (0.05, 50.0, 0.05)
+
+
+@pytest.mark.parametrize("name", [*DOCS_V313, *DOCS_LATER])
+def test_every_name_in_animal_ai_s_object_definitions_loads_and_plays(backend, tmp_path, name):
+    size_range = DOCS_V313.get(name)
+    task = arena_file(tmp_path, agent(5, 5, 0) + item(name, 20, 20, size=_UNDER_OVER if size_range else None))
+    obs = backend.reset(task, seed=0)
+    built = [e for e in obs.privileged["items"] if e["name"] not in ("Agent",)]
+    assert built, f"{name} was not built"
+    if size_range is not None:
+        (entry,) = built
+        low, high = size_range
+        expected = [0.999 * low[0], 0.999 * high[1], 0.999 * low[2]]
+        if entry["kind"] == "goal":  # a sphere of the x size
+            expected = [0.999 * low[0]] * 3
+        across = [0, 2] if entry["kind"] == "zone" else [0, 1, 2]  # a zone reports its reach, not its y
+        assert [entry["size"][i] for i in across] == pytest.approx([expected[i] for i in across], abs=1e-3)
+    wait(backend, 0.6, (1, 0))
+    assert backend.privileged_state()["agent"]["position"][2] > 5.5
