@@ -68,7 +68,10 @@ def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
     recorded_turns = store.get_turns(episode_id, with_messages=False)
     config = RunConfig.from_stored(run.config)
     answers = [t.answer for t in recorded_turns]
-    setup = make_setup(config, templates=run.templates, model_factory=lambda backend: ReplayModel(answers))
+    calls = [t.tool_calls for t in recorded_turns]  # an answer of tool calls replays its very calls
+    setup = make_setup(
+        config, templates=run.templates, model_factory=lambda backend: ReplayModel(answers, tool_calls=calls)
+    )
     sink = _Collect()
     try:
         use_stored_source(store, episode_id, episode.task, setup.backend)
@@ -78,7 +81,7 @@ def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
 
     mismatches: list[str] = []
     for rec, rep in zip(recorded_turns, sink.turns):
-        for name in ("script", "parse_error", "compile_error", "actions", "reward", "done"):
+        for name in ("script", "parse_error", "compile_error", "actions", "reward", "done", "tool_calls"):
             want, got = getattr(rec, name), getattr(rep, name)
             if want != got:
                 mismatches.append(f"turn {rec.index}: {name} recorded {want!r}, replayed {got!r}")
@@ -127,11 +130,17 @@ class HandOverModel:
     the recorded answers does without calling any model.
     """
 
-    def __init__(self, recorded: list[str], live: Any) -> None:
-        self._replay = ReplayModel(recorded)
+    def __init__(
+        self,
+        recorded: list[str],
+        live: Any,
+        tool_calls: list[list[dict[str, str]] | None] | None = None,
+        action_format: str = "text",
+    ) -> None:
+        self._replay = ReplayModel(recorded, tool_calls=tool_calls)
         self.live = live
-        self._replayed = ModelParticipant(self._replay)
-        self._live = as_participant(live)
+        self._replayed = ModelParticipant(self._replay, action_format)
+        self._live = as_participant(live, action_format)
         self.name = getattr(live, "name", "live")
 
     @property
@@ -230,6 +239,7 @@ def continue_live(
         changes["api_base"] = url_to_resume(source.api_base, None)
     config = source.model_copy(update=changes)
     answers = [t.answer for t in recorded[:live_from]]
+    calls = [t.tool_calls for t in recorded[:live_from]]
 
     def build(backend: Any) -> HandOverModel:
         live = (
@@ -237,7 +247,7 @@ def continue_live(
             if model_factory
             else wrap_model(make_model(config, backend, api_key), config, store)
         )
-        return HandOverModel(answers, live)
+        return HandOverModel(answers, live, calls, config.action_format)
 
     setup = make_setup(config, templates=run.templates, model_factory=build)
     use_stored_source(store, episode_id, episode.task, setup.backend)

@@ -94,7 +94,7 @@ class Worker:
             setup = make_setup(
                 self.ctx.config, templates=self.ctx.templates, api_key=self.ctx.api_key, cache=self.store
             )
-            setup.model = _BudgetedPlayer(as_participant(setup.model), self.budget)
+            setup.model = _BudgetedPlayer(as_participant(setup.model, setup.action_format), self.budget)
             self.setup = setup
         return self.setup
 

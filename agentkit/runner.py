@@ -47,7 +47,7 @@ from agentkit.run_worker import (
     process_worker,
     thread_worker,
 )
-from agentkit.setup_episode import make_backend
+from agentkit.setup_episode import check_tool_templates, make_backend
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.run_lease import LeaseKeeper
 from agentkit.worker_guard import guarded_init, initializer_args
@@ -132,6 +132,8 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
             backend.reference_policy()  # raises ValueError where there is no reference agent
         control = make_control(config.control, config.observe, config.observe_max_images, backend)
         control.check_templates(sources)
+        if config.action_format == "tools":
+            check_tool_templates(sources)
         for task in dict.fromkeys(task for task, _, _ in config.episode_plan()):
             backend.check_task(task)
         return sources

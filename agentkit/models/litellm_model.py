@@ -23,6 +23,7 @@ from error messages.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import threading
@@ -40,6 +41,7 @@ from tenacity import (
 )
 
 from agentkit.log_streams import import_litellm
+from agentkit.messages import ToolCall
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.base import ModelError, PromptMessage
 from agentkit.models.direct_chat import DirectRoute
@@ -183,6 +185,7 @@ class LiteLLMModel:
         fold_system: bool = False,
         prompt_cache: bool = True,
         warm_up: bool = True,
+        tools: list[dict[str, Any]] | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -207,6 +210,9 @@ class LiteLLMModel:
         # The warm-up's fixed answer reports 1 input token; its twin must not warn of a dropped prompt.
         self.checks_prompt_size = True
         self._cache_markers = prompt_cache and takes_cache_markers(model)
+        # --action-format tools: the vocabulary as tool schemas (agentkit.actions.tool_schema), sent
+        # with every request; the answer's tool calls come back typed in ModelReply.tool_calls.
+        self.tools = list(tools) if tools else None
         self._unpriced_logged = False
         self._checked_client: Any = None  # usage_guard's client for an OpenAI-compatible server, made once
         # OpenAI-compatible servers at an api_base: the request built and posted by us (direct_chat)
@@ -345,6 +351,10 @@ class LiteLLMModel:
         }
         if self.stop:
             kwargs["stop"] = self.stop
+        if self.tools:
+            kwargs["tools"] = self.tools
+            kwargs["tool_choice"] = "auto"
+            kwargs["_skip_mcp_handler"] = True  # litellm would otherwise look for MCP tools among them
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._api_key:
@@ -403,6 +413,7 @@ class LiteLLMModel:
                 input_tokens if known else None,
                 output_tokens if known else None,
             ),
+            tool_calls=_tool_calls(message),
         )
 
     def _call(
@@ -451,6 +462,21 @@ class LiteLLMModel:
                 logger.info("%s: no price known (%s); counting cost as 0.0", self.name, type(exc).__name__)
                 self._unpriced_logged = True
             return 0.0, False
+
+
+def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
+    """The answer's function calls, typed (none for an answer of text)."""
+    calls = []
+    for call in getattr(message, "tool_calls", None) or ():
+        function = getattr(call, "function", None)
+        name = getattr(function, "name", None)
+        if name is None:
+            continue
+        arguments = getattr(function, "arguments", None)
+        if not isinstance(arguments, str):  # a provider that sends an object: kept as its JSON text
+            arguments = "{}" if arguments is None else json.dumps(arguments)
+        calls.append(ToolCall(str(name), arguments, str(getattr(call, "id", "") or "")))
+    return tuple(calls)
 
 
 def _token_count(value: Any) -> int | None:
