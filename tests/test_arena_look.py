@@ -105,6 +105,9 @@ def test_a_translucent_pane_shows_the_goal_behind_it_blended(arena):
     expected = look.GLASS_ALPHA * pane + (1 - look.GLASS_ALPHA) * bare
     assert np.abs(seen - expected).max() <= 3
     assert seen[1] > seen[0] + 10  # still greenish: the goal shows through
+    # Beside the pane (it spans about the middle 56% of the width) nothing is blended.
+    assert np.array_equal(goal_only.frame()[:, :60], behind.frame()[:, :60])
+    assert not np.array_equal(goal_only.frame()[:, 200:300], behind.frame()[:, 200:300])
 
 
 def test_tunnels_are_half_tubes_curved_in_shape_collision_and_picture(arena):
