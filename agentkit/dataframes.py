@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from agentkit.transcripts.store import TranscriptStore
+from agentkit.transcripts.reader import TranscriptReader
 from agentkit.transcripts.tables import EPISODE_COLUMNS, TURN_COLUMNS, run_tables, to_frame
 
 
@@ -23,24 +23,25 @@ class RunFrames(NamedTuple):
     turns: Any
 
 
-def load_runs(db: str | TranscriptStore, run_ids: str | Iterable[str] | None = None) -> RunFrames:
+def load_runs(db: str | TranscriptReader, run_ids: str | Iterable[str] | None = None) -> RunFrames:
     """The episodes and turns of ``run_ids`` (default: every run in the database) as DataFrames.
 
-    ``db`` is a SQLAlchemy URL, a path to a SQLite file, or an open ``TranscriptStore``. An unknown
-    run id raises ``KeyError`` naming it.
+    ``db`` is a SQLAlchemy URL, a path to a SQLite file, or an open ``TranscriptReader`` (a
+    ``TranscriptStore`` is one). A URL or path is opened read-only: loading never writes to the
+    database, not even to create its tables. An unknown run id raises ``KeyError`` naming it.
     """
-    store, owned = _store(db)
+    reader, owned = _reader(db)
     try:
-        ids = [r.id for r in store.list_runs()] if run_ids is None else run_ids
-        episodes, turns = run_tables(store, ids)
+        ids = [r.id for r in reader.list_runs()] if run_ids is None else run_ids
+        episodes, turns = run_tables(reader, ids)
     finally:
         if owned:
-            store.close()
+            reader.engine.dispose()
     return RunFrames(to_frame(episodes, EPISODE_COLUMNS), to_frame(turns, TURN_COLUMNS))
 
 
-def _store(db: str | TranscriptStore) -> tuple[TranscriptStore, bool]:
-    if isinstance(db, TranscriptStore):
+def _reader(db: str | TranscriptReader) -> tuple[TranscriptReader, bool]:
+    if isinstance(db, TranscriptReader):
         return db, False
     url = db if "://" in db else f"sqlite:///{db}"
     if url.startswith("sqlite:///"):
@@ -48,4 +49,6 @@ def _store(db: str | TranscriptStore) -> tuple[TranscriptStore, bool]:
 
         if not Path(url.removeprefix("sqlite:///")).is_file():
             raise FileNotFoundError(f"no transcript database at {url.removeprefix('sqlite:///')}")
-    return TranscriptStore(url), True
+    from agentkit.viewer.readonly import readonly_engine  # the viewer's read-only open, any backend
+
+    return TranscriptReader(readonly_engine(url)), True

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from agentkit.transcripts.blob_files import checked_image_file, is_sha256, shown
 from agentkit.transcripts.db import json_default
+from agentkit.transcripts.reader import TranscriptReader
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
-from agentkit.transcripts.store import TranscriptStore
 from agentkit.transcripts.tables import episode_row
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ ImageExport = Literal["files", "data_url"]
 
 
 def export_jsonl(
-    store: TranscriptStore,
+    store: TranscriptReader,
     episode_ids_or_run_id: str | Iterable[str],
     out_path: str | os.PathLike[str],
     images: ImageExport = "files",
@@ -66,7 +66,7 @@ def export_jsonl(
     return lines
 
 
-def _resolve_episodes(store: TranscriptStore, ids: str | Iterable[str]) -> list[EpisodeInfo]:
+def _resolve_episodes(store: TranscriptReader, ids: str | Iterable[str]) -> list[EpisodeInfo]:
     if isinstance(ids, str):
         try:
             store.get_run(ids)
@@ -107,7 +107,7 @@ def _line(run: RunInfo, episode: EpisodeInfo, turn: TurnInfo, writer: _ImageFile
 class _ImageFiles:
     """Writes each image blob once and rewrites references to relative file paths."""
 
-    def __init__(self, store: TranscriptStore, out: Path, image_dir: Path | None) -> None:
+    def __init__(self, store: TranscriptReader, out: Path, image_dir: Path | None) -> None:
         self.store = store
         self.base = out.parent
         self.dir = image_dir if image_dir is not None else out.parent / f"{out.stem}_images"

@@ -292,10 +292,7 @@ def episode_summaries(
         total = conn.execute(select(func.count()).select_from(joined).where(*where)).scalar_one()
         rows = conn.execute(stmt).all()
     live = _Liveness()
-    items = [
-        EpisodeSummary(*r[:7], live.status(r[7], r[16], r[17], r[18]), *r[8:16])  # type: ignore[arg-type]
-        for r in rows
-    ]
+    items = [EpisodeSummary(*r[:7], live.status(r[7], r[16], r[17], r[18]), *r[8:16]) for r in rows]
     return Page(items, total, offset, limit)
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentkit.transcripts.db import json_default
+from agentkit.transcripts.reader import TranscriptReader
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
-from agentkit.transcripts.store import TranscriptStore
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def _call_columns(call: Any) -> dict[str, Any]:
 
 
 def run_tables(
-    store: TranscriptStore, run_ids: str | Iterable[str]
+    store: TranscriptReader, run_ids: str | Iterable[str]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Episode rows and turn rows of the given runs (a run id, an episode id, or a list of run ids)."""
     episodes: list[dict[str, Any]] = []
@@ -125,7 +125,7 @@ def run_tables(
 
 
 def write_tables(
-    store: TranscriptStore, target: str | Iterable[str], out_dir: str | os.PathLike[str], fmt: TableFormat
+    store: TranscriptReader, target: str | Iterable[str], out_dir: str | os.PathLike[str], fmt: TableFormat
 ) -> dict[str, Path]:
     """Write ``episodes.<fmt>`` and ``turns.<fmt>`` into ``out_dir``; returns their paths."""
     if fmt not in FORMATS:
@@ -157,7 +157,7 @@ def require_data_extra() -> None:
 # --- internals ---------------------------------------------------------------------------------------
 
 
-def _episodes(store: TranscriptStore, ids: str | Iterable[str]) -> Iterator[tuple[RunInfo, EpisodeInfo]]:
+def _episodes(store: TranscriptReader, ids: str | Iterable[str]) -> Iterator[tuple[RunInfo, EpisodeInfo]]:
     runs: dict[str, RunInfo] = {}
     for one in [ids] if isinstance(ids, str) else list(ids):
         try:

@@ -16,7 +16,7 @@ from agentkit.reports.aai_report import AAIReport
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.run_results import RunResults, RunResultsError, read_run
 from agentkit.reports.task_ids import canonical_task_id
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptReader
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def cluster_by_participant(report: AAIReport, humans: HumanResults) -> None:
     ]
 
 
-def read_humans(store: TranscriptStore, run_ids: list[str]) -> HumanResults:
+def read_humans(store: TranscriptReader, run_ids: list[str]) -> HumanResults:
     """The pooled outcomes of the people's runs ``run_ids``; RunResultsError (one line) for a run
     that is missing, not Animal-AI, or not a person's."""
     by_task: dict[str, Proportion] = {}

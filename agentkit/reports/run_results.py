@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from agentkit.pass_rule import PassRule, rule_of, stored_verdict
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import canonical_task_id
-from agentkit.transcripts import TranscriptStore
-from agentkit.transcripts.store import EpisodeInfo
+from agentkit.transcripts import TranscriptReader
+from agentkit.transcripts.records import EpisodeInfo
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def _latest_attempts(episodes: list[EpisodeInfo]) -> list[EpisodeInfo]:
     return list(latest.values())
 
 
-def read_run(store: TranscriptStore, run_id: str) -> RunResults:
+def read_run(store: TranscriptReader, run_id: str) -> RunResults:
     """The run's pass counts per canonical task id; RunResultsError for a run that is not Animal-AI."""
     try:
         run = store.get_run(run_id)

@@ -17,7 +17,7 @@ from typing import Any
 
 from agentkit.outcome_words import FAILED, INCOMPLETE, PASSED, stored_outcome
 from agentkit.reports.levels import level_title
-from agentkit.transcripts.store import EpisodeInfo
+from agentkit.transcripts.records import EpisodeInfo
 from agentkit.viewer.queries import TurnDetail, ViewerData
 
 # The backends that play Animal-AI tasks (envs/arena, envs/animalai): their "level" metric is the

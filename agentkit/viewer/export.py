@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.blob_files import checked_image_file, image_file_name
 from agentkit.transcripts.listings import EpisodeSummary
-from agentkit.transcripts.store import EpisodeInfo, RunInfo
+from agentkit.transcripts.records import EpisodeInfo, RunInfo
 from agentkit.viewer import pages
 from agentkit.viewer.links import ExportLinks, turn_file
 from agentkit.viewer.queries import ViewerData, episode_outcome
@@ -70,7 +70,7 @@ def _row(e: EpisodeInfo, run: RunInfo) -> EpisodeSummary:
 
 
 def export_bundle(
-    store: TranscriptStore,
+    store: TranscriptReader,
     out_dir: str | os.PathLike[str],
     run_ids: Iterable[str] = (),
     episode_ids: Iterable[str] = (),
