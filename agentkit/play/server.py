@@ -22,11 +22,12 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from agentkit.http_service import HTTPService
 from agentkit.play.keys import GRID_KEYS, held_keys_action, pressed_key_action
 from agentkit.play.session import STEP_S, PlayOptions, PlaySession, check_condition, check_participant
 from agentkit.transcripts import TranscriptStore
@@ -65,8 +66,10 @@ class _Seat:
     lock: threading.Lock = field(default_factory=threading.Lock)  # one answer at a time per sitting
 
 
-class PlayServer:
+class PlayServer(HTTPService):
     """Serves one experimenter's sittings: ``options`` name the participant, tasks and mode."""
+
+    thread_name = "play-server"
 
     def __init__(
         self,
@@ -87,35 +90,20 @@ class PlayServer:
         class Handler(_Handler):
             play = server
 
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
-        self.httpd.daemon_threads = True
-        self.host, self.port = host, int(self.httpd.server_address[1])
+        super().__init__(host, port, Handler)
         # Bound to loopback: only requests addressed to it (a page of another site that renamed its
         # own address to 127.0.0.1 cannot reach the API). None: any Host (bound elsewhere, on purpose).
         self.allowed_hosts = loopback_hosts(host, self.port)
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
 
     # ------------------------------------------------------------------ lifecycle
-    def serve_forever(self) -> None:
-        self.httpd.serve_forever(poll_interval=0.2)
-
     def start(self) -> str:
         """Serve on a background thread (tests, benchmarks); returns the page's URL."""
-        self._thread = threading.Thread(target=self.serve_forever, name="play-server", daemon=True)
-        self._thread.start()
+        self.serve_in_background()
         return self.url
 
     def close(self) -> None:
         """Stop serving and close every session (an episode in play ends; its run is closed)."""
-        if self._thread is not None:
-            self.httpd.shutdown()
-            self._thread.join(10)
-        self.httpd.server_close()
+        self.stop_serving(join_s=10)
         for seat in list(self._seats.values()):
             seat.session.close()
 

@@ -16,7 +16,6 @@ import hashlib
 import ipaddress
 import logging
 import re
-import threading
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +23,8 @@ from importlib import resources
 from typing import Any, overload
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from agentkit.transcripts import TranscriptStore
+from agentkit.http_service import HTTPService
+from agentkit.transcripts import TranscriptReader
 from agentkit.viewer import pages
 from agentkit.viewer.compare import compare_runs, first_divergence
 from agentkit.viewer.links import LiveLinks
@@ -152,7 +152,7 @@ def _filter(params: dict[str, str], name: str) -> str | None:
 class ViewerApp:
     """Routes requests to pages. ``handle`` never raises: every failure becomes an error page."""
 
-    def __init__(self, store: TranscriptStore, allowed_hosts: set[str] | None = None) -> None:
+    def __init__(self, store: TranscriptReader, allowed_hosts: set[str] | None = None) -> None:
         self.data = ViewerData(store)
         self.links = LiveLinks()
         self.assets = static_assets()
@@ -326,36 +326,28 @@ class _HTTPServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
 
-class ViewerServer:
+class ViewerServer(HTTPService):
     """The viewer on ``host:port`` (port 0 picks a free one); ``serve_forever`` or ``start``/``stop``."""
 
-    def __init__(self, store: TranscriptStore, host: str = "127.0.0.1", port: int = 0) -> None:
+    thread_name = "agentkit-viewer"
+
+    def __init__(self, store: TranscriptReader, host: str = "127.0.0.1", port: int = 0) -> None:
         self.app = ViewerApp(store)
-        self.httpd = _HTTPServer((host, port), self.app)
-        self.host = host
-        self.port = int(self.httpd.server_address[1])
+        super().__init__(host, port, _Handler)
         self.app.allowed_hosts = loopback_hosts(host, self.port)
-        self._thread: threading.Thread | None = None
 
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
-
-    def serve_forever(self) -> None:
-        self.httpd.serve_forever(poll_interval=0.2)
+    def make_server(
+        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]
+    ) -> ThreadingHTTPServer:
+        return _HTTPServer(address, self.app)
 
     def start(self) -> ViewerServer:
         """Serve from a background thread (for tests and embedding)."""
-        self._thread = threading.Thread(target=self.serve_forever, name="agentkit-viewer", daemon=True)
-        self._thread.start()
+        self.serve_in_background()
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self.stop_serving(join_s=5)
 
     def __enter__(self) -> ViewerServer:
         return self.start()
