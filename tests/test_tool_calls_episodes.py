@@ -22,6 +22,7 @@ from agentkit.replay import replay_episode
 from agentkit.runner import execute_run
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
+from agentkit.viewer import ViewerApp, open_readonly
 
 TEST_API_KEY = "sk-test-not-a-real-key-000000"
 GRID_TASK = "BabyAI-GoToRedBallNoDists-v0"
@@ -144,6 +145,14 @@ def test_a_gridworld_tool_call_episode_feeds_back_bad_arguments_and_replays_exac
 
         report = replay_episode(store, episode_id)
     assert report.matches, report.mismatches
+
+    # the viewer shows the answer's calls as calls, and the history's results as results of a call
+    page = ViewerApp(open_readonly(f"sqlite:///{tmp_path / 't.db'}")).handle(
+        "GET", f"/episodes/{episode_id}?turn=1"
+    )
+    html = page.body.decode()
+    assert 'id="tool-calls"' in html and "Turn({&#34;degrees&#34;: 90})  [call_" in html
+    assert "Go({&#34;n&#34;: 999})" in html and "· result of call_" in html
 
 
 @pytest.mark.vcr
