@@ -503,3 +503,19 @@ def test_a_given_agent_is_placed_first_and_items_overlapping_it_are_dropped():
     assert 0.5 <= x <= 39.5 and 0.5 <= z <= 39.5 and (x, z) != (0.0, 20.0)
     random_agent = build_layout(parse_arena_config(arena("    - !Item\n      name: Agent\n")).first(), 3)
     assert 0.5 <= random_agent.agent.position[0] <= 39.5 and 0 <= random_agent.agent.rotation < 360
+
+
+@pytest.mark.parametrize(
+    "name", ["HollowBox", "BadGoalMulti", "DecoyGoalMulti", "BadGoalMultiBounce", "DecayGoalBounce"]
+)
+def test_an_item_of_a_later_animal_ai_is_left_out_with_a_warning_as_v313_and_v410_do(caplog, name):
+    """The docs' Arena-Objects.yaml (from their v4.1.0 tag on) lists items Unity v4.1.0's arena has no
+    prefab for; v3.1.3 and v4.1.0 build the rest of such a file, and so does the loader."""
+    later = f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: 30, y: 0, z: 30}}]\n"
+    with caplog.at_level("WARNING"):
+        config = parse_arena_config(arena(GOAL_AND_AGENT + later), source="later.yaml")
+    assert [i.name for i in config.arenas[0].items] == ["Agent", "GoodGoal"]
+    assert f"later.yaml: arena 0, item 2 '{name}'" in caplog.text and "left out" in caplog.text
+    # a misspelling of one is still refused
+    with pytest.raises(ArenaConfigError, match=r"unknown item"):
+        parse_arena_config(arena(GOAL_AND_AGENT + later.replace(name, name + "s")), source="later.yaml")

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from agentkit.envs.animalai_common.config import RGB, ArenaConfig, ArenaSpec, ItemSpec, Vector3
-from agentkit.envs.animalai_common.items import canonical_name, known_names
+from agentkit.envs.animalai_common.items import LATER_VERSION_NAMES, canonical_name, known_names
 from agentkit.envs.animalai_common.yaml_limits import (
     LIBYAML_NESTING_PROBLEM,
     MAX_FILE_CHARS,
@@ -310,7 +310,9 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
     items = []
     for index, item in enumerate(items_raw):
         ctx.item, ctx.item_name = index, None
-        items.append(_read_item(item, ctx))
+        spec = _read_item(item, ctx)
+        if spec is not None:
+            items.append(spec)
     ctx.item, ctx.item_name = None, None
     objects = sum(item.count for item in items)
     if objects > MAX_OBJECTS:
@@ -328,7 +330,8 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
     )
 
 
-def _read_item(data: Any, ctx: _Context) -> ItemSpec:
+def _read_item(data: Any, ctx: _Context) -> ItemSpec | None:
+    """The item, or None for an item of a later Animal-AI version (left out, as v3.1.3 and v4.1.0 do)."""
     body = _untag(data, "!Item", ctx, "the item")
     if not isinstance(body, dict):
         raise ctx.error("an item must be an !Item mapping with a 'name'")
@@ -338,6 +341,16 @@ def _read_item(data: Any, ctx: _Context) -> ItemSpec:
     if not isinstance(raw_name, str) or not raw_name.strip():
         raise ctx.error("the item has no 'name'")
     name = canonical_name(raw_name.strip())
+    if name is None and raw_name.strip() in LATER_VERSION_NAMES:
+        logger.warning(
+            "%s: arena %s, item %s %r: an Animal-AI %s item; left out, as Animal-AI v3.1.3 and v4.1.0 do",
+            ctx.source,
+            ctx.arena,
+            ctx.item,
+            raw_name.strip(),
+            LATER_VERSION_NAMES[raw_name.strip()],
+        )
+        return None
     if name is None:
         raise ctx.error(f"unknown item (known: {', '.join(known_names())})")
     for key in body:

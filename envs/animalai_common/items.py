@@ -321,6 +321,19 @@ ALIASES: dict[str, str] = {
     "SpawnerButton": "Pillar-Button",
 }
 
+# Names of items later Animal-AI versions added (Unity project, AAI3Arena.prefab allPrefabs at tag
+# v4.2.0-base: BadGoalMulti, DecoyGoalMulti, HollowBox; the docs' Arena-Objects.yaml of 2025 adds
+# BadGoalMultiBounce, DecayGoalBounce). v3.1.3 and v4.1.0 do not know them and, like any name they do
+# not know, leave them out of the arena (ArenasParameters.SetGameObject finds no prefab); the loader
+# does the same, with a warning, instead of refusing the file as it refuses a misspelt name.
+LATER_VERSION_NAMES: dict[str, str] = {
+    "BadGoalMulti": "4.2.0",
+    "DecoyGoalMulti": "4.2.0",
+    "HollowBox": "4.2.0",
+    "BadGoalMultiBounce": "4.3",
+    "DecayGoalBounce": "4.3",
+}
+
 
 # How far above the floor a zone reaches (its trigger volume is [0, this] over its footprint).
 # v3.1.3's DeathZone and HotZone are both trigger cubes scaled to their (0.999-adjusted) size and
