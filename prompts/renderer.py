@@ -99,6 +99,9 @@ def resolve_templates(template_set: str, user_dir: str | Path | None = None) -> 
             check_for_backend(str(user_dir), template_set)  # a set written for another backend is refused
             sources.update(_read_set(packaged))
         else:
+            from agentkit.prompts.template_sets import check_folder_for_backend
+
+            check_folder_for_backend(base, template_set)  # a copied set of another backend is refused
             for folder in (base, base / template_set):  # the more specific folder wins
                 if folder.is_dir():
                     sources.update(_read_set(folder))

@@ -4,7 +4,9 @@ Why: a researcher adapting a prompt starts from a packaged set (``agentkit templ
 needs to know which variables a template can use; and a set written for one backend renders
 nonsense, or fails mid-run, on another (``--templates gridworld`` on aai-arena was accepted
 silently). Each set folder holds a small ``set.json`` manifest, ``{"backend": ..., "description":
-...}``; the variables are read from the templates themselves (Jinja's undeclared names).
+...}``; the variables are read from the templates themselves (Jinja's undeclared names). A copy
+(``agentkit templates copy``) keeps the manifest, so a copied folder passed to a run of another
+backend is refused as the packaged set is.
 """
 
 from __future__ import annotations
@@ -104,13 +106,31 @@ def check_for_backend(name: str, default_set: str) -> None:
         )
 
 
+def check_folder_for_backend(folder: Path, default_set: str) -> None:
+    """Refuse a template folder whose ``set.json`` (kept by ``copy_set``) names another backend than
+    the one whose own set is ``default_set``; a folder without one is the user's and is not judged."""
+    manifest = folder / MANIFEST
+    if not manifest.is_file():
+        return
+    try:
+        wanted = str(json.loads(manifest.read_text(encoding="utf-8"))["backend"])
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise TemplateError(f"--templates {folder}: {MANIFEST} is malformed ({exc})") from None
+    own = get_set(default_set).backend
+    if wanted != own:
+        raise TemplateError(
+            f"--templates {folder}: its {MANIFEST} says these templates are for the {wanted} backend, "
+            f"not {own} (start from a set for {own}: agentkit templates copy {default_set} DIR)"
+        )
+
+
 def copy_set(name: str, target: Path, force: bool = False) -> list[Path]:
-    """Copy a packaged set's files into ``target`` (made if missing), for editing and ``--templates``.
-    An existing file is never overwritten unless ``force``."""
+    """Copy a packaged set's files and its ``set.json`` into ``target`` (made if missing), for editing
+    and ``--templates``. An existing file is never overwritten unless ``force``."""
     template_set = get_set(name)
     if target.exists() and not target.is_dir():
         raise TemplateError(f"{target} is a file, not a folder")
-    clashes = [f for f in template_set.files if (target / f).exists()]
+    clashes = [f for f in (*template_set.files, MANIFEST) if (target / f).exists()]
     if clashes and not force:
         raise TemplateError(f"{target} already has {', '.join(clashes)} (--force overwrites)")
     target.mkdir(parents=True, exist_ok=True)
@@ -119,6 +139,8 @@ def copy_set(name: str, target: Path, force: bool = False) -> list[Path]:
         with resources.as_file(_root().joinpath(name).joinpath(file)) as source:
             shutil.copyfile(source, target / file)
         written.append(target / file)
+    with resources.as_file(_root().joinpath(name).joinpath(MANIFEST)) as source:
+        shutil.copyfile(source, target / MANIFEST)  # the backend it was written for, checked on use
     return written
 
 
@@ -126,6 +148,7 @@ __all__ = [
     "EXAMPLES_NAME",
     "MANIFEST",
     "TemplateSet",
+    "check_folder_for_backend",
     "check_for_backend",
     "copy_set",
     "get_set",

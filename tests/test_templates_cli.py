@@ -115,6 +115,33 @@ def test_a_set_of_another_backend_is_refused_with_one_line(tmp_path):
     assert data["episodes"][0]["end_reason"]
 
 
+def test_a_copied_set_keeps_its_backend_and_is_refused_on_another(tmp_path):
+    """A copy of the gridworld set passed as a folder to an aai-arena run was accepted silently."""
+    target = tmp_path / "grid-copy"
+    run_cli(["templates", "copy", "gridworld", str(target)], tmp_path)
+    assert json.loads((target / "set.json").read_text(encoding="utf-8"))["backend"] == "gridworld"
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    proc = run_cli(
+        ["run", "--env", "aai-arena", "--task", "01-04-03", "--templates", str(target), "--db", db],
+        tmp_path,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: --templates {target}: its set.json says these templates are for the gridworld backend, "
+        "not aai-arena (start from a set for aai-arena: agentkit templates copy aai-arena DIR)"
+    ]
+    assert (
+        not (tmp_path / "runs.db").exists() or run_json(["transcripts", "list", "--db", db], tmp_path) == []
+    )
+    # a folder of the user's own (no set.json) is not judged
+    (target / "set.json").unlink()
+    data = run_json(
+        ["run", "--env", "aai-arena", "--task", "01-04-03", "--templates", str(target), "--db", db], tmp_path
+    )
+    assert data["episodes"][0]["end_reason"]
+
+
 def test_every_variable_a_packaged_template_uses_is_documented():
     docs = DOCS.read_text(encoding="utf-8")
     for name in set_names():
