@@ -35,19 +35,24 @@ from typing import Any
 
 from sqlalchemy import BindParameter, Text, bindparam, select, type_coerce
 
+from agentkit.actions import Vocabulary
+from agentkit.actions.tool_calls import script_from_tool_calls
+from agentkit.actions.tool_results import tool_results
 from agentkit.config import RunConfig
 from agentkit.control.modes import check_same_control
 from agentkit.envs import get_backend
 from agentkit.fork_map import fork_map
 from agentkit.line_diff import unified_diff
 from agentkit.memory import MemoryPolicy, TurnMessages, memory_policy_from_spec
-from agentkit.messages import ImagePart
+from agentkit.messages import ImagePart, ToolCall
 from agentkit.messages import Message as TypedMessage
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import EXAMPLES_NAME, TEMPLATE_NAMES, TemplateError, resolve_templates
+from agentkit.setup_episode import check_tool_templates
 from agentkit.stored_observation import StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptReader
+from agentkit.transcripts.message_tool_calls import tool_extra
 from agentkit.transcripts.prompt_reader import layout2_refs
 from agentkit.transcripts.schema import Blob, Message, Turn
 
@@ -129,7 +134,8 @@ class _Messages:
                 parts = tuple(
                     [("image", p.sha256) if isinstance(p, ImagePart) else ("text", p.text) for p in content]
                 )
-            key = (message.role, parts, "")
+            extra = tool_extra(message)  # a tool call or result: its keys, as the store keeps them
+            key = (message.role, parts, json.dumps(extra, sort_keys=True) if extra else "")
             msg = self.typed[message] = self._interned.setdefault(key, key)
         return msg
 
@@ -326,7 +332,13 @@ def overlay_templates(
 
 
 def backend_prompt_facts(config: RunConfig) -> tuple[str, list[dict[str, str]], dict[str, Any]]:
-    """(template set, vocabulary description, extra prompt variables) of a run's backend, env not started.
+    """(template set, vocabulary description, extra prompt variables) of a run's backend, env not started."""
+    template_set, vocabulary, context = _backend_facts(config)
+    return template_set, vocabulary.describe(), context
+
+
+def _backend_facts(config: RunConfig) -> tuple[str, Vocabulary, dict[str, Any]]:
+    """(template set, vocabulary, extra prompt variables) of a run's backend, env not started.
 
     The backend is constructed with the run's options but never reset, which is what starts a
     simulator, so this needs no running world. Its per-episode facts are then missing; they are
@@ -338,7 +350,7 @@ def backend_prompt_facts(config: RunConfig) -> tuple[str, list[dict[str, str]], 
     except TypeError as exc:
         raise ValueError(f"backend options for {config.env!r}: {exc}") from None
     try:
-        return backend_cls.template_set, backend.vocabulary.describe(), dict(backend.prompt_context())
+        return backend_cls.template_set, backend.vocabulary, dict(backend.prompt_context())
     finally:
         backend.close()
 
@@ -354,6 +366,7 @@ class _Recorded:
     parse_error: dict[str, Any] | None
     compile_error: str | None
     messages: list[Msg]
+    tool_calls: list[dict[str, str]] | None = None  # an answer of tool calls (--action-format tools)
 
 
 _EPISODE: BindParameter[str] = bindparam("episode_id")
@@ -366,6 +379,7 @@ _TURNS_OF_EPISODE = (
         TURNS.c.answer,
         TURNS.c.parse_error,
         TURNS.c.compile_error,
+        TURNS.c.tool_calls,
     )
     .where(TURNS.c.episode_id == _EPISODE)
     .order_by(TURNS.c["index"])
@@ -453,7 +467,8 @@ class _EpisodeReader:
                 last_turn = turn_id
             current.append(msg)
         return [
-            _Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], [])) for r in rows
+            _Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], []), _json(r[6]))
+            for r in rows
         ]
 
 
@@ -497,6 +512,7 @@ class _Job:
     counter: TokenCounter
     full_prompt: bool
     context_lines: int
+    vocabulary: Vocabulary | None = None  # a run of tool calls: its refusals are re-made as tool results
 
 
 _FORKED_JOB: _Job | None = None  # the job of the workers forked by _run_parallel
@@ -526,18 +542,21 @@ def rerender_run(
     run = store.get_run(run_id)
     config = RunConfig.from_stored(run.config)
     check_same_control(config.control, control, run_id)  # another mode cannot re-render these turns
-    template_set, commands, backend_context = backend_prompt_facts(config)
+    template_set, vocabulary, backend_context = _backend_facts(config)
     sources = overlay_templates(run.templates, template_set, templates_dir)
+    if config.action_format == "tools":  # templates asking for text scripts cannot re-render tool calls
+        check_tool_templates(sources)
     job = _Job(
         store,
         PromptRenderer(sources, include_images=config.include_images),
         memory_policy_from_spec(memory or config.memory),
         config,
-        commands,
+        vocabulary.describe(),
         backend_context,
         counter or token_counter(run.model),
         full_prompt,
         context_lines,
+        vocabulary if config.action_format == "tools" else None,
     )
     report = RerenderReport(
         run_id=run_id,
@@ -686,7 +705,8 @@ def _rerender_episode(
         for image in observation.images:
             msgs.image_sizes.setdefault(image.sha256, (image.width, image.height))
         user_message = renderer.typed_turn_message(observation, context, feedback, turn.index)
-        assistant_message = TypedMessage("assistant", turn.answer)
+        calls = tuple(ToolCall.from_json(c) for c in turn.tool_calls or ())
+        assistant_message = TypedMessage("assistant", turn.answer, calls)
         user = msgs.of_typed(user_message)
         msgs.of_typed(assistant_message)
         selected = _typed_only(job.policy.select(history))
@@ -717,8 +737,17 @@ def _rerender_episode(
                     f"{len(new_hist)} messages, {_count_images(new_hist)} images"
                 )
         out.append(change)
-        history.append(TurnMessages(user=user_message, assistant=assistant_message))
+        results: tuple[TypedMessage, ...] = ()
+        if (
+            calls and job.vocabulary is not None
+        ):  # as the loop answers each call (agentkit.actions.tool_results)
+            results = tool_results(calls, script_from_tool_calls(list(calls), job.vocabulary), job.vocabulary)
+            for result in results:
+                msgs.of_typed(result)
+        history.append(TurnMessages(user=user_message, assistant=assistant_message, results=results))
         feedback = turn.parse_error.get("message") if turn.parse_error else turn.compile_error
+        if results and turn.parse_error:
+            feedback = None  # the refusal went back as the refused call's result
     return out
 
 

@@ -19,6 +19,7 @@ import pytest
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.records import EndReason
 from agentkit.replay import replay_episode
+from agentkit.rerender import rerender_run
 from agentkit.runner import execute_run
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
@@ -144,7 +145,17 @@ def test_a_gridworld_tool_call_episode_feeds_back_bad_arguments_and_replays_exac
         assert [m["content"] for m in turns[2].messages if m["role"] == "tool"][-3:] == ["Done."] * 3
 
         report = replay_episode(store, episode_id)
-    assert report.matches, report.mismatches
+        assert report.matches, report.mismatches
+        # re-rendered with its own templates, every prompt (calls and results included) is the one sent
+        run_id = store.get_episode(episode_id).run_id
+        rerendered = rerender_run(store, run_id, workers=1)
+        assert rerendered.turns and rerendered.changed_turns == 0
+        # templates that ask for text scripts cannot re-render tool calls: refused in one line
+        text_only = tmp_path / "text-only"
+        text_only.mkdir()
+        (text_only / "system.j2").write_text("Write a script.\n")
+        with pytest.raises(ValueError, match="never reads the variable action_format"):
+            rerender_run(store, run_id, templates_dir=text_only)
 
     # the viewer shows the answer's calls as calls, and the history's results as results of a call
     page = ViewerApp(open_readonly(f"sqlite:///{tmp_path / 't.db'}")).handle(
