@@ -12,6 +12,7 @@ from agentkit.actions.tool_results import NOT_RUN, RAN, tool_results
 from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
 from agentkit.config import RunConfig
 from agentkit.envs.gridworld.vocabulary import VOCABULARY
+from agentkit.experiment import load_experiment
 from agentkit.memory import TurnMessages, memory_policy_from_spec
 from agentkit.messages import ImagePart, Message, TextPart, ToolCall
 from agentkit.models.openai_messages import to_openai, typed_request_key
@@ -19,7 +20,7 @@ from agentkit.models.participant import ModelParticipant
 from agentkit.models.replay_model import ReplayModel
 from agentkit.records import TurnRecord, Usage
 from agentkit.setup_episode import check_tool_templates
-from agentkit.testing.cli_runner import run_cli
+from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.transcripts import TranscriptStore
 
 GO_FAR = ToolCall("Go", '{"n": 999}', "call_2")
@@ -170,3 +171,21 @@ def test_the_store_keeps_the_calls_and_the_results_paired_in_the_history(tmp_pat
         first, second = store.get_turns(episode)
     assert first.tool_calls == [THINK.to_json(), GO_FAR.to_json()] and second.tool_calls is None
     assert second.messages == to_openai(history)  # read back as the client sent them
+
+
+def test_an_experiment_file_sets_it_and_eval_has_the_flag(tmp_path):
+    path = tmp_path / "exp.yaml"
+    path.write_text(
+        "env: gridworld\ntasks: [BabyAI-GoToRedBallNoDists-v0]\nmodels: [openai/x]\naction_format: tools\n",
+        encoding="utf-8",
+    )
+    _, (config,) = load_experiment(path)
+    assert config.action_format == "tools"
+    path.write_text(
+        "env: gridworld\ntasks: [BabyAI-GoToRedBallNoDists-v0]\nmodels: [reference]\naction_format: tools\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="action_format.*needs a model that makes tool calls"):
+        load_experiment(path)
+    help_text = run_cli(["eval", "--help"], tmp_path, env=cli_env(COLUMNS="200")).stdout
+    assert "--action-format" in help_text
