@@ -58,9 +58,10 @@ EVAL_ONLY = {
 # Flags of one backend (refused by the gridworld these fixtures run): each reaches the stored config
 # in its backend's tests (--profile: tests/test_trifinger_profile_flag.py, trifinger's causalworld|agentkit).
 BACKEND_ONLY = {"--profile"}
-# Flags of a model's control (frame-by-frame refuses the reference agent these fixtures run): each
-# reaches the stored config in tests/test_control_modes.py.
-CONTROL_ONLY = {"--control", "--observe", "--observe-max-images"}
+# Flags of a model's control (frame-by-frame and tool calls refuse the reference agent these fixtures
+# run): each reaches the stored config in tests/test_control_modes.py (--action-format:
+# tests/test_tool_calls_run.py).
+CONTROL_ONLY = {"--control", "--observe", "--observe-max-images", "--action-format"}
 # Flags only --model human takes (refused for the reference agent these fixtures run): each reaches
 # the stored config in tests/test_human_runs_alone.py (eval --human-frames files).
 HUMAN_ONLY_EVAL = {"--human-frames"}

@@ -20,9 +20,10 @@ from agentkit.models.participant import ModelParticipant
 from agentkit.models.replay_model import ReplayModel
 from agentkit.records import TurnRecord, Usage
 from agentkit.setup_episode import check_tool_templates
-from agentkit.testing.cli_runner import cli_env, run_cli
+from agentkit.testing.cli_runner import cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
+TEST_API_KEY = "sk-test-not-a-real-key-000000"  # the fake server's (tests/conftest.py)
 GO_FAR = ToolCall("Go", '{"n": 999}', "call_2")
 THINK = ToolCall("Think", '{"text": "hm"}', "call_1")
 
@@ -189,3 +190,42 @@ def test_an_experiment_file_sets_it_and_eval_has_the_flag(tmp_path):
         load_experiment(path)
     help_text = run_cli(["eval", "--help"], tmp_path, env=cli_env(COLUMNS="200")).stdout
     assert "--action-format" in help_text
+
+
+def test_the_run_flag_reaches_the_stored_config_and_the_model_is_sent_tools(tmp_path, fake_openai):
+    fake_openai.responder = lambda body: {
+        "content": None,
+        "tool_calls": [{"name": "Go", "arguments": '{"n": 1}'}],
+    }
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    data = run_json(
+        [
+            "run",
+            "--env",
+            "gridworld",
+            "--task",
+            "BabyAI-GoToRedBallNoDists-v0",
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            fake_openai.base_url,
+            "--action-format",
+            "tools",
+            "--max-scripts",
+            "2",
+            "--db",
+            db,
+            "--json",
+        ],
+        tmp_path,
+        cli_env(OPENAI_API_KEY=TEST_API_KEY),
+    )
+    with TranscriptStore(db) as store:
+        assert store.get_run(data["run_id"]).config["action_format"] == "tools"
+    sent = [b for b in fake_openai.requests if b["messages"][0]["content"] != "warm-up"]
+    assert len(sent) == 2 and all(b["tool_choice"] == "auto" for b in sent)
+    assert sent[1]["messages"][-2] == {
+        "role": "tool",
+        "tool_call_id": sent[1]["messages"][-3]["tool_calls"][0]["id"],
+        "content": RAN,
+    }
