@@ -10,6 +10,7 @@ to an image by its sha256. A leaf: it imports nothing of agentkit's, so every la
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -61,7 +62,7 @@ class ToolCall:
         return {"id": self.id, "name": self.name, "arguments": self.arguments}
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> ToolCall:
+    def from_json(cls, data: Mapping[str, object]) -> ToolCall:
         """A call from :meth:`to_json`'s form (as stored with a turn)."""
         return cls(str(data.get("name", "")), str(data.get("arguments", "{}")), str(data.get("id", "")))
 
