@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -24,7 +25,12 @@ from typing import Any
 import pytest
 
 from agentkit.config import RunConfig
-from agentkit.executors.ray_address import check_store_for_ray, is_local_address, require_ray
+from agentkit.executors.ray_address import (
+    check_nodes_share_sqlite,
+    check_store_for_ray,
+    is_local_address,
+    require_ray,
+)
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
 from agentkit.transcripts import TranscriptStore
 
@@ -186,6 +192,28 @@ def test_store_checks_for_ray():
     assert (
         is_local_address("auto") and is_local_address("localhost:6379") and not is_local_address("10.9.9.9:1")
     )
+
+
+def test_sqlite_store_refused_when_a_node_is_on_another_machine():
+    check_nodes_share_sqlite("sqlite:///runs.db", ["127.0.0.1", socket.gethostname()], None)
+    check_nodes_share_sqlite("postgresql+psycopg://u@db/runs", ["10.0.0.7"], "10.0.0.6:6379")
+    with pytest.raises(ValueError, match="the cluster has a node on 10.0.0.7, which cannot write it"):
+        check_nodes_share_sqlite("sqlite:///runs.db", ["127.0.0.1", "10.0.0.7"], "127.0.0.1:6379")
+
+
+def test_an_address_nobody_answers_fails_in_one_line(tmp_path):
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    done = run_cli(
+        ["eval", "exp.yaml", "--ray-address", f"127.0.0.1:{port}", "--db", db], tmp_path, check=False
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"--ray-address 127.0.0.1:{port}: no Ray cluster answers there" in done.stderr
+    with TranscriptStore(db) as store:
+        assert store.list_runs() == []  # refused before the run was created
 
 
 def test_missing_ray_names_the_extra(monkeypatch):

@@ -21,6 +21,8 @@ from typing import Any
 
 from agentkit.config import RunConfig
 from agentkit.executors.ray_address import (
+    check_nodes_share_sqlite,
+    check_reachable,
     check_store_for_ray,
     effective_address,
     require_ray,
@@ -47,6 +49,7 @@ class RaySession:
         require_ray()
         self.address = effective_address(config.ray_address)
         check_store_for_ray(store.url, store.is_memory, self.address)
+        self.store_url = store.url
         self.config = config
         self.started_here = False
         self.signal: Any = None
@@ -57,6 +60,7 @@ class RaySession:
         from agentkit.executors.ray_stop_signal import start_signal
 
         if not ray.is_initialized():
+            check_reachable(self.address)
             where = self.address or "a new local cluster"
             try:
                 ray.init(
@@ -73,6 +77,12 @@ class RaySession:
                 raise ValueError(f"--ray-address {where}: cannot join the Ray cluster ({first})") from exc
             self.started_here = True
         _quiet_cluster_messages()
+        try:
+            hosts = [n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")]
+            check_nodes_share_sqlite(self.store_url, hosts, self.address)
+        except ValueError:
+            self.__exit__()
+            raise
         self.signal = start_signal()
         return self
 
