@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
+import httpx
 import litellm
 import pytest
 from openai._utils._json import openapi_dumps
@@ -17,6 +19,7 @@ from agentkit.models import chat_body
 from agentkit.models.base import ModelError
 from agentkit.models.direct_chat import direct_fields, takes_direct
 from agentkit.models.litellm_model import LiteLLMModel
+from agentkit.models.request_deadline import deadline, deadline_transport
 from agentkit.testing.fake_openai import FakeOpenAIServer
 
 KEY = "sk-test-direct-000000000000"
@@ -237,3 +240,19 @@ def test_only_openai_compatible_servers_named_by_url_are_called_directly() -> No
     assert not takes_direct("openai/gpt-4o-mini", None)  # OpenAI itself: litellm's route
     assert not takes_direct("anthropic/claude-3-5-haiku-latest", "http://127.0.0.1:8000")
     assert not takes_direct("openai/local", "http://127.0.0.1:8000/v1?key=x")  # a query litellm carries
+
+
+def test_the_deadline_ends_a_dripping_answer_on_the_callers_thread() -> None:
+    """Read timeouts reset on every byte; the thread's deadline does not (request_deadline)."""
+    with FakeOpenAIServer(drip_interval_s=0.1, drip_bytes=4) as server:
+        client = httpx.Client(transport=deadline_transport(), timeout=0.5)  # each read: 0.5 s at most
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        started = time.monotonic()
+        with pytest.raises(httpx.TimeoutException), deadline(1.0):
+            client.post(f"{server.base_url}/chat/completions", json=body).json()
+        elapsed = time.monotonic() - started
+        # Behaviour, not speed: cut off long before the dripped answer (~30 s) would have ended.
+        assert 1.0 <= elapsed < 10
+        server.drip_interval_s = None  # answers at once now; the deadline is gone with its block
+        reply = client.post(f"{server.base_url}/chat/completions", json=body)
+        assert reply.status_code == 200 and server.request_count == 2

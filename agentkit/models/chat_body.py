@@ -89,6 +89,7 @@ def encode_body(body: dict[str, Any]) -> bytes | None:
             out.append(piece.encode("utf-8") if i % 2 == 0 else encoded(long[int(piece)]))
     except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
         return None
+    # one buffer: a copy of 4.5 MB (turn 100) costs less than ~200 writes of its pieces through h11
     return b"".join(out)
 
 

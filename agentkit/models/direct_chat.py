@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 
 from agentkit.models import chat_body, usage_guard
+from agentkit.models.request_deadline import deadline, deadline_transport
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +105,13 @@ _SDK_ORDER = (
 )
 
 
+class _CheckedTransport(usage_guard.UsageCheckingTransport):
+    """usage_guard's answer check over connections that keep the sending thread's deadline."""
+
+    def __init__(self, proxy: str | None) -> None:
+        self._inner = deadline_transport(proxy)
+
+
 class DirectChat:
     """One kept-alive HTTP client for one model's server, posting prepared bodies (sync and async).
 
@@ -129,9 +137,7 @@ class DirectChat:
         }
         self._timeout_s = timeout_s
         self._proxy = usage_guard.environment_proxy(api_base)
-        self._client = httpx.Client(
-            transport=transport or usage_guard.UsageCheckingTransport(self._proxy), timeout=timeout_s
-        )
+        self._client = httpx.Client(transport=transport or _CheckedTransport(self._proxy), timeout=timeout_s)
         # Never sends: it words an HTTP error response as the openai SDK does (litellm's route used it).
         self._wording = openai.OpenAI(base_url=api_base, api_key=key, max_retries=0, http_client=self._client)
         self.closed = False
@@ -141,9 +147,14 @@ class DirectChat:
         self.closed = True
 
     def complete(self, body: bytes) -> Any:
-        """POST ``body``; litellm's ``ModelResponse`` of the answer, or litellm's exception."""
+        """POST ``body`` on this thread, all of it within ``timeout_s``; litellm's ``ModelResponse``
+        of the answer, or litellm's exception (a passed deadline: TimeoutError, in the words the
+        litellm route uses)."""
         try:
-            response = self._client.post(self.url, content=body, headers=self._headers)
+            with deadline(self._timeout_s):
+                response = self._client.post(self.url, content=body, headers=self._headers)
+        except httpx.TimeoutException:
+            raise TimeoutError(f"no complete answer within timeout_s = {self._timeout_s:g} s") from None
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return self._answer(response)
@@ -256,6 +267,7 @@ class DirectRoute:
         return None if fields is None else chat_body.encode_body(fields)
 
     def complete(self, body: bytes) -> Any:
+        """The answer to ``body``, sent on this thread within the model's ``timeout_s``."""
         return self._priced_answer(self._client().complete(body))
 
     async def acomplete(self, body: bytes) -> Any:

@@ -266,10 +266,12 @@ class LiteLLMModel:
     def _completion_within_deadline(self, request: dict[str, Any]) -> Any:
         """``litellm.completion`` that gives up after ``timeout_s`` in all (the thread it ran in is left
         to finish or time out on its own; it is a daemon and holds nothing of the caller's)."""
+        body = self.direct.body(request)
+        if body is not None:  # sent on this thread, which keeps the deadline itself (direct_chat)
+            return self.direct.complete(body)
         outcome: dict[str, Any] = {}
         done = threading.Event()
-        body = self.direct.body(request)
-        if body is None and usage_guard.wants_checked_client(self.model, self.api_base):
+        if usage_guard.wants_checked_client(self.model, self.api_base):
             if self._checked_client is None:
                 self._checked_client = plain_messages(
                     usage_guard.sync_client(str(self.api_base), self._api_key, self.timeout_s)
@@ -278,10 +280,7 @@ class LiteLLMModel:
 
         def call() -> None:
             try:
-                if body is not None:
-                    outcome["response"] = self.direct.complete(body)
-                else:
-                    outcome["response"] = litellm.completion(**request)
+                outcome["response"] = litellm.completion(**request)
             except BaseException as exc:  # handed to the waiting caller
                 outcome["error"] = exc
             finally:

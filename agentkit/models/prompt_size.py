@@ -29,9 +29,11 @@ MIN_TOKENS_CHECKED = 200  # smaller prompts vary too much between tokenizers to 
 _DEFAULT_IMAGE_SIZE = (512, 512)  # when an image's header cannot be read
 _HEADER_CHARS = 8192  # base64 characters decoded to find an image's size (its header is near the start)
 _IMAGE_CACHE_SIZE = 1024
+_TEXT_CACHE_SIZE = 20_000  # whole texts remembered per tokenizer (a full-history prompt resends them all)
 
 _counters: dict[str, TokenCounter] = {}
 _image_tokens: dict[str, int] = {}
+_text_tokens: dict[str, dict[str, int]] = {}  # tokenizer name -> text -> tokens
 _lock = threading.Lock()
 
 
@@ -47,17 +49,28 @@ def counter_for(model: str) -> TokenCounter:
 def count_input_tokens(messages: list[dict[str, Any]], counter: TokenCounter) -> int:
     """About how many input tokens ``messages`` (OpenAI chat shape, images as data URLs) are."""
     total = REPLY_PRIMING_TOKENS
+    texts = _text_tokens.get(counter.name)
+    if texts is None or len(texts) > _TEXT_CACHE_SIZE:
+        texts = _text_tokens[counter.name] = {}
+
+    def text(value: str) -> int:
+        # one lookup per earlier turn's text (the counter itself remembers lines, not whole texts)
+        tokens = texts.get(value)
+        if tokens is None:
+            tokens = texts[value] = counter.text(value)
+        return tokens
+
     for message in messages:
-        total += MESSAGE_OVERHEAD_TOKENS + counter.text(str(message.get("role", "")))
+        total += MESSAGE_OVERHEAD_TOKENS + text(str(message.get("role", "")))
         content = message.get("content")
         if isinstance(content, str):
-            total += counter.text(content)
+            total += text(content)
             continue
         for part in content if isinstance(content, list) else []:
             if not isinstance(part, dict):
                 continue
             if part.get("type") == "text":
-                total += counter.text(str(part.get("text", "")))
+                total += text(str(part.get("text", "")))
             elif part.get("type") == "image_url":
                 url = (part.get("image_url") or {}).get("url", "")
                 total += _image(url if isinstance(url, str) else "", counter)
