@@ -280,3 +280,23 @@ def test_the_turn_table_export_carries_the_model_call(tmp_path):
     assert turns[0]["finish_reason"] == "length" and turns[0]["retries"] == 0
     assert turns[0]["provider_output_tokens"] == 8 and turns[0]["our_input_tokens"] > 100
     assert turns[0]["model_warning"] is None
+
+
+def test_the_viewer_shows_the_error_of_an_episode_a_model_error_ended(tmp_path):
+    """The viewer said only "fail" (and "no turns yet") for an episode whose first request was refused."""
+    from agentkit.testing.error_server import CONTEXT_TOO_LONG, ErrorServer
+    from agentkit.viewer import ViewerApp, open_readonly
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with ErrorServer(400, CONTEXT_TOO_LONG) as server:
+        config = RunConfig(
+            env="aai-arena", tasks=["01-04-03"], model="openai/fake-model", api_base=server.base_url
+        )
+        summary = execute_run(config, TranscriptStore(db), api_key="sk-some-key-000000", show_progress=False)
+    [episode] = summary.episodes
+    app = ViewerApp(open_readonly(db))
+    page = app.handle("GET", f"/episodes/{episode.episode_id}").body.decode()
+    assert "end model_error" in page and "maximum context length is 8192 tokens" in page
+    assert 'id="no-turns">This episode ended before a turn was stored: its error is above.' in page
+    run_page = app.handle("GET", f"/runs/{summary.run_id}").body.decode()
+    assert "<td>model_error</td>" in run_page
