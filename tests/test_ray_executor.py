@@ -31,7 +31,7 @@ from agentkit.executors.ray_address import (
     is_local_address,
     require_ray,
 )
-from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
 ray = pytest.importorskip(
@@ -169,6 +169,30 @@ def test_worker_node_killed_mid_run_still_one_final_episode_per_trial(cluster, p
     writers = {e.writer_pid for e in rows}
     assert len(writers) >= 2  # the episodes ran in several Ray worker processes, not in the driver
     assert proc.pid not in writers
+
+
+def test_killed_ray_eval_resumes_on_the_stored_cluster_with_one_final_episode_per_trial(
+    cluster, postgres_url, tmp_path
+):
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    args = ["eval", "exp.yaml", "--limit", "6", "--ray-address", cluster.address, "--db", postgres_url]
+    proc = subprocess.Popen(
+        [*AGENTKIT, *args], cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        _wait_for_finished(postgres_url, proc, 2)
+        proc.kill()  # SIGKILL the driver: its tasks die with its job, its episodes stay unfinished
+    finally:
+        proc.wait(timeout=30)
+    with TranscriptStore(postgres_url) as store:
+        (run,) = store.list_runs()
+    # No --executor given: the run's stored executor and cluster are used again.
+    data = run_json(["eval", "--resume", run.id, "--db", postgres_url], tmp_path)
+    assert data["run_id"] == run.id and len(data["episodes"]) == 6
+    final = _final_per_trial(postgres_url, run.id)
+    assert len(final) == 6 and set(final.values()) == {1}
+    with TranscriptStore(postgres_url) as store:
+        assert store.get_run(run.id).status == "finished"
 
 
 def test_sqlite_file_with_a_remote_cluster_is_refused_in_one_line(tmp_path):

@@ -13,7 +13,10 @@ import logging
 import time
 from typing import Any
 
+from agentkit.records import EndReason
+
 log = logging.getLogger(__name__)
+_REASONS = list(EndReason)  # the StopFlag's cell holds a reason's index + 1 (agentkit.run_budget)
 
 READ_EVERY_S = 0.5  # how stale a task's view of the stop flag may be
 READ_TIMEOUT_S = 5.0
@@ -71,9 +74,14 @@ class TaskCell:
             import ray
 
             self._read_at = time.monotonic()
+            from ray.exceptions import RayActorError
+
             try:
                 self._value = int(ray.get(self.signal.get.remote(), timeout=READ_TIMEOUT_S))
-            except Exception as exc:  # the driver gone or slow: keep playing, the driver decides
+            except RayActorError:  # the actor died with its owner, the driver: nobody keeps this run
+                log.warning("the run's driver is gone: ending this episode")
+                self._value = _REASONS.index(EndReason.CANCELLED) + 1
+            except Exception as exc:  # slow or busy: keep playing, the driver decides
                 log.debug("could not read the run's stop flag: %s", exc)
         return self._value
 
