@@ -105,6 +105,22 @@ def test_the_gridworld_catalogue_is_registered_and_passes_the_checker():
     assert _checked("gridworld/lava-gap-medium") == []
 
 
+def test_every_gridworld_catalogue_id_passes_the_checker():
+    """Each of the catalogue's 55 ids, not a sample (the render check is the one above, shared by all)."""
+    ids = sorted(env_id for env_id in gymnasium.registry if env_id.startswith("gridworld/"))
+    assert len(ids) == 55
+    for env_id in ids:
+        env = gymnasium.make(env_id)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                check_env(env.unwrapped, skip_render_check=True)
+        finally:
+            env.close()
+        warned = [w for w in caught if "gymnasium" in (w.filename or "") or "WARN" in str(w.message)]
+        assert [str(w.message) for w in warned] == [], env_id
+
+
 def test_an_id_can_name_the_registering_module():
     env = gymnasium.make(f"agentkit.envs.gym_registry:{ARENA_ID}")
     assert env.unwrapped.task == "01-04-03"
