@@ -229,3 +229,33 @@ def test_the_run_flag_reaches_the_stored_config_and_the_model_is_sent_tools(tmp_
         "tool_call_id": sent[1]["messages"][-3]["tool_calls"][0]["id"],
         "content": RAN,
     }
+
+
+def test_the_client_sends_the_tools_and_types_the_calls_it_gets_back(fake_openai):
+    from types import SimpleNamespace
+
+    from agentkit.actions.tool_schema import tool_schemas
+    from agentkit.models.litellm_model import LiteLLMModel, _tool_calls
+
+    fake_openai.responder = lambda body: {
+        "content": "so",
+        "tool_calls": [{"name": "Go", "arguments": '{"n": 2}'}],
+    }
+    model = LiteLLMModel(
+        "openai/fake-model",
+        api_base=fake_openai.base_url,
+        api_key=TEST_API_KEY,
+        tools=tool_schemas(VOCABULARY),
+    )
+    reply = model.complete([Message("user", "go")])
+    assert reply.text == "so" and [(c.name, c.arguments) for c in reply.tool_calls] == [("Go", '{"n": 2}')]
+    assert reply.tool_calls[0].id.startswith("call_")
+    sent = fake_openai.requests[-1]
+    assert (
+        sent["tool_choice"] == "auto" and [t["function"]["name"] for t in sent["tools"]] == VOCABULARY.names
+    )
+    # a provider's object arguments are kept as JSON text; a call without an id is still named
+    odd = SimpleNamespace(
+        tool_calls=[SimpleNamespace(id=None, function=SimpleNamespace(name="Go", arguments={"n": 3}))]
+    )
+    assert _tool_calls(odd) == (ToolCall("Go", '{"n": 3}', "call_0"),)

@@ -466,7 +466,7 @@ class LiteLLMModel:
 def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
     """The answer's function calls, typed (none for an answer of text)."""
     calls = []
-    for call in getattr(message, "tool_calls", None) or ():
+    for i, call in enumerate(getattr(message, "tool_calls", None) or ()):
         function = getattr(call, "function", None)
         name = getattr(function, "name", None)
         if name is None:
@@ -474,7 +474,8 @@ def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
         arguments = getattr(function, "arguments", None)
         if not isinstance(arguments, str):  # a provider that sends an object: kept as its JSON text
             arguments = "{}" if arguments is None else json.dumps(arguments)
-        calls.append(ToolCall(str(name), arguments, str(getattr(call, "id", "") or "")))
+        # a server that gives no id still gets each call answered by id (tool results name their call)
+        calls.append(ToolCall(str(name), arguments, str(getattr(call, "id", "") or f"call_{i}")))
     return tuple(calls)
 
 
