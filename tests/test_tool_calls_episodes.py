@@ -23,6 +23,7 @@ from agentkit.rerender import rerender_run
 from agentkit.runner import execute_run
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts.tables import run_tables
 from agentkit.viewer import ViewerApp, open_readonly
 
 TEST_API_KEY = "sk-test-not-a-real-key-000000"
@@ -156,6 +157,9 @@ def test_a_gridworld_tool_call_episode_feeds_back_bad_arguments_and_replays_exac
         (text_only / "system.j2").write_text("Write a script.\n")
         with pytest.raises(ValueError, match="never reads the variable action_format"):
             rerender_run(store, run_id, templates_dir=text_only)
+        # the exported turn table has the calls beside the answer
+        _, rows = run_tables(store, run_id)
+        assert json.loads(rows[0]["tool_calls"]) == turns[0].tool_calls and rows[0]["answer"] == ""
 
     # the viewer shows the answer's calls as calls, and the history's results as results of a call
     page = ViewerApp(open_readonly(f"sqlite:///{tmp_path / 't.db'}")).handle(

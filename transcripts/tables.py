@@ -89,6 +89,7 @@ def turn_row(episode: EpisodeInfo, turn: TurnInfo) -> dict[str, Any]:
         "prompt": text,
         "image_sha256": images,
         "answer": turn.answer,
+        "tool_calls": _json(turn.tool_calls),  # --action-format tools: [{"id", "name", "arguments"}]
         "script": _json(turn.script),
         "parse_error": _json(turn.parse_error),
         "compile_error": turn.compile_error,
@@ -228,6 +229,7 @@ TURN_COLUMNS = [
     "prompt",
     "image_sha256",
     "answer",
+    "tool_calls",
     "script",
     "parse_error",
     "compile_error",
