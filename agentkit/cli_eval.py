@@ -185,6 +185,7 @@ def eval_command(
         _refuse_animal_ai_flags(configs, aai_build, aai_version)
     for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
         refuse_human_setup(config)
+    _check_model_access(configs, api_key_env)  # every model's key and server, before any run or database
     if store is None:  # a refused command leaves no database behind
         store = open_store(db)
     results, stopped_runs = _play_each(configs, store, api_key_env, resume, figure, as_json)
@@ -194,6 +195,18 @@ def eval_command(
 def register(app: typer.Typer) -> None:
     """Add ``agentkit eval`` to the command line, with the run settings' flags (agentkit.cli_run_options)."""
     app.command("eval")(with_run_flags(COMMON_FLAGS, EVAL_FLAGS)(eval_command))
+
+
+def _check_model_access(configs: list[Any], api_key_env: str | None) -> None:
+    """One line, before any database is made or any run played, when a model can never answer: an
+    unset or empty key variable, or an api_base nobody listens on (each model and server once)."""
+    from agentkit.run_preflight import PreflightError, check_model_access
+
+    for model, api_base in dict.fromkeys((c.model, c.api_base) for c in configs):
+        try:
+            check_model_access(model, api_base, api_key_env)
+        except PreflightError as exc:
+            fail(str(exc))
 
 
 def _refuse_rule_and_resume_clashes(pass_rule: str | None, resume: str | None, run_flags: Any) -> None:
@@ -346,14 +359,10 @@ def _play(
     cannot start, or whose store cannot write, ends the command in one line."""
     from agentkit.prompts import TemplateError
     from agentkit.records import EndReason, StorageError
-    from agentkit.run_preflight import PreflightError, check_model_access
     from agentkit.runner import execute_run
     from agentkit.transcripts.run_lease import RunBusyError
 
-    try:  # a missing key or a server nobody listens on fails now, not after every episode's retries
-        check_model_access(config.model, config.api_base, api_key_env)
-    except PreflightError as exc:
-        fail(str(exc))
+    # a missing key or a server nobody listens on was refused before the store was opened
     warn_unpriced_budget(config)  # a cost budget on an unpriced model: one warning line
     try:
         summary = execute_run(

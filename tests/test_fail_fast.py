@@ -60,6 +60,31 @@ def test_unset_api_key_env_fails_before_any_run_is_created(tmp_path):
     assert not (tmp_path / "runs.db").exists() or TranscriptStore(db).list_runs() == []
 
 
+def test_eval_with_an_unset_key_refuses_before_making_a_database(tmp_path):
+    """`agentkit eval` made an empty database (its tables, no run) before refusing the unset key."""
+    env = cli_env()
+    env.pop("AGENTKIT_TEST_NO_SUCH_KEY", None)
+    proc = run_cli(
+        [
+            "eval",
+            "llm-aai-exp1",
+            "--model",
+            "openai/gpt-4o",
+            "--api-key-env",
+            "AGENTKIT_TEST_NO_SUCH_KEY",
+            "--db",
+            f"sqlite:///{tmp_path / 'runs.db'}",
+        ],
+        tmp_path,
+        env,
+        check=False,
+    )
+    assert proc.returncode == 2
+    lines = _error_lines(proc.stderr)
+    assert len(lines) == 1 and "AGENTKIT_TEST_NO_SUCH_KEY" in lines[0] and "unset or empty" in lines[0]
+    assert not (tmp_path / "runs.db").exists()
+
+
 def test_empty_api_key_env_fails_too(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     proc = run_cli(
