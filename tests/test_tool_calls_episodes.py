@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
+from agentkit.inspect_tasks.export_log import run_as_eval_log
 from agentkit.records import EndReason
 from agentkit.replay import replay_episode
 from agentkit.rerender import rerender_run
@@ -160,6 +161,15 @@ def test_a_gridworld_tool_call_episode_feeds_back_bad_arguments_and_replays_exac
         # the exported turn table has the calls beside the answer
         _, rows = run_tables(store, run_id)
         assert json.loads(rows[0]["tool_calls"]) == turns[0].tool_calls and rows[0]["answer"] == ""
+        # and Inspect's log of the run has the calls on the answers and their results after them
+        (sample,) = run_as_eval_log(store, run_id).samples
+        roles = [m.role for m in sample.messages[1:]]
+        assert roles[:6] == ["user", "assistant", "tool", "tool", "user", "assistant"]
+        answer, refused = sample.messages[2], sample.messages[4]
+        assert [c.function for c in answer.tool_calls] == ["Think", "Go"] and answer.tool_calls[
+            1
+        ].arguments == {"n": 999}
+        assert refused.tool_call_id == answer.tool_calls[1].id and "999" in refused.text
 
     # the viewer shows the answer's calls as calls, and the history's results as results of a call
     page = ViewerApp(open_readonly(f"sqlite:///{tmp_path / 't.db'}")).handle(

@@ -9,6 +9,7 @@ episode's record as its metadata. Called by ``agentkit transcripts export --form
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
@@ -25,8 +26,9 @@ from inspect_ai.log import (
     EvalSpec,
     write_eval_log,
 )
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ModelOutput
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ModelOutput
 from inspect_ai.scorer import Score
+from inspect_ai.tool import ToolCall
 
 from agentkit.inspect_tasks.inspect_participant import to_inspect
 from agentkit.transcripts import TranscriptStore
@@ -43,9 +45,48 @@ def _conversation(turns: list[TurnInfo]) -> list[ChatMessage]:
     chat: list[ChatMessage] = []
     for turn in turns:
         messages = turn.messages or []
+        if chat:  # the tool results answering the previous answer's calls (--action-format tools)
+            chat.extend(_tool_results(messages[:-1]))
         chat.extend(to_inspect(messages if not chat else messages[-1:]))
-        chat.append(ChatMessageAssistant(content=turn.answer))
+        chat.append(ChatMessageAssistant(content=turn.answer, tool_calls=_tool_calls(turn.tool_calls)))
     return chat
+
+
+def _tool_calls(calls: list[dict[str, str]] | None) -> list[ToolCall] | None:
+    """A turn's stored tool calls as Inspect's (arguments that are not a JSON object kept as a parse error)."""
+    if not calls:
+        return None
+    out = []
+    for call in calls:
+        try:
+            arguments = json.loads(call.get("arguments") or "{}")
+            problem = None if isinstance(arguments, dict) else "the arguments are not a JSON object"
+        except ValueError:
+            arguments, problem = None, "the arguments are not valid JSON"
+        out.append(
+            ToolCall(
+                id=call.get("id", ""),
+                function=call.get("name", ""),
+                arguments=arguments if isinstance(arguments, dict) else {},
+                parse_error=problem,
+            )
+        )
+    return out
+
+
+def _tool_results(messages: list[dict[str, Any]]) -> list[ChatMessage]:
+    """The ``tool`` messages at the end of a prompt's history (those after its last answer)."""
+    results: list[ChatMessage] = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        content = message.get("content")
+        results.append(
+            ChatMessageTool(
+                content=content if isinstance(content, str) else "", tool_call_id=message.get("tool_call_id")
+            )
+        )
+    return results[::-1]
 
 
 def _sample(episode: EpisodeInfo, turns: list[TurnInfo], model: str) -> EvalSample:
