@@ -222,7 +222,8 @@ def evaluate(
             except KeyError:
                 raise RunSetupError(f"resume: no run {resume!r} in the store") from None
             base = RunConfig.from_stored(stored.config)
-            kept = {k: v for k, v in overrides.items() if k in ("max_concurrency", "workers", "api_base")}
+            resumable = ("max_concurrency", "workers", "executor", "ray_address", "api_base")
+            kept = {k: v for k, v in overrides.items() if k in resumable}
             summary = _execute(
                 base.model_copy(update=kept),
                 store,

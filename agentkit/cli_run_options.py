@@ -23,6 +23,7 @@ max_input/output_tokens      --max-input-tokens ...  the same
 max_wall_s                   --max-wall-s            --max-wall-s
 run_max_cost_usd/tokens/wall --run-max-cost ...      the same
 max_concurrency, workers     --max-concurrency ...   --max-concurrency --workers
+executor, ray_address        --executor --ray-address the same (also with --resume)
 max_attempts                 --max-attempts          --max-attempts
 max_consecutive_model_errors --max-consecutive-...   the same
 rate_limit_rpm               --rate-limit-rpm        --rate-limit-rpm
@@ -299,6 +300,20 @@ RUN_FLAGS: tuple[Flag, ...] = (
         min=1,
     ),
     Flag("workers", "--workers", str, "auto, threads or processes."),
+    Flag(
+        "executor",
+        "--executor",
+        str,
+        "Where episodes run: local (this machine, default) or ray (Ray tasks on a cluster; the 'ray' "
+        "extra). Stored with the run.",
+    ),
+    Flag(
+        "ray_address",
+        "--ray-address",
+        str,
+        "The Ray cluster to join (HOST:PORT or ray://HOST:PORT; default $RAY_ADDRESS, else a new local "
+        "one). Implies --executor ray.",
+    ),
 )
 
 
@@ -335,6 +350,11 @@ class RunFlags:
                 out.setdefault(head, {})[tail] = value
             else:
                 out[head] = value
+        if out.get("ray_address") is not None:  # a cluster named: the Ray executor (agentkit.cli_executor)
+            if out.setdefault("executor", "ray") == "local":
+                raise ValueError(
+                    "--ray-address: names a Ray cluster, but --executor is local (drop one of them)"
+                )
         return out
 
     def apply(self, config: Any, accepts: Callable[[str, str], bool] | None = None) -> Any:

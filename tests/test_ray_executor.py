@@ -195,6 +195,54 @@ def test_killed_ray_eval_resumes_on_the_stored_cluster_with_one_final_episode_pe
         assert store.get_run(run.id).status == "finished"
 
 
+def test_run_command_joins_the_cluster_and_stores_its_executor(cluster, postgres_url, tmp_path):
+    task = "01-04-03"
+    data = run_json(
+        ["run", "--env", "aai-arena", "--task", task, "--model", "reference", "--episodes", "2",
+         "--max-scripts", "1", "--no-images", "--ray-address", cluster.address, "--db", postgres_url],
+        tmp_path,
+    )  # fmt: skip
+    assert [e["task"] for e in data["episodes"]] == [task, task]
+    with TranscriptStore(postgres_url) as store:
+        run = store.get_run(data["run_id"])
+    assert run.config["executor"] == "ray" and run.config["ray_address"] == cluster.address
+    assert run.status == "finished"
+
+
+def test_rate_limit_is_shared_by_every_worker_of_the_cluster(cluster):
+    """Three tasks (separate worker processes) asking together are spaced one interval apart overall:
+    the k-th request of all to go cannot go before k intervals after the first was asked."""
+    from agentkit.executors.ray_rate_limit import start_bucket
+
+    def acquire_times(bucket, go, n):  # nested: Ray ships it by value to the workers
+        import time as clock
+
+        from agentkit.executors.ray_rate_limit import ClusterRateLimiter
+
+        limiter = ClusterRateLimiter(bucket, 300)
+        clock.sleep(max(0.0, go - clock.time()))  # all three start asking at the same moment
+        asked, times = clock.time(), []
+        for _ in range(n):
+            limiter.acquire()
+            times.append(clock.time())
+        return asked, times
+
+    ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+    try:
+        bucket = start_bucket(300)  # one request every 0.2 s for the whole cluster
+        task = ray.remote(num_cpus=0)(acquire_times)
+        go = time.time() + 5  # time for three worker processes to start
+        results = ray.get([task.remote(bucket, go, 3) for _ in range(3)])
+        ray.kill(bucket)
+    finally:
+        ray.shutdown()
+    first_asked = min(asked for asked, _ in results)
+    went = sorted(t for _, times in results for t in times)
+    assert len(went) == 9
+    # Three limiters of their own would let three requests go at once, at first_asked.
+    assert all(t - first_asked >= k * 0.2 - 0.02 for k, t in enumerate(went)), [t - first_asked for t in went]
+
+
 def test_sqlite_file_with_a_remote_cluster_is_refused_in_one_line(tmp_path):
     (tmp_path / "exp.yaml").write_text(EXPERIMENT)
     db = f"sqlite:///{tmp_path / 'runs.db'}"

@@ -41,6 +41,7 @@ COMMON: dict[str, tuple[str | None, str, Any]] = {
 RUN_ONLY = {
     "--max-concurrency": ("2", "max_concurrency", 2),
     "--workers": ("threads", "workers", "threads"),
+    "--executor": ("local", "executor", "local"),
     "--modality": ("ascii", "observer.views", ["ascii"]),
 }
 EVAL_ONLY = {
@@ -65,6 +66,8 @@ CONTROL_ONLY = {"--control", "--observe", "--observe-max-images", "--action-form
 # Flags only --model human takes (refused for the reference agent these fixtures run): each reaches
 # the stored config in tests/test_human_runs_alone.py (eval --human-frames files).
 HUMAN_ONLY_EVAL = {"--human-frames"}
+# Needs a Ray cluster: reaches the stored config in tests/test_ray_executor.py (run --ray-address).
+RAY_ONLY = {"--ray-address"}
 
 
 def _args(flags: dict[str, tuple[str | None, str, Any]]) -> list[str]:
@@ -137,10 +140,10 @@ def test_image_size_also_sets_the_render_size(run_config, eval_config):
 
 def test_every_declared_flag_is_tested_and_documented_in_help(tmp_path):
     assert {f.decl.split("/")[0] for f in COMMON_FLAGS} == set(COMMON) | BACKEND_ONLY | CONTROL_ONLY
-    assert {f.decl.split("/")[0] for f in RUN_FLAGS} == set(RUN_ONLY)
+    assert {f.decl.split("/")[0] for f in RUN_FLAGS} == set(RUN_ONLY) | RAY_ONLY
     assert {f.decl.split("/")[0] for f in EVAL_FLAGS} == set(EVAL_ONLY) | HUMAN_ONLY_EVAL
     for command, flags in (
-        ("run", [*COMMON, *RUN_ONLY, *BACKEND_ONLY, *CONTROL_ONLY]),
+        ("run", [*COMMON, *RUN_ONLY, *RAY_ONLY, *BACKEND_ONLY, *CONTROL_ONLY]),
         ("eval", [*COMMON, *EVAL_ONLY, *HUMAN_ONLY_EVAL, *BACKEND_ONLY, *CONTROL_ONLY]),
     ):
         shown = run_cli([command, "--help"], tmp_path, {**cli_env(), "COLUMNS": "250"}).stdout

@@ -32,7 +32,7 @@ def _stdout_to_stderr() -> None:
         _stdout_moved = True
 
 
-def _worker_for(ctx: Any, signal: Any) -> Any:
+def _worker_for(ctx: Any, signal: Any, bucket: Any) -> Any:
     """This process's Worker for ``ctx``'s run (made on first use, the previous run's closed)."""
     global _current
     if _current is not None and _current[0] == ctx.run_id:
@@ -51,12 +51,18 @@ def _worker_for(ctx: Any, signal: Any) -> Any:
     config = ctx.config.model_copy(
         update={"run_max_cost_usd": None, "run_max_tokens": None, "run_max_wall_s": None}
     )
+    if bucket is not None and config.rate_limit_rpm:  # the run's limit is the cluster's, not this process's
+        from agentkit.executors.ray_rate_limit import ClusterRateLimiter
+        from agentkit.models.rate_limit import provider_of, use_limiter
+
+        use_limiter(provider_of(config.model), ClusterRateLimiter(bucket, config.rate_limit_rpm))
     worker = Worker(ctx, RunBudget(config, flag=StopFlag(TaskCell(signal))))
     _current = (ctx.run_id, worker)
     return worker
 
 
-def play_episode(ctx: Any, signal: Any, planned: Any) -> Any:
-    """Play ``planned`` (with its relaunches) into the run's store; the EpisodeResult."""
+def play_episode(ctx: Any, signal: Any, bucket: Any, planned: Any) -> Any:
+    """Play ``planned`` (with its relaunches) into the run's store; the EpisodeResult. ``signal`` is
+    the run's stop-flag actor, ``bucket`` its rate-limit actor (None without ``--rate-limit-rpm``)."""
     _stdout_to_stderr()
-    return _worker_for(ctx, signal).play(planned)
+    return _worker_for(ctx, signal, bucket).play(planned)

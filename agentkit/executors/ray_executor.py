@@ -2,10 +2,13 @@
 
 Why: the runner's local pools stop at one machine. Here the driver (the process running
 ``agentkit eval``) joins a Ray cluster (``--ray-address``, ``$RAY_ADDRESS``, or a new local one),
-keeps up to ``max_concurrency`` episodes in flight as tasks of one CPU each (with the default of
-1, as many as the cluster has CPUs), and hands each result to the runner as a local pool would.
-The driver still holds the run's lease and counts its budget; tasks write their episodes to the
-shared store and read the stop flag from a small actor (``ray_stop_signal``).
+keeps up to ``max_concurrency`` episodes in flight as Ray tasks (with the default of 1, as many as
+the cluster has room for), and hands each result to the runner as a local pool would. A task of
+the reference agent (CPU-bound: the simulator is the work) takes one CPU; a task of an API model,
+which mostly waits on the network, takes ``API_TASK_CPUS``. The driver still holds the run's lease
+and counts its budget; tasks write their episodes to the shared store, read the stop flag from a
+small actor (``ray_stop_signal``) and, with ``--rate-limit-rpm``, share one rate limit held by
+another (``ray_rate_limit``).
 
 A task lost with its worker process or node is not retried by Ray (its retry would reuse the
 episode's stable id): the driver closes what the lost task left "running", keeps a result the
@@ -34,6 +37,7 @@ from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
 
+API_TASK_CPUS = 0.25  # an API model's episode waits on the network: four share a CPU
 MAX_LOSSES = 3  # times one episode may be lost with its Ray worker before it is recorded as env_error
 LOST_NOTE = "its Ray worker or node was lost"
 
@@ -53,6 +57,10 @@ class RaySession:
         self.config = config
         self.started_here = False
         self.signal: Any = None
+        self.bucket: Any = None  # the run's shared rate limit, with --rate-limit-rpm
+        from agentkit.runner import CPU_BOUND_MODELS
+
+        self.task_cpus = 1.0 if config.model in CPU_BOUND_MODELS else API_TASK_CPUS
 
     def __enter__(self) -> RaySession:
         import ray
@@ -84,16 +92,21 @@ class RaySession:
             self.__exit__()
             raise
         self.signal = start_signal()
+        if self.config.rate_limit_rpm:
+            from agentkit.executors.ray_rate_limit import start_bucket
+
+            self.bucket = start_bucket(self.config.rate_limit_rpm)
         return self
 
     def __exit__(self, *exc: object) -> None:
         import ray
 
-        try:
-            if self.signal is not None:
-                ray.kill(self.signal)
-        except Exception:  # the cluster may be gone already
-            log.debug("could not stop the run's signal actor", exc_info=True)
+        for actor in (self.signal, self.bucket):
+            try:
+                if actor is not None:
+                    ray.kill(actor)
+            except Exception:  # the cluster may be gone already
+                log.debug("could not stop one of the run's actors", exc_info=True)
         if self.started_here:
             ray.shutdown()
 
@@ -104,12 +117,13 @@ class RaySession:
         return DriverCell(self.signal)
 
     def in_flight(self) -> int:
-        """Episodes submitted at once: ``max_concurrency``, or with the default of 1 the cluster's CPUs."""
+        """Episodes submitted at once: ``max_concurrency``, or with the default of 1 as many tasks as
+        the cluster's CPUs hold."""
         if self.config.max_concurrency > 1:
             return self.config.max_concurrency
         import ray
 
-        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+        return max(1, int(ray.cluster_resources().get("CPU", 1) / self.task_cpus))
 
     def play(
         self,
@@ -124,7 +138,7 @@ class RaySession:
 
         from agentkit.executors.ray_episode import play_episode
 
-        task = ray.remote(num_cpus=1, max_retries=0)(play_episode)
+        task = ray.remote(num_cpus=self.task_cpus, max_retries=0)(play_episode)
         ctx_ref = ray.put(ctx)
         losses: dict[tuple[str, int, int], int] = {}  # (task, trial, seed) -> times lost
         pending = list(reversed(plan))  # popped from the end: plan order, relaunches first
@@ -134,7 +148,7 @@ class RaySession:
             while True:
                 while pending and len(in_flight) < n and budget.stop_reason() is None:
                     planned = pending.pop()
-                    in_flight[task.remote(ctx_ref, self.signal, planned)] = planned
+                    in_flight[task.remote(ctx_ref, self.signal, self.bucket, planned)] = planned
                 if not in_flight:
                     break
                 ready, _ = ray.wait(list(in_flight), num_returns=1)

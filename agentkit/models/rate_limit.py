@@ -43,6 +43,13 @@ def provider_of(model: str) -> str:
     return model.split("/", 1)[0] if "/" in model else model
 
 
+def use_limiter(provider: str, limiter: RateLimiter) -> None:
+    """Make ``limiter`` the one this process's episodes of ``provider`` share from now on (e.g. one
+    asking a Ray actor that holds a whole cluster's limit: agentkit.executors.ray_rate_limit)."""
+    with _LIMITERS_LOCK:
+        _LIMITERS[provider] = limiter
+
+
 def limiter_for(provider: str, requests_per_minute: float) -> RateLimiter:
     with _LIMITERS_LOCK:
         limiter = _LIMITERS.get(provider)
