@@ -184,25 +184,28 @@ def test_the_body_is_the_sdks_bytes() -> None:
 
 def test_a_lone_surrogate_takes_litellms_route() -> None:
     """The SDK cannot encode it either: litellm reports it as before rather than we send bad UTF-8."""
-    for text in ("a lone surrogate \ud800", "\udfff" * chat_body.LONG_CHARS):
+    for text in ("a lone surrogate \ud800", "\udfff" * 3000):
         fields = direct_fields({"model": "openai/m", "messages": [{"role": "user", "content": text}]})
         assert fields is not None and chat_body.encode_body(fields) is None
 
 
-def test_a_frame_is_encoded_once_not_once_per_turn(monkeypatch) -> None:
-    encoded: list[str] = []  # the long strings JSON-encoded on their own
+def test_each_message_is_encoded_once_not_once_per_turn(monkeypatch) -> None:
+    encoded: list[Any] = []  # the messages JSON-encoded
     real_dumps = chat_body.dumps
     monkeypatch.setattr(
-        chat_body, "dumps", lambda v: (isinstance(v, str) and encoded.append(v)) or real_dumps(v)
+        chat_body,
+        "dumps",
+        lambda v: (isinstance(v, dict) and "role" in v and encoded.append(v)) or real_dumps(v),
     )
-    monkeypatch.setattr(chat_body, "_fragments", {})
+    monkeypatch.setattr(chat_body, "_messages", {})
     history: list[dict[str, Any]] = [{"role": "system", "content": "rules"}]
     for turn in range(5):
-        history = history + [_user(f"turn {turn}", f"data:image/jpeg;base64,{turn:04d}" + "Q" * 4000)]
-        body = chat_body.encode_body({"messages": history, "model": "m"})
-        assert json.loads(body or b"")["messages"] == history
-    frames = [m["content"][1]["image_url"]["url"] for m in history[1:]]
-    assert encoded == frames  # each once, though 15 frames were sent over the 5 turns
+        frame = f"data:image/jpeg;base64,{turn:04d}" + "Q" * 4000
+        # each turn a fresh copy of the history, as the client makes from typed messages
+        history = [json.loads(json.dumps(m)) for m in history] + [_user(f"turn {turn}", frame)]
+        body = chat_body.encode_body({"messages": history, "model": "m", "temperature": 0.0})
+        assert body == openapi_dumps({"messages": history, "model": "m", "temperature": 0.0})
+    assert encoded == history  # each once, though 15 turns' messages were sent over the 5 calls
 
 
 @pytest.mark.parametrize(

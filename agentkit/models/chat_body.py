@@ -1,42 +1,36 @@
-"""A chat request's JSON body, built once per call with every long string encoded once per episode.
+"""A chat request's JSON body, with every message encoded once per episode rather than once per call.
 
-Why: a full-history request carries every earlier frame as a base64 data URL (4.5 MB at turn 100
-of an arena episode with 512 px frames). Encoding the whole body with ``json.dumps`` on every call
-re-scans all of it (13 ms at turn 100; the openai SDK did it twice per call), holding the
-interpreter lock. Here the strings of at least ``LONG_CHARS`` characters (data URLs, long system
-prompts) are encoded once and remembered (value-keyed, bounded); each call encodes only the short
-skeleton around them and joins the pieces, byte for byte what the SDK would send (the same
-settings: UTF-8, no ASCII escaping, compact separators, no NaN).
+Why: a full-history request carries every earlier turn, frames included as base64 data URLs (4.5 MB
+at turn 100 of an arena episode with 512 px frames). Encoding the whole body with ``json.dumps`` on
+every call re-scans all of it (13 ms at turn 100; the openai SDK did it twice per call), holding the
+interpreter lock. Here each message's JSON is remembered by its value (a tuple of its strings, which
+cache their own hashes, so an earlier turn's message costs one lookup even when the caller made a
+fresh dict of it) and the body is the remembered pieces joined: byte for byte what the SDK would
+send (the same settings: UTF-8, no ASCII escaping, compact separators, no NaN; the same key order).
 
 Only messages of the plain OpenAI chat shape are built here (roles with text, text and image_url
-parts, assistant tool calls, tool results as text): :func:`plain_messages` returns None for
-anything else (cache markers, files, images inside tool results, ...), which litellm then
-transforms and sends as before. ``None`` fields of a message are left out, as litellm does.
+parts, assistant tool calls, tool results as text): :func:`encode_body` returns None for anything
+else (cache markers, files, images inside tool results, ...), which litellm then transforms and
+sends as before. ``None`` fields of a message are left out, as litellm does.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import secrets
 import threading
-from collections.abc import Sequence
 from typing import Any
 
-LONG_CHARS = 2048  # strings this long or longer are encoded once and remembered
-_FRAGMENT_CACHE_SIZE = 1024  # remembered encodings (a long full-history episode's frames, with room)
+CACHE_BYTES = 256 * 2**20  # remembered encodings, in all (a few full-history episodes' frames)
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 _MESSAGE_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
+_TEXT_PART = frozenset({"type", "text"})
+_IMAGE_PART = frozenset({"type", "image_url"})
+_IMAGE_KEYS = frozenset({"url", "detail"})
 _TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
 _FUNCTION_KEYS = frozenset({"name", "arguments"})
-_IMAGE_KEYS = frozenset({"url", "detail"})
 
-# A placeholder no prompt can hold by chance: NUL, then a random per-process token, then an index.
-_TOKEN = secrets.token_hex(8)
-_PLACEHOLDER = "\x00" + _TOKEN + ":{}"
-_PLACED = re.compile(r'"\\u0000' + _TOKEN + r':(\d+)"')
-
-_fragments: dict[str, bytes] = {}
+_messages: dict[tuple[Any, ...], bytes] = {}
+_cached_bytes = 0
 _lock = threading.Lock()
 
 
@@ -49,108 +43,90 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def encoded(text: str) -> bytes:
-    """The JSON string literal of ``text`` as UTF-8 bytes, remembered for long texts (a str caches its
-    hash, so a frame's data URL resent each turn costs one lookup)."""
-    fragment = _fragments.get(text)
-    if fragment is None:
-        fragment = dumps(text).encode("utf-8")
-        with _lock:
-            if len(_fragments) >= _FRAGMENT_CACHE_SIZE:
-                _fragments.pop(next(iter(_fragments)), None)  # forget the oldest
-            _fragments[text] = fragment
-    return fragment
-
-
-def plain_messages(messages: Sequence[Any], long: list[str]) -> list[dict[str, Any]] | None:
-    """The messages with each long string replaced by a placeholder (the strings appended to
-    ``long``), or None when one is not of the plain shape."""
-    try:
-        return [_message(m, long) for m in messages]
-    except _NotPlain:
-        return None
-
-
 def encode_body(body: dict[str, Any]) -> bytes | None:
-    """``body`` (a chat request's fields, in the order to send them) as JSON bytes, or None when its
-    messages are not of the plain shape or a field is not JSON (or not UTF-8: a lone surrogate,
-    which the SDK refuses too, and litellm words as before)."""
-    long: list[str] = []
-    messages = plain_messages(body.get("messages") or [], long)
-    if messages is None:
+    """``body`` (a chat request's fields, ``messages`` first, in the order to send them) as JSON
+    bytes, or None when a message is not of the plain shape or a field is not JSON (or not UTF-8: a
+    lone surrogate, which the SDK refuses too and litellm words as before)."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or next(iter(body)) != "messages":
         return None
+    rest = {k: v for k, v in body.items() if k != "messages"}
     try:
-        text = dumps({**body, "messages": messages})
-        if not long:
-            return text.encode("utf-8")
-        pieces = _PLACED.split(text)  # text, index, text, index, ..., text
-        out: list[bytes] = []
-        for i, piece in enumerate(pieces):
-            out.append(piece.encode("utf-8") if i % 2 == 0 else encoded(long[int(piece)]))
-    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+        pieces = [b'{"messages":[']
+        for i, message in enumerate(messages):
+            if i:
+                pieces.append(b",")
+            pieces.append(encoded_message(message))
+        pieces.append(b"]")
+        if rest:
+            pieces.append(b"," + dumps(rest).encode("utf-8")[1:])
+        else:
+            pieces.append(b"}")
+    except (_NotPlain, TypeError, ValueError):  # UnicodeEncodeError is a ValueError
         return None
-    # one buffer: a copy of 4.5 MB (turn 100) costs less than ~200 writes of its pieces through h11
-    return b"".join(out)
+    return b"".join(pieces)  # one buffer: cheaper than ~200 writes of the pieces through h11
 
 
-def _placed(text: str, long: list[str]) -> str:
-    if len(text) < LONG_CHARS:
-        return text
-    long.append(text)
-    return _PLACEHOLDER.format(len(long) - 1)
+def encoded_message(message: Any) -> bytes:
+    """One message's JSON, remembered by value (raises _NotPlain for a message of another shape)."""
+    global _cached_bytes
+    key = _key(message)
+    data = _messages.get(key)
+    if data is None:
+        data = dumps({k: v for k, v in message.items() if v is not None}).encode("utf-8")
+        with _lock:
+            while _messages and _cached_bytes + len(data) > CACHE_BYTES:  # forget the oldest
+                _cached_bytes -= len(_messages.pop(next(iter(_messages))))
+            _messages[key] = data
+            _cached_bytes += len(data)
+    return data
 
 
-def _message(message: Any, long: list[str]) -> dict[str, Any]:
+def _key(message: Any) -> tuple[Any, ...]:
+    """Everything of a plain message that goes into its JSON, in order, as a hashable tuple."""
     if not isinstance(message, dict) or message.get("role") not in _ROLES:
         raise _NotPlain
-    out: dict[str, Any] = {}
-    for key, value in message.items():
+    key: list[Any] = []
+    for name, value in message.items():
         if value is None:
-            continue  # litellm leaves None fields out
-        if key not in _MESSAGE_KEYS:
+            continue  # left out, as litellm does
+        if name not in _MESSAGE_KEYS:
             raise _NotPlain
-        if key == "content":
-            out[key] = _content(value, long, images=message["role"] == "user")
-        elif key == "tool_calls":
-            out[key] = _tool_calls(value)
-        elif isinstance(value, str):
-            out[key] = value
+        if isinstance(value, str):
+            key.append((name, value))
+        elif name == "content" and isinstance(value, list):
+            key.append((name, tuple(_part(p, images=message["role"] == "user") for p in value)))
+        elif name == "tool_calls" and isinstance(value, list):
+            key.append((name, tuple(_call(c) for c in value)))
         else:
             raise _NotPlain
-    return out
+    return tuple(key)
 
 
-def _content(content: Any, long: list[str], images: bool) -> Any:
-    if isinstance(content, str):
-        return _placed(content, long)
-    if not isinstance(content, list):
+def _part(part: Any, images: bool) -> tuple[Any, ...]:
+    if not isinstance(part, dict):
         raise _NotPlain
-    parts: list[dict[str, Any]] = []
-    for part in content:
-        if not isinstance(part, dict):
-            raise _NotPlain
-        kind = part.get("type")
-        if kind == "text" and set(part) == {"type", "text"} and isinstance(part["text"], str):
-            parts.append({"type": "text", "text": _placed(part["text"], long)})
-        elif kind == "image_url" and images and set(part) == {"type", "image_url"}:
-            image = part["image_url"]
-            if not (
-                isinstance(image, dict) and set(image) <= _IMAGE_KEYS and isinstance(image.get("url"), str)
-            ):
-                raise _NotPlain
-            parts.append({"type": "image_url", "image_url": {**image, "url": _placed(image["url"], long)}})
-        else:
-            raise _NotPlain
-    return parts
+    kind = part.get("type")
+    if kind == "text" and part.keys() == _TEXT_PART and isinstance(part["text"], str):
+        return tuple(part.items())
+    if kind == "image_url" and images and part.keys() == _IMAGE_PART:
+        image = part["image_url"]
+        if isinstance(image, dict) and image.keys() <= _IMAGE_KEYS and _strings(image):
+            return tuple((k, tuple(v.items()) if k == "image_url" else v) for k, v in part.items())
+    raise _NotPlain
 
 
-def _tool_calls(calls: Any) -> list[Any]:
-    if not isinstance(calls, list):
+def _call(call: Any) -> tuple[Any, ...]:
+    if not (isinstance(call, dict) and call.keys() <= _TOOL_CALL_KEYS):
         raise _NotPlain
-    for call in calls:
-        if not (isinstance(call, dict) and set(call) <= _TOOL_CALL_KEYS):
-            raise _NotPlain
-        function = call.get("function")
-        if not (isinstance(function, dict) and set(function) <= _FUNCTION_KEYS):
-            raise _NotPlain
-    return calls
+    function = call.get("function")
+    if not (isinstance(function, dict) and function.keys() <= _FUNCTION_KEYS and _strings(function)):
+        raise _NotPlain
+    others = {k: v for k, v in call.items() if k != "function"}
+    if not _strings(others):
+        raise _NotPlain
+    return tuple((k, tuple(v.items()) if k == "function" else v) for k, v in call.items())
+
+
+def _strings(mapping: dict[str, Any]) -> bool:
+    return all(isinstance(v, str) for v in mapping.values())
