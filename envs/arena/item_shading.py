@@ -113,7 +113,6 @@ class ItemShading:
         self._rotation = np.tile(np.eye(3), (size, 1, 1))
         self._client = client
         self._moving: list[int] = []
-        self._half32 = self._half.astype(np.float32)
         for b in bodies:
             t, i = b.item.type, b.body + 1
             sx, sy, sz = b.item.size
@@ -133,9 +132,15 @@ class ItemShading:
                 self._read_pose(b.body)
                 if b.dynamic and t.kind != "obstacle":
                     self._moving.append(b.body)
-        self._half32 = self._half.astype(np.float32)
-        self._rotation32 = self._rotation.astype(np.float32)
-        self._origin32 = self._origin.astype(np.float32)
+        self._pose32 = self._pose_table()
+
+    def _pose_table(self) -> np.ndarray:
+        """Per body (row = id + 1), float32: origin (3), rotation matrix by rows (9), half size (3);
+        one table, so a pixel's pose is one gather."""
+        size = len(self._origin)
+        return np.concatenate(
+            [self._origin, self._rotation.reshape(size, 9), self._half], axis=1, dtype=np.float32
+        )
 
     def _read_pose(self, body: int) -> None:
         try:
@@ -170,8 +175,7 @@ class ItemShading:
         if textured.any():
             for body in self._moving:
                 self._read_pose(body)
-            self._rotation32 = self._rotation.astype(np.float32)
-            self._origin32 = self._origin.astype(np.float32)
+            self._pose32 = self._pose_table()
             if textured.all():  # e.g. an arena floored with a wall: no copies of every array
                 colour = self._textured(colour, light, kinds, ids, at(z), rows, cols, eye, rays, m)
             else:
@@ -197,16 +201,11 @@ class ItemShading:
     def _textured(self, colour, light, kinds, ids, depth, rows, cols, eye, rays, m) -> np.ndarray:
         """Colours of textured pixels (given as flat lists) with their texture applied."""
         world = _world_points(eye, rays, depth, rows, cols)
-        origin, rotation = self._origin32[ids], self._rotation32[ids]
+        pose = self._pose32[ids]
         # R^T (P - origin), P in pybullet axes (arena x, z, y).
-        ox, oy, oz = world[:, 0] - origin[:, 0], world[:, 2] - origin[:, 1], world[:, 1] - origin[:, 2]
-        local = (
-            rotation[:, 0, :] * ox[:, None]
-            + rotation[:, 1, :] * oy[:, None]
-            + rotation[:, 2, :] * oz[:, None]
-        )
-        half = self._half32[ids]
-        kinds = self._texture[ids]
+        ox, oy, oz = world[:, 0] - pose[:, 0], world[:, 2] - pose[:, 1], world[:, 1] - pose[:, 2]
+        local = pose[:, 3:6] * ox[:, None] + pose[:, 6:9] * oy[:, None] + pose[:, 9:12] * oz[:, None]
+        half = pose[:, 12:15]
         # Box faces: the local axis along which the point is nearest the box's surface is the normal;
         # (a, b) are the face's coordinates from its corner: across and up, or x and y on top faces.
         ratio = np.abs(local) / half
@@ -221,7 +220,9 @@ class ItemShading:
             (PATCHES, self._patches, (3.0, 3.0)),
         ):
             chosen = kinds == kind
-            if chosen.any():  # one texture tile covers w x h units
+            if chosen.all():  # one texture tile covers w x h units
+                factor = texture.sample(a / w, b / h, footprint / w)
+            elif chosen.any():
                 factor[chosen] = texture.sample(a[chosen] / w, b[chosen] / h, footprint[chosen] / w)
         shaded = colour * factor[:, None]
         framed = kinds >= FRAME
