@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import logging
+import ssl
+import threading
 from typing import Any
 
 import httpx
@@ -112,6 +114,27 @@ class _CheckedTransport(usage_guard.UsageCheckingTransport):
         self._inner = deadline_transport(proxy)
 
 
+_ssl_context: ssl.SSLContext | None = None
+_ssl_lock = threading.Lock()
+
+
+def _shared_ssl_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: loading the CA bundle costs ~20 ms, which an async
+    client made per call (it belongs to one event loop) would otherwise pay on every call."""
+    global _ssl_context
+    with _ssl_lock:
+        if _ssl_context is None:
+            _ssl_context = httpx.create_ssl_context()
+        return _ssl_context
+
+
+class _AsyncCheckedTransport(usage_guard.AsyncUsageCheckingTransport):
+    """usage_guard's async answer check, on the shared TLS context."""
+
+    def __init__(self, proxy: str | None) -> None:
+        self._inner = httpx.AsyncHTTPTransport(proxy=proxy, verify=_shared_ssl_context())
+
+
 class DirectChat:
     """One kept-alive HTTP client for one model's server, posting prepared bodies (sync and async).
 
@@ -163,7 +186,7 @@ class DirectChat:
         """As :meth:`complete` on a client of the running event loop (made and closed here: an async
         client belongs to the loop it was made in)."""
         async with httpx.AsyncClient(
-            transport=usage_guard.AsyncUsageCheckingTransport(self._proxy), timeout=self._timeout_s
+            transport=_AsyncCheckedTransport(self._proxy), timeout=self._timeout_s
         ) as client:
             try:
                 response = await client.post(self.url, content=body, headers=self._headers)
