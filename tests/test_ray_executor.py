@@ -243,6 +243,38 @@ def test_rate_limit_is_shared_by_every_worker_of_the_cluster(cluster):
     assert all(t - first_asked >= k * 0.2 - 0.02 for k, t in enumerate(went)), [t - first_asked for t in went]
 
 
+def test_a_stop_the_driver_decides_reaches_a_running_task(cluster):
+    """A budget reached (or Ctrl-C) in the driver: a task on the cluster sees the reason within a second."""
+    from agentkit.executors.ray_stop_signal import DriverCell, start_signal
+    from agentkit.records import EndReason
+    from agentkit.run_budget import StopFlag
+
+    def wait_for_stop(signal, started):  # nested: Ray ships it by value to the workers
+        import time as clock
+
+        from agentkit.executors.ray_stop_signal import TaskCell
+        from agentkit.run_budget import StopFlag
+
+        flag = StopFlag(TaskCell(signal))
+        ray.get(started.set.remote(1))  # tell the test this task is running, flag unset
+        deadline = clock.monotonic() + 30
+        while flag.get() is None and clock.monotonic() < deadline:
+            clock.sleep(0.05)
+        return flag.get().value if flag.get() else None
+
+    ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+    try:
+        signal, started = start_signal(), start_signal()
+        waiting = ray.remote(num_cpus=0)(wait_for_stop).remote(signal, started)
+        deadline = time.monotonic() + 60
+        while ray.get(started.get.remote()) == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        StopFlag(DriverCell(signal)).set(EndReason.BUDGET)
+        assert ray.get(waiting, timeout=30) == EndReason.BUDGET.value
+    finally:
+        ray.shutdown()
+
+
 def test_sqlite_file_with_a_remote_cluster_is_refused_in_one_line(tmp_path):
     (tmp_path / "exp.yaml").write_text(EXPERIMENT)
     db = f"sqlite:///{tmp_path / 'runs.db'}"
