@@ -34,9 +34,9 @@ from agentkit.executors.ray_address import (
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
-ray = pytest.importorskip(
-    "ray", reason="the ray extra is not installed: pip install 'agentkit-embodied[ray]'"
-)
+# The tests using the cluster run on one pytest-xdist worker (./dev test uses --dist loadgroup),
+# so the suite starts one Ray cluster, not one per worker.
+pytestmark = pytest.mark.xdist_group("ray-cluster")
 
 # The 40 Testbed tasks children played, one trial each, as fast as an episode gets: the reference
 # agent, one script per episode, no frames rendered, no images sent.
@@ -99,6 +99,7 @@ def _alive(pids: set[int]) -> set[int]:
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """A head node and one worker node of one CPU each; every process they started is gone afterwards."""
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'agentkit-embodied[ray]'")
     from ray.cluster_utils import Cluster
 
     before = _children(os.getpid())
@@ -212,6 +213,8 @@ def test_run_command_joins_the_cluster_and_stores_its_executor(cluster, postgres
 def test_rate_limit_is_shared_by_every_worker_of_the_cluster(cluster):
     """Three tasks (separate worker processes) asking together are spaced one interval apart overall:
     the k-th request of all to go cannot go before k intervals after the first was asked."""
+    import ray
+
     from agentkit.executors.ray_rate_limit import start_bucket
 
     def acquire_times(bucket, go, n):  # nested: Ray ships it by value to the workers
@@ -245,6 +248,8 @@ def test_rate_limit_is_shared_by_every_worker_of_the_cluster(cluster):
 
 def test_a_stop_the_driver_decides_reaches_a_running_task(cluster):
     """A budget reached (or Ctrl-C) in the driver: a task on the cluster sees the reason within a second."""
+    import ray
+
     from agentkit.executors.ray_stop_signal import DriverCell, start_signal
     from agentkit.records import EndReason
     from agentkit.run_budget import StopFlag
