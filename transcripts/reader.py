@@ -188,7 +188,20 @@ class TranscriptReader:
             turn_id = values.pop("id")
             refs = {turn_id: prompt_reader.turn_refs(conn, episode_id, turn_id)}
             messages = self._messages_of(conn, refs, images, missing="")[turn_id]
-        return TurnInfo(**values, messages=messages, model_call=self.get_model_call(episode_id, index))
+            call = self._model_call_of(conn, turn_id)
+        return TurnInfo(**values, messages=messages, model_call=call)
+
+    @staticmethod
+    def _model_call_of(conn: Connection, turn_id: int) -> ModelCall | None:
+        """One turn's model call, read on the caller's connection (None: not an API model's turn, or
+        a database written before calls were stored)."""
+        try:
+            row = conn.execute(select(CALLS).where(CALLS.c.turn_id == turn_id)).first()
+        except OperationalError as exc:  # an older database opened read-only: the table was never added
+            if "no such table" in str(exc):
+                return None
+            raise
+        return None if row is None else ModelCall(**{k: v for k, v in row._mapping.items() if k != "turn_id"})
 
     def facets(self) -> listings.Facets:
         """The distinct envs, models and tasks stored (what a listing's filters offer)."""

@@ -8,19 +8,19 @@ from the page layout (``pages.py``), which changes for other reasons.
 
 from __future__ import annotations
 
-from typing import Any
-
 from markupsafe import Markup, escape
 
 from agentkit.model_call_summary import describe_call
+from agentkit.transcripts.records import TurnInfo
 
 
-def model_call_html(store: Any, episode_id: str, turn: Any) -> Markup:
-    """The block for ``turn`` (a TurnDetail, or None), read from the store; empty when the turn has
-    no record of its call (the reference agent, a person, a replay, an older database)."""
-    if turn is None:
+def model_call_html(turn: TurnInfo | None) -> Markup:
+    """The block for ``turn`` (as ``TranscriptReader.get_turn`` reads it, with its model call), or
+    empty when the turn has no record of its call (the reference agent, a person, a replay, an
+    older database)."""
+    if turn is None or turn.model_call is None:
         return Markup("")
-    call = getattr(turn, "model_call", None) or store.get_model_call(episode_id, turn.index)
+    call = turn.model_call
     text = describe_call(call)
     if text is None:
         return Markup("")

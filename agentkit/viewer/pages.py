@@ -281,7 +281,7 @@ def episode_page(
         now=now,
         frames=frames,
         script=script_lines(turn.script) if turn else [],
-        model_call=model_call_html(data.store, episode_id, turn),  # finish reason, retries, token counts
+        model_call=model_call_html(turn),  # finish reason, retries, token counts
         outcome=outcome,
         outcome_word=outcome_label(outcome, run.env),
         title=f"{episode.task} seed {episode.seed} · turn {current}",
