@@ -120,6 +120,12 @@ class Room:
         label = np.zeros(shape, dtype=np.uint8)
         depth = np.full(shape, np.inf, dtype=np.float32)
         t0, side0, s0 = _exit(ex, ez, dx, dz, 0.0)
+        with np.errstate(divide="ignore"):
+            t_floor = np.where(dy < 0, -ey / dy, np.inf).astype(np.float32)
+        if cover is not None and 0.0 <= ex <= SIZE and 0.0 <= ez <= SIZE:
+            # From inside the fence nothing of the room is nearer than the floor or the fence's front line.
+            if bool((cover < np.minimum(np.asarray(t0).astype(np.float32), t_floor)).all()):
+                return np.zeros(shape, dtype=np.uint32), np.full(shape, np.inf, dtype=np.float32)
         t1, side1, _ = _exit(ex, ez, dx, dz, look.FENCE_RAIL_DEPTH)
         t2, side2, s2 = _exit(ex, ez, dx, dz, look.FENCE_PANEL_DEPTH)
         post_front, _, _ = _in_posts(s0)
@@ -149,8 +155,6 @@ class Room:
         paint(rails, RAIL, t1)
         paint(flank & (t_side < t1), POST, t_side)
         paint(heights_between(t0, *look.FENCE_POST_Y) & post_front, POST, t0)
-        with np.errstate(divide="ignore"):
-            t_floor = np.where(dy < 0, -ey / dy, np.inf).astype(np.float32)
         floor = (t_floor < depth) & (t_floor <= look.FAR)
         if not (
             0.0 <= ex <= SIZE and 0.0 <= ez <= SIZE and ey <= look.FENCE_PANEL_TOP
