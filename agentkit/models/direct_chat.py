@@ -107,25 +107,25 @@ _SDK_ORDER = (
 )
 
 
-class _CheckedTransport(usage_guard.UsageCheckingTransport):
-    """usage_guard's answer check over connections that keep the sending thread's deadline."""
-
-    def __init__(self, proxy: str | None) -> None:
-        self._inner = deadline_transport(proxy)
-
-
 _ssl_context: ssl.SSLContext | None = None
 _ssl_lock = threading.Lock()
 
 
 def _shared_ssl_context() -> ssl.SSLContext:
-    """httpx's default TLS context, made once: loading the CA bundle costs ~20 ms, which an async
-    client made per call (it belongs to one event loop) would otherwise pay on every call."""
+    """httpx's default TLS context, made once: loading the CA bundle costs ~20 ms, which every model
+    (one per episode) and every async call (its client belongs to one event loop) would pay."""
     global _ssl_context
     with _ssl_lock:
         if _ssl_context is None:
             _ssl_context = httpx.create_ssl_context()
         return _ssl_context
+
+
+class _CheckedTransport(usage_guard.UsageCheckingTransport):
+    """usage_guard's answer check over connections that keep the sending thread's deadline."""
+
+    def __init__(self, proxy: str | None) -> None:
+        self._inner = deadline_transport(proxy, verify=_shared_ssl_context())
 
 
 class _AsyncCheckedTransport(usage_guard.AsyncUsageCheckingTransport):
@@ -148,8 +148,6 @@ class DirectChat:
         timeout_s: float,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        import openai
-
         self.model = model
         self.url = api_base.rstrip("/") + "/chat/completions"
         key = usage_guard._key(api_key)  # as litellm would: the given key, else the provider's variable
@@ -161,8 +159,9 @@ class DirectChat:
         self._timeout_s = timeout_s
         self._proxy = usage_guard.environment_proxy(api_base)
         self._client = httpx.Client(transport=transport or _CheckedTransport(self._proxy), timeout=timeout_s)
-        # Never sends: it words an HTTP error response as the openai SDK does (litellm's route used it).
-        self._wording = openai.OpenAI(base_url=api_base, api_key=key, max_retries=0, http_client=self._client)
+        self._api_base = api_base
+        self._key = key
+        self._wording: Any = None  # an openai.OpenAI, made for the first error (see _status_error)
         self.closed = False
 
     def close(self) -> None:
@@ -224,6 +223,13 @@ class DirectChat:
             raise self._litellm_error(500, str(exc), response.headers, None) from exc
 
     def _status_error(self, response: httpx.Response) -> BaseException:
+        if self._wording is None:
+            import openai
+
+            # Never sends: it words an HTTP error response as the openai SDK does, as litellm's route did.
+            self._wording = openai.OpenAI(
+                base_url=self._api_base, api_key=self._key, max_retries=0, http_client=self._client
+            )
         sdk_error = self._wording._make_status_error_from_response(response)
         error = self._litellm_error(
             sdk_error.status_code, str(sdk_error), response.headers, getattr(sdk_error, "body", None)

@@ -98,9 +98,10 @@ class _Backend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
-def deadline_transport(proxy: str | None = None) -> httpx.HTTPTransport:
-    """httpx's transport (through ``proxy`` if given) whose connections keep the thread's deadline."""
-    transport = httpx.HTTPTransport(proxy=proxy)
+def deadline_transport(proxy: str | None = None, verify: ssl.SSLContext | bool = True) -> httpx.HTTPTransport:
+    """httpx's transport (through ``proxy`` if given; ``verify`` as httpx takes it) whose connections
+    keep the thread's deadline."""
+    transport = httpx.HTTPTransport(proxy=proxy, verify=verify)
     pool = transport._pool  # httpcore's ConnectionPool (or HTTPProxy, one of its kind)
     if not hasattr(pool, "_network_backend"):  # an httpcore that keeps it elsewhere: fail loudly here
         raise RuntimeError("httpcore's connection pool has no _network_backend to keep a deadline")
