@@ -13,12 +13,15 @@ Each mode runs twice: with typed messages (``agentkit.messages``: the frame an i
 bytes and sha256) and with the OpenAI-style dicts the loop still hands over (the frame's data URL,
 the encoded frame in ``TurnRecord.images``). Beside the wall time of ``add_turn``, the writer
 thread's CPU time and the load average are printed: on a shared machine the wall figure mostly
-measures the other processes.
+measures the other processes. The store copies its write-ahead log back into the database on a
+thread of its own (``agentkit.transcripts.wal_checkpointer``), so the CPU figure counts only the
+writer's own work; ``--inline-checkpoints`` runs the store as it was before, with the checkpoint
+inside whichever commit crossed the threshold, for comparison.
 
 Targets: >= 2,000 turns/s with images; >= 5,000 turns/s with full-history prompts (issue 18; the
 full-history figure cannot exceed the one-image one, which writes the same image and commit).
 
-Usage: python bench/store_speed.py [--turns 2000] [--episodes 20]
+Usage: python bench/store_speed.py [--turns 2000] [--episodes 20] [--inline-checkpoints]
 """
 
 from __future__ import annotations
@@ -102,14 +105,19 @@ def turn(index: int, image: EncodedImage, history: list[Any], typed: bool = True
 
 
 def measure(
-    urls: list[EncodedImage], episodes: int, full_history: bool, typed: bool, folder: Path
+    urls: list[EncodedImage],
+    episodes: int,
+    full_history: bool,
+    typed: bool,
+    folder: Path,
+    inline: bool = False,
 ) -> tuple[float, list[float], list[float], int]:
     """Wall time of the whole run, and per turn the wall and CPU (this thread's) time of add_turn."""
     per_episode = len(urls) // episodes
     times: list[float] = []
     cpu: list[float] = []
     name = f"{'full' if full_history else 'markov'}-{'typed' if typed else 'dicts'}.db"
-    with TranscriptStore(f"sqlite:///{folder / name}") as store:
+    with TranscriptStore(f"sqlite:///{folder / name}", background_checkpoints=not inline) as store:
         run = store.create_run("aai-arena", ["bench"], "bench-model", {}, {"system.j2": "x"})
         start = time.perf_counter()
         for e in range(episodes):
@@ -141,6 +149,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument(
+        "--inline-checkpoints",
+        action="store_true",
+        help="no checkpoint thread: SQLite checkpoints inside the commit that crosses its threshold",
+    )
     args = parser.parse_args()
     urls = frames(args.turns)
     size_kb = statistics.mean(len(u.data) for u in urls) / 1024
@@ -150,7 +163,9 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         for full, typed in ((False, True), (True, True), (False, False), (True, False)):
-            wall, times, cpu, rows = measure(urls, args.episodes, full, typed, Path(tmp))
+            wall, times, cpu, rows = measure(
+                urls, args.episodes, full, typed, Path(tmp), args.inline_checkpoints
+            )
             ms = sorted(t * 1000 for t in times)
             label = f"{'full history' if full else 'one image per turn'}, {'typed' if typed else 'dicts'}"
             print(

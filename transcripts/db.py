@@ -31,6 +31,10 @@ DEFAULT_DB_FILE = "agentkit.db"
 # that no other application of the database uses; these are the ASCII bytes of "agentkit").
 _SCHEMA_LOCK_KEY = int.from_bytes(b"agentkit", "big") & 0x7FFF_FFFF_FFFF_FFFF
 BUSY_TIMEOUT_MS = 30_000
+# Checkpoint the WAL every 32 MB instead of every 4 MB: turns carry images, and copying the log back
+# into the database eight times as often costs a quarter of a turn's write time. (A store's own
+# writer leaves checkpoints to a thread: agentkit.transcripts.wal_checkpointer.)
+WAL_AUTOCHECKPOINT_PAGES = 8192
 
 _PRAGMAS = (
     # busy_timeout first, so that switching the journal mode also waits for other connections.
@@ -38,9 +42,7 @@ _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
     "PRAGMA foreign_keys=ON",
-    # Checkpoint the WAL every 32 MB instead of every 4 MB: turns carry images, and copying the
-    # log back into the database eight times as often costs a quarter of a turn's write time.
-    "PRAGMA wal_autocheckpoint=8192",
+    f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}",
 )
 
 

@@ -46,7 +46,7 @@ from agentkit.messages import Message
 from agentkit.records import VERSION as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, StorageError, TurnRecord, templates_hash
 from agentkit.transcripts import prompt_reader, run_lease
-from agentkit.transcripts.db import begin_write, canonical_json, make_engine
+from agentkit.transcripts.db import WAL_AUTOCHECKPOINT_PAGES, begin_write, canonical_json, make_engine
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import _split_data_url, stored_content
 from agentkit.transcripts.message_tool_calls import tool_extra
@@ -72,8 +72,10 @@ from agentkit.transcripts.records import (  # re-exported
 )
 from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, TurnPrompt, table_of
 from agentkit.transcripts.scrub import scrub_secrets
+from agentkit.transcripts.sqlite_driver import sqlite_connection
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
 from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
+from agentkit.transcripts.wal_checkpointer import BACKSTOP_PAGES, WalCheckpointer
 
 __all__ = [
     "BlobInfo",
@@ -139,13 +141,20 @@ class TranscriptStore(TranscriptReader):
     """
 
     def __init__(
-        self, url: str | None = None, *, engine: Engine | None = None, fast_path: bool = True
+        self,
+        url: str | None = None,
+        *,
+        engine: Engine | None = None,
+        fast_path: bool = True,
+        background_checkpoints: bool = True,
     ) -> None:
         """Open (and create if needed) the store at ``url``, or on an engine from ``make_engine``.
 
         ``fast_path`` (SQLite only) runs add_turn's Core insert statements, compiled once, on the
         driver connection; False runs them through ``Connection.execute`` (same SQL, same
-        transaction, about 1.5 times the time per turn).
+        transaction, about 1.5 times the time per turn). ``background_checkpoints`` (a SQLite file
+        only) copies the write-ahead log back on a thread (``agentkit.transcripts.wal_checkpointer``);
+        False leaves that to SQLite, inside the commit that crosses its threshold.
         """
         if engine is None:
             self.engine = make_engine(url)  # make_engine refuses a newer agentkit's database
@@ -167,6 +176,11 @@ class TranscriptStore(TranscriptReader):
         self._writer_lock = threading.Lock()
         self._writer_conn: Connection | None = None
         self._writer_pid = os.getpid()
+        # A file on SQLite: its log is copied back into the database on a thread of its own, not
+        # inside the commit of whichever turn crosses the threshold (agentkit.transcripts.wal_checkpointer).
+        self._checkpointer = (
+            WalCheckpointer(self.engine) if background_checkpoints and sqlite and not self.is_memory else None
+        )
         # data URL -> (sha256, media type): resent images are not decoded and hashed again.
         self._image_hashes: dict[str, tuple[str, str]] = {}
         # Typed messages (agentkit.messages) by value -> (content sha256, key): a resent message is not encoded again.
@@ -188,9 +202,11 @@ class TranscriptStore(TranscriptReader):
         return self.engine.dialect.name == "sqlite" and self.engine.url.database in (None, "", ":memory:")
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._writer_lock:
             if self._writer_conn is not None and self._writer_pid == os.getpid():
-                self._writer_conn.close()
+                self._release_writer()
             self._writer_conn = None
         self.engine.dispose()
 
@@ -391,6 +407,8 @@ class TranscriptStore(TranscriptReader):
                     }
                     for seq, key in plan.new_rows
                 ]
+                if new_blobs and self._checkpointer is not None:
+                    self._checkpointer.wrote(sum(b["size"] for b in new_blobs.values()))
                 if fast is not None:
                     turn_id = fast.add_turn(conn, row, list(new_blobs.values()), new_rows, plan.spans)
                 else:
@@ -501,13 +519,31 @@ class TranscriptStore(TranscriptReader):
                 self._writer_conn, self._writer_pid = None, os.getpid()
             if self._writer_conn is None or self._writer_conn.closed or self._writer_conn.invalidated:
                 self._writer_conn = self.engine.connect()
+                if self._checkpointer is not None:  # its commits leave checkpoints to the thread
+                    sqlite_connection(self._writer_conn).execute(
+                        f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}"
+                    )
             try:
                 yield self._writer_conn
             except BaseException:
                 # Leave no half-state behind: the next write starts from a fresh connection.
-                self._writer_conn.close()
+                self._release_writer()
                 self._writer_conn = None
                 raise
+            if self._checkpointer is not None:  # committed (or nothing written), lock still held
+                self._checkpointer.committed(sqlite_connection(self._writer_conn))
+
+    def _release_writer(self) -> None:
+        """Close the held writer connection, giving it back to the pool with the usual checkpoint."""
+        conn = self._writer_conn
+        if conn is None:
+            return
+        if self._checkpointer is not None and not conn.closed and not conn.invalidated:
+            try:
+                sqlite_connection(conn).execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+            except (sqlite3.Error, RuntimeError):  # a broken connection: the pool discards it anyway
+                pass
+        conn.close()
 
     def finish_episode(self, episode_id: str, result: EpisodeResult, error: str | None = None) -> None:
         """Record the outcome of an episode; its status becomes "finished"."""
