@@ -49,6 +49,7 @@ def escape_turn(turn: T) -> T:
         "prompt_context",
         "world_map",
         "task_source",
+        "tool_calls",
     )
     return dataclasses.replace(turn, **{name: escape_value(getattr(turn, name)) for name in fields})  # type: ignore[type-var]
 
