@@ -56,6 +56,7 @@ class RaySession:
         self.store_url = store.url
         self.config = config
         self.started_here = False
+        self._printed_before = True
         self.signal: Any = None
         self.bucket: Any = None  # the run's shared rate limit, with --rate-limit-rpm
         from agentkit.runner import CPU_BOUND_MODELS
@@ -84,7 +85,7 @@ class RaySession:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise ValueError(f"--ray-address {where}: cannot join the Ray cluster ({first})") from exc
             self.started_here = True
-        _quiet_cluster_messages()
+        self._printed_before = _quiet_cluster_messages(False)
         try:
             hosts = [n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")]
             check_nodes_share_sqlite(self.store_url, hosts, self.address)
@@ -109,6 +110,7 @@ class RaySession:
                 log.debug("could not stop one of the run's actors", exc_info=True)
         if self.started_here:
             ray.shutdown()
+        _quiet_cluster_messages(self._printed_before)  # a caller's own Ray use prints as before
 
     def stop_cell(self) -> Any:
         """The cell of the driver's StopFlag (its writes reach every task)."""
@@ -194,8 +196,9 @@ class RaySession:
             return _after_loss(store, run_id, planned, lost, self.config.pass_rule)
 
 
-def _quiet_cluster_messages() -> None:
-    """Keep the cluster's messages (a raylet's death notice...) off this process's stdout.
+def _quiet_cluster_messages(enabled: bool) -> bool:
+    """Keep the cluster's messages (a raylet's death notice...) off this process's stdout (``enabled``
+    False), or let them through again; returns the setting it replaced.
 
     Ray prints them to stdout from a thread of the driver even with ``log_to_driver=False``, and
     under ``--json`` stdout holds the document alone. Ray 2.60 reads this module flag before
@@ -205,9 +208,12 @@ def _quiet_cluster_messages() -> None:
     try:
         from ray._private import worker as ray_worker
 
-        ray_worker._worker_logs_enabled = False
+        before = bool(ray_worker._worker_logs_enabled)
+        ray_worker._worker_logs_enabled = enabled
+        return before
     except (ImportError, AttributeError):  # another Ray release: its messages may reach stdout
         log.debug("could not quiet Ray's driver messages", exc_info=True)
+        return True
 
 
 def _after_loss(
