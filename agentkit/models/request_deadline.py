@@ -8,11 +8,16 @@ direct route (``direct_chat``) sends on the caller's own thread instead, through
 whose network streams shorten every connect, read and write to the time left before the thread's
 deadline (:func:`deadline`), so the whole request ends by then; a passed deadline is an httpx
 timeout like any other.
+
+Writes go out as views of the body, not copies: httpcore's own write loop slices the rest of the
+buffer after every ``send`` (``buffer = buffer[n:]``), which for the 4.5 MB body of turn 100 on a
+loopback socket (a few hundred KB per send) copies tens of MB per call.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
 import ssl
 import threading
 import time
@@ -21,6 +26,7 @@ from typing import Any
 
 import httpcore
 import httpx
+from httpcore._backends.sync import SyncStream  # the plain (or TLS) socket stream of httpcore
 
 _local = threading.local()
 
@@ -54,7 +60,19 @@ class _Stream(httpcore.NetworkStream):
         return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
+        sock = self._inner.get_extra_info("socket") if isinstance(self._inner, SyncStream) else None
+        if not isinstance(sock, socket.socket):  # another stream (TLS inside a proxy's TLS): its own way
+            self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
+            return
+        view = memoryview(buffer)
+        try:
+            while view:
+                sock.settimeout(_left(timeout, httpcore.WriteTimeout))  # each send: the time left
+                view = view[sock.send(view) :]
+        except TimeoutError as exc:  # socket.timeout
+            raise httpcore.WriteTimeout(exc) from exc
+        except OSError as exc:
+            raise httpcore.WriteError(exc) from exc
 
     def close(self) -> None:
         self._inner.close()
