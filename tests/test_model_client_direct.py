@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import threading
 import time
 from typing import Any
 
@@ -259,3 +261,29 @@ def test_the_deadline_ends_a_dripping_answer_on_the_callers_thread() -> None:
         server.drip_interval_s = None  # answers at once now; the deadline is gone with its block
         reply = client.post(f"{server.base_url}/chat/completions", json=body)
         assert reply.status_code == 200 and server.request_count == 2
+
+
+def test_the_deadline_ends_a_body_the_server_reads_slowly() -> None:
+    """Every send makes progress, so no write timeout trips; the deadline still ends the request."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    received = [0]
+
+    def read_slowly() -> None:  # 1 MB per 50 ms at most
+        connection, _ = listener.accept()
+        with connection:
+            while chunk := connection.recv(1_000_000):
+                received[0] += len(chunk)
+                time.sleep(0.05)
+
+    threading.Thread(target=read_slowly, daemon=True).start()
+    client = httpx.Client(transport=deadline_transport(), timeout=5.0)  # each send: 5 s at most
+    body = b"x" * 40_000_000  # 2 s or more at the reader's pace
+    started = time.monotonic()
+    try:
+        with pytest.raises(httpx.WriteTimeout), deadline(1.0):
+            client.post(f"http://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions", content=body)
+        ended = time.monotonic() - started
+    finally:
+        client.close()
+        listener.close()
+    assert ended >= 1.0 and received[0] < len(body)  # cut at the deadline, the body not all sent
