@@ -19,14 +19,18 @@ include waiting for a core, CPU times do not. Also prints the first calls' laten
 a turn (``latency_s``), for the warm-up.
 
 The prompts are the real ones: one aai-arena episode (512 px JPEG frames) played through the loop
-by bench/prompt_cost.py's recorder.
+by bench/prompt_cost.py's recorder, given to the client as the loop gives them: typed messages
+(agentkit.messages), an earlier turn's message the same object on every later turn, so the
+client's conversion to OpenAI dicts is counted too (``--prompts dicts`` sends the recorded dicts).
 
 Usage: python bench/model_client.py [--repeats 20] [--turns 1,30,100] [--routes direct,litellm]
+[--prompts typed|dicts]
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import logging
 import os
@@ -43,16 +47,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
 from prompt_cost import arena_requests
 
+from agentkit.messages import ImagePart, Message, Part, TextPart
 from agentkit.testing.fake_openai import server_process
 
 logger = logging.getLogger("bench.model_client")
 KEY = "sk-bench-000000000000"
 
 
-def timed(call: Callable[[], Any]) -> tuple[float, float]:
+def typed_prompts(requests: list[list[dict[str, Any]]]) -> list[list[Message]]:
+    """The recorded OpenAI dicts as the loop's typed messages, equal messages one object."""
+    made: dict[tuple[Any, ...], Message] = {}
+
+    def typed(message: dict[str, Any]) -> Message:
+        content = message["content"]
+        if isinstance(content, str):
+            key: tuple[Any, ...] = (message["role"], content)
+        else:
+            key = (message["role"], *((p.get("text"), str(p.get("image_url"))) for p in content))
+        if key not in made:
+            if isinstance(content, str):
+                made[key] = Message(message["role"], content)
+            else:
+                parts: list[Part] = []
+                for part in content:
+                    if part["type"] == "text":
+                        parts.append(TextPart(part["text"]))
+                    else:
+                        header, _, data = part["image_url"]["url"].partition(",")
+                        parts.append(ImagePart.of(base64.b64decode(data), header[5:].split(";")[0]))
+                made[key] = Message(message["role"], tuple(parts))
+        return made[key]
+
+    return [[typed(m) for m in request] for request in requests]
+
+
+def timed(call: Callable[..., Any], *args: Any) -> tuple[float, float]:
     """(wall seconds, this process's CPU seconds) of one call."""
     wall, cpu = time.perf_counter(), time.process_time()
-    call()
+    call(*args)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -71,6 +103,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--turns", default="1,30,100")
     parser.add_argument("--routes", default="direct,litellm")
+    parser.add_argument("--prompts", choices=("typed", "dicts"), default="typed")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     # the fake server's rough token counts trip the dropped-prompt check on big prompts: not news here
@@ -78,6 +111,7 @@ def main() -> None:
     turns = [int(t) for t in args.turns.split(",")]
     routes = args.routes.split(",")
     requests = arena_requests(max(turns))
+    prompts: list[Any] = typed_prompts(requests) if args.prompts == "typed" else requests
 
     from agentkit.models.litellm_model import LiteLLMModel
 
@@ -87,7 +121,7 @@ def main() -> None:
         for route in routes:
             model = LiteLLMModel("openai/fake-model", api_base=base_url, api_key=KEY, max_retries=0)
             model.direct.enabled = route == "direct"
-            first = [model.complete(requests[0]).latency_s for _ in range(5)]  # type: ignore[arg-type]
+            first = [model.complete(prompts[0]).latency_s for _ in range(5)]
             print(
                 f"{route}: stored latency of the first calls of a fresh client: "
                 + ", ".join(f"{s * 1000:.1f} ms" for s in first)
@@ -98,15 +132,20 @@ def main() -> None:
             f"{'own ms':>7} {'own CPU ms':>11}  target (own ms)"
         )
         for turn in turns:
-            messages = requests[turn - 1]
+            messages = prompts[turn - 1]
             body = json.dumps(
-                {"model": "fake-model", "messages": messages, "temperature": 0.0, "max_tokens": 1024}
+                {
+                    "model": "fake-model",
+                    "messages": requests[turn - 1],
+                    "temperature": 0.0,
+                    "max_tokens": 1024,
+                }
             ).encode()
             for route, model in models.items():
                 ours, raw = [], []
                 for _ in range(args.repeats):  # interleaved, so both see the same machine
-                    ours.append(timed(lambda: model.complete(messages)))  # type: ignore[arg-type]
-                    raw.append(timed(lambda: raw_call(client, url, body)))
+                    ours.append(timed(model.complete, messages))
+                    raw.append(timed(raw_call, client, url, body))
                 wall = statistics.median(w for w, _ in ours) * 1000
                 raw_wall = statistics.median(w for w, _ in raw) * 1000
                 cpu = (statistics.median(c for _, c in ours) - statistics.median(c for _, c in raw)) * 1000
