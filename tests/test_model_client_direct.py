@@ -17,10 +17,12 @@ import litellm
 import pytest
 from openai._utils._json import openapi_dumps
 
+from agentkit.messages import ImagePart, Message, TextPart
 from agentkit.models import chat_body
 from agentkit.models.base import ModelError
 from agentkit.models.direct_chat import direct_fields, takes_direct
 from agentkit.models.litellm_model import LiteLLMModel
+from agentkit.models.openai_messages import to_openai
 from agentkit.models.request_deadline import deadline, deadline_transport
 from agentkit.testing.fake_openai import FakeOpenAIServer
 
@@ -287,3 +289,46 @@ def test_the_deadline_ends_a_body_the_server_reads_slowly() -> None:
         client.close()
         listener.close()
     assert ended >= 1.0 and received[0] < len(body)  # cut at the deadline, the body not all sent
+
+
+def _typed_history() -> list[Message]:
+    frame = ImagePart.of(b"\xff\xd8 not really a jpeg " * 200, "image/jpeg")
+    return [
+        Message("system", "rules \u00e9"),
+        Message("user", (TextPart("turn 1"), frame)),
+        Message("assistant", "Go(1);"),
+        Message("user", (TextPart("turn 2"), frame)),
+    ]
+
+
+@pytest.mark.parametrize("fold_system", [False, True])
+def test_typed_prompts_send_what_their_dicts_send(fold_system: bool) -> None:
+    """The direct route looks typed messages up as they are; the body is the one their OpenAI dicts
+    make (and, with the system message folded, the one litellm's route sends)."""
+    typed = _typed_history()
+    bodies = []
+    for prompt, direct in ((typed, True), (typed, True), (to_openai(typed), True), (typed, False)):
+        with FakeOpenAIServer(_answer, api_key=KEY) as server:
+            model = LiteLLMModel(
+                "openai/fake-model", api_base=server.base_url, api_key=KEY, fold_system=fold_system
+            )
+            model.direct.enabled = direct
+            model.complete(prompt)
+            bodies.append(server.requests[-1])
+    assert bodies[0] == bodies[1] == bodies[2] == bodies[3]
+    assert [m["role"] for m in bodies[0]["messages"]][0] == ("user" if fold_system else "system")
+
+
+def test_a_typed_message_seen_before_is_looked_up_not_walked(monkeypatch) -> None:
+    typed = _typed_history()
+    fields = {"messages": to_openai(typed), "model": "m"}
+    first = chat_body.encode_body(fields, typed)
+    walked: list[Any] = []
+    real_key = chat_body._key
+    monkeypatch.setattr(chat_body, "_key", lambda m: walked.append(m) or real_key(m))
+    later = typed + [Message("user", "turn 3")]  # the next turn: the same objects, one more
+    body = chat_body.encode_body({"messages": to_openai(later), "model": "m"}, later)
+    assert first == openapi_dumps(fields) and body == openapi_dumps(
+        {"messages": to_openai(later), "model": "m"}
+    )
+    assert walked == [{"role": "user", "content": "turn 3"}]  # only the new message was walked

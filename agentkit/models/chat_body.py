@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 CACHE_BYTES = 256 * 2**20  # remembered encodings, in all (a few full-history episodes' frames)
@@ -31,6 +32,8 @@ _FUNCTION_KEYS = frozenset({"name", "arguments"})
 
 _messages: dict[tuple[Any, ...], bytes] = {}
 _cached_bytes = 0
+TYPED_CACHE_SIZE = 2048  # typed messages remembered (they hold their frames' bytes)
+_typed: dict[Any, bytes] = {}  # a typed message (frozen, compared by value) -> its JSON
 _lock = threading.Lock()
 
 
@@ -43,10 +46,14 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def encode_body(body: dict[str, Any]) -> bytes | None:
+def encode_body(body: dict[str, Any], typed: Sequence[Any] | None = None) -> bytes | None:
     """``body`` (a chat request's fields, ``messages`` first, in the order to send them) as JSON
     bytes, or None when a message is not of the plain shape or a field is not JSON (or not UTF-8: a
-    lone surrogate, which the SDK refuses too and litellm words as before)."""
+    lone surrogate, which the SDK refuses too and litellm words as before).
+
+    ``typed``: the typed messages (``agentkit.messages.Message``) the body's messages were made
+    from, one for one; each is looked up as it is (its hash made once, the same object on every
+    later turn), sparing the walk over its dict."""
     messages = body.get("messages")
     if not isinstance(messages, list) or next(iter(body)) != "messages":
         return None
@@ -56,7 +63,10 @@ def encode_body(body: dict[str, Any]) -> bytes | None:
         for i, message in enumerate(messages):
             if i:
                 pieces.append(b",")
-            pieces.append(encoded_message(message))
+            if typed is not None and not isinstance(typed[i], dict):
+                pieces.append(_encoded_typed(typed[i], message))
+            else:
+                pieces.append(encoded_message(message))
         pieces.append(b"]")
         if rest:
             pieces.append(b"," + dumps(rest).encode("utf-8")[1:])
@@ -79,6 +89,17 @@ def encoded_message(message: Any) -> bytes:
                 _cached_bytes -= len(_messages.pop(next(iter(_messages))))
             _messages[key] = data
             _cached_bytes += len(data)
+    return data
+
+
+def _encoded_typed(typed: Any, message: Any) -> bytes:
+    data = _typed.get(typed)
+    if data is None:
+        data = encoded_message(message)
+        with _lock:
+            if len(_typed) >= TYPED_CACHE_SIZE:
+                _typed.pop(next(iter(_typed)), None)  # forget the oldest
+            _typed[typed] = data
     return data
 
 

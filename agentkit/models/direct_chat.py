@@ -26,6 +26,7 @@ import json
 import logging
 import ssl
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -288,12 +289,18 @@ class DirectRoute:
         self._chat: DirectChat | None = self._new_client(None) if self.enabled else None
         self._priced: bool | None = None  # None until the first answer was priced (or found unpriced)
 
-    def body(self, request: dict[str, Any]) -> bytes | None:
-        """The JSON body to post for a litellm ``request``, or None when litellm should send it."""
+    def body(self, request: dict[str, Any], typed: Sequence[Any] | None = None) -> bytes | None:
+        """The JSON body to post for a litellm ``request``, or None when litellm should send it.
+        ``typed``: the prompt the request's messages were made from one for one, by ``to_openai``
+        and nothing else (typed messages, frozen and hashed once, are looked up as they are; see
+        ``chat_body.encode_body``); the caller passes None when it changed them (``fold_system``)."""
         if not self.enabled:
             return None
         fields = direct_fields(request)
-        return None if fields is None else chat_body.encode_body(fields)
+        if fields is None:
+            return None
+        same = typed is not None and len(typed) == len(fields["messages"])
+        return chat_body.encode_body(fields, typed if same else None)
 
     def complete(self, body: bytes) -> Any:
         """The answer to ``body``, sent on this thread within the model's ``timeout_s``."""

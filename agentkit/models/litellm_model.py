@@ -241,7 +241,7 @@ class LiteLLMModel:
             for attempt in Retrying(**self._retry_policy()):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = self._completion_within_deadline(self._request(chat))
+                    response = self._completion_within_deadline(self._request(chat), self._as_sent(messages))
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
         return self._reply(response, time.perf_counter() - start, attempts, chat)
@@ -257,16 +257,21 @@ class LiteLLMModel:
             async for attempt in AsyncRetrying(**self._retry_policy()):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = await self._acompletion_within_deadline(self._request(chat))
+                    response = await self._acompletion_within_deadline(
+                        self._request(chat), self._as_sent(messages)
+                    )
         except Exception as exc:
             raise self._model_error(exc, attempts) from exc
         return self._reply(response, time.perf_counter() - start, attempts, chat)
 
     # ----------------------------------------------------------------- internals
-    def _completion_within_deadline(self, request: dict[str, Any]) -> Any:
+    def _completion_within_deadline(
+        self, request: dict[str, Any], typed: Sequence[PromptMessage] | None = None
+    ) -> Any:
         """``litellm.completion`` that gives up after ``timeout_s`` in all (the thread it ran in is left
-        to finish or time out on its own; it is a daemon and holds nothing of the caller's)."""
-        body = self.direct.body(request)
+        to finish or time out on its own; it is a daemon and holds nothing of the caller's). ``typed``:
+        the prompt as given, for the direct route to look its messages up by."""
+        body = self.direct.body(request, typed)
         if body is not None:  # sent on this thread, which keeps the deadline itself (direct_chat)
             return self.direct.complete(body)
         outcome: dict[str, Any] = {}
@@ -293,8 +298,10 @@ class LiteLLMModel:
             raise outcome["error"]
         return outcome["response"]
 
-    async def _acompletion_within_deadline(self, request: dict[str, Any]) -> Any:
-        body = self.direct.body(request)
+    async def _acompletion_within_deadline(
+        self, request: dict[str, Any], typed: Sequence[PromptMessage] | None = None
+    ) -> Any:
+        body = self.direct.body(request, typed)
         if body is not None:
             try:
                 return await asyncio.wait_for(self.direct.acomplete(body), timeout=self.timeout_s)
@@ -314,6 +321,12 @@ class LiteLLMModel:
         finally:
             if client is not None:
                 await client.close()
+
+    def _as_sent(self, messages: Sequence[PromptMessage]) -> Sequence[PromptMessage] | None:
+        """The prompt, when the request's messages are made from it one for one (by ``to_openai``
+        alone), for the direct route to look typed messages up by; None when ``_request`` changes
+        them (a folded system message, cache markers)."""
+        return None if self.fold_system or self._cache_markers else messages
 
     def _retry_policy(self) -> dict[str, Any]:
         return {
