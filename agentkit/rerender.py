@@ -33,8 +33,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import BindParameter, Text, bindparam, select, type_coerce
-
 from agentkit.actions import Vocabulary
 from agentkit.actions.tool_calls import script_from_tool_calls
 from agentkit.actions.tool_results import tool_results
@@ -53,8 +51,7 @@ from agentkit.stored_observation import StoredImage, observation_from_json
 from agentkit.token_count import CHARS_PER_TOKEN, TokenCounter, token_counter
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.message_tool_calls import tool_extra
-from agentkit.transcripts.prompt_reader import layout2_refs
-from agentkit.transcripts.schema import Blob, Message, Turn
+from agentkit.transcripts.prompt_reader import PromptTurn
 
 log = logging.getLogger(__name__)
 # Re-exported: callers and tests import them from here.
@@ -71,11 +68,6 @@ __all__ = [
 
 MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
 REPLY_PRIMING_TOKENS = 3  # the assistant turn the request opens
-
-TURNS = Turn.__table__
-MESSAGES = Message.__table__
-BLOBS = Blob.__table__
-
 
 # --- messages as comparable, countable values ------------------------------------------------------
 
@@ -355,123 +347,6 @@ def _backend_facts(config: RunConfig) -> tuple[str, Vocabulary, dict[str, Any]]:
         backend.close()
 
 
-# --- reading recorded turns ---------------------------------------------------------------------------
-
-
-@dataclass
-class _Recorded:
-    index: int
-    observation: dict[str, Any]
-    answer: str
-    parse_error: dict[str, Any] | None
-    compile_error: str | None
-    messages: list[Msg]
-    tool_calls: list[dict[str, str]] | None = None  # an answer of tool calls (--action-format tools)
-
-
-_EPISODE: BindParameter[str] = bindparam("episode_id")
-# Built once: constructing and caching a statement per episode costs as much as running it.
-_TURNS_OF_EPISODE = (
-    select(
-        TURNS.c.id,
-        TURNS.c["index"],
-        TURNS.c.observation,
-        TURNS.c.answer,
-        TURNS.c.parse_error,
-        TURNS.c.compile_error,
-        TURNS.c.tool_calls,
-    )
-    .where(TURNS.c.episode_id == _EPISODE)
-    .order_by(TURNS.c["index"])
-)
-_MESSAGES_OF_EPISODE = (
-    select(
-        MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text)
-    )
-    .where(MESSAGES.c.turn_id.in_(select(TURNS.c.id).where(TURNS.c.episode_id == _EPISODE).scalar_subquery()))
-    .order_by(MESSAGES.c.turn_id, MESSAGES.c.position)
-)
-
-
-def _compiled(store: TranscriptReader, statement: Any) -> tuple[str, Any]:
-    """A statement as the driver's SQL text, and a function from an episode id to its parameters."""
-    compiled = statement.compile(dialect=store.engine.dialect)
-    names = compiled.positiontup
-    if names:  # positional parameter style (SQLite's "?")
-        return str(compiled), lambda episode_id: tuple(
-            compiled.construct_params({"episode_id": episode_id})[n] for n in names
-        )
-    return str(compiled), lambda episode_id: compiled.construct_params({"episode_id": episode_id})
-
-
-def _json(value: Any) -> Any:
-    """A JSON column as the driver returns it: text on SQLite, decoded already by some drivers."""
-    return json.loads(value) if isinstance(value, (str, bytes, bytearray)) else value
-
-
-class _EpisodeReader:
-    """Reads recorded episodes, their prompts as interned messages, over one connection.
-
-    Full-history prompts make the message rows quadratic in the episode's length, so they are read
-    as plain driver tuples (SQLAlchemy's row objects and type processing cost as much as the rest
-    of a re-render) and each distinct row becomes a message once, for all episodes read (they share
-    system messages, worked examples and common feedback). Parsed message contents are kept too.
-    """
-
-    def __init__(self, store: TranscriptReader, msgs: _Messages) -> None:
-        self.store, self.msgs = store, msgs
-        self.contents: dict[str, Any] = {}
-        self._interned: dict[tuple[str, str, str | None], Msg] = {}
-        self._turns_sql, self._turns_params = _compiled(store, _TURNS_OF_EPISODE)
-        self._messages_sql, self._messages_params = _compiled(store, _MESSAGES_OF_EPISODE)
-
-    def __enter__(self) -> _EpisodeReader:
-        self._conn = self.store.engine.connect()
-        self._cursor = self._conn.connection.cursor()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._cursor.close()
-        self._conn.close()
-
-    def read(self, episode_id: str) -> list[_Recorded]:
-        cursor, contents = self._cursor, self.contents
-        cursor.execute(self._turns_sql, self._turns_params(episode_id))
-        rows = cursor.fetchall()
-        cursor.execute(self._messages_sql, self._messages_params(episode_id))
-        # schema 1: every turn's rows; schema 2 after them (agentkit.transcripts.prompt_reader)
-        refs = [
-            *cursor.fetchall(),
-            *(
-                (turn_id, *ref)
-                for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
-                for ref in turn_refs
-            ),
-        ]
-        missing = sorted({r[2] for r in refs} - contents.keys())
-        for i in range(0, len(missing), 500):
-            chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(BLOBS.c.sha256.in_(missing[i : i + 500]))
-            for sha, data in self._conn.execute(chosen):
-                contents[sha] = json.loads(bytes(data))
-        msgs, interned = self.msgs, self._interned
-        by_turn: dict[int, list[Msg]] = {}
-        last_turn, current = None, []
-        for turn_id, role, sha, extra in refs:  # ordered by turn: a turn's rows come together
-            key = (role, sha, extra)
-            msg = interned.get(key)
-            if msg is None:
-                parsed = json.loads(extra) if extra and extra != "null" else None
-                msg = interned[key] = msgs.of_content(role, contents.get(sha, ""), parsed)
-            if turn_id != last_turn:
-                current = by_turn[turn_id] = []
-                last_turn = turn_id
-            current.append(msg)
-        return [
-            _Recorded(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], []), _json(r[6]))
-            for r in rows
-        ]
-
-
 # --- re-rendering ----------------------------------------------------------------------------------------
 
 
@@ -649,7 +524,8 @@ def _run_episodes(job: _Job, plan: list[tuple[str, str]]) -> list[_EpisodeOutcom
     msgs = _Messages(job.counter)
     differ = _Differ(job.context_lines)
     out: list[_EpisodeOutcome] = []
-    with _EpisodeReader(job.store, msgs) as reader:
+    # each distinct stored message becomes an interned Msg once, for all episodes read
+    with job.store.episode_prompt_reader(msgs.of_content) as reader:
         for episode_id, task in plan:
             recorded = reader.read(episode_id)
             if not recorded:
@@ -678,7 +554,7 @@ def _rerender_episode(
     job: _Job,
     episode_id: str,
     task: str,
-    recorded: list[_Recorded],
+    recorded: list[PromptTurn[Msg]],
     context: dict[str, Any] | None,
     msgs: _Messages,
     differ: _Differ,

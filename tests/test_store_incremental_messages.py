@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import insert
 
 from agentkit.records import TurnRecord, Usage
-from agentkit.rerender import _EpisodeReader, _Messages
+from agentkit.rerender import _Messages
 from agentkit.transcripts import TranscriptReader, TranscriptStore, make_engine
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.schema import Base, Blob, Episode, Message, Run, Turn
@@ -90,7 +90,8 @@ def rows(store: TranscriptStore, table: str) -> int:
 
 def rerender_reads(store: TranscriptReader, episode: str) -> list[list[Any]]:
     """The recorded prompts as ``agentkit rerender`` reads them (interned message tuples)."""
-    with _EpisodeReader(store, _Messages(None)) as reader:  # type: ignore[arg-type]  # no token counting
+    msgs = _Messages(None)  # type: ignore[arg-type]  # no token counting
+    with store.episode_prompt_reader(msgs.of_content) as reader:
         return [turn.messages for turn in reader.read(episode)]
 
 

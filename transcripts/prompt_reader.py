@@ -7,26 +7,32 @@ message of every turn in ``messages``; layout 2 has an episode's distinct rows i
 place that knows both; its callers get ``(role, content sha256, extra JSON text or None)`` rows
 and resolve the contents from ``blobs`` as before. A database made before layout 2 (opened
 read-only, so without its tables) reads as layout 1 alone.
+
+``EpisodePromptReader`` reads whole episodes for a caller that walks thousands of turns (``agentkit
+rerender``): each turn's fields with its prompt as the caller's own message objects, each distinct
+message row converted once and each content blob read and parsed once for all episodes read.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Text, select, type_coerce
+from sqlalchemy import BindParameter, Engine, Text, bindparam, select, type_coerce
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, expand
-from agentkit.transcripts.schema import EpisodeMessage, Message, Turn, TurnPrompt, table_of
+from agentkit.transcripts.schema import Blob, EpisodeMessage, Message, Turn, TurnPrompt, table_of
 
 TURNS = table_of(Turn)
 MESSAGES = table_of(Message)
 EPISODE_MESSAGES = table_of(EpisodeMessage)
 TURN_PROMPTS = table_of(TurnPrompt)
+BLOBS = table_of(Blob)
 
 #: One stored message row: (role, content sha256, its extra keys as JSON text, or None).
 MessageRef = tuple[str, str, str | None]
@@ -127,6 +133,134 @@ def _resolve(rows_of: dict[int, MessageRef], spans: Any, turn_id: int) -> list[M
         raise ValueError(
             f"turn {turn_id}: turn_prompts names message {exc.args[0]}, missing from episode_messages"
         ) from None
+
+
+M = TypeVar("M")
+#: Makes the caller's message object of a stored row: (role, parsed content, extra keys or None).
+MakeMessage = Callable[[str, Any, "dict[str, Any] | None"], M]
+
+
+@dataclass
+class PromptTurn(Generic[M]):
+    """One recorded turn as a re-render needs it: what was observed and answered, and its prompt."""
+
+    index: int
+    observation: dict[str, Any]
+    answer: str
+    parse_error: dict[str, Any] | None
+    compile_error: str | None
+    messages: list[M]  # the prompt sent, as the reader's ``message`` made them
+    tool_calls: list[dict[str, str]] | None = None  # an answer of tool calls (--action-format tools)
+
+
+_EPISODE: BindParameter[str] = bindparam("episode_id")
+# Built once: constructing and caching a statement per episode costs as much as running it.
+_TURNS_OF_EPISODE = (
+    select(
+        TURNS.c.id,
+        TURNS.c["index"],
+        TURNS.c.observation,
+        TURNS.c.answer,
+        TURNS.c.parse_error,
+        TURNS.c.compile_error,
+        TURNS.c.tool_calls,
+    )
+    .where(TURNS.c.episode_id == _EPISODE)
+    .order_by(TURNS.c["index"])
+)
+_LAYOUT1_REFS_OF_EPISODE = (
+    select(
+        MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text)
+    )
+    .where(MESSAGES.c.turn_id.in_(select(TURNS.c.id).where(TURNS.c.episode_id == _EPISODE).scalar_subquery()))
+    .order_by(MESSAGES.c.turn_id, MESSAGES.c.position)
+)
+_BLOBS_CHUNK = 500  # hashes per IN (...) list, below every backend's parameter limit
+
+
+class EpisodePromptReader(Generic[M]):
+    """Reads recorded episodes, turn by turn with their prompts, over one connection.
+
+    Use as a context manager (``TranscriptReader.episode_prompt_reader``). Full-history prompts
+    make the message rows quadratic in an episode's length, so the turns and layout-1 rows are
+    read as plain driver tuples (SQLAlchemy's row objects and type processing would cost as much
+    as the rest of a re-render), by statements compiled once. Each distinct (role, content,
+    extra) row becomes a message through ``message`` once, for all episodes read (they share
+    system messages, worked examples and common feedback); parsed contents are kept in
+    ``contents``. A message whose blob is missing gets the content ``""``.
+    """
+
+    def __init__(self, engine: Engine, message: MakeMessage[M]) -> None:
+        self.engine, self.message = engine, message
+        self.contents: dict[str, Any] = {}
+        self._made: dict[MessageRef, M] = {}
+        self._turns_sql, self._turns_params = _compiled(engine, _TURNS_OF_EPISODE)
+        self._refs_sql, self._refs_params = _compiled(engine, _LAYOUT1_REFS_OF_EPISODE)
+
+    def __enter__(self) -> EpisodePromptReader[M]:
+        self._conn = self.engine.connect()
+        self._cursor = self._conn.connection.cursor()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cursor.close()
+        self._conn.close()
+
+    def read(self, episode_id: str) -> list[PromptTurn[M]]:
+        """The episode's turns in index order (none for an unknown episode)."""
+        cursor, contents = self._cursor, self.contents
+        cursor.execute(self._turns_sql, self._turns_params(episode_id))
+        rows = cursor.fetchall()
+        cursor.execute(self._refs_sql, self._refs_params(episode_id))
+        # layout 1: every turn's rows; layout 2 after them
+        refs = [
+            *cursor.fetchall(),
+            *(
+                (turn_id, *ref)
+                for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
+                for ref in turn_refs
+            ),
+        ]
+        missing = sorted({r[2] for r in refs} - contents.keys())
+        for i in range(0, len(missing), _BLOBS_CHUNK):
+            chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(
+                BLOBS.c.sha256.in_(missing[i : i + _BLOBS_CHUNK])
+            )
+            for sha, data in self._conn.execute(chosen):
+                contents[sha] = json.loads(bytes(data))
+        make, made = self.message, self._made
+        by_turn: dict[int, list[M]] = {}
+        last_turn, current = None, []
+        for turn_id, role, sha, extra in refs:  # ordered by turn: a turn's rows come together
+            key = (role, sha, extra)
+            msg = made.get(key)
+            if msg is None:
+                parsed = json.loads(extra) if extra and extra != "null" else None
+                msg = made[key] = make(role, contents.get(sha, ""), parsed)
+            if turn_id != last_turn:
+                current = by_turn[turn_id] = []
+                last_turn = turn_id
+            current.append(msg)
+        return [
+            PromptTurn(r[1], _json(r[2]) or {}, r[3], _json(r[4]), r[5], by_turn.get(r[0], []), _json(r[6]))
+            for r in rows
+        ]
+
+
+def _compiled(engine: Engine, statement: Any) -> tuple[str, Callable[[str], Any]]:
+    """A statement as the driver's SQL text, and a function from an episode id to its parameters."""
+    compiled = statement.compile(dialect=engine.dialect)
+    names = compiled.positiontup
+    if names:  # positional parameter style (SQLite's "?")
+        return str(compiled), lambda episode_id: tuple(
+            compiled.construct_params({"episode_id": episode_id})[n] for n in names
+        )
+    return str(compiled), lambda episode_id: compiled.construct_params({"episode_id": episode_id})
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as the driver returns it: text on SQLite, decoded already by some drivers."""
+    return json.loads(value) if isinstance(value, (str, bytes, bytearray)) else value
 
 
 def _v2(conn: Connection, statement: Any) -> Sequence[Any]:

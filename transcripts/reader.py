@@ -203,6 +203,15 @@ class TranscriptReader:
             raise
         return None if row is None else ModelCall(**{k: v for k, v in row._mapping.items() if k != "turn_id"})
 
+    def episode_prompt_reader(
+        self, message: prompt_reader.MakeMessage[prompt_reader.M]
+    ) -> prompt_reader.EpisodePromptReader[prompt_reader.M]:
+        """A reader of whole episodes for a caller walking thousands of turns (``agentkit
+        rerender``), to use as a context manager: ``read(episode_id)`` gives each turn's fields
+        and its prompt as ``message(role, content, extra)`` objects, each distinct message made
+        once for all episodes read (``agentkit.transcripts.prompt_reader.EpisodePromptReader``)."""
+        return prompt_reader.EpisodePromptReader(self.engine, message)
+
     def facets(self) -> listings.Facets:
         """The distinct envs, models and tasks stored (what a listing's filters offer)."""
         return listings.facets(self.engine)
