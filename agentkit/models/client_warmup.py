@@ -136,6 +136,8 @@ def warm_up(model: Any) -> None:
             if in_process:
                 twin._checked_client = _openai_twin_client(WARM_UP_TIMEOUT_S)
                 twin.direct.use_transport(_AnsweringTransport())  # its direct route (direct_chat) too
+                # the route the model's own requests take: its extra parameters may need litellm's
+                twin.direct.enabled = model.direct.body(model._request(_PROMPT)) is not None
             twin.complete(_PROMPT)
         except Exception as exc:  # a warm-up only saves time; the real call reports errors
             logger.debug("%s: client warm-up did not complete (%s)", model.name, type(exc).__name__)
