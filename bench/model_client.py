@@ -24,7 +24,11 @@ by bench/prompt_cost.py's recorder, given to the client as the loop gives them: 
 client's conversion to OpenAI dicts is counted too (``--prompts dicts`` sends the recorded dicts).
 
 Usage: python bench/model_client.py [--repeats 20] [--turns 1,30,100] [--routes direct,litellm]
-[--prompts typed|dicts]
+[--prompts typed|dicts] [--threads 4]
+
+With ``--threads N`` (default 4; 0 skips it) it also prints how many calls per second N threads
+sharing one model make at turn 30 (the last turn measured, if fewer), the way threaded episodes
+share a client: work done holding the interpreter lock makes them queue.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import logging
 import os
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -104,6 +109,7 @@ def main() -> None:
     parser.add_argument("--turns", default="1,30,100")
     parser.add_argument("--routes", default="direct,litellm")
     parser.add_argument("--prompts", choices=("typed", "dicts"), default="typed")
+    parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     # the fake server's rough token counts trip the dropped-prompt check on big prompts: not news here
@@ -159,6 +165,29 @@ def main() -> None:
                     f"{route:>7} {turn:>4} {len(body):>11,} {wall:>10.2f} {raw_wall:>12.2f} "
                     f"{wall - raw_wall:>7.2f} {cpu:>11.2f}  {verdict}"
                 )
+        if args.threads > 0:
+            turn = min(30, max(turns))
+            for route, model in models.items():
+                rate = calls_per_second(model, prompts[turn - 1], args.threads, args.repeats)
+                print(
+                    f"{route:>7}: {args.threads} threads sharing the model at turn {turn}: {rate:.0f} calls/s"
+                )
+
+
+def calls_per_second(model: Any, messages: Any, threads: int, calls_each: int) -> float:
+    """Calls per second ``threads`` threads make together, each calling ``calls_each`` times."""
+
+    def work() -> None:
+        for _ in range(calls_each):
+            model.complete(messages)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    start = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return threads * calls_each / (time.perf_counter() - start)
 
 
 if __name__ == "__main__":
