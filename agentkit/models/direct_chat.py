@@ -6,8 +6,9 @@ the openai SDK it calls) costs about 4 ms at turn 1 and, with full history, grow
 earlier frame the request carries: the SDK encoded the 4.5 MB body of turn 100 twice and litellm
 walked every content part, ~30 ms of client time per call while holding the interpreter lock
 (bench/model_client.py). For such a server nothing needs routing, so the request is built here
-(``agentkit.models.chat_body``: each frame's JSON encoded once per episode) and posted on one
-kept-alive httpx client per model. litellm keeps its three other jobs: the answer becomes its
+(``agentkit.models.chat_body``: each message's JSON encoded once per episode) and posted on one
+kept-alive httpx client per model, on the caller's own thread under one deadline for the whole
+request (``agentkit.models.request_deadline``). litellm keeps its three other jobs: the answer becomes its
 ``ModelResponse`` (``convert_to_model_response_object``, as its openai route does), errors become
 its exception classes with its messages (an HTTP error is worded as the openai SDK words it, then
 mapped by litellm's ``exception_type``, as its openai route does), and the cost comes from its
