@@ -95,6 +95,19 @@ def _world_points(
     return out
 
 
+def _world_axes(
+    eye: np.ndarray, rays: tuple, z: np.ndarray, rows: np.ndarray, cols: np.ndarray
+) -> list[np.ndarray]:
+    """The same points as ``_world_points``, as three float32 arrays (x, y, z): one plane per axis
+    keeps the per-pixel arithmetic on contiguous arrays, which numpy runs several times faster."""
+    out = []
+    for axis, d in enumerate(rays):
+        d = np.asarray(d)
+        value = d[rows if d.shape[0] > 1 else 0, cols if d.shape[1] > 1 else 0]
+        out.append((eye[axis] + z * value).astype(np.float32))
+    return out
+
+
 class ItemShading:
     """The material of every item body, and the painting of TinyRenderer's items with them."""
 
@@ -135,12 +148,14 @@ class ItemShading:
         self._pose32 = self._pose_table()
 
     def _pose_table(self) -> np.ndarray:
-        """Per body (row = id + 1), float32: origin (3), rotation matrix by rows (9), half size (3);
-        one table, so a pixel's pose is one gather."""
+        """Per body (column = id + 1), float32: origin (3), rotation matrix by rows (9), half size (3);
+        one table, so a pixel's pose is one gather, and stored by rows (15, bodies) so that the
+        gather gives one contiguous array per value."""
         size = len(self._origin)
-        return np.concatenate(
+        table = np.concatenate(
             [self._origin, self._rotation.reshape(size, 9), self._half], axis=1, dtype=np.float32
         )
+        return np.ascontiguousarray(table.T)
 
     def _read_pose(self, body: int) -> None:
         try:
@@ -200,19 +215,20 @@ class ItemShading:
 
     def _textured(self, colour, light, kinds, ids, depth, rows, cols, eye, rays, m) -> np.ndarray:
         """Colours of textured pixels (given as flat lists) with their texture applied."""
-        world = _world_points(eye, rays, depth, rows, cols)
-        pose = self._pose32[ids]
+        wx, wy, wz = _world_axes(eye, rays, depth, rows, cols)
+        pose = np.take(self._pose32, ids, axis=1)  # (15, pixels): one plane per value
         # R^T (P - origin), P in pybullet axes (arena x, z, y).
-        ox, oy, oz = world[:, 0] - pose[:, 0], world[:, 2] - pose[:, 1], world[:, 1] - pose[:, 2]
-        local = pose[:, 3:6] * ox[:, None] + pose[:, 6:9] * oy[:, None] + pose[:, 9:12] * oz[:, None]
-        half = pose[:, 12:15]
+        ox, oy, oz = wx - pose[0], wz - pose[1], wy - pose[2]
+        local = [pose[3 + j] * ox + pose[6 + j] * oy + pose[9 + j] * oz for j in range(3)]
+        half = pose[12:15]
         # Box faces: the local axis along which the point is nearest the box's surface is the normal;
         # (a, b) are the face's coordinates from its corner: across and up, or x and y on top faces.
-        ratio = np.abs(local) / half
-        face_x = (ratio[:, 0] >= ratio[:, 1]) & (ratio[:, 0] >= ratio[:, 2])
-        face_top = ~face_x & (ratio[:, 2] >= ratio[:, 1])
-        a = np.where(face_x, local[:, 1] + half[:, 1], local[:, 0] + half[:, 0])
-        b = np.where(face_top, local[:, 1] + half[:, 1], local[:, 2] + half[:, 2])
+        ratio = [np.abs(local[j]) / half[j] for j in range(3)]
+        face_x = (ratio[0] >= ratio[1]) & (ratio[0] >= ratio[2])
+        face_top = ~face_x & (ratio[2] >= ratio[1])
+        up = local[1] + half[1]
+        a = np.where(face_x, up, local[0] + half[0])
+        b = np.where(face_top, up, local[2] + half[2])
         footprint = depth * np.float32(2.0 * np.tan(np.radians(look.FOV_DEGREES) / 2) / m)
         factor = np.ones(rows.size, dtype=np.float32)
         for kind, texture, (w, h) in (
@@ -227,8 +243,8 @@ class ItemShading:
         shaded = colour * factor[:, None]
         framed = kinds >= FRAME
         if framed.any():
-            fa = a[framed] / (2 * np.where(face_x[framed], half[framed, 1], half[framed, 0]))
-            span_b = 2 * np.where(face_top[framed], half[framed, 1], half[framed, 2])
+            fa = a[framed] / (2 * np.where(face_x[framed], half[1, framed], half[0, framed]))
+            span_b = 2 * np.where(face_top[framed], half[1, framed], half[2, framed])
             fb = b[framed] / span_b
             edge = np.minimum(np.minimum(fa, 1 - fa), np.minimum(fb, 1 - fb))
             seams = (np.minimum(fb, 1 - fb) * span_b < 0.08) & ~face_top[
