@@ -108,6 +108,15 @@ def _world_axes(
     return out
 
 
+def _pack_planes(colour: np.ndarray) -> np.ndarray:
+    """``textures.pack`` for colours given as (3, pixels) planes: packed uint32 RGBA, alpha 255."""
+    rgba = np.empty((colour.shape[1], 4), dtype=np.uint8)
+    rgba[:, 3] = 255
+    for channel in range(3):
+        rgba[:, channel] = np.clip(np.round(colour[channel]), 0, 255).astype(np.uint8)
+    return rgba.view(np.uint32)[:, 0]
+
+
 class ItemShading:
     """The material of every item body, and the painting of TinyRenderer's items with them."""
 
@@ -146,6 +155,7 @@ class ItemShading:
                 if b.dynamic and t.kind != "obstacle":
                     self._moving.append(b.body)
         self._pose32 = self._pose_table()
+        self._albedo_planes = np.ascontiguousarray(self._albedo.T)  # (3, bodies): see _pack_planes
 
     def _pose_table(self) -> np.ndarray:
         """Per body (column = id + 1), float32: origin (3), rotation matrix by rows (9), half size (3);
@@ -182,8 +192,9 @@ class ItemShading:
 
         ids = at(seg) + 1
         ids[ids >= len(self._kind)] = 0  # bodies made after set_items: plain
-        albedo = self._albedo[ids]
-        light = look.AMBIENT + look.LIGHT * at(ndl)[:, None]
+        # Colours as (3, pixels) planes, not (pixels, 3): numpy is several times slower on a last axis of 3.
+        albedo = np.take(self._albedo_planes, ids, axis=1)
+        light = look.AMBIENT[:, None] + look.LIGHT[:, None] * at(ndl)[None, :]
         colour = albedo * light
         kinds = self._texture[ids]
         textured = kinds != NO_TEXTURE
@@ -194,9 +205,9 @@ class ItemShading:
             if textured.all():  # e.g. an arena floored with a wall: no copies of every array
                 colour = self._textured(colour, light, kinds, ids, at(z), rows, cols, eye, rays, m)
             else:
-                colour[textured] = self._textured(
-                    colour[textured],
-                    light[textured],
+                colour[:, textured] = self._textured(
+                    colour[:, textured],
+                    light[:, textured],
                     kinds[textured],
                     ids[textured],
                     z[rows[textured], cols[textured]],
@@ -207,14 +218,15 @@ class ItemShading:
                     m,
                 )
         glow = self._kind[ids] == GLOW
-        colour[glow] = albedo[glow]
+        colour[:, glow] = albedo[:, glow]
         if full:
-            return textures.pack(colour).reshape(m, m), z
-        out[rows, cols] = textures.pack(colour)
+            return _pack_planes(colour).reshape(m, m), z
+        out[rows, cols] = _pack_planes(colour)
         return out, z
 
     def _textured(self, colour, light, kinds, ids, depth, rows, cols, eye, rays, m) -> np.ndarray:
-        """Colours of textured pixels (given as flat lists) with their texture applied."""
+        """Colours of textured pixels (given as flat lists; colour and light as (3, pixels) planes)
+        with their texture applied."""
         wx, wy, wz = _world_axes(eye, rays, depth, rows, cols)
         pose = np.take(self._pose32, ids, axis=1)  # (15, pixels): one plane per value
         # R^T (P - origin), P in pybullet axes (arena x, z, y).
@@ -240,7 +252,7 @@ class ItemShading:
                 factor = texture.sample(a / w, b / h, footprint / w)
             elif chosen.any():
                 factor[chosen] = texture.sample(a[chosen] / w, b[chosen] / h, footprint[chosen] / w)
-        shaded = colour * factor[:, None]
+        shaded = colour * factor
         framed = kinds >= FRAME
         if framed.any():
             fa = a[framed] / (2 * np.where(face_x[framed], half[1, framed], half[0, framed]))
@@ -251,10 +263,10 @@ class ItemShading:
                 framed
             ]  # U/L: bands at top and bottom
             on_frame = np.where(kinds[framed] == FRAME, edge < look.BLOCK_FRAME_WIDTH, seams)
-            base = np.where(on_frame[:, None], look.BLOCK_FRAME, look.BLOCK_FACE)
+            base = np.where(on_frame[None, :], look.BLOCK_FRAME[:, None], look.BLOCK_FACE[:, None])
             s = look.BLOCK_LIGHT_SHARE
-            lit = base * (1 - s + s * light[framed] / _TOP_LIGHT)
-            shaded[framed] = lit
+            lit = base * (1 - s + s * light[:, framed] / _TOP_LIGHT[:, None])
+            shaded[:, framed] = lit
         return shaded
 
 
