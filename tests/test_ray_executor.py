@@ -210,6 +210,34 @@ def test_run_command_joins_the_cluster_and_stores_its_executor(cluster, postgres
     assert run.status == "finished"
 
 
+def test_the_response_cache_answers_a_second_ray_run_without_asking_the_model(
+    cluster, postgres_url, tmp_path
+):
+    """The cache behaves as with the local executor: tasks on the cluster store answers in the shared
+    store, and a second run of the same episodes asks the model nothing."""
+    from agentkit.testing.fake_openai import FakeOpenAIServer
+
+    key = "sk-test-not-a-real-key-000000000000"
+    with FakeOpenAIServer(responder=lambda body: "Go(3);", api_key=key) as server:
+        args = ["run", "--env", "aai-arena", "--task", "01-04-03", "--model", "openai/fake-model",
+                "--api-base", server.base_url, "--api-key-env", "RAY_CACHE_TEST_KEY", "--episodes", "2",
+                "--max-scripts", "2", "--no-images", "--cache", "--ray-address", cluster.address,
+                "--db", postgres_url, "--json"]  # fmt: skip
+        env = cli_env(RAY_CACHE_TEST_KEY=key)
+        first = json.loads(run_cli(args, tmp_path, env).stdout)
+        asked = server.request_count
+        second = json.loads(run_cli(args, tmp_path, env).stdout)
+        assert asked >= 2 and server.request_count == asked  # every answer of the second run was cached
+    assert len(first["episodes"]) == len(second["episodes"]) == 2
+    with TranscriptStore(postgres_url) as store:
+        assert store.get_run(second["run_id"]).config["executor"] == "ray"
+        answers = [
+            [t.answer for t in store.get_turns(e["episode_id"])]
+            for e in first["episodes"] + second["episodes"]
+        ]
+    assert answers[:2] == answers[2:]
+
+
 def test_rate_limit_is_shared_by_every_worker_of_the_cluster(cluster):
     """Three tasks (separate worker processes) asking together are spaced one interval apart overall:
     the k-th request of all to go cannot go before k intervals after the first was asked."""
