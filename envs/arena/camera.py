@@ -203,10 +203,10 @@ class Camera:
 def _blend(
     rgb: np.ndarray, depth: np.ndarray, colour: np.ndarray, alpha: np.ndarray, glass_depth: np.ndarray, k: int
 ) -> None:
-    """Blend the glass layer (item resolution: each of its pixels covers k x k frame pixels) over the
-    frame where it is in front of what the frame shows. Dense over the box of rows and columns that
-    hold glass: a pane near the eye covers most of the frame (Testbed 03-11-01), and per-pixel index
-    lists cost several times more than whole-array arithmetic there."""
+    """Blend the glass layer (item resolution: each of its pixels covers k x k frame pixels; colour as
+    (3, m, m) planes) over the frame where it is in front of what the frame shows. Dense over the box
+    of rows and columns that hold glass: a pane near the eye covers most of the frame (Testbed
+    03-11-01), and per-pixel index lists cost several times more than whole-array arithmetic there."""
     n = rgb.shape[0]
     seen = np.isfinite(glass_depth)
     rows, cols = np.flatnonzero(seen.any(axis=1)), np.flatnonzero(seen.any(axis=0))
@@ -224,7 +224,7 @@ def _blend(
     keep = 1.0 - a
     for channel in range(3):  # one plane at a time: numpy is several times slower on a last axis of 3
         behind = rgb[f0:f1, g0:g1, channel].astype(np.float32)
-        mixed = a * fine(colour[:, :, channel]) + keep * behind
+        mixed = a * fine(colour[channel]) + keep * behind
         rgb[f0:f1, g0:g1, channel] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
 
 

@@ -341,16 +341,19 @@ class GlassLayer:
     def draw(
         self, view: list[float], projection: list[float], m: int, eye: np.ndarray, rays: tuple
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Colour (m, m, 3) float32, opacity (m, m) and view distance (m, m) of the nearest glass or
-        zone surface, or None when none is in view."""
+        """Colour as (3, m, m) float32 planes, opacity (m, m) and view distance (m, m) of the nearest
+        glass or zone surface, or None when none is in view."""
         ndl, z, seg = _snapshot(self._client, view, projection, m)
         if not (seg >= 0).any():
             return None
         material = self._material[np.clip(seg + 1, 0, len(self._material) - 1)]
-        colour = np.zeros((m, m, 3), dtype=np.float32)
+        colour = np.zeros((3, m, m), dtype=np.float32)
         alpha = np.zeros((m, m), dtype=np.float32)
         glass = material == GLASS
-        colour[glass] = look.GLASS_ALBEDO * (look.AMBIENT + look.LIGHT * ndl[glass][:, None])
+        lit = ndl[glass]
+        for channel in range(3):
+            albedo, ambient, light = (c[channel] for c in (look.GLASS_ALBEDO, look.AMBIENT, look.LIGHT))
+            colour[channel][glass] = albedo * (ambient + light * lit)
         alpha[glass] = look.GLASS_ALPHA
         zones = (material == DEATH_ZONE) | (material == HOT_ZONE)
         if zones.any():
@@ -360,7 +363,7 @@ class GlassLayer:
             noise = self._noise.sample(world[:, 0] * s, world[:, 2] * s, 0.0)[:, None]
             death = material[rows, cols] == DEATH_ZONE
             tint = np.where(death[:, None], look.DEATH_ZONE_COLOR, look.HOT_ZONE_COLOR)
-            colour[rows, cols] = tint * noise
+            colour[:, rows, cols] = (tint * noise).T
             alpha[rows, cols] = np.where(death, look.DEATH_ZONE_ALPHA, look.HOT_ZONE_ALPHA)
         return colour, alpha, z
 
