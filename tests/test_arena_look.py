@@ -8,9 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from agentkit.envs.arena import look
+from agentkit.envs.arena import look, textures
 from agentkit.envs.arena.backend import ArenaBackend
+from agentkit.envs.arena.camera import _unpack
 from agentkit.envs.arena.item_meshes import tunnel_mesh
+from agentkit.envs.arena.item_shading import _pack_planes
 from agentkit.envs.pybullet_support.bullet import p
 
 N = 512
@@ -212,3 +214,18 @@ def test_the_room_behind_the_items_is_skipped_without_changing_a_pixel(task, cov
         assert all(bool(np.isfinite(c).all()) == covered for c in covers)
     finally:
         backend.close()
+
+
+def test_colour_planes_pack_and_unpack_like_the_frame_format():
+    """The camera keeps colours as (3, pixels) planes for speed (numpy is slow on a last axis of 3):
+    packing planes must give textures.pack's uint32 RGBA of the same colours (rounded, clipped, alpha
+    255), and unpacking a frame must give back its bytes R, G, B."""
+    rng = np.random.default_rng(3)
+    colours = rng.uniform(-20.0, 280.0, size=(3, 4096)).astype(np.float32)
+    colours[:, :4] = [[0.5, 1.5, 254.5, 255.49], [300.0, -1.0, 127.5, 0.49], [2.5, 3.5, 200.0, 12.0]]
+    packed = _pack_planes(colours)
+    assert packed.dtype == np.uint32
+    assert np.array_equal(packed, textures.pack(colours.T))
+    image = _unpack(packed.reshape(64, 64))
+    expected = np.clip(np.round(colours.T), 0, 255).astype(np.uint8).reshape(64, 64, 3)
+    assert np.array_equal(image, expected)
