@@ -63,6 +63,7 @@ class Camera:
         self._glass = GlassLayer()
         self._static_shadows = shadows.empty_grid()
         self._movers: list[ItemBody] = []
+        self._mover_shadows: tuple[tuple, np.ndarray] | None = None  # (the movers' poses, their grid)
         self._bodies: list[ItemBody] = []
         self._source: Sequence[ItemBody] = ()
         self.set_items([])
@@ -89,6 +90,7 @@ class Camera:
             else:
                 self._cast(grid, b)
         self._static_shadows = shadows.soften(grid)
+        self._mover_shadows = None
 
     def _cast(self, grid: np.ndarray, body: ItemBody) -> bool:
         """Add one body's shadow at its current pose; False if it is gone (a goal that was eaten)."""
@@ -106,10 +108,22 @@ class Camera:
             shadows.cast_convex(grid, world[:, [0, 2, 1]])
         return True
 
+    def _pose(self, body: ItemBody) -> tuple | None:
+        try:
+            return p.getBasePositionAndOrientation(body.body, physicsClientId=self.client)
+        except p.error:
+            return None
+
     def _shadow_grid(self, agent: np.ndarray | None) -> np.ndarray:
-        grid = self._static_shadows.copy()
-        for b in self._movers:
-            self._cast(grid, b)
+        # The movers' shadows are kept while none of them has moved (goals and blocks at rest, a frame
+        # turned on the spot): the same casts in the same order, so the same grid.
+        poses = tuple(self._pose(b) for b in self._movers)
+        if self._mover_shadows is None or self._mover_shadows[0] != poses:
+            cast = self._static_shadows.copy()
+            for b in self._movers:
+                self._cast(cast, b)
+            self._mover_shadows = (poses, cast)
+        grid = self._mover_shadows[1].copy()
         if agent is not None:  # the agent's own body (its MeshRenderer casts shadows)
             shadows.cast_sphere(grid, (agent[0], agent[1], agent[2]), look.EYE_HEIGHT)
         return grid
