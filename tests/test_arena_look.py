@@ -185,6 +185,7 @@ def test_inside_a_hot_zone_the_view_is_veiled_orange(arena):
     [
         ("06-09-01", True),  # walls for floor and ceiling: the items hide the whole room
         ("01-01-01", False),  # the open arena: floor, fence and sky show
+        ("03-27-02", False),  # shut in by walls and glass: the room shows in a band of rows only
     ],
 )
 def test_the_room_behind_the_items_is_skipped_without_changing_a_pixel(task, covered):

@@ -104,6 +104,7 @@ class Room:
         pixel: float,
         shadow_grid: np.ndarray,
         cover: np.ndarray | None = None,
+        row0: int = 0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Packed RGBA (n, n) uint32 and view distance (n, n) float32 (inf for sky) of the room.
 
@@ -113,7 +114,10 @@ class Room:
         ``cover`` (n, n), optional: the view distance of what the caller will draw over the room
         (the items); floor pixels behind it are not painted (their colour is left undefined, their
         depth is still the floor's). Why: the floor's texture and shadows are the room's costliest
-        part, and an arena floored with walls (Testbed 06-09) hides all of it.
+        part, and an arena floored with walls (Testbed 06-09) hides all of it. From inside the fence,
+        only the band of rows where the room can show is drawn: rows wholly covered come back black
+        at infinite depth (an arena shut in by walls, Testbed 03-27-02, shows the room in a band).
+        ``row0``: the first row's index in the whole frame (the floor's dither pattern follows it).
         """
         ex, ey, ez = eye
         shape = np.broadcast_shapes(np.shape(dx), np.shape(dy), np.shape(dz))
@@ -124,8 +128,23 @@ class Room:
             t_floor = np.where(dy < 0, -ey / dy, np.inf).astype(np.float32)
         if cover is not None and 0.0 <= ex <= SIZE and 0.0 <= ez <= SIZE:
             # From inside the fence nothing of the room is nearer than the floor or the fence's front line.
-            if bool((cover < np.minimum(np.asarray(t0).astype(np.float32), t_floor)).all()):
+            hidden = cover < np.minimum(np.asarray(t0).astype(np.float32), t_floor)
+            if bool(hidden.all()):
                 return np.zeros(shape, dtype=np.uint32), np.full(shape, np.inf, dtype=np.float32)
+            rows = np.flatnonzero(~hidden.all(axis=1))
+            r0, r1 = int(rows[0]), int(rows[-1]) + 1
+            if r1 - r0 < shape[0]:  # the same per-pixel work over the rows that can show the room
+                band = slice(r0, r1)
+
+                def part(a: np.ndarray) -> np.ndarray:  # an array's rows in the band (or its single row)
+                    return a[band] if np.shape(a)[0] > 1 else a
+
+                frame = np.zeros(shape, dtype=np.uint32)
+                depth = np.full(shape, np.inf, dtype=np.float32)
+                frame[band], depth[band] = self.draw(
+                    eye, part(dx), part(dy), part(dz), pixel, shadow_grid, cover[band], row0 + r0
+                )
+                return frame, depth
         t1, side1, _ = _exit(ex, ez, dx, dz, look.FENCE_RAIL_DEPTH)
         t2, side2, s2 = _exit(ex, ez, dx, dz, look.FENCE_PANEL_DEPTH)
         post_front, _, _ = _in_posts(s0)
@@ -186,7 +205,7 @@ class Room:
             np.copyto(index, rays + np.int32(len(self._sky) + k * t2.size), where=label == kind)
         frame = np.take(np.concatenate([self._sky, fence]), index)
         shown = floor if cover is None else floor & ~(cover < t_floor)  # the camera keeps the items there
-        self._paint_floor(frame, shown, ex, ez, t_floor, dx, dy, dz, norm, pixel, shadow_grid)
+        self._paint_floor(frame, shown, ex, ez, t_floor, dx, dy, dz, norm, pixel, shadow_grid, row0)
         return frame, depth
 
     def _fence_colours(self, t2, side2, s2, side1, side0, post_side, dx, dz, pixel) -> np.ndarray:
@@ -207,7 +226,7 @@ class Room:
         post = look.FENCE_ALBEDO * post_light
         return textures.pack(np.concatenate([c.reshape(-1, 3) for c in (panel, rail, post)]))
 
-    def _paint_floor(self, frame, floor, ex, ez, t_floor, dx, dy, dz, norm, pixel, shadow_grid) -> None:
+    def _paint_floor(self, frame, floor, ex, ez, t_floor, dx, dy, dz, norm, pixel, shadow_grid, row0) -> None:
         """Textured, shadowed floor over the pixels in ``floor``, computed densely over its rows."""
         rows = np.flatnonzero(floor.any(axis=1))
         if rows.size == 0:
@@ -228,7 +247,7 @@ class Room:
         u, v = x * np.float32(1 / look.FLOOR_TILE), z * np.float32(1 / look.FLOOR_TILE)
         # Soft shadow edges by ordered dithering: a pixel is lit when the lit fraction beats its threshold.
         n = frame.shape[1]
-        dither = np.tile(_BAYER, (frame.shape[0] // 4 + 1, n // 4 + 1))[band][:, :n]
+        dither = np.tile(_BAYER, ((row0 + frame.shape[0]) // 4 + 1, n // 4 + 1))[row0:][band][:, :n]
         lit = shadows.lookup(shadow_grid, x, z) > dither
         texel = self._floor_lit.where(u, v, footprint)
         colour = np.where(
