@@ -123,20 +123,6 @@ def _shared_ssl_context() -> ssl.SSLContext:
         return _ssl_context
 
 
-class _CheckedTransport(usage_guard.UsageCheckingTransport):
-    """usage_guard's answer check over connections that keep the sending thread's deadline."""
-
-    def __init__(self, proxy: str | None) -> None:
-        self._inner = deadline_transport(proxy, verify=_shared_ssl_context())
-
-
-class _AsyncCheckedTransport(usage_guard.AsyncUsageCheckingTransport):
-    """usage_guard's async answer check, on the shared TLS context."""
-
-    def __init__(self, proxy: str | None) -> None:
-        self._inner = httpx.AsyncHTTPTransport(proxy=proxy, verify=_shared_ssl_context())
-
-
 class DirectChat:
     """One kept-alive HTTP client for one model's server, posting prepared bodies (sync and async).
 
@@ -160,15 +146,17 @@ class DirectChat:
         }
         self._timeout_s = timeout_s
         self._proxy = usage_guard.environment_proxy(api_base)
-        self._client = httpx.Client(transport=transport or _CheckedTransport(self._proxy), timeout=timeout_s)
+        if transport is None:  # usage_guard's answer check over connections that keep the thread's deadline
+            transport = usage_guard.UsageCheckingTransport(
+                inner=deadline_transport(self._proxy, verify=_shared_ssl_context())
+            )
+        self._client = httpx.Client(transport=transport, timeout=timeout_s)
         self._api_base = api_base
         self._key = key
         self._wording: Any = None  # an openai.OpenAI, made for the first error (see _status_error)
-        self.closed = False
 
     def close(self) -> None:
         self._client.close()
-        self.closed = True
 
     def complete(self, body: bytes) -> Any:
         """POST ``body`` on this thread, all of it within ``timeout_s``; litellm's ``ModelResponse``
@@ -186,9 +174,9 @@ class DirectChat:
     async def acomplete(self, body: bytes) -> Any:
         """As :meth:`complete` on a client of the running event loop (made and closed here: an async
         client belongs to the loop it was made in)."""
-        async with httpx.AsyncClient(
-            transport=_AsyncCheckedTransport(self._proxy), timeout=self._timeout_s
-        ) as client:
+        inner = httpx.AsyncHTTPTransport(proxy=self._proxy, verify=_shared_ssl_context())
+        checked = usage_guard.AsyncUsageCheckingTransport(inner=inner)
+        async with httpx.AsyncClient(transport=checked, timeout=self._timeout_s) as client:
             try:
                 response = await client.post(self.url, content=body, headers=self._headers)
             except httpx.HTTPError as exc:

@@ -79,8 +79,9 @@ def environment_proxy(api_base: str) -> str | None:
 class UsageCheckingTransport(httpx.BaseTransport):
     """httpx's transport, with each JSON answer's usage counts checked (see the module docstring)."""
 
-    def __init__(self, proxy: str | None = None) -> None:
-        self._inner = httpx.HTTPTransport(proxy=proxy)
+    def __init__(self, proxy: str | None = None, inner: httpx.BaseTransport | None = None) -> None:
+        """``inner``: the transport that sends (httpx's own through ``proxy`` when None)."""
+        self._inner = inner or httpx.HTTPTransport(proxy=proxy)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self._inner.handle_request(request)
@@ -97,8 +98,8 @@ class UsageCheckingTransport(httpx.BaseTransport):
 class AsyncUsageCheckingTransport(httpx.AsyncBaseTransport):
     """The async twin of :class:`UsageCheckingTransport`."""
 
-    def __init__(self, proxy: str | None = None) -> None:
-        self._inner = httpx.AsyncHTTPTransport(proxy=proxy)
+    def __init__(self, proxy: str | None = None, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self._inner = inner or httpx.AsyncHTTPTransport(proxy=proxy)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self._inner.handle_async_request(request)
