@@ -302,20 +302,16 @@ class LiteLLMModel:
         self, request: dict[str, Any], typed: Sequence[PromptMessage] | None = None
     ) -> Any:
         body = self.direct.body(request, typed)
-        if body is not None:
-            try:
-                return await asyncio.wait_for(self.direct.acomplete(body), timeout=self.timeout_s)
-            except asyncio.TimeoutError:
-                raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s") from None
         client = None
-        if usage_guard.wants_checked_client(self.model, self.api_base):
+        if body is None and usage_guard.wants_checked_client(self.model, self.api_base):
             # One per call: an async client belongs to the event loop it was made in.
             client = async_plain_messages(
                 usage_guard.async_client(str(self.api_base), self._api_key, self.timeout_s)
             )
             request = {**request, "client": client}
+        answer = litellm.acompletion(**request) if body is None else self.direct.acomplete(body)
         try:
-            return await asyncio.wait_for(litellm.acompletion(**request), timeout=self.timeout_s)
+            return await asyncio.wait_for(answer, timeout=self.timeout_s)
         except asyncio.TimeoutError:
             raise TimeoutError(f"no complete answer within timeout_s = {self.timeout_s:g} s") from None
         finally:
