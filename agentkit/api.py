@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from agentkit.config import RunConfig
 from agentkit.records import EndReason, EpisodeResult, StorageError
-from agentkit.runner import RunSummary, execute_run
+from agentkit.runner import RESUMABLE_SETTINGS, RunSummary, execute_run
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -222,8 +222,7 @@ def evaluate(
             except KeyError:
                 raise RunSetupError(f"resume: no run {resume!r} in the store") from None
             base = RunConfig.from_stored(stored.config)
-            resumable = ("max_concurrency", "workers", "executor", "ray_address", "api_base")
-            kept = {k: v for k, v in overrides.items() if k in resumable}
+            kept = {k: v for k, v in overrides.items() if k in RESUMABLE_SETTINGS}
             summary = _execute(
                 base.model_copy(update=kept),
                 store,

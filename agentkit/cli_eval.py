@@ -320,7 +320,7 @@ def _play_each(
     results: list[dict[str, Any]] = []
     stopped_runs: list[Any] = []
     for config in configs:
-        summary, data = _play(config, store, api_key, api_key_env, resume, as_json)
+        summary, data = _play(config, store, api_key, resume, as_json)
         if summary.config.evaluation is not None:
             data.update(_scores(summary, data, _figure_of(figure, summary.run_id, len(configs)), as_json))
         results.append(data)
@@ -353,7 +353,7 @@ def _episode_line(model: str, as_json: bool) -> Any:
 
 
 def _play(
-    config: Any, store: Any, api_key: str | None, api_key_env: str | None, resume: str | None, as_json: bool
+    config: Any, store: Any, api_key: str | None, resume: str | None, as_json: bool
 ) -> tuple[Any, dict[str, Any]]:
     """Play one run (or the rest of a resumed one) into ``store``: its summary and its JSON. A run that
     cannot start, or whose store cannot write, ends the command in one line."""

@@ -55,6 +55,8 @@ from agentkit.worker_guard import guarded_init, initializer_args
 log = logging.getLogger(__name__)
 
 CPU_BOUND_MODELS = ("reference",)
+# The settings a resumed run takes from the command that resumes it (the rest stay as stored).
+RESUMABLE_SETTINGS = ("max_concurrency", "workers", "executor", "ray_address", "api_base")
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -281,15 +283,9 @@ def _open_run(
     stored = RunConfig.from_stored(run.config)
     from agentkit.url_redaction import url_to_resume  # the stored api_base lost its credentials
 
-    config = stored.model_copy(
-        update={
-            "max_concurrency": config.max_concurrency,
-            "workers": config.workers,
-            "executor": config.executor,
-            "ray_address": config.ray_address,
-            "api_base": url_to_resume(stored.api_base, config.api_base),
-        }
-    )
+    kept = {name: getattr(config, name) for name in RESUMABLE_SETTINGS}
+    kept["api_base"] = url_to_resume(stored.api_base, config.api_base)
+    config = stored.model_copy(update=kept)
     lease = store.take_run(resume_run_id)  # one live writer per run: RunBusyError if another writes it
     latest, spent = _resume_state(store, resume_run_id)
     return config, resume_run_id, run.templates, lease, latest, spent
