@@ -16,6 +16,7 @@ from typing import Any, overload
 from sqlalchemy import Engine, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.sql.elements import ColumnElement
 
 from agentkit.records import ModelCall
 from agentkit.transcripts import listings, prompt_reader
@@ -166,14 +167,8 @@ class TranscriptReader:
         """How turn ``index``'s model call went (finish reason, retries, token counts), or None: not
         an API model's turn, no such turn, or a database written before calls were stored."""
         turn_id = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
-        try:
-            with self.engine.connect() as conn:
-                row = conn.execute(select(CALLS).where(CALLS.c.turn_id == turn_id.scalar_subquery())).first()
-        except OperationalError as exc:  # an older database opened read-only: the table was never added
-            if "no such table" in str(exc):
-                return None
-            raise
-        return None if row is None else ModelCall(**{k: v for k, v in row._mapping.items() if k != "turn_id"})
+        with self.engine.connect() as conn:
+            return self._model_call_of(conn, turn_id.scalar_subquery())
 
     def get_turn(self, episode_id: str, index: int, images: ImageMode = "ref") -> TurnInfo | None:
         """Turn ``index`` of an episode with its messages (and nothing of the other turns), or None
@@ -192,9 +187,10 @@ class TranscriptReader:
         return TurnInfo(**values, messages=messages, model_call=call)
 
     @staticmethod
-    def _model_call_of(conn: Connection, turn_id: int) -> ModelCall | None:
-        """One turn's model call, read on the caller's connection (None: not an API model's turn, or
-        a database written before calls were stored)."""
+    def _model_call_of(conn: Connection, turn_id: int | ColumnElement[int]) -> ModelCall | None:
+        """One turn's model call (``turn_id``: its id, or an SQL expression giving it), read on the
+        caller's connection (None: not an API model's turn, or a database written before calls were
+        stored)."""
         try:
             row = conn.execute(select(CALLS).where(CALLS.c.turn_id == turn_id)).first()
         except OperationalError as exc:  # an older database opened read-only: the table was never added

@@ -126,7 +126,6 @@ class ViewerData:
 
     def __init__(self, store: TranscriptReader) -> None:
         self.store = store
-        self.engine = store.engine
         self._series: OrderedDict[tuple[str, int, float], list[TurnPoint]] = OrderedDict()
         self._paths: OrderedDict[tuple[str, int, float], StepPath] = OrderedDict()
         self._lock = threading.Lock()
