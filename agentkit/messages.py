@@ -61,6 +61,15 @@ class ToolCall:
     def to_json(self) -> dict[str, str]:
         return {"id": self.id, "name": self.name, "arguments": self.arguments}
 
+    def openai_form(self) -> dict[str, object]:
+        """The call in OpenAI's chat shape (``{"id", "type": "function", "function": {...}}``): what
+        the model client sends and what the store keeps in a message row's ``extra``."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> ToolCall:
         """A call from :meth:`to_json`'s form (as stored with a turn)."""

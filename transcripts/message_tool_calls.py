@@ -20,10 +20,5 @@ def tool_extra(message: Message) -> dict[str, Any] | None:
     if message.tool_call_id:
         return {"tool_call_id": message.tool_call_id}
     if message.tool_calls:
-        return {
-            "tool_calls": [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in message.tool_calls
-            ]
-        }
+        return {"tool_calls": [c.openai_form() for c in message.tool_calls]}
     return None

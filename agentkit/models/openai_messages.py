@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit.messages import ImagePart, Message, ToolCall
+from agentkit.messages import ImagePart, Message
 
 _DATA_URL_CACHE_SIZE = 512  # frames whose data URL is remembered (a long full-history episode's)
 _data_urls: dict[tuple[str, str], str] = {}
@@ -56,11 +56,6 @@ def openai_message(message: Message | dict[str, Any]) -> dict[str, Any]:
     return {"role": message.role, "content": parts}
 
 
-def openai_tool_call(call: ToolCall) -> dict[str, Any]:
-    """One tool call in OpenAI's form (``{"id", "type": "function", "function": {...}}``)."""
-    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
-
-
 def _tool_message(message: Message) -> dict[str, Any]:
     """An assistant answer of tool calls (its free text as content, None when it has none), or a
     ``tool`` message answering one call by its id."""
@@ -69,7 +64,7 @@ def _tool_message(message: Message) -> dict[str, Any]:
     return {
         "role": message.role,
         "content": message.text or None,
-        "tool_calls": [openai_tool_call(c) for c in message.tool_calls],
+        "tool_calls": [c.openai_form() for c in message.tool_calls],
     }
 
 
