@@ -323,13 +323,7 @@ def overlay_templates(
     return sources
 
 
-def backend_prompt_facts(config: RunConfig) -> tuple[str, list[dict[str, str]], dict[str, Any]]:
-    """(template set, vocabulary description, extra prompt variables) of a run's backend, env not started."""
-    template_set, vocabulary, context = _backend_facts(config)
-    return template_set, vocabulary.describe(), context
-
-
-def _backend_facts(config: RunConfig) -> tuple[str, Vocabulary, dict[str, Any]]:
+def backend_prompt_facts(config: RunConfig) -> tuple[str, Vocabulary, dict[str, Any]]:
     """(template set, vocabulary, extra prompt variables) of a run's backend, env not started.
 
     The backend is constructed with the run's options but never reset, which is what starts a
@@ -417,7 +411,7 @@ def rerender_run(
     run = store.get_run(run_id)
     config = RunConfig.from_stored(run.config)
     check_same_control(config.control, control, run_id)  # another mode cannot re-render these turns
-    template_set, vocabulary, backend_context = _backend_facts(config)
+    template_set, vocabulary, backend_context = backend_prompt_facts(config)
     sources = overlay_templates(run.templates, template_set, templates_dir)
     if config.action_format == "tools":  # templates asking for text scripts cannot re-render tool calls
         check_tool_templates(sources)
