@@ -21,12 +21,15 @@ from agentkit.models.base import PromptMessage
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.pass_rule import apply as judge_metrics
-from agentkit.records import EndReason, EpisodeResult, StorageError
+from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.setup_episode import make_setup
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
+
+# Models whose episodes spend their time in our own process (the simulator and planner), not waiting on a server.
+CPU_BOUND_MODELS = ("reference",)
 
 # Episodes that end for these reasons were not the model's doing: they are relaunched.
 RELAUNCH = (EndReason.MODEL_ERROR, EndReason.ENV_ERROR)
@@ -272,3 +275,20 @@ def process_worker(planned: PlannedEpisode) -> EpisodeResult:
     if worker is None:
         worker = _local.worker = Worker(*_process_ctx)
     return worker.play(planned)
+
+
+def result_of_stored(info: Any) -> EpisodeResult:
+    """An EpisodeResult rebuilt from a stored episode (the summary of a resumed run; a Ray task lost after it had finished)."""
+    return EpisodeResult(
+        episode_id=info.id,
+        task=info.task,
+        seed=info.seed,
+        success=bool(info.success),
+        reward=info.reward or 0.0,
+        end_reason=EndReason(info.end_reason) if info.end_reason else EndReason.CANCELLED,
+        scripts=info.scripts or 0,
+        turns=info.turns or 0,
+        usage=Usage(info.input_tokens or 0, info.output_tokens or 0, info.cost_usd or 0.0),
+        trial=info.trial,
+        metrics=dict(info.metrics or {}),
+    )

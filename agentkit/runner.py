@@ -39,12 +39,14 @@ from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (
+    CPU_BOUND_MODELS,
     RERUN_REASONS,
     PlannedEpisode,
     Worker,
     WorkerContext,
     process_init,
     process_worker,
+    result_of_stored,
     thread_worker,
 )
 from agentkit.setup_episode import check_tool_templates, make_backend
@@ -54,7 +56,6 @@ from agentkit.worker_guard import guarded_init, initializer_args
 
 log = logging.getLogger(__name__)
 
-CPU_BOUND_MODELS = ("reference",)
 # The settings a resumed run takes from the command that resumes it (the rest stay as stored).
 RESUMABLE_SETTINGS = ("max_concurrency", "workers", "executor", "ray_address", "api_base")
 
@@ -141,23 +142,6 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
         return sources
     finally:
         backend.close()
-
-
-def _result_of(info: Any) -> EpisodeResult:
-    """An EpisodeResult rebuilt from a stored episode (for the summary of a resumed run)."""
-    return EpisodeResult(
-        episode_id=info.id,
-        task=info.task,
-        seed=info.seed,
-        success=bool(info.success),
-        reward=info.reward or 0.0,
-        end_reason=EndReason(info.end_reason) if info.end_reason else EndReason.CANCELLED,
-        scripts=info.scripts or 0,
-        turns=info.turns or 0,
-        usage=Usage(info.input_tokens or 0, info.output_tokens or 0, info.cost_usd or 0.0),
-        trial=info.trial,
-        metrics=dict(info.metrics or {}),
-    )
 
 
 def _resume_state(store: TranscriptStore, run_id: str) -> tuple[dict[tuple[str, int, int], Any], Usage]:
@@ -300,7 +284,7 @@ def _plan(
     for task, trial, seed in config.episode_plan():
         prior = latest.get((task, trial, seed))
         if prior is not None and prior.status == "finished" and prior.end_reason not in RERUN_REASONS:
-            done.append(_result_of(prior))
+            done.append(result_of_stored(prior))
         else:
             plan.append(PlannedEpisode(task, trial, seed, first_attempt=prior.attempt + 1 if prior else 0))
     return done, plan

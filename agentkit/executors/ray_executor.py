@@ -32,7 +32,15 @@ from agentkit.executors.ray_address import (
 )
 from agentkit.records import EndReason, EpisodeResult
 from agentkit.run_budget import RunBudget
-from agentkit.run_worker import RERUN_REASONS, PlannedEpisode, WorkerContext, ended_unjudged, episode_id_for
+from agentkit.run_worker import (
+    CPU_BOUND_MODELS,
+    RERUN_REASONS,
+    PlannedEpisode,
+    WorkerContext,
+    ended_unjudged,
+    episode_id_for,
+    result_of_stored,
+)
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -59,7 +67,6 @@ class RaySession:
         self._printed_before = True
         self.signal: Any = None
         self.bucket: Any = None  # the run's shared rate limit, with --rate-limit-rpm
-        from agentkit.runner import CPU_BOUND_MODELS
 
         self.task_cpus = 1.0 if config.model in CPU_BOUND_MODELS else API_TASK_CPUS
 
@@ -220,7 +227,6 @@ def _after_loss(
     store: TranscriptStore, run_id: str, planned: PlannedEpisode, lost: int, rule: str
 ) -> EpisodeResult | PlannedEpisode:
     """Close the lost task's "running" episodes; keep a final result it stored; else play it again."""
-    from agentkit.runner import _result_of
 
     mine = [
         e
@@ -232,7 +238,7 @@ def _after_loss(
             store.mark_unfinished(info.id, LOST_NOTE)
     latest = max(mine, key=lambda e: e.attempt, default=None)
     if latest is not None and latest.status == "finished" and latest.end_reason not in RERUN_REASONS:
-        return _result_of(latest)  # it finished for good before its worker was lost
+        return result_of_stored(latest)  # it finished for good before its worker was lost
     next_attempt = latest.attempt + 1 if latest is not None else planned.first_attempt
     if lost >= MAX_LOSSES:
         episode_id = episode_id_for(run_id, planned.task, planned.trial, planned.seed, next_attempt - 1)
