@@ -2,7 +2,10 @@
 
 Why a file of its own: counting is what makes a re-render's "before and after" comparable; kept
 apart from the re-rendering, it can be checked on its own (the chunked count must equal the whole
-text's) and used by anything else that needs a prompt's size without calling a model.
+text's) and used by anything else that needs a prompt's size without calling a model. The counter
+remembers what it counted (whole texts, and the lines of texts it had not seen), so every caller
+(the per-turn prompt-size check, rerender, the benches) pays once for a text a full-history
+prompt resends every turn.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import logging
 import math
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,33 @@ CHARS_PER_TOKEN = 4
 # line is encoded once. tests/test_rerender.py checks the equality on random text.
 _CHUNK_SPLIT = re.compile(r"(?<=\n)(?=[^\s/])")
 
+# What a counter remembers, each bounded by the characters its keys hold (a key is kept alive by the
+# cache): at most 32 Mi characters of whole texts and 32 Mi characters of distinct lines, so about
+# 64 MB for ASCII text (CPython stores a str of wider characters in 2 or 4 bytes each). A cache that
+# would go over is emptied and starts again; a text longer than the bound is counted, not kept.
+CACHE_MAX_CHARS = 32 * 1024 * 1024
+
+
+class _Remembered:
+    """Token counts by text, holding at most ``max_chars`` characters of keys (emptied when full)."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.counts: dict[str, int] = {}
+        self.chars = 0
+        self.max_chars = max_chars
+        self._lock = threading.Lock()  # a counter is shared by the episodes (threads) of a process
+
+    def keep(self, text: str, tokens: int) -> None:
+        if len(text) > self.max_chars:
+            return
+        with self._lock:
+            if self.chars + len(text) > self.max_chars:
+                self.counts.clear()
+                self.chars = 0
+            if text not in self.counts:
+                self.counts[text] = tokens
+                self.chars += len(text)
+
 
 class TokenCounter:
     """Counts prompt tokens the way OpenAI's chat models bill them, or estimates when it cannot.
@@ -38,22 +69,25 @@ class TokenCounter:
     def __init__(self, encoding: Any | None = None) -> None:
         self.encoding = encoding
         self.name = f"tiktoken:{encoding.name}" if encoding is not None else f"chars/{CHARS_PER_TOKEN}"
-        self._chunks: dict[str, int] = {}
+        self._texts = _Remembered(CACHE_MAX_CHARS)  # whole texts: one lookup for a text seen before
+        self._chunks = _Remembered(CACHE_MAX_CHARS)  # lines: a new text costs only its new lines
 
     def text(self, text: str) -> int:
         if not text:
             return 0
         if self.encoding is None:
             return math.ceil(len(text) / CHARS_PER_TOKEN)
-        cache = self._chunks
-        total = 0
-        for chunk in _CHUNK_SPLIT.split(text):
-            n = cache.get(chunk)
-            if n is None:
-                n = cache[chunk] = len(self.encoding.encode_ordinary(chunk))
-                if len(cache) > 200_000:
-                    cache.clear()
-            total += n
+        total = self._texts.counts.get(text)  # a str caches its hash: a resent text costs one lookup
+        if total is None:
+            total = 0
+            chunks = self._chunks
+            for chunk in _CHUNK_SPLIT.split(text):
+                n = chunks.counts.get(chunk)
+                if n is None:
+                    n = len(self.encoding.encode_ordinary(chunk))
+                    chunks.keep(chunk, n)
+                total += n
+            self._texts.keep(text, total)
         return total
 
     @staticmethod

@@ -29,16 +29,15 @@ MIN_TOKENS_CHECKED = 200  # smaller prompts vary too much between tokenizers to 
 _DEFAULT_IMAGE_SIZE = (512, 512)  # when an image's header cannot be read
 _HEADER_CHARS = 8192  # base64 characters decoded to find an image's size (its header is near the start)
 _IMAGE_CACHE_SIZE = 1024
-_TEXT_CACHE_SIZE = 20_000  # whole texts remembered per tokenizer (a full-history prompt resends them all)
 
 _counters: dict[str, TokenCounter] = {}
 _image_tokens: dict[str, int] = {}
-_text_tokens: dict[str, dict[str, int]] = {}  # tokenizer name -> text -> tokens
 _lock = threading.Lock()
 
 
 def counter_for(model: str) -> TokenCounter:
-    """One counter per model name, shared by the episodes of a process (it caches what it counted)."""
+    """One counter per model name, shared by the episodes of a process (it remembers what it counted,
+    whole texts included: a full-history prompt's earlier texts cost one lookup each)."""
     with _lock:
         counter = _counters.get(model)
         if counter is None:
@@ -49,17 +48,7 @@ def counter_for(model: str) -> TokenCounter:
 def count_input_tokens(messages: list[dict[str, Any]], counter: TokenCounter) -> int:
     """About how many input tokens ``messages`` (OpenAI chat shape, images as data URLs) are."""
     total = REPLY_PRIMING_TOKENS
-    texts = _text_tokens.get(counter.name)
-    if texts is None or len(texts) > _TEXT_CACHE_SIZE:
-        texts = _text_tokens[counter.name] = {}
-
-    def text(value: str) -> int:
-        # one lookup per earlier turn's text (the counter itself remembers lines, not whole texts)
-        tokens = texts.get(value)
-        if tokens is None:
-            tokens = texts[value] = counter.text(value)
-        return tokens
-
+    text = counter.text
     for message in messages:
         total += MESSAGE_OVERHEAD_TOKENS + text(str(message.get("role", "")))
         content = message.get("content")
