@@ -55,6 +55,7 @@ from typing import Any
 import typer
 
 from agentkit import run_defaults as default
+from agentkit.cli_executor import executor_for
 
 
 @dataclass(frozen=True)
@@ -350,11 +351,8 @@ class RunFlags:
                 out.setdefault(head, {})[tail] = value
             else:
                 out[head] = value
-        if out.get("ray_address") is not None:  # a cluster named: the Ray executor (agentkit.cli_executor)
-            if out.setdefault("executor", "ray") == "local":
-                raise ValueError(
-                    "--ray-address: names a Ray cluster, but --executor is local (drop one of them)"
-                )
+        if "ray_address" in out:  # a cluster named: the Ray executor, by the rule eval follows too
+            out["executor"] = executor_for(out.get("executor"), out["ray_address"])
         return out
 
     def apply(self, config: Any, accepts: Callable[[str, str], bool] | None = None) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from agentkit.cli_run_options import RUN_FLAGS, RunFlags
 from agentkit.config import RunConfig
 from agentkit.executors.ray_address import (
     check_nodes_share_sqlite,
@@ -368,3 +369,17 @@ def test_executor_flags_are_checked_in_one_line(tmp_path):
         done.returncode != 0 and "--ray-address: names a Ray cluster, but --executor is local" in done.stderr
     )
     assert RunConfig(env="aai-arena", tasks=["x"]).executor == "local"
+
+
+def test_run_follows_the_same_ray_address_rule_as_eval(tmp_path):
+    """`run` reads the flags through agentkit.cli_run_options, `eval` through agentkit.cli_executor:
+    one rule (cli_executor.executor_for) for both."""
+    assert RunFlags({"ray_address": "h:1"}, RUN_FLAGS).overrides()["executor"] == "ray"
+    with pytest.raises(ValueError, match="--ray-address: names a Ray cluster, but --executor is local"):
+        RunFlags({"ray_address": "h:1", "executor": "local"}, RUN_FLAGS).overrides()
+    (tmp_path / "exp.yaml").write_text(EXPERIMENT)
+    run = ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--max-scripts", "1"]
+    for command in (run, ["eval", "exp.yaml"]):
+        done = run_cli([*command, "--ray-address", " "], tmp_path, check=False)
+        assert done.returncode == 2 and "--ray-address: give HOST:PORT" in done.stderr, command
+    assert not (tmp_path / "agentkit.db").exists()  # refused before a store was made
