@@ -192,24 +192,12 @@ def _execute(
     if resume_run_id:
         log.info("resuming run %s: %d episode(s) done, %d to play", run_id, len(done), len(plan))
 
-    kind = "ray" if session is not None else _worker_kind(config)
-    if kind == "processes" and store.is_memory:
-        kind = "threads"  # worker processes cannot see an in-memory database
-    stop_cell = multiprocessing.get_context("spawn").Value("i", 0) if kind == "processes" else None
-    if session is not None:
-        stop_cell = session.stop_cell()  # a Ray actor every task reads
+    kind = _episode_workers(config, store, session)
+    stop_cell = _stop_cell(kind, session)
     budget = RunBudget(config, spent=spent, flag=StopFlag(stop_cell))
     ctx = WorkerContext(config=config, db_url=store.url, run_id=run_id, templates=templates, api_key=api_key)
     summary = RunSummary(run_id=run_id, config=config, episodes=list(done))
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        disable=not show_progress,
-        transient=True,
-    )
+    progress = _progress_bar(show_progress)
     status = "unfinished"
     keeper = LeaseKeeper(lambda: store.renew_run(run_id, lease), on_lost=budget.cancel)
     try:
@@ -235,16 +223,56 @@ def _execute(
     except KeyboardInterrupt as exc:
         raise RunInterrupted(run_id) from exc
     finally:
-        try:
-            if not keeper.lost:  # a run taken over by another writer is that writer's to close
-                store.finish_run(run_id, status)
-                store.release_run(run_id, lease)
-        except StorageError as exc:  # the run reads "unfinished" once this process is gone
-            log.info("run %s not closed: %s", run_id, exc)
-            summary.error = summary.error or str(exc)
+        _close_run(store, summary, lease, status, keeper)
     order = {key: i for i, key in enumerate(config.episode_plan())}
     summary.episodes.sort(key=lambda e: order.get((e.task, e.trial, e.seed), len(order)))
     return summary
+
+
+def _episode_workers(config: RunConfig, store: TranscriptStore, session: Any) -> str:
+    """Where the episodes play: "ray" (a session), "processes" or "threads" (``_worker_kind``)."""
+    if session is not None:
+        return "ray"
+    kind = _worker_kind(config)
+    if kind == "processes" and store.is_memory:
+        return "threads"  # worker processes cannot see an in-memory database
+    return kind
+
+
+def _stop_cell(kind: str, session: Any) -> Any:
+    """The shared cell a stop is written to and every worker reads: a Ray actor (``session``), a
+    process-shared int for worker processes, or None (threads share the run's own flag)."""
+    if session is not None:
+        return session.stop_cell()  # a Ray actor every task reads
+    return multiprocessing.get_context("spawn").Value("i", 0) if kind == "processes" else None
+
+
+def _progress_bar(show_progress: bool) -> Progress:
+    """The run's progress bar on stderr (stdout stays for ``--json``), gone once the run ends."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=not show_progress,
+        transient=True,
+    )
+
+
+def _close_run(
+    store: TranscriptStore, summary: RunSummary, lease: Any, status: str, keeper: LeaseKeeper
+) -> None:
+    """Mark the run ``status`` and give its lease back, unless another writer took it over; a store
+    that cannot write leaves the run "unfinished" and its error in ``summary``."""
+    run_id = summary.run_id
+    try:
+        if not keeper.lost:  # a run taken over by another writer is that writer's to close
+            store.finish_run(run_id, status)
+            store.release_run(run_id, lease)
+    except StorageError as exc:  # the run reads "unfinished" once this process is gone
+        log.info("run %s not closed: %s", run_id, exc)
+        summary.error = summary.error or str(exc)
 
 
 def _open_run(
