@@ -10,13 +10,17 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agentkit.cli_common import DB_HELP, err, out
 from agentkit.cli_common import emit_json as _emit_json
 from agentkit.cli_common import fail as _fail
+
+if TYPE_CHECKING:  # imported where the commands run: `agentkit --help` stays light
+    from agentkit.replay import LiveReport
+    from agentkit.rerender import RerenderReport
 
 log = logging.getLogger("agentkit.view")
 
@@ -125,6 +129,11 @@ def rerender(
     if as_json:
         _emit_json(report.to_json())
         return
+    _print_rerender(report, changed_only)
+
+
+def _print_rerender(report: RerenderReport, changed_only: bool) -> None:
+    """``agentkit rerender``'s text report: each (changed) turn with its diffs, then the run's totals."""
     for t in report.turns:
         if changed_only and not t.changed:
             continue
@@ -203,18 +212,23 @@ def _replay_command(original: Any) -> Any:
         if as_json:
             _emit_json(report.to_json())
             return
-        r = report.result
-        out.print(
-            f"episode {report.source_episode_id}: replayed {report.replayed_turns} turns, then {report.model} "
-            f"played on -> episode {report.episode_id} (run {report.run_id}): "
-            f"{'success' if r['success'] else 'fail'}, reward {r['reward']:.3f}, end {r['end_reason']}, "
-            f"{r['scripts']} scripts",
-            markup=False,
-        )
-        for problem in report.mismatches:
-            out.print(f"  - replay differs: {problem}", markup=False)
+        _print_continued(report)
 
     return replay
+
+
+def _print_continued(report: LiveReport) -> None:
+    """``agentkit replay --live-from``'s text report: the new episode's outcome, then where the replay differed."""
+    r = report.result
+    out.print(
+        f"episode {report.source_episode_id}: replayed {report.replayed_turns} turns, then {report.model} "
+        f"played on -> episode {report.episode_id} (run {report.run_id}): "
+        f"{'success' if r['success'] else 'fail'}, reward {r['reward']:.3f}, end {r['end_reason']}, "
+        f"{r['scripts']} scripts",
+        markup=False,
+    )
+    for problem in report.mismatches:
+        out.print(f"  - replay differs: {problem}", markup=False)
 
 
 def register(app: typer.Typer) -> None:
