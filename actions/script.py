@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.messages import ToolCall
+
 ArgValue = int | float | str | bool
 
 
@@ -53,13 +55,17 @@ class ParseError:
 
     ``message`` is addressed to the model (it is rendered into the next prompt); ``code`` is a stable
     machine-readable category for analysis; ``position`` is a character offset into the answer when
-    one is known; ``snippet`` is the offending text.
+    one is known; ``snippet`` is the offending text. For an answer of tool calls, ``call`` is the
+    call that was refused (``agentkit.actions.tool_calls``), so its result can say so without the
+    calls being read again (``agentkit.actions.tool_results``); it is not stored (the turn keeps the
+    calls and their results).
     """
 
     code: str
     message: str
     position: int | None = None
     snippet: str | None = None
+    call: ToolCall | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

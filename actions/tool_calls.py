@@ -86,13 +86,16 @@ def _command(call: ToolCall, vocabulary: Vocabulary) -> Command:
 
 
 def script_from_tool_calls(calls: list[ToolCall], vocabulary: Vocabulary) -> Script | ParseError:
-    """The Script the calls mean, in order, or the ParseError of the first call that cannot be read
-    (its message is what the model is told, as the result of that call)."""
+    """The Script the calls mean, in order, or the ParseError of the first call that cannot be read,
+    naming that call (its message is what the model is told, as the result of that call)."""
     if not calls:
         return ParseError(
             "no_commands", "The answer called no tool; call one of: " + ", ".join(vocabulary.names) + "."
         )
-    try:
-        return Script(tuple(_command(call, vocabulary) for call in calls))
-    except _Reject as problem:
-        return ParseError(problem.error.code, problem.error.message, None, problem.error.snippet)
+    commands = []
+    for call in calls:
+        try:
+            commands.append(_command(call, vocabulary))
+        except _Reject as problem:  # the refused call travels with its error, for its tool result
+            return ParseError(problem.error.code, problem.error.message, None, problem.error.snippet, call)
+    return Script(tuple(commands))

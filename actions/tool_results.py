@@ -12,7 +12,6 @@ policy can keep a result without its call.
 from __future__ import annotations
 
 from agentkit.actions.script import ParseError, Script
-from agentkit.actions.tool_calls import script_from_tool_calls
 from agentkit.actions.vocabulary import Vocabulary
 from agentkit.messages import Message, ToolCall
 
@@ -23,20 +22,15 @@ NOT_RUN = "Not run: another call of this answer was refused, so none of its call
 
 
 def tool_results(
-    calls: tuple[ToolCall, ...], parsed: Script | ParseError, vocabulary: Vocabulary
+    calls: tuple[ToolCall, ...], parsed: Script | ParseError, vocabulary: Vocabulary | None = None
 ) -> tuple[Message, ...]:
     """One ``tool`` message per call, in order: ``RAN`` for the calls of an accepted answer; for a
-    refused one the parse error on the first call that cannot be read, ``NOT_RUN`` on the others."""
+    refused one the parse error on the call it names (``ParseError.call``, set when the calls were
+    read; the first call when it names none), ``NOT_RUN`` on the others. ``vocabulary`` is not read:
+    the calls are not parsed again (it stays until agentkit.loop stops passing it)."""
     if isinstance(parsed, Script):
         return tuple(_result(call, RAN) for call in calls)
-    refused = next(
-        (
-            i
-            for i, call in enumerate(calls)
-            if isinstance(script_from_tool_calls([call], vocabulary), ParseError)
-        ),
-        0,
-    )
+    refused = next((i for i, call in enumerate(calls) if call == parsed.call), 0)
     return tuple(_result(call, parsed.message if i == refused else NOT_RUN) for i, call in enumerate(calls))
 
 

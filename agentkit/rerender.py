@@ -611,7 +611,7 @@ def _rerender_episode(
         if (
             calls and job.vocabulary is not None
         ):  # as the loop answers each call (agentkit.actions.tool_results)
-            results = tool_results(calls, script_from_tool_calls(list(calls), job.vocabulary), job.vocabulary)
+            results = tool_results(calls, script_from_tool_calls(list(calls), job.vocabulary))
             for result in results:
                 msgs.of_typed(result)
         history.append(TurnMessages(user=user_message, assistant=assistant_message, results=results))

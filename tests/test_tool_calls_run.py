@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agentkit.actions import Script
+from agentkit.actions.script import ParseError
 from agentkit.actions.tool_calls import script_from_tool_calls
 from agentkit.actions.tool_results import NOT_RUN, RAN, tool_results
 from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
@@ -98,6 +99,18 @@ def test_a_refused_call_gets_the_parse_error_and_the_others_are_told_they_did_no
     parsed = script_from_tool_calls(list(fine), vocabulary)
     assert isinstance(parsed, Script)
     assert [m.text for m in tool_results(fine, parsed, vocabulary)] == [RAN, RAN]
+
+
+def test_the_results_follow_the_call_the_parse_named_without_reading_the_calls_again():
+    parsed = script_from_tool_calls([THINK, GO_FAR, THINK], VOCABULARY)
+    assert isinstance(parsed, ParseError) and parsed.call == GO_FAR  # named where the calls were read
+    results = tool_results((THINK, GO_FAR, THINK), parsed)
+    assert [m.text for m in results] == [NOT_RUN, parsed.message, NOT_RUN]
+    # the error alone says which call was refused: a call that reads fine is not read again to find it
+    named = ParseError("unknown_command", "refused here", call=THINK)
+    assert [m.text for m in tool_results((GO_FAR, THINK), named)] == [NOT_RUN, "refused here"]
+    unnamed = ParseError("no_commands", "call a tool")  # made elsewhere: the first call carries it
+    assert [m.text for m in tool_results((GO_FAR, THINK), unnamed)] == ["call a tool", NOT_RUN]
 
 
 def _turn(i: int) -> TurnMessages:
