@@ -7,10 +7,16 @@ other commands start as fast as before; ``register(app)`` adds the verb to the m
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import typer
 
 from agentkit.cli_common import DB_HELP, err, fail, out
+
+if TYPE_CHECKING:  # the play server is imported only when the verb runs
+    from agentkit.play import PlayOptions
+    from agentkit.play.resume import ResumePoint
+    from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger("agentkit.play")
 
@@ -62,36 +68,14 @@ def play(
 ) -> None:
     """Serve a local page where a participant plays a tutorial, then the tasks, recorded like a model's run."""
     from agentkit.cli_common import open_store
-    from agentkit.play import PlayOptions, PlayServer
-    from agentkit.play.session import TUTORIALS, check_tasks, suite_tasks
+    from agentkit.play import PlayServer
 
-    point = None
+    point: ResumePoint | None = None
     if resume is not None:
-        from agentkit.play.resume import resume_point
-
-        store = open_store(db)
-        try:
-            options, point = resume_point(store, resume)
-        except ValueError as exc:
-            fail(str(exc))
-        if participant not in (None, options.participant):
-            fail(f"--resume {resume}: the sitting of participant {options.participant}, not {participant}")
+        store, options, point = _resumed_sitting(db, resume, participant)
         participant, mode = options.participant, options.mode
     else:
-        try:
-            options = PlayOptions(
-                participant=participant,
-                tasks=suite_tasks(suite, tasks, env),
-                mode=mode,
-                condition=condition,
-                size=size,
-                tutorial=TUTORIALS.get(env) if tutorial else None,
-                seed=seed,
-                env=env,
-            )
-            check_tasks(options)
-        except ValueError as exc:
-            fail(str(exc))
+        options = _new_sitting(participant, env, suite, tasks, mode, condition, size, tutorial, seed)
         store = open_store(db)
     try:
         server = PlayServer(store, options, host=host, port=port, resume=point)
@@ -113,6 +97,56 @@ def play(
     finally:
         server.close()
         store.close()
+
+
+def _resumed_sitting(
+    db: str | None, resume: str, participant: str | None
+) -> tuple[TranscriptStore, PlayOptions, ResumePoint]:
+    """``--resume RUN``: the store, the sitting's own options and where it stopped; one line when RUN
+    is no sitting or another participant's."""
+    from agentkit.cli_common import open_store
+    from agentkit.play.resume import resume_point
+
+    store = open_store(db)
+    try:
+        options, point = resume_point(store, resume)
+    except ValueError as exc:
+        fail(str(exc))
+    if participant not in (None, options.participant):
+        fail(f"--resume {resume}: the sitting of participant {options.participant}, not {participant}")
+    return store, options, point
+
+
+def _new_sitting(
+    participant: str | None,
+    env: str,
+    suite: str | None,
+    tasks: str | None,
+    mode: str,
+    condition: str,
+    size: int | None,
+    tutorial: bool,
+    seed: int,
+) -> PlayOptions:
+    """A new sitting's options from the command line, its tasks checked; one line for a bad option or task."""
+    from agentkit.play import PlayOptions
+    from agentkit.play.session import TUTORIALS, check_tasks, suite_tasks
+
+    try:
+        options = PlayOptions(
+            participant=participant,
+            tasks=suite_tasks(suite, tasks, env),
+            mode=mode,
+            condition=condition,
+            size=size,
+            tutorial=TUTORIALS.get(env) if tutorial else None,
+            seed=seed,
+            env=env,
+        )
+        check_tasks(options)
+    except ValueError as exc:
+        fail(str(exc))
+    return options
 
 
 def register(app: typer.Typer) -> None:
