@@ -4,6 +4,10 @@ Why: writers upgrade an older database when they open it, but a lab upgrades a s
 on purpose, before many workers open it (and readers such as ``view`` never change a database).
 The command says what it found and did, the SQLite backup it made first included; a newer or a
 hand-damaged database is refused in one line (agentkit.transcripts.db_upgrade).
+
+`agentkit db inline-images --db URL`: a SQLite store keeps image bytes in packs beside the file
+(agentkit.transcripts.image_packs); this moves them into the database, for sharing a single file
+(agentkit.transcripts.image_inlining).
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ import typer
 
 from agentkit.cli_common import emit_json, err, fail
 
-db_app = typer.Typer(no_args_is_help=True, help="Upgrade a transcript database made by an older agentkit.")
+db_app = typer.Typer(
+    no_args_is_help=True,
+    help="Upgrade a transcript database made by an older agentkit; move its images into it.",
+)
 
 
 @db_app.command("upgrade")
@@ -50,6 +57,47 @@ def db_upgrade(
         err.print(f"{shown(url)}: upgraded from schema {done.found} to {done.version}{backup}", markup=False)
 
 
+@db_app.command("inline-images")
+def db_inline_images(
+    db: str = typer.Option(None, "--db", help="The database (a SQLAlchemy URL; default: agentkit.db here)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
+) -> None:
+    """Move image bytes from the packs beside a SQLite database into it, for a single-file copy."""
+    from agentkit.db_argument import DatabaseArgumentError, check_db, opening, shown
+    from agentkit.transcripts.image_inlining import inline_images
+
+    try:
+        url = check_db(db, writing=True)
+        with opening(url):
+            done = inline_images(url)
+    except DatabaseArgumentError as exc:
+        fail(str(exc))
+    folder = str(done.folder) if done.folder else None
+    if as_json:
+        emit_json(
+            {
+                "db": shown(url),
+                "moved": done.moved,
+                "missing": done.missing,
+                "bytes": done.bytes_moved,
+                "folder": folder,
+            }
+        )
+    else:
+        err.print(
+            f"{shown(url)}: {done.moved} image(s), {done.bytes_moved / 1e6:.1f} MB, moved into the database"
+            + (f"; {done.missing} could not be read from {folder} and stay there" if done.missing else "")
+            + (
+                f"; {folder} can be removed once no run writes to the database"
+                if folder and not done.missing
+                else ""
+            ),
+            markup=False,
+        )
+    if done.missing:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add the `db` group (with `upgrade`) to the main app."""
+    """Add the `db` group (`upgrade`, `inline-images`) to the main app."""
     app.add_typer(db_app, name="db")

@@ -14,7 +14,7 @@ from agentkit.transcripts.schema import Base
 from agentkit.transcripts.schema_version import SCHEMA_VERSION, SchemaVersionError
 from agentkit.viewer.readonly import open_readonly
 
-NEWER = "this transcript database was made by a newer agentkit (schema 9); this one reads up to 4"
+NEWER = "this transcript database was made by a newer agentkit (schema 9); this one reads up to 5"
 
 
 def tables(url: str) -> set[str]:
@@ -40,10 +40,10 @@ def newer_database(tmp_path: Path) -> str:
 def test_a_new_database_records_the_current_version(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 't.db'}"
     with TranscriptStore(url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
     with TranscriptStore(url) as store:  # reopened: still one row
         with store.engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT id, version FROM agentkit_schema").all() == [(1, 4)]
+            assert conn.exec_driver_sql("SELECT id, version FROM agentkit_schema").all() == [(1, 5)]
 
 
 def test_a_database_from_before_versions_reads_as_1_and_becomes_2_when_written(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_database_from_before_versions_reads_as_1_and_becomes_2_when_written(t
     reader.close()
     assert "agentkit_schema" not in tables(url)  # reading changed nothing
     with TranscriptStore(url) as store:
-        assert store.schema_version() == 4
+        assert store.schema_version() == 5
 
 
 def test_a_newer_database_is_refused_in_one_line_before_anything_is_added(tmp_path: Path) -> None:

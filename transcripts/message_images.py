@@ -53,7 +53,7 @@ def _restore_part(part: Any, urls: dict[str, str], images: ImageMode) -> Any:
     if images == "ref" or not (isinstance(part, dict) and part.get("type") == "image_ref"):
         return _copy(part)
     url = urls.get(part["sha256"])
-    if url is None:  # blob missing (should not happen): keep the reference rather than fail
+    if url is None:  # bytes unavailable (a pack not copied with the database, warned): keep the reference
         log.warning("image blob %s missing from the store", part["sha256"])
         return _copy(part)
     image_url = {"url": url, **_copy(part.get("image_url_options") or {})}

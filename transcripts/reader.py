@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any, overload
 
 from sqlalchemy import Engine, func, select
@@ -20,6 +21,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from agentkit.records import ModelCall
 from agentkit.transcripts import listings, prompt_reader
+from agentkit.transcripts.image_packs import PackReader, folder_of
 from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnInfo
@@ -40,6 +42,15 @@ RUNS = table_of(Run)
 EPISODES = table_of(Episode)
 TURNS = table_of(Turn)
 BLOBS = table_of(Blob)
+#: What reading a blob's bytes needs: they are in ``data``, or in the pack named (image_packs).
+_BLOB_COLUMNS = (
+    BLOBS.c.sha256,
+    BLOBS.c.media_type,
+    BLOBS.c.data,
+    BLOBS.c.pack,
+    BLOBS.c.pack_offset,
+    BLOBS.c.size,
+)
 CONTEXTS = table_of(EpisodeContext)
 SOURCES = table_of(EpisodeSource)
 CALLS = table_of(TurnModelCall)
@@ -306,11 +317,25 @@ class TranscriptReader:
             raise
 
     def get_blob(self, sha256: str) -> BlobInfo:
+        """A blob's bytes, from the database or its image pack; KeyError for an unknown hash and
+        for an image whose pack is missing or does not match (after a warning naming it)."""
         with self.engine.connect() as conn:
-            r = conn.execute(select(BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256 == sha256)).first()
-        if r is None:
+            r = conn.execute(select(*_BLOB_COLUMNS).where(BLOBS.c.sha256 == sha256)).first()
+        data = None if r is None else self._blob_bytes(r)
+        if r is None or data is None:
             raise KeyError(f"no blob {sha256!r}")
-        return BlobInfo(sha256, r.media_type, bytes(r.data))
+        return BlobInfo(sha256, r.media_type, data)
+
+    @cached_property
+    def _pack_reader(self) -> PackReader:
+        """The image packs beside a SQLite file (``agentkit.transcripts.image_packs``), found once."""
+        return PackReader(folder_of(self.engine))
+
+    def _blob_bytes(self, row: Any) -> bytes | None:
+        """The bytes of a row of ``_BLOB_COLUMNS``: in the database, or in its pack (None if absent)."""
+        if row.pack is None:
+            return bytes(row.data)
+        return self._pack_reader.read(row.sha256, row.pack, row.pack_offset, row.size)
 
     @staticmethod
     def _turn_totals(
@@ -419,10 +444,10 @@ class TranscriptReader:
                     )
             media = {}
             for chunk in _chunks(sorted(image_shas)):
-                for sha, media_type, data in conn.execute(
-                    select(BLOBS.c.sha256, BLOBS.c.media_type, BLOBS.c.data).where(BLOBS.c.sha256.in_(chunk))
-                ):
-                    media[sha] = _data_url(media_type, bytes(data))
+                for row in conn.execute(select(*_BLOB_COLUMNS).where(BLOBS.c.sha256.in_(chunk))):
+                    data = self._blob_bytes(row)
+                    if data is not None:  # else the part stays a reference (warned)
+                        media[row.sha256] = _data_url(row.media_type, data)
             urls = media
         by_turn: dict[int, list[dict[str, Any]]] = {}
         for turn_id, turn_refs in refs.items():

@@ -263,8 +263,12 @@ class Blob(Base):
 
     sha256: Mapped[str] = mapped_column(String(SHA256_LEN), primary_key=True)
     media_type: Mapped[str] = mapped_column(String(100))
-    data: Mapped[bytes] = mapped_column(LargeBinary)
+    data: Mapped[bytes] = mapped_column(LargeBinary)  # empty when the bytes are in a pack
     size: Mapped[int] = mapped_column(WIDE)
+    # An image of a SQLite file store: the pack file beside the database holding its bytes, and
+    # where (agentkit.transcripts.image_packs). NULL: the bytes are in ``data``.
+    pack: Mapped[str | None] = mapped_column(String(16), nullable=True, default=None)
+    pack_offset: Mapped[int | None] = mapped_column(WIDE, nullable=True, default=None)
 
 
 class CachedResponse(Base):

@@ -10,7 +10,8 @@ agentkit is refused in one line rather than misread. An older one is upgraded by
 Versions: 1 = every turn's messages in ``messages`` (the first release: no ``episodes.attempt``
 or ``metrics``); 2 = ``episode_messages`` + ``turn_prompts`` (layout 1 rows are still read, so an
 older database opened for writing holds both); 3 = 64-bit seeds, token counts and turn ids;
-4 = a turn's tool calls (``turns.tool_calls``).
+4 = a turn's tool calls (``turns.tool_calls``); 5 = image bytes in pack files beside a SQLite
+database (``blobs.pack``, ``blobs.pack_offset``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from agentkit.transcripts.schema import SchemaVersion, table_of
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # the layout this release writes, and the newest it reads
+SCHEMA_VERSION = 5  # the layout this release writes, and the newest it reads
 LEGACY_VERSION = 1  # a database without a stored version
 VERSIONS = table_of(SchemaVersion)
 

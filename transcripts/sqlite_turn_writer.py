@@ -60,7 +60,7 @@ class _SQLiteTurnWriter:
     def __init__(self, engine: Engine) -> None:
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        blob_keys = ("sha256", "media_type", "data", "size")
+        blob_keys = ("sha256", "media_type", "data", "size", "pack", "pack_offset")
         turn_keys = [c.key for c in TURNS.c if c.key != "id"]
         message_keys = ("episode_id", "seq", "role", "content_sha256", "extra")
         self.blobs = _Prepared.compile(

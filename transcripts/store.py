@@ -47,6 +47,7 @@ from agentkit.records import VERSION as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, StorageError, TurnRecord, templates_hash
 from agentkit.transcripts import prompt_reader, run_lease
 from agentkit.transcripts.db import WAL_AUTOCHECKPOINT_PAGES, begin_write, canonical_json, make_engine
+from agentkit.transcripts.image_packs import PackWriteError, PackWriter, folder_of
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.message_images import _split_data_url, stored_content
 from agentkit.transcripts.message_tool_calls import tool_extra
@@ -147,6 +148,7 @@ class TranscriptStore(TranscriptReader):
         engine: Engine | None = None,
         fast_path: bool = True,
         background_checkpoints: bool = True,
+        image_files: bool = True,
     ) -> None:
         """Open (and create if needed) the store at ``url``, or on an engine from ``make_engine``.
 
@@ -154,7 +156,10 @@ class TranscriptStore(TranscriptReader):
         driver connection; False runs them through ``Connection.execute`` (same SQL, same
         transaction, about 1.5 times the time per turn). ``background_checkpoints`` (a SQLite file
         only) copies the write-ahead log back on a thread (``agentkit.transcripts.wal_checkpointer``);
-        False leaves that to SQLite, inside the commit that crosses its threshold.
+        False leaves that to SQLite, inside the commit that crosses its threshold. ``image_files``
+        (a SQLite file only) appends image bytes to pack files beside the database
+        (``agentkit.transcripts.image_packs``); False keeps them inside it, a single-file store at
+        about a third of the write speed.
         """
         if engine is None:
             self.engine = make_engine(url)  # make_engine refuses a newer agentkit's database
@@ -178,8 +183,14 @@ class TranscriptStore(TranscriptReader):
         self._writer_pid = os.getpid()
         # A file on SQLite: its log is copied back into the database on a thread of its own, not
         # inside the commit of whichever turn crosses the threshold (agentkit.transcripts.wal_checkpointer).
+        folder = folder_of(self.engine) if image_files and sqlite and not self.is_memory else None
+        self._packs = PackWriter(folder) if folder is not None else None
+        # Image bytes appended to a pack whose rows are not committed yet: a retried turn reuses them.
+        self._packed: dict[str, tuple[str, int]] = {}
         self._checkpointer = (
-            WalCheckpointer(self.engine) if background_checkpoints and sqlite and not self.is_memory else None
+            WalCheckpointer(self.engine, before_checkpoint=self._packs.sync if self._packs else None)
+            if background_checkpoints and sqlite and not self.is_memory
+            else None
         )
         # data URL -> (sha256, media type): resent images are not decoded and hashed again.
         self._image_hashes: dict[str, tuple[str, str]] = {}
@@ -204,6 +215,8 @@ class TranscriptStore(TranscriptReader):
     def close(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.close()
+        if self._packs is not None:
+            self._packs.close()
         with self._writer_lock:
             if self._writer_conn is not None and self._writer_pid == os.getpid():
                 self._release_writer()
@@ -368,6 +381,7 @@ class TranscriptStore(TranscriptReader):
 
     def _add_turn(self, episode_id: str, turn: TurnRecord, reread: bool = False) -> None:
         keys, extras, new_blobs = self._encode_prompt(episode_id, turn.messages)
+        blob_rows, blob_bytes_in_db = self._place_blobs(new_blobs)
         usage = turn.usage
         row = {
             "episode_id": episode_id,
@@ -407,13 +421,13 @@ class TranscriptStore(TranscriptReader):
                     }
                     for seq, key in plan.new_rows
                 ]
-                if new_blobs and self._checkpointer is not None:
-                    self._checkpointer.wrote(sum(b["size"] for b in new_blobs.values()))
+                if blob_bytes_in_db and self._checkpointer is not None:
+                    self._checkpointer.wrote(blob_bytes_in_db)
                 if fast is not None:
-                    turn_id = fast.add_turn(conn, row, list(new_blobs.values()), new_rows, plan.spans)
+                    turn_id = fast.add_turn(conn, row, blob_rows, new_rows, plan.spans)
                 else:
-                    if new_blobs:
-                        self._insert_blobs(conn, list(new_blobs.values()))
+                    if blob_rows:
+                        self._insert_blobs(conn, blob_rows)
                     primary = conn.execute(self._turn_insert, row).inserted_primary_key
                     assert primary is not None  # a one-row INSERT with an autoincrement key
                     turn_id = primary[0]
@@ -443,8 +457,37 @@ class TranscriptStore(TranscriptReader):
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if new_blobs:  # only after the commit: a rolled-back blob is not known
             self._known_blobs.update(new_blobs)
+            if self._packed:
+                for sha in new_blobs:
+                    self._packed.pop(sha, None)
         self._commit_plan(episode_id, log_of_episode, plan)
         self._last_prompts[episode_id] = (list(turn.messages), keys, extras)
+
+    def _place_blobs(self, new_blobs: dict[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        """The rows of a turn's new blobs, and how many of their bytes go into the database.
+
+        An image of a SQLite file store is appended to this process's pack first (before the
+        transaction, outside the writer lock) and its row names where; other blobs (message
+        contents, images of other backends) keep their bytes in the row."""
+        packs = self._packs
+        rows: list[dict[str, Any]] = []
+        in_db = 0
+        for sha, blob in new_blobs.items():
+            if packs is None or not str(blob["media_type"]).startswith("image/"):
+                rows.append({**blob, "pack": None, "pack_offset": None})
+                in_db += blob["size"]
+                continue
+            where = self._packed.get(sha)
+            if where is None:
+                try:
+                    where = packs.append(blob["data"])
+                except PackWriteError as exc:
+                    raise StorageError(f"the transcript store cannot write: {exc.strerror}") from exc
+                if len(self._packed) >= _IMAGE_CACHE_SIZE:  # only failed turns leave entries behind
+                    self._packed.clear()
+                self._packed[sha] = where
+            rows.append({**blob, "data": b"", "pack": where[0], "pack_offset": where[1]})
+        return rows, in_db
 
     def _encode_prompt(
         self, episode_id: str, messages: list[Message | dict[str, Any]]

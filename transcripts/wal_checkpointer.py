@@ -23,6 +23,7 @@ import logging
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 
 from sqlalchemy import Engine
 
@@ -52,8 +53,16 @@ class WalCheckpointer:
     there is work. The thread starts on the first checkpoint it is asked for, lives until ``close()``.
     """
 
-    def __init__(self, engine: Engine, every_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        every_bytes: int | None = None,
+        before_checkpoint: Callable[[], None] | None = None,
+    ) -> None:
         self._engine = engine
+        # Flushes what committed rows refer to outside the database (image packs) before a
+        # checkpoint makes those rows durable (agentkit.transcripts.image_packs).
+        self._before_checkpoint = before_checkpoint
         self._every = CHECKPOINT_EVERY_BYTES if every_bytes is None else every_bytes
         self._pending = 0
         self._wake = threading.Event()
@@ -141,6 +150,8 @@ class WalCheckpointer:
 
     def _passive(self, driver: sqlite3.Connection) -> tuple[int, int, int]:
         """One passive checkpoint: (busy flag, frames in the log, frames copied back)."""
+        if self._before_checkpoint is not None:
+            self._before_checkpoint()
         row = driver.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         self.checkpoints += 1
         busy, frames, copied = (int(v) for v in row)

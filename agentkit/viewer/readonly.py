@@ -30,6 +30,7 @@ from sqlalchemy.pool import QueuePool
 
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.db import BUSY_TIMEOUT_MS, default_url, dumps, resolve_url
+from agentkit.transcripts.image_packs import folder_beside, register_folder
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ def _sqlite_readonly(database: str) -> Engine:
         json_serializer=dumps,
     )
     event.listen(engine, "connect", _on_connect)
+    register_folder(engine, folder_beside(path))  # a private copy's images stay beside the original
     return engine
 
 

@@ -29,6 +29,7 @@ from agentkit.transcripts.migrations import (
     v0002_episode_attempts,
     v0003_wide_integers,
     v0004_turn_tool_calls,
+    v0005_image_packs,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class Step:
 
 STEPS: tuple[Step, ...] = tuple(
     Step(m.VERSION, m.ABOUT, m.upgrade, m.ADDED_COLUMNS)
-    for m in (v0002_episode_attempts, v0003_wide_integers, v0004_turn_tool_calls)
+    for m in (v0002_episode_attempts, v0003_wide_integers, v0004_turn_tool_calls, v0005_image_packs)
 )
 
 
