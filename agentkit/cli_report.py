@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -21,6 +22,11 @@ from rich.console import Console
 from agentkit.cli_common import DB_HELP
 from agentkit.cli_common import emit_json as _emit_json
 from agentkit.cli_common import fail as _fail
+
+if TYPE_CHECKING:  # the reports are imported only when the command runs
+    from agentkit.reports.aai_report import AAIReport
+    from agentkit.reports.human_runs import HumanResults
+    from agentkit.reports.run_results import RunResults
 
 log = logging.getLogger("agentkit.report")
 # Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns.
@@ -73,9 +79,7 @@ def aai(
     """Pass proportions per level of runs beside the 59 children, the top-10 Olympics entrants and the reference agent, with 95% intervals."""
     from agentkit.reports.aai_report import build_report
     from agentkit.reports.baselines import BaselineDataError, shipped_baselines
-    from agentkit.reports.run_results import RunResultsError, read_run
     from agentkit.reports.task_sets import DEFAULT_TASK_SET, resolve_task_set
-    from agentkit.viewer import DatabaseNotFound
 
     run_ids = _split_ids(runs)
     human_ids = _split_ids(humans)
@@ -84,19 +88,9 @@ def aai(
     try:
         task_ids = resolve_task_set(tasks)
         baselines = shipped_baselines()
-        from agentkit.cli_common import open_reading_store
-
-        store = open_reading_store(db)  # a bad or missing --db is one line
-        results = [read_run(store, run_id) for run_id in run_ids]
-        people = None
-        if human_ids:
-            from agentkit.reports.human_runs import read_humans
-
-            people = read_humans(store, human_ids)
-            results.append(people)
-        reference_results = read_run(store, reference) if reference else None
-    except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:
+    except (BaselineDataError, ValueError) as exc:
         _fail(str(exc))
+    results, people, reference_results = _read_columns(db, run_ids, human_ids, reference)
     if reference_results is not None and reference_results.model != "reference":
         log.warning(
             "--reference run %s was made by model %r, not the reference agent",
@@ -110,21 +104,49 @@ def aai(
         from agentkit.reports.human_runs import cluster_by_participant
 
         cluster_by_participant(report, people)
-    files: dict[str, Path] = {}
-    if not no_figure:
-        from agentkit.reports.figure import write_figure
-
-        try:
-            files = write_figure(report, out_dir)
-        except OSError as exc:
-            _fail(f"--out {out_dir}: cannot write the figure: {exc.strerror or exc}")
-
+    files = {} if no_figure else _write_figure(report, out_dir)
     if as_json:
         data = report.to_json(detail=detail)
         data["files"] = {kind: str(path) for kind, path in files.items()}
         _emit_json(data)
     else:
         _print_report(report, detail, files)
+
+
+def _read_columns(
+    db: str | None, run_ids: list[str], human_ids: list[str], reference: str | None
+) -> tuple[list[RunResults], HumanResults | None, RunResults | None]:
+    """The report's columns read from the store: each run's results (the pooled people's last, when
+    ``human_ids`` names sittings), the people alone, and the reference run's; one line for a bad
+    --db or a run that cannot be reported."""
+    from agentkit.cli_common import open_reading_store
+    from agentkit.reports.baselines import BaselineDataError
+    from agentkit.reports.run_results import RunResultsError, read_run
+    from agentkit.viewer import DatabaseNotFound
+
+    try:
+        store = open_reading_store(db)  # a bad or missing --db is one line
+        results = [read_run(store, run_id) for run_id in run_ids]
+        people = None
+        if human_ids:
+            from agentkit.reports.human_runs import read_humans
+
+            people = read_humans(store, human_ids)
+            results.append(people)
+        reference_results = read_run(store, reference) if reference else None
+    except (DatabaseNotFound, BaselineDataError, RunResultsError, ValueError) as exc:
+        _fail(str(exc))
+    return results, people, reference_results
+
+
+def _write_figure(report: AAIReport, out_dir: Path) -> dict[str, Path]:
+    """aai_report.png and aai_report.html in ``out_dir`` (kind -> path); one line when they cannot be written."""
+    from agentkit.reports.figure import write_figure
+
+    try:
+        return write_figure(report, out_dir)
+    except OSError as exc:
+        _fail(f"--out {out_dir}: cannot write the figure: {exc.strerror or exc}")
 
 
 def _warn_of_coverage(results: list, task_ids: list[str]) -> None:
