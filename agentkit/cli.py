@@ -268,11 +268,9 @@ def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
 
         exit_interrupted(getattr(exc, "run_id", None))
     if summary.error:  # the store could not write: the run stopped (agentkit.records.StorageError)
-        err.print(
-            f"[red]error:[/red] {summary.error}; run {summary.run_id} stopped, what was written is kept: "
-            f"make room, then `agentkit eval --resume {summary.run_id}`"
-        )
-        raise typer.Exit(1)
+        from agentkit.cli_stops import exit_store_failed
+
+        exit_store_failed(summary)
     return store, summary
 
 

@@ -20,7 +20,6 @@ from agentkit.cli_common import (
     PASS_RULES,
     animal_ai_options,
     emit_json,
-    err,
     fail,
     open_store,
     out,
@@ -384,12 +383,9 @@ def _play(
 
         exit_interrupted(getattr(exc, "run_id", None))
     if summary.stopped is EndReason.STORAGE_ERROR or summary.error:
-        err.print(
-            f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
-            f"{summary.run_id} stopped, what was written is kept: make room, then "
-            f"`agentkit eval --resume {summary.run_id}`"
-        )
-        raise typer.Exit(1)
+        from agentkit.cli_stops import exit_store_failed
+
+        exit_store_failed(summary)
     return summary, run_json(summary, store)
 
 

@@ -39,6 +39,17 @@ def exit_if_stopped(summary: Any) -> None:
     raise typer.Exit(EXIT_STOPPED)
 
 
+def exit_store_failed(summary: Any) -> NoReturn:
+    """End the command with EXIT_STORAGE_ERROR and one line when the store could not write: the run
+    stopped, what was written is kept, and the line names the command that continues it."""
+    err.print(
+        f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
+        f"{summary.run_id} stopped, what was written is kept: make room, then "
+        f"`agentkit eval --resume {summary.run_id}`"
+    )
+    raise typer.Exit(EXIT_STORAGE_ERROR)
+
+
 def exit_interrupted(run_id: str | None) -> NoReturn:
     """The one line after Ctrl-C: the run id and the command that continues it."""
     if run_id:
