@@ -33,8 +33,14 @@ from agentkit.cli_common import (
     warn_unpriced_budget,
     with_human_frames,
 )
+from agentkit.cli_db import register as register_db
+from agentkit.cli_eval import register as register_eval
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
+from agentkit.cli_play import register as register_play
+from agentkit.cli_report import register as register_report
 from agentkit.cli_run_options import COMMON_FLAGS, RUN_FLAGS, RunFlags, with_run_flags
+from agentkit.cli_templates import register as register_templates
+from agentkit.cli_view import register as register_view
 
 if TYPE_CHECKING:
     from agentkit.transcripts.export import ImageExport
@@ -557,15 +563,10 @@ def _export_tables(target: str, out_dir: Path, table_format: str, db: str | None
     err.print(f"wrote {paths['episodes']} and {paths['turns']}", markup=False)
 
 
-# The other verbs live in their own modules, which import this one's app: registered last.
-from agentkit.cli_db import register as register_db  # noqa: E402  (db upgrade)
-from agentkit.cli_eval import register as register_eval  # noqa: E402  (eval)
-from agentkit.cli_play import register as register_play  # noqa: E402  (play: people in the browser)
-from agentkit.cli_report import register as register_report  # noqa: E402  (report aai)
-from agentkit.cli_templates import register as register_templates  # noqa: E402  (templates list|show|copy)
-from agentkit.cli_view import register  # noqa: E402  (view, rerender, replay --live-from)
-
-register(app)
+# The other verbs live in their own modules (view, rerender and replay --live-from; report aai; eval;
+# templates list|show|copy; db upgrade; play): registered last, so they follow this module's verbs in
+# --help and cli_view can give the replay defined above its --live-from option.
+register_view(app)
 register_report(app)
 register_eval(app)
 register_templates(app)
