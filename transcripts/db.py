@@ -15,10 +15,16 @@ import sqlite3
 import sys
 from dataclasses import asdict, is_dataclass
 from enum import Enum
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
+
+try:  # CPython's C accelerator of the json module (what json.JSONEncoder itself uses when present)
+    import _json as _json_c
+except ImportError:  # pragma: no cover - other interpreters
+    _json_c = None  # type: ignore[assignment]
 from sqlalchemy.engine import URL, make_url
 
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
@@ -82,16 +88,38 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, default=json_default)
 _CANONICAL_ENCODER = json.JSONEncoder(
     ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=json_default
 )
+# JSONEncoder.encode still makes a new C encoder object on every call (a third of the time for the
+# small values a turn row holds, 7 per turn); these are made once, with the same settings as the
+# two encoders above. Without circular-reference markers (they would be shared between threads):
+# a value that contains itself fails with RecursionError instead of ValueError.
+_FAST = (
+    _json_c.make_encoder(None, json_default, encode_basestring, None, ": ", ", ", False, False, True)
+    if _json_c is not None
+    else None
+)
+_FAST_CANONICAL = (
+    _json_c.make_encoder(None, json_default, encode_basestring, None, ":", ",", True, False, True)
+    if _json_c is not None
+    else None
+)
 
 
 def dumps(obj: Any) -> str:
     """The JSON encoding used for every JSON column (tolerant of numpy values)."""
-    return _ENCODER.encode(obj)
+    if _FAST is None:
+        return _ENCODER.encode(obj)
+    if isinstance(obj, str):  # as JSONEncoder.encode does
+        return encode_basestring(obj)
+    return "".join(_FAST(obj, 0))
 
 
 def canonical_json(obj: Any) -> bytes:
     """The byte form whose SHA-256 addresses a JSON value: sorted keys, no spaces, UTF-8."""
-    return _CANONICAL_ENCODER.encode(obj).encode("utf-8")
+    if _FAST_CANONICAL is None:
+        return _CANONICAL_ENCODER.encode(obj).encode("utf-8")
+    if isinstance(obj, str):
+        return encode_basestring(obj).encode("utf-8")
+    return "".join(_FAST_CANONICAL(obj, 0)).encode("utf-8")
 
 
 def make_engine(url: str | None = None, *, create_tables: bool = True, echo: bool = False) -> Engine:
