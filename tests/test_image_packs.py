@@ -16,6 +16,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -233,16 +235,32 @@ def test_the_background_checkpoint_flushes_the_packs_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A checkpoint makes committed rows durable; the pack bytes they name are fsync-ed before it."""
-    events: list[str] = []
+    events: list[tuple[int, str]] = []  # (thread, what): the writer and the checkpoint thread interleave
     real_sync, real_passive = PackWriter.sync, WalCheckpointer._passive
-    monkeypatch.setattr(PackWriter, "sync", lambda self: (events.append("sync"), real_sync(self))[1])
-    monkeypatch.setattr(
-        WalCheckpointer,
-        "_passive",
-        lambda self, driver: (events.append("checkpoint"), real_passive(self, driver))[1],
-    )
+
+    def sync(self: PackWriter) -> None:
+        events.append((threading.get_ident(), "sync"))
+        real_sync(self)
+
+    def passive(self: WalCheckpointer, driver: sqlite3.Connection) -> tuple[int, int, int]:
+        events.append((threading.get_ident(), "checkpoint"))
+        return real_passive(self, driver)
+
+    monkeypatch.setattr(PackWriter, "sync", sync)
+    monkeypatch.setattr(WalCheckpointer, "_passive", passive)
     monkeypatch.setattr(wal_checkpointer, "CHECKPOINT_EVERY_BYTES", 1)  # a checkpoint round after every turn
     db = tmp_path / "runs.db"
-    write_episode(db, [frame(i) for i in range(5)])
-    checkpoints = [i for i, e in enumerate(events) if e == "checkpoint"]
-    assert checkpoints and all(events[i - 1] == "sync" for i in checkpoints)
+    with TranscriptStore(f"sqlite:///{db}") as store:
+        run = store.create_run("aai-arena", ["t"], "m", {}, {"system.j2": "x"})
+        episode = store.start_episode(run, "t", 0)
+        for i in range(5):
+            store.add_turn(episode, image_turn(i, frame(i)))
+        deadline = time.monotonic() + 20
+        while not any(e[1] == "checkpoint" for e in events) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    by_thread: dict[int, list[str]] = {}
+    for thread, what in list(events):
+        by_thread.setdefault(thread, []).append(what)
+    assert any("checkpoint" in seq for seq in by_thread.values())
+    for seq in by_thread.values():  # the sync hook runs just before _passive's pragma, on that thread
+        assert all(seq[i - 1] == "sync" for i, what in enumerate(seq) if what == "checkpoint")
