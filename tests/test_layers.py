@@ -50,10 +50,32 @@ FAMILIES: dict[str, frozenset[str]] = {
 }
 
 # The command line: the entry point and the modules of its sub-commands. Only the entry point
-# imports them (to register their commands); they share code through cli_common and the other
-# cli_* helpers (logging, run options, stops), never by importing the entry or each other.
+# imports them (to register their commands); they share code through the cli_* helpers named here
+# (output and refusals, logging, run options, executors, stops), never by importing the entry or
+# each other. Every other agentkit/cli_*.py is a command module (cli_db, cli_eval, cli_play, ...,
+# and cli_tasks, the body of `agentkit tasks`), so a new one is covered without being listed; a new
+# helper is flagged until it is named here, and a helper may not register commands (checked below).
 CLI_ENTRY = "agentkit.cli"
-CLI_COMMANDS = {"agentkit.cli_eval", "agentkit.cli_view", "agentkit.cli_report", "agentkit.cli_templates"}
+CLI_HELPERS = {
+    "agentkit.cli_common",
+    "agentkit.cli_executor",
+    "agentkit.cli_logging",
+    "agentkit.cli_run_options",
+    "agentkit.cli_stops",
+}
+
+
+def is_cli_command(module: str) -> bool:
+    """Whether ``module`` is one of the command line's command modules (an agentkit/cli_*.py, not a helper)."""
+    package, _, name = module.rpartition(".")
+    return package == "agentkit" and name.startswith("cli_") and module not in CLI_HELPERS
+
+
+def registers_commands(path: Path) -> bool:
+    """Whether the module at ``path`` defines a top-level ``register`` (how a command module adds its verbs)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return any(isinstance(node, ast.FunctionDef) and node.name == "register" for node in tree.body)
+
 
 # Small helpers of agentkit/ that import nothing of ours: they sit with agentkit.records at the
 # bottom of the table, so any part may use them (checked: they must stay leaves).
@@ -168,8 +190,11 @@ MAY_IMPORT = {
 def forbidden(importer: str, imported: str) -> str | None:
     """Why ``importer`` may not import ``imported``, or None when the table allows it."""
     src, dst = part_of(importer), part_of(imported)
-    if imported in CLI_COMMANDS | {CLI_ENTRY} and importer not in (CLI_ENTRY, imported):
-        return "only agentkit.cli imports the CLI's command modules; they share code through cli_common"
+    if (is_cli_command(imported) or imported == CLI_ENTRY) and importer not in (CLI_ENTRY, imported):
+        return (
+            "only agentkit.cli imports the CLI's command modules; they share code through the cli_*"
+            " helpers (a new helper module is named in CLI_HELPERS)"
+        )
     if src == dst:
         return None
     if src.startswith("backend:"):
@@ -297,7 +322,27 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
     _write(tmp_path, "transcripts/store.py", '"""Store."""\nimport agentkit.envs.arena.world\n')
     _write(tmp_path, "memory/window.py", '"""Memory."""\nfrom agentkit import loop\n')
     _write(tmp_path, "agentkit/cli_eval.py", '"""Eval."""\nfrom agentkit.cli import main\n')
-    _write(tmp_path, "agentkit/cli.py", '"""Entry."""\nfrom agentkit.cli_eval import register\n')
+    _write(
+        tmp_path,
+        "agentkit/cli.py",
+        """\
+        '''Entry: imports every command module, which is allowed.'''
+        from agentkit.cli_eval import register
+        from agentkit.cli_fresh import register as register_fresh
+        from agentkit import cli_play, cli_tasks
+        """,
+    )
+    # A command module listed nowhere (it registers verbs), reached from a helper: flagged.
+    _write(
+        tmp_path,
+        "agentkit/cli_fresh.py",
+        '"""New verbs."""\nfrom agentkit.cli_common import out\ndef register(app):\n    pass\n',
+    )
+    _write(tmp_path, "agentkit/cli_common.py", '"""Helper."""\nfrom agentkit.cli_fresh import register\n')
+    # A command module without register() (cli_tasks is the body of `agentkit tasks`), reached from a
+    # sibling command: flagged.
+    _write(tmp_path, "agentkit/cli_tasks.py", '"""Tasks."""\nfrom agentkit.cli_common import out\n')
+    _write(tmp_path, "agentkit/cli_play.py", '"""Play."""\nfrom agentkit import cli_tasks\n')
     _write(
         tmp_path,
         "agentkit/evals/gridworld/plan.py",
@@ -324,10 +369,29 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
         ("transcripts/store.py", 2, "agentkit.envs.arena.world"),
         ("memory/window.py", 2, "agentkit.loop"),
         ("agentkit/cli_eval.py", 2, "agentkit.cli"),
+        ("agentkit/cli_common.py", 2, "agentkit.cli_fresh"),
+        ("agentkit/cli_play.py", 2, "agentkit.cli_tasks"),
         ("agentkit/evals/gridworld/plan.py", 3, "agentkit.envs.arena.world"),
     }
     assert "another backend" in found[("envs/arena/world.py", 4, "agentkit.envs.gridworld.harness")]
     assert "must not import app" in found[("envs/gridworld/harness.py", 3, "agentkit.config")]
+
+
+def test_every_cli_module_is_a_command_or_a_named_helper_that_registers_nothing():
+    """The CLI rule covers every command module of the real tree, those of today and any new one."""
+    modules = project_modules(ROOT, SOURCE_FOLDERS)
+    cli = {name: path for name, path in modules.items() if name.startswith("agentkit.cli_")}
+    assert CLI_HELPERS <= set(cli), f"remove these gone modules from CLI_HELPERS: {CLI_HELPERS - set(cli)}"
+    registering = {name for name, path in cli.items() if registers_commands(path)}
+    assert not registering & CLI_HELPERS, f"a helper registers commands: {registering & CLI_HELPERS}"
+    entry_imports = {i.imported for i in imports_of(CLI_ENTRY, modules[CLI_ENTRY], set(modules))}
+    assert registering and registering <= entry_imports, "agentkit.cli registers every command module"
+    commands = {name for name in cli if is_cli_command(name)}
+    assert registering | {"agentkit.cli_db", "agentkit.cli_play", "agentkit.cli_tasks"} <= commands
+    assert "only agentkit.cli" in (forbidden("agentkit.runner", "agentkit.cli_play") or "")
+    assert "only agentkit.cli" in (forbidden("agentkit.cli_eval", "agentkit.cli_db") or "")
+    assert forbidden("agentkit.cli_eval", "agentkit.cli_stops") is None
+    assert forbidden("agentkit.cli", "agentkit.cli_tasks") is None
 
 
 def test_the_real_tree_with_one_added_forbidden_import_fails(tmp_path):
