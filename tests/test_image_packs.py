@@ -264,3 +264,30 @@ def test_the_background_checkpoint_flushes_the_packs_first(
     assert any("checkpoint" in seq for seq in by_thread.values())
     for seq in by_thread.values():  # the sync hook runs just before _passive's pragma, on that thread
         assert all(seq[i - 1] == "sync" for i, what in enumerate(seq) if what == "checkpoint")
+
+
+def test_a_private_read_only_copy_reads_images_from_beside_the_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On read-only media with a -wal file holding changes, readers open a private copy in a temporary
+    folder (agentkit.viewer.readonly); its images are still those beside the original database."""
+    from agentkit.viewer import readonly
+
+    db = tmp_path / "runs.db"
+    image = frame(4)
+    episode = write_episode(db, [image])
+    writer = sqlite3.connect(db)  # leave a change in the -wal file, as a live writer would
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("UPDATE runs SET model = 'changed-in-the-wal'")
+    writer.commit()
+    monkeypatch.setattr(readonly, "cannot_write_beside", lambda path: True)
+    try:
+        with open_readonly(f"sqlite:///{db}") as reader:
+            with reader.engine.connect() as conn:
+                (path,) = [r[2] for r in conn.exec_driver_sql("PRAGMA database_list") if r[1] == "main"]
+            assert Path(path).parent != tmp_path  # really a copy elsewhere
+            assert reader.list_runs()[0].model == "changed-in-the-wal"
+            (turn,) = reader.get_turns(episode, images="data_url")
+            assert turn.messages[1]["content"][1]["image_url"]["url"] == data_url(image)
+    finally:
+        writer.close()
