@@ -21,6 +21,8 @@ import pytest
 from agentkit.play import PlayOptions, PlayServer, held_keys_action
 from agentkit.play.session import suite_tasks
 from agentkit.replay import replay_episode
+from agentkit.suite_tasks import UnknownSuite
+from agentkit.suite_tasks import suite_tasks as shared_suite_tasks
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore, export_jsonl
 from agentkit.viewer import ViewerServer, open_readonly
@@ -78,6 +80,18 @@ def test_options_refused_in_one_line():
 def test_suite_and_tasks_options():
     assert len(suite_tasks("aai-children40", None)) == 40
     assert suite_tasks("aai-children40", "07-16-01, 01-01-02") == ["07-16-01", "01-01-02"]
+
+
+def test_a_sitting_expands_suites_as_every_command_does():
+    """agentkit.suite_tasks is the one expansion: the same tasks, the same refusal, a task played once."""
+    assert suite_tasks(None, None) == shared_suite_tasks("aai-arena", "aai-children40")
+    assert suite_tasks(None, None, "gridworld") == shared_suite_tasks("gridworld", "gridworld-easy")
+    assert suite_tasks(None, f"aai-children40,{CHILD_TASK}") == suite_tasks("aai-children40", None)
+    assert suite_tasks(None, f"{CHILD_TASK}, 01-01-02, {CHILD_TASK}") == [CHILD_TASK, "01-01-02"]
+    with pytest.raises(
+        UnknownSuite, match="^unknown suite 'nope' for env 'aai-arena'; known: .*aai-children40"
+    ):
+        suite_tasks("nope", None)
 
 
 def test_script_mode_is_the_models_conditions_and_replays(serve, tmp_path):

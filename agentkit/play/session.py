@@ -30,6 +30,8 @@ from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, StorageError
 from agentkit.run_worker import ended_unjudged, episode_id_for
 from agentkit.setup_episode import make_backend, make_setup
+from agentkit.suite_tasks import expand_task_names
+from agentkit.suite_tasks import suite_tasks as tasks_of_suite
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -127,17 +129,15 @@ class PlayOptions:
 
 def suite_tasks(suite: str | None, tasks: str | None, env: str = ENV) -> list[str]:
     """The tasks of ``--tasks`` (comma-separated ids or suite names) or else of ``--suite`` (the
-    world's default suite when None), in order."""
-    from agentkit.envs import get_backend
-
+    world's default suite when None), in order, expanded as every command expands them
+    (``agentkit.suite_tasks``): a task named twice is played once (its episode id would repeat), and
+    an unknown suite is refused with the suites the world has."""
     if env not in DEFAULT_SUITES:
         raise ValueError(f"--env: give {' or '.join(DEFAULT_SUITES)}, not {env!r}")
-    suites = get_backend(env).suites()
-    names = [t.strip() for t in (tasks or "").split(",") if t.strip()] or [suite or DEFAULT_SUITES[env]]
-    out: list[str] = []
-    for name in names:
-        out.extend(suites.get(name, [name]))
-    return out
+    names = [t.strip() for t in (tasks or "").split(",") if t.strip()]
+    if names:
+        return expand_task_names(env, names)
+    return tasks_of_suite(env, suite or DEFAULT_SUITES[env])
 
 
 def check_tasks(options: PlayOptions) -> None:
