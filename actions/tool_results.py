@@ -12,7 +12,6 @@ policy can keep a result without its call.
 from __future__ import annotations
 
 from agentkit.actions.script import ParseError, Script
-from agentkit.actions.vocabulary import Vocabulary
 from agentkit.messages import Message, ToolCall
 
 __all__ = ["tool_results", "RAN", "NOT_RUN"]
@@ -21,13 +20,10 @@ RAN = "Done."
 NOT_RUN = "Not run: another call of this answer was refused, so none of its calls ran."
 
 
-def tool_results(
-    calls: tuple[ToolCall, ...], parsed: Script | ParseError, vocabulary: Vocabulary | None = None
-) -> tuple[Message, ...]:
+def tool_results(calls: tuple[ToolCall, ...], parsed: Script | ParseError) -> tuple[Message, ...]:
     """One ``tool`` message per call, in order: ``RAN`` for the calls of an accepted answer; for a
     refused one the parse error on the call it names (``ParseError.call``, set when the calls were
-    read; the first call when it names none), ``NOT_RUN`` on the others. ``vocabulary`` is not read:
-    the calls are not parsed again (it stays until agentkit.loop stops passing it)."""
+    read; the first call when it names none), ``NOT_RUN`` on the others. The calls are not parsed again."""
     if isinstance(parsed, Script):
         return tuple(_result(call, RAN) for call in calls)
     refused = next((i for i, call in enumerate(calls) if call == parsed.call), 0)

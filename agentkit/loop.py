@@ -308,7 +308,7 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     ep.parse_failures = ep.parse_failures + 1 if parse_error else 0
     results: tuple[Message, ...] = ()
     if answer.reply.tool_calls:  # each call answered by a tool message; a refusal said where it was made
-        results = tool_results(tuple(answer.reply.tool_calls), answer.parsed, setup.backend.vocabulary)
+        results = tool_results(tuple(answer.reply.tool_calls), answer.parsed)
         if parse_error is not None:
             ep.feedback = None
     return _Turn(user, messages, answer, script, parse_error, execution, next_observation, timings, results)

@@ -92,13 +92,13 @@ def test_tool_messages_become_openai_dicts_only_in_the_client():
 def test_a_refused_call_gets_the_parse_error_and_the_others_are_told_they_did_not_run():
     vocabulary = VOCABULARY
     parsed = script_from_tool_calls([THINK, GO_FAR], vocabulary)
-    results = tool_results((THINK, GO_FAR), parsed, vocabulary)
+    results = tool_results((THINK, GO_FAR), parsed)
     assert [(m.role, m.tool_call_id) for m in results] == [("tool", "call_1"), ("tool", "call_2")]
     assert results[0].text == NOT_RUN and results[1].text == parsed.message and "999" in results[1].text
     fine = (THINK, ToolCall("Go", '{"n": 2}', "call_3"))
     parsed = script_from_tool_calls(list(fine), vocabulary)
     assert isinstance(parsed, Script)
-    assert [m.text for m in tool_results(fine, parsed, vocabulary)] == [RAN, RAN]
+    assert [m.text for m in tool_results(fine, parsed)] == [RAN, RAN]
 
 
 def test_the_results_follow_the_call_the_parse_named_without_reading_the_calls_again():
