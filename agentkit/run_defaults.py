@@ -3,11 +3,12 @@
 Why one place: the 30 scripts, 5 parse failures and 1024 output tokens used to be written in
 ``cli.py``'s flags, in ``RunConfig`` and in the loop's ``EpisodeLimits``, with the help texts
 saying them a fourth time; changing one left the others behind. ``agentkit.config.RunConfig``
-takes its field defaults from here, and so do ``EpisodeLimits``, the flags of ``agentkit run``
-and the "(default N)" of every help text.
+takes its field defaults from here, and so do ``EpisodeLimits``, the flags of ``agentkit run``,
+the "(default N)" of every help text and the model client's own defaults (``LiteLLMModel``).
 
 It imports nothing (not even pydantic), so ``agentkit --help`` can show the defaults without
-loading the run configuration's validation.
+loading the run configuration's validation, and every layer may read it (tests/test_layers.py
+counts it among the leaf helpers beside ``agentkit.records``).
 """
 
 from __future__ import annotations

@@ -51,6 +51,21 @@ def test_run_config_loop_and_command_line_share_the_defaults():
         assert flags[name] == getattr(config, name), name
 
 
+def test_the_model_client_asks_as_a_default_run_does():
+    """LiteLLMModel built without options (the Python API's way) takes the run's defaults, not its own."""
+    from agentkit.models.litellm_model import LiteLLMModel
+
+    model = LiteLLMModel("openai/any-model", warm_up=False)
+    config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"])
+    fields = ("temperature", "max_tokens", "timeout_s", "max_retries", "retry_base_s")
+    assert [getattr(model, f) for f in fields] == [getattr(config, f) for f in fields]
+    assert (model.max_tokens, model.timeout_s, model.max_retries) == (
+        run_defaults.MAX_TOKENS,
+        run_defaults.TIMEOUT_S,
+        run_defaults.MAX_RETRIES,
+    )
+
+
 def test_help_texts_say_the_defaults_the_run_uses():
     config = RunConfig(env="gridworld", tasks=["BabyAI-GoToLocal-v0"])
     helps = {p.name: p.help or "" for name in ("run", "eval") for p in get_command(app).commands[name].params}  # type: ignore[attr-defined]

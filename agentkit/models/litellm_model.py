@@ -40,6 +40,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from agentkit import run_defaults  # a leaf: the defaults a run gives every model, written once
 from agentkit.log_streams import import_litellm
 from agentkit.messages import ToolCall
 from agentkit.models import client_warmup, usage_guard
@@ -171,16 +172,16 @@ class LiteLLMModel:
         model: str,
         api_base: str | None = None,
         api_key: str | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1024,
+        temperature: float = run_defaults.TEMPERATURE,
+        max_tokens: int = run_defaults.MAX_TOKENS,
         stop: list[str] | None = None,
-        timeout_s: float = 120,
-        max_retries: int = 5,
+        timeout_s: float = run_defaults.TIMEOUT_S,
+        max_retries: int = run_defaults.MAX_RETRIES,
         extra: dict[str, Any] | None = None,
         *,
         name: str | None = None,
         price_per_mtok: tuple[float, float] | None = None,
-        retry_base_s: float = 1.0,
+        retry_base_s: float = run_defaults.RETRY_BASE_S,
         retry_max_s: float = 60.0,
         fold_system: bool = False,
         prompt_cache: bool = True,
