@@ -5,7 +5,9 @@ the participant should not replay the arenas already done, and the run should st
 options come back from the run's stored config (participant, condition, mode, world, tasks,
 tutorial, frame size); episodes that finished for the participant's own reasons are kept, and the
 others (cut by the stop, never finished) are played again as a new attempt, as ``eval --resume``
-does for model runs (``agentkit.run_worker.RERUN_REASONS``).
+does for model runs (``agentkit.run_worker.RERUN_REASONS``). The tutorial keeps the identity it
+was stored under (``agentkit.tutorial_episode``), so a sitting stored before the run config recorded
+the tutorial's trial (trial 0, prepended to the run's tasks) resumes as well.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from agentkit.play.session import EpisodeOutcome, PlayOptions
 from agentkit.run_worker import RERUN_REASONS
 from agentkit.transcripts import TranscriptStore
+from agentkit.tutorial_episode import TRIAL_KEY
 
 
 @dataclass
@@ -39,8 +42,11 @@ def resume_point(store: TranscriptStore, run_id: str) -> tuple[PlayOptions, Resu
         raise ValueError(f"--resume {run_id}: a run of model {run.model!r}, not an agentkit play sitting")
     tutorial = config.get("tutorial")
     tasks = list(run.tasks)
-    if tutorial and tasks and tasks[0] == tutorial:
-        tasks = tasks[1:]
+    tutorial_trial = config.get(TRIAL_KEY)
+    if tutorial and not isinstance(tutorial_trial, int):  # stored before the trial was recorded
+        tutorial_trial = 0
+        if tasks and tasks[0] == tutorial:
+            tasks = tasks[1:]
     size = (config.get("backend_options") or {}).get("render_size")
     options = PlayOptions(
         participant=run.model.split(":", 1)[1],
@@ -51,10 +57,11 @@ def resume_point(store: TranscriptStore, run_id: str) -> tuple[PlayOptions, Resu
         tutorial=tutorial,
         seed=int(config.get("seed") or 0),
         env=run.env,
+        tutorial_trial=tutorial_trial if tutorial else None,
     )
     store.close_stale()  # episodes of a killed server read "unfinished"
     point = ResumePoint(run_id=run_id, templates=dict(run.templates))
-    plan = list(options.run_config().episode_plan())
+    plan = options.plan()
     latest: dict[tuple[str, int, int], Any] = {}
     for episode in store.list_episodes(run_id=run_id):
         key = (episode.task, episode.trial, episode.seed)

@@ -10,8 +10,10 @@ condition, the play mode and the tutorial task; nothing else about the person is
 
 The tutorial is the testbed arena ``01-01-01`` (Animal-AI Testbed, category 1 "Food Retrieval":
 one green goal straight ahead): a few steps forward reach it, so the participant learns the keys
-and sees what a reward looks like before the first task counts. It is stored as the run's first
-episode, flagged as the tutorial in the run config, so reports can leave it out.
+and sees what a reward looks like before the first task counts. It is played and stored first,
+outside the run's counted tasks, with an identity of its own (``agentkit.tutorial_episode``: the
+trial after the counted ones), so its task may also be a counted task (the gridworld's is in
+``gridworld-easy``) and both are played; the run config flags it and reports leave it out.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from agentkit.setup_episode import make_backend, make_setup
 from agentkit.suite_tasks import expand_task_names
 from agentkit.suite_tasks import suite_tasks as tasks_of_suite
 from agentkit.transcripts import TranscriptStore
+from agentkit.tutorial_episode import TASK_KEY, TRIAL_KEY, tutorial_seed
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,9 @@ class PlayOptions:
     tutorial: str | None = TUTORIAL_TASK  # None: no tutorial
     seed: int = 0
     env: str = ENV  # aai-arena (real time under keys) or gridworld (a step a key press)
+    # The tutorial's trial; None: the trial after the counted ones (agentkit.tutorial_episode).
+    # A sitting stored before the run config recorded it played its tutorial as trial 0.
+    tutorial_trial: int | None = None
 
     def __post_init__(self) -> None:
         if self.env not in TUTORIALS:
@@ -107,11 +113,11 @@ class PlayOptions:
         return f"human:{self.participant}"
 
     def run_config(self) -> RunConfig:
-        """The run's configuration: the model's conditions, plus frame-by-frame control in keyboard mode."""
-        tasks = ([self.tutorial] if self.tutorial else []) + list(self.tasks)
+        """The run's configuration: the model's conditions, plus frame-by-frame control in keyboard
+        mode. Its tasks are the counted ones; the tutorial is played before them (:meth:`plan`)."""
         fields: dict[str, Any] = {
             "env": self.env,
-            "tasks": tasks,
+            "tasks": list(self.tasks),
             "model": self.model,
             "seed": self.seed,
             "max_concurrency": 1,
@@ -125,6 +131,33 @@ class PlayOptions:
             fields["backend_options"] = {"render_size": self.size}
         fields["observer"] = ObserverSettings(views=views, **({"max_side": self.size} if self.size else {}))
         return RunConfig(**fields)
+
+    def tutorial_episode(self, config: RunConfig | None = None) -> tuple[str, int, int] | None:
+        """(task, trial, seed) of the tutorial, or None without one: the trial after the counted
+        trials of its task, so it never shares a counted episode's id (nor its seed)."""
+        if not self.tutorial:
+            return None
+        config = config or self.run_config()
+        trial = config.episodes if self.tutorial_trial is None else self.tutorial_trial
+        return self.tutorial, trial, tutorial_seed(config.seed, trial)
+
+    def plan(self) -> list[tuple[str, int, int]]:
+        """(task, trial, seed) of every episode of the sitting, in order: the tutorial, then the
+        counted tasks as the run config plans them (each once)."""
+        config = self.run_config()
+        tutorial = self.tutorial_episode(config)
+        return ([tutorial] if tutorial else []) + list(config.episode_plan())
+
+    def config_extras(self) -> dict[str, Any]:
+        """What the run config records beside a model run's: the person's ids, the mode, the tutorial."""
+        tutorial = self.tutorial_episode()
+        return {
+            "participant": self.participant,
+            "condition": self.condition,
+            "play_mode": self.mode,
+            TASK_KEY: self.tutorial,
+            TRIAL_KEY: tutorial[1] if tutorial else None,
+        }
 
 
 def suite_tasks(suite: str | None, tasks: str | None, env: str = ENV) -> list[str]:
@@ -145,7 +178,7 @@ def check_tasks(options: PlayOptions) -> None:
     config = options.run_config()
     backend = make_backend(config)
     try:
-        for task in dict.fromkeys(config.tasks):
+        for task in dict.fromkeys(task for task, _, _ in options.plan()):
             backend.check_task(task)
     finally:
         backend.close()
@@ -188,7 +221,7 @@ class PlaySession:
 
     def __post_init__(self) -> None:
         self.config = self.options.run_config()
-        self.plan = list(self.config.episode_plan())
+        self.plan = self.options.plan()
 
     def start(self) -> None:
         """Create the run and start playing (the world waits for the page). The tasks are checked
@@ -208,10 +241,7 @@ class PlaySession:
             config = {
                 **self.config.model_dump(),
                 "agentkit_version": __version__,
-                "participant": self.options.participant,
-                "condition": self.options.condition,
-                "play_mode": self.options.mode,
-                "tutorial": self.options.tutorial,
+                **self.options.config_extras(),
             }
             self.run_id = self.store.create_run(
                 env=self.config.env,

@@ -3,7 +3,8 @@
 Why: each participant's sitting is a run of its own (model ``human:<id>``), but a comparison wants
 the group: every (participant x task) pair counts once, as the children's column counts them, and
 the column's cluster-robust interval is clustered by participant, as the children's is. The
-tutorial arena a sitting began with (its run config's ``tutorial``) is practice and never counts.
+tutorial arena a sitting began with is practice and never counts (``read_run`` leaves it out, by
+the identity ``agentkit.tutorial_episode`` gives it; the same task played as a counted one counts).
 A run that is not a person's is refused in one line, so a model never slips into the humans column.
 """
 
@@ -15,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from agentkit.reports.aai_report import AAIReport
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.run_results import RunResults, RunResultsError, read_run
-from agentkit.reports.task_ids import canonical_task_id
 from agentkit.transcripts import TranscriptReader
 
 log = logging.getLogger(__name__)
@@ -61,14 +61,11 @@ def read_humans(store: TranscriptReader, run_ids: list[str]) -> HumanResults:
                 f"(agentkit play stores human:<id>); give it with --runs"
             )
         result = read_run(store, run_id)
-        tutorial = (run.config or {}).get("tutorial")
-        practice = canonical_task_id(tutorial) if isinstance(tutorial, str) and tutorial else None
         person = run.model[len(HUMAN_PREFIX) :]
         own = by_participant.setdefault(person, {})
         for task, counts in result.by_task.items():
-            if task != practice:
-                by_task[task] = by_task.get(task, Proportion(0, 0)) + counts
-                own[task] = own.get(task, Proportion(0, 0)) + counts
+            by_task[task] = by_task.get(task, Proportion(0, 0)) + counts
+            own[task] = own.get(task, Proportion(0, 0)) + counts
         participants.append(person)
         rules.add(result.pass_rule)
         not_counted += result.not_counted

@@ -8,6 +8,7 @@ an interrupted episode has none under either). Each trial of a task is one (part
 pair. When a (task, trial, seed) was relaunched after a crash, only its latest attempt counts, as
 everywhere else in the store. Episodes still running, left unfinished, or without a verdict are
 not counted, and are reported so that a half-finished run is not mistaken for a complete one.
+The tutorial of a person's sitting (``agentkit.tutorial_episode``) is practice and never counts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import canonical_task_id
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.records import EpisodeInfo
+from agentkit.tutorial_episode import is_tutorial
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,8 @@ def read_run(store: TranscriptReader, run_id: str) -> RunResults:
     not_counted = not_judged = 0
     counted: list[str] = []
     for episode in _latest_attempts(store.list_episodes(run_id=run_id)):
+        if is_tutorial(run.config, episode.task, episode.trial):
+            continue
         if episode.status != "finished":
             not_counted += 1
             continue
