@@ -548,3 +548,13 @@ def test_images_handed_over_by_the_loop_are_stored_exactly_like_decoded_ones(tmp
             stored[typed] = (turn.messages, blob.data, blob.media_type)
     assert stored[True] == stored[False]
     assert stored[True][0][0]["content"][1]["image_url"]["url"] == url and stored[True][1] == frame.data
+
+
+def test_start_episode_says_which_of_run_or_episode_is_wrong(tmp_path: Path) -> None:
+    with TranscriptStore(db_url(tmp_path)) as store:
+        run = store.create_run("gridworld", ["t"], "m", {}, {"system.j2": "x"})
+        store.start_episode(run, "t", 0, episode_id="e1")
+        with pytest.raises(KeyError, match="episode e1 exists already"):
+            store.start_episode(run, "t", 0, episode_id="e1")
+        with pytest.raises(KeyError, match="no run 'nope'"):
+            store.start_episode("nope", "t", 0, episode_id="e2")

@@ -300,7 +300,11 @@ class TranscriptStore(TranscriptReader):
             with self._transaction() as conn:
                 conn.execute(insert(EPISODES), row)
         except IntegrityError as exc:
-            raise KeyError(f"no run {run_id!r} (or episode {episode_id} exists already)") from exc
+            with self.engine.connect() as conn:
+                taken = conn.execute(select(EPISODES.c.id).where(EPISODES.c.id == episode_id)).first()
+            if taken is not None:
+                raise KeyError(f"episode {episode_id} exists already (run {run_id})") from exc
+            raise KeyError(f"no run {run_id!r}") from exc
         return episode_id
 
     def reopen_run(self, run_id: str) -> None:
