@@ -85,7 +85,7 @@ def play(
         log.warning("play is bound to %s: anyone who can reach it can play and start sittings", host)
     who = f"participant {participant}" if participant else "participants named on the experimenter page"
     err.print(
-        f"{who}: {len(options.tasks)} task(s) in {mode} mode{' after the tutorial' if tutorial else ''}; "
+        f"{who}: {len(options.tasks)} task(s) in {mode} mode{' after the tutorial' if options.tutorial else ''}; "
         f"sittings and outcomes on {server.url}experimenter",
         markup=False,
     )
