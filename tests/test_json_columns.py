@@ -47,3 +47,16 @@ def test_mixed_key_types_are_refused_by_the_canonical_form_as_by_json() -> None:
         canonical_json({2: "a", "b": 1})
     with pytest.raises(TypeError, match="raw bytes"):
         dumps({"frame": b"\xff\xd8"})
+
+
+@pytest.mark.parametrize("value", VALUES[:-1], ids=range(len(VALUES) - 1))
+def test_the_turn_writer_writes_json_columns_as_sqlalchemy_would(tmp_path: Path, value: object) -> None:
+    """The SQLite turn writer calls ``dumps`` itself for JSON columns (sqlite_turn_writer._json_text);
+    SQLAlchemy's own JSON bind processor must give the same text for every value."""
+    from agentkit.transcripts import TranscriptStore
+    from agentkit.transcripts.sqlite_turn_writer import TURNS, _json_text
+
+    with TranscriptStore(f"sqlite:///{tmp_path / 'j.db'}") as store:
+        dialect = store.engine.dialect
+        processor = TURNS.c.observation.type.dialect_impl(dialect).bind_processor(dialect)
+        assert processor is not None and processor(value) == _json_text(value)

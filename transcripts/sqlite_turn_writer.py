@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import JSON, Engine, insert
 from sqlalchemy.engine import Connection
 
+from agentkit.transcripts.db import dumps
 from agentkit.transcripts.schema import Blob, EpisodeMessage, Turn, TurnPrompt, table_of
 from agentkit.transcripts.sqlite_driver import sqlite_connection
 
@@ -37,14 +38,31 @@ class _Prepared:
         compiled = stmt.compile(dialect=dialect, column_keys=list(keys))
         if compiled.positiontup is None:
             raise ValueError(f"{dialect.name} does not use positional parameters")
-        fields = tuple(
-            (name, table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
-            for name in compiled.positiontup
-        )
+        fields = tuple((name, _bind_processor(table.c[name].type, dialect)) for name in compiled.positiontup)
         return cls(str(compiled), fields)
 
     def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple([row[name] if proc is None else proc(row[name]) for name, proc in self.fields])
+
+
+def _json_text(value: Any) -> str:
+    """A JSON column's text, as SQLAlchemy's JSON bind processor writes it with ``dumps`` as the
+    engine's serializer (None is the JSON ``null``), without its wrapper around the call."""
+    return "null" if value is None else dumps(value)
+
+
+def _bind_processor(column_type: Any, dialect: Any) -> Any:
+    """The bind processor SQLAlchemy would use for a column; for JSON columns of an engine whose
+    serializer is ``dumps`` (every engine agentkit makes), ``_json_text``: the same text, called
+    directly (a turn row has seven JSON values)."""
+    proc = column_type.dialect_impl(dialect).bind_processor(dialect)
+    if (
+        proc is not None
+        and isinstance(column_type, JSON)
+        and getattr(dialect, "_json_serializer", None) is dumps
+    ):
+        return _json_text
+    return proc
 
 
 class _SQLiteTurnWriter:
