@@ -54,9 +54,12 @@ def test_the_turn_writer_writes_json_columns_as_sqlalchemy_would(tmp_path: Path,
     """The SQLite turn writer calls ``dumps`` itself for JSON columns (sqlite_turn_writer._json_text);
     SQLAlchemy's own JSON bind processor must give the same text for every value."""
     from agentkit.transcripts import TranscriptStore
-    from agentkit.transcripts.sqlite_turn_writer import TURNS, _json_text
+    from agentkit.transcripts.sqlite_turn_writer import MESSAGES, TURNS, _bind_processor
 
     with TranscriptStore(f"sqlite:///{tmp_path / 'j.db'}") as store:
         dialect = store.engine.dialect
-        processor = TURNS.c.observation.type.dialect_impl(dialect).bind_processor(dialect)
-        assert processor is not None and processor(value) == _json_text(value)
+        for column in (TURNS.c.observation, MESSAGES.c.extra):  # JSON, and JSON(none_as_null=True)
+            theirs = column.type.dialect_impl(dialect).bind_processor(dialect)
+            ours = _bind_processor(column.type, dialect)
+            assert theirs is not None and ours is not theirs
+            assert ours(value) == theirs(value) and ours(None) == theirs(None)

@@ -51,6 +51,11 @@ def _json_text(value: Any) -> str:
     return "null" if value is None else dumps(value)
 
 
+def _json_or_null(value: Any) -> str | None:
+    """The same for a ``JSON(none_as_null=True)`` column: None is SQL NULL."""
+    return None if value is None else dumps(value)
+
+
 def _bind_processor(column_type: Any, dialect: Any) -> Any:
     """The bind processor SQLAlchemy would use for a column; for JSON columns of an engine whose
     serializer is ``dumps`` (every engine agentkit makes), ``_json_text``: the same text, called
@@ -61,7 +66,7 @@ def _bind_processor(column_type: Any, dialect: Any) -> Any:
         and isinstance(column_type, JSON)
         and getattr(dialect, "_json_serializer", None) is dumps
     ):
-        return _json_text
+        return _json_or_null if column_type.none_as_null else _json_text
     return proc
 
 
