@@ -17,14 +17,25 @@ _UNSEEN = 0  # MiniGrid's OBJECT_TO_IDX["unseen"]: what an occluded cell encodes
 _COLORLESS = ("wall", "lava")  # MiniGrid paints these one fixed colour; naming it only adds noise
 
 
+# Cells are frozen, so equal ones can be one object: every observation converts the whole grid
+# (64-400 cells a turn), and building a frozen dataclass per cell was most of observe's time. The
+# keys are MiniGrid's (type, colour, door state) triples: a few hundred at most.
+_CELLS: dict[tuple[str, str | None, str | None], Cell] = {}
+
+
 def to_cell(obj: Any) -> Cell | None:
     """A MiniGrid WorldObj as a Cell; ``None`` (plain floor) stays ``None``."""
     if obj is None:
         return None
+    kind = obj.type
     state = None
-    if obj.type == "door":
+    if kind == "door":
         state = "locked" if obj.is_locked else ("open" if obj.is_open else "closed")
-    return Cell(kind=obj.type, color=None if obj.type in _COLORLESS else obj.color, state=state)
+    key = (kind, None if kind in _COLORLESS else obj.color, state)
+    cell = _CELLS.get(key)
+    if cell is None:
+        cell = _CELLS[key] = Cell(kind=key[0], color=key[1], state=key[2])
+    return cell
 
 
 _DIR_VECS = ((1, 0), (0, 1), (-1, 0), (0, -1))  # MiniGrid DIR_TO_VEC, as plain ints
