@@ -305,6 +305,7 @@ class TranscriptStore(TranscriptReader):
             if taken is not None:
                 raise KeyError(f"episode {episode_id} exists already (run {run_id})") from exc
             raise KeyError(f"no run {run_id!r}") from exc
+        self._remember_log(episode_id, EpisodeMessages())  # a new episode has no message rows to read back
         return episode_id
 
     def reopen_run(self, run_id: str) -> None:
@@ -521,6 +522,9 @@ class TranscriptStore(TranscriptReader):
 
     def _commit_plan(self, episode_id: str, log_of_episode: EpisodeMessages, plan: PromptPlan) -> None:
         log_of_episode.commit(plan)
+        self._remember_log(episode_id, log_of_episode)
+
+    def _remember_log(self, episode_id: str, log_of_episode: EpisodeMessages) -> None:
         logs = self._episode_logs
         if episode_id not in logs and len(logs) >= _EPISODE_LOG_SIZE:
             try:  # forget the oldest episode; it is read back should it write again
