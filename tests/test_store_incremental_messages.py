@@ -163,7 +163,7 @@ def test_full_history_writes_each_message_once(tmp_path: Path) -> None:
         with store.engine.connect() as conn:
             spans = [
                 json.loads(s)
-                for (s,) in conn.exec_driver_sql("SELECT spans FROM turn_prompts ORDER BY turn_id")
+                for (s,) in conn.exec_driver_sql("SELECT prompt_spans FROM turns ORDER BY id")
             ]
         assert spans[0] == [[0, 2]] and spans[99] == [[0, 200]]
 

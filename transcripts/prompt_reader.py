@@ -59,11 +59,20 @@ def episode_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
 
 
 def layout2_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef]]:
-    """The message rows of the episode's turns written in layout 2 only, by turn id."""
+    """The message rows of the episode's turns written in layout 2 only, by turn id (spans in the
+    turn's row from schema 5 on, in ``turn_prompts`` before)."""
     turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
-    prompts = _v2(
-        conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids))
-    )
+    prompts = [
+        *_v2(
+            conn,
+            select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids)),
+        ),
+        *conn.execute(
+            select(TURNS.c.id, type_coerce(TURNS.c.prompt_spans, Text)).where(
+                TURNS.c.episode_id == episode_id, TURNS.c.prompt_spans.is_not(None)
+            )
+        ).all(),
+    ]
     if not prompts:
         return {}
     rows_of = _episode_rows(conn, episode_id)
@@ -72,6 +81,13 @@ def layout2_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
 
 def turn_refs(conn: Connection, episode_id: str, turn_id: int) -> list[MessageRef]:
     """The message rows of one turn (of ``episode_id``), in the order they were sent."""
+    spans = conn.execute(
+        select(type_coerce(TURNS.c.prompt_spans, Text)).where(
+            TURNS.c.id == turn_id, TURNS.c.prompt_spans.is_not(None)
+        )
+    ).scalar()
+    if spans is not None:
+        return _resolve(_episode_rows(conn, episode_id), spans, turn_id)
     prompt = _v2(
         conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id == turn_id)
     )
@@ -131,7 +147,7 @@ def _resolve(rows_of: dict[int, MessageRef], spans: Any, turn_id: int) -> list[M
         return [rows_of[seq] for seq in expand(spans)]
     except KeyError as exc:
         raise ValueError(
-            f"turn {turn_id}: turn_prompts names message {exc.args[0]}, missing from episode_messages"
+            f"turn {turn_id}: its prompt spans name message {exc.args[0]}, missing from episode_messages"
         ) from None
 
 

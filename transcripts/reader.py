@@ -42,6 +42,8 @@ RUNS = table_of(Run)
 EPISODES = table_of(Episode)
 TURNS = table_of(Turn)
 BLOBS = table_of(Blob)
+#: A turn's columns as ``TurnInfo`` has them (its prompt's spans are read with its messages).
+_TURN_INFO_COLUMNS = tuple(c for c in TURNS.c if c.key != "prompt_spans")
 #: What reading a blob's bytes needs: they are in ``data``, or in the pack named (image_packs).
 _BLOB_COLUMNS = (
     BLOBS.c.sha256,
@@ -152,7 +154,7 @@ class TranscriptReader:
             raise ValueError(f"images must be 'data_url' or 'ref', not {images!r}")
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(TURNS).where(TURNS.c.episode_id == episode_id).order_by(TURNS.c["index"])
+                select(*_TURN_INFO_COLUMNS).where(TURNS.c.episode_id == episode_id).order_by(TURNS.c["index"])
             ).all()
             if (
                 not rows
@@ -186,7 +188,7 @@ class TranscriptReader:
         when there is no such turn. Images come as ``image_ref`` parts unless asked as data URLs."""
         with self.engine.connect() as conn:
             row = conn.execute(
-                select(TURNS).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
+                select(*_TURN_INFO_COLUMNS).where(TURNS.c.episode_id == episode_id, TURNS.c["index"] == index)
             ).first()
             if row is None:
                 return None

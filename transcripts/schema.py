@@ -183,6 +183,10 @@ class Turn(Base):
     created_at: Mapped[float] = mapped_column(Float)  # unix time of the write (last sign of life)
     # An answer of tool calls (--action-format tools): [{"id", "name", "arguments"}]; None for text.
     tool_calls: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True))
+    # The prompt it sent, as spans of its episode's message rows (layout 2, schema 5 on; earlier
+    # layout-2 turns have theirs in ``turn_prompts``). In the turn's own row: one row and one page
+    # less per turn than a table of its own.
+    prompt_spans: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True))
 
     # The unique constraint doubles as the index for "turns of an episode, in order".
     __table_args__ = (UniqueConstraint("episode_id", "index", name="uq_turns_episode_index"),)
@@ -237,7 +241,8 @@ class EpisodeMessage(Base):
 
 
 class TurnPrompt(Base):
-    """The prompt a turn sent (layout 2), as ``[[start, stop], ...]`` half-open spans of its
+    """The prompt a turn sent (layout 2, schema 2-4; read, no longer written: schema 5 keeps the
+    spans in ``turns.prompt_spans``), as ``[[start, stop], ...]`` half-open spans of its
     episode's ``episode_messages`` seqs: full history is one growing span, a sliding window or a
     markovian prompt a few."""
 

@@ -1,4 +1,4 @@
-"""The SQLite fast path of ``TranscriptStore.add_turn``: its four inserts run on the driver connection.
+"""The SQLite fast path of ``TranscriptStore.add_turn``: its three inserts run on the driver connection.
 
 The statements are SQLAlchemy Core inserts compiled once, executed with the sqlite3 driver's
 ``execute``/``executemany`` inside the caller's SQLAlchemy transaction. Separate from the store
@@ -16,12 +16,11 @@ from sqlalchemy import JSON, Engine, insert
 from sqlalchemy.engine import Connection
 
 from agentkit.transcripts.db import dumps
-from agentkit.transcripts.schema import Blob, EpisodeMessage, Turn, TurnPrompt, table_of
+from agentkit.transcripts.schema import Blob, EpisodeMessage, Turn, table_of
 from agentkit.transcripts.sqlite_driver import sqlite_connection
 
 TURNS = table_of(Turn)
 MESSAGES = table_of(EpisodeMessage)
-PROMPTS = table_of(TurnPrompt)
 BLOBS = table_of(Blob)
 
 
@@ -71,13 +70,13 @@ def _bind_processor(column_type: Any, dialect: Any) -> Any:
 
 
 class _SQLiteTurnWriter:
-    """add_turn's four inserts on SQLite, executed on the driver connection.
+    """add_turn's three inserts on SQLite, executed on the driver connection.
 
     The SQL comes from the same Core insert statements (compiled once by SQLAlchemy, with its own
     bind processors for JSON, booleans and floats), and runs inside the SQLAlchemy transaction of
     the caller. Skipping ``Connection.execute`` (cache lookup, parameter processing, result object)
     saves 25-40 us per statement, a third of add_turn's time for a text turn on a small VM; the
-    price is that SQLAlchemy's execute events and echo do not see these four statements.
+    price is that SQLAlchemy's execute events and echo do not see these three statements.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -91,7 +90,6 @@ class _SQLiteTurnWriter:
         )
         self.turn = _Prepared.compile(insert(TURNS), TURNS, turn_keys, engine)
         self.messages = _Prepared.compile(insert(MESSAGES), MESSAGES, message_keys, engine)
-        self.prompt = _Prepared.compile(insert(PROMPTS), PROMPTS, ("turn_id", "spans"), engine)
 
     def add_turn(
         self,
@@ -99,10 +97,9 @@ class _SQLiteTurnWriter:
         row: dict[str, Any],
         blobs: list[dict[str, Any]],
         messages: list[dict[str, Any]],
-        spans: list[list[int]],
     ) -> int:
-        """Insert the turn, its new blobs, the episode's new message rows and the turn's prompt
-        spans (layout 2, ``agentkit.transcripts.prompt_spans``); returns the turn's id."""
+        """Insert the turn's new blobs, the turn (its row carries its prompt's spans, layout 2:
+        ``agentkit.transcripts.prompt_spans``) and the episode's new message rows; the turn's id."""
         driver = sqlite_connection(conn)
         if blobs:
             driver.executemany(self.blobs.sql, [self.blobs.params(b) for b in blobs])
@@ -110,5 +107,4 @@ class _SQLiteTurnWriter:
         assert turn_id is not None  # sqlite3 sets it after every INSERT
         if messages:
             driver.executemany(self.messages.sql, [self.messages.params(m) for m in messages])
-        driver.execute(self.prompt.sql, self.prompt.params({"turn_id": turn_id, "spans": spans}))
         return turn_id

@@ -71,7 +71,7 @@ from agentkit.transcripts.records import (  # re-exported
     TurnExistsError,
     TurnInfo,
 )
-from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, TurnPrompt, table_of
+from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, table_of
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_driver import sqlite_connection
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
@@ -93,7 +93,6 @@ log = logging.getLogger(__name__)
 EPISODE_MESSAGES = table_of(
     EpisodeMessage
 )  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
-TURN_PROMPTS = table_of(TurnPrompt)
 CACHE = table_of(CachedResponse)
 
 JSON_MEDIA_TYPE = "application/json"
@@ -172,7 +171,6 @@ class TranscriptStore(TranscriptReader):
         self._blob_insert = _insert_ignore(self.engine)
         self._turn_insert = insert(TURNS)
         self._message_insert = insert(EPISODE_MESSAGES)
-        self._prompt_insert = insert(TURN_PROMPTS)
         # Blob hashes known to be committed (blobs are never deleted while writers run).
         self._known_blobs: set[str] = set()
         # SQLite has one writer at a time anyway, so turns go through one held connection (no pool
@@ -416,6 +414,7 @@ class TranscriptStore(TranscriptReader):
             with self._writing() as conn, conn.begin():
                 log_of_episode = self._episode_log(conn, episode_id)
                 plan = log_of_episode.plan(keys)
+                row["prompt_spans"] = plan.spans
                 new_rows = [
                     {
                         "episode_id": episode_id,
@@ -429,7 +428,7 @@ class TranscriptStore(TranscriptReader):
                 if blob_bytes_in_db and self._checkpointer is not None:
                     self._checkpointer.wrote(blob_bytes_in_db)
                 if fast is not None:
-                    turn_id = fast.add_turn(conn, row, blob_rows, new_rows, plan.spans)
+                    turn_id = fast.add_turn(conn, row, blob_rows, new_rows)
                 else:
                     if blob_rows:
                         self._insert_blobs(conn, blob_rows)
@@ -438,7 +437,6 @@ class TranscriptStore(TranscriptReader):
                     turn_id = primary[0]
                     if new_rows:
                         conn.execute(self._message_insert, new_rows)
-                    conn.execute(self._prompt_insert, {"turn_id": turn_id, "spans": plan.spans})
                 if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
                     conn.execute(
                         insert(CONTEXTS),

@@ -1,8 +1,9 @@
 """Schema 5: an image's bytes may live in a pack file beside a SQLite database (``blobs.pack``,
-``blobs.pack_offset``; ``agentkit.transcripts.image_packs``).
+``blobs.pack_offset``; ``agentkit.transcripts.image_packs``), and a turn keeps its prompt's spans in
+its own row (``turns.prompt_spans``) instead of a ``turn_prompts`` row.
 
-Rows written before packs existed keep their bytes in ``data``, so both new columns are NULL for them
-and nothing is moved: readers take either form.
+Rows written before keep their bytes in ``data`` and their spans in ``turn_prompts``, so the new
+columns are NULL for them and nothing is moved: readers take either form.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
     from alembic.operations import Operations
 
 VERSION = 5
-ABOUT = "blobs.pack, blobs.pack_offset"
-ADDED_COLUMNS = {"blobs": ("pack", "pack_offset")}
+ABOUT = "blobs.pack, blobs.pack_offset, turns.prompt_spans"
+ADDED_COLUMNS = {"blobs": ("pack", "pack_offset"), "turns": ("prompt_spans",)}
 
 
 def upgrade(op: Operations, conn: Connection) -> None:
@@ -31,3 +32,6 @@ def upgrade(op: Operations, conn: Connection) -> None:
             "blobs",
             sa.Column("pack_offset", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True),
         )
+    turns = existing_columns(conn, "turns")
+    if turns and "prompt_spans" not in turns:
+        op.add_column("turns", sa.Column("prompt_spans", sa.JSON(), nullable=True))
