@@ -144,7 +144,7 @@ def test_a_reader_without_the_writer_reads_the_same_prompts(tmp_path: Path) -> N
             store.add_turn(episode, record(i, prompt))
     engine = make_engine(url, create_tables=False)
     reader = TranscriptReader(engine)
-    assert [t.messages for t in reader.get_turns(episode)] == sent
+    assert [t.messages for t in reader.get_turns(episode, images="data_url")] == sent
     assert reader.get_episode(episode).turns == 5 and reader.schema_version() == SCHEMA_VERSION
     assert rerender_reads(reader, episode) == rerender_messages(sent)
     engine.dispose()
@@ -162,8 +162,7 @@ def test_full_history_writes_each_message_once(tmp_path: Path) -> None:
         assert written[:3] == [2, 4, 6] and written[-1] == 200
         with store.engine.connect() as conn:
             spans = [
-                json.loads(s)
-                for (s,) in conn.exec_driver_sql("SELECT prompt_spans FROM turns ORDER BY id")
+                json.loads(s) for (s,) in conn.exec_driver_sql("SELECT prompt_spans FROM turns ORDER BY id")
             ]
         assert spans[0] == [[0, 2]] and spans[99] == [[0, 200]]
 
@@ -364,3 +363,28 @@ def test_a_schema1_database_takes_new_turns_and_reads_both(tmp_path: Path) -> No
             store.add_turn(episode, record(i, sent[i]))
         assert [t.messages for t in store.get_turns(episode)] == sent
         assert rows(store, "messages") == 2 + 4 + 6 + 8  # the old turns' rows, untouched
+
+
+@pytest.mark.parametrize("policy", ["full", "markovian"])
+def test_turns_with_spans_in_turn_prompts_and_in_their_rows_read_alike(tmp_path: Path, policy: str) -> None:
+    """Schema 2-4 kept a turn's spans in ``turn_prompts``; schema 5 keeps them in ``turns.prompt_spans``.
+    An episode continued across the upgrade has both; every reader gives back each turn's prompt."""
+    sent = prompts(policy, 8)
+    with TranscriptStore(f"sqlite:///{tmp_path / 't.db'}") as store:
+        episode = new_episode(store)
+        for i, prompt in enumerate(sent):
+            store.add_turn(episode, record(i, prompt))
+        with store.engine.begin() as conn:  # the first five turns as schema 4 wrote them
+            conn.exec_driver_sql(
+                'INSERT INTO turn_prompts (turn_id, spans) SELECT id, prompt_spans FROM turns WHERE "index" < 5'
+            )
+            conn.exec_driver_sql('UPDATE turns SET prompt_spans = NULL WHERE "index" < 5')
+        assert rows(store, "turn_prompts") == 5
+    engine = make_engine(f"sqlite:///{tmp_path / 't.db'}")
+    reader = TranscriptReader(engine)
+    assert [t.messages for t in reader.get_turns(episode, images="data_url")] == sent
+    assert [reader.get_turn(episode, i, images="data_url").messages for i in (0, 4, 5, 7)] == [
+        sent[i] for i in (0, 4, 5, 7)
+    ]  # type: ignore[union-attr]
+    assert rerender_reads(reader, episode) == rerender_messages(sent)
+    engine.dispose()

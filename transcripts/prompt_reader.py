@@ -60,19 +60,17 @@ def episode_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
 
 def layout2_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef]]:
     """The message rows of the episode's turns written in layout 2 only, by turn id (spans in the
-    turn's row from schema 5 on, in ``turn_prompts`` before)."""
-    turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
-    prompts = [
-        *_v2(
+    turn's row from schema 5 on, in ``turn_prompts`` before: asked only when a turn lacks them)."""
+    rows = conn.execute(
+        select(TURNS.c.id, type_coerce(TURNS.c.prompt_spans, Text)).where(TURNS.c.episode_id == episode_id)
+    ).all()
+    prompts = [(turn_id, spans) for turn_id, spans in rows if spans is not None]
+    if len(prompts) < len(rows):  # turns written before schema 5 (or layout 1: no spans at all)
+        turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
+        prompts += _v2(
             conn,
             select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids)),
-        ),
-        *conn.execute(
-            select(TURNS.c.id, type_coerce(TURNS.c.prompt_spans, Text)).where(
-                TURNS.c.episode_id == episode_id, TURNS.c.prompt_spans.is_not(None)
-            )
-        ).all(),
-    ]
+        )
     if not prompts:
         return {}
     rows_of = _episode_rows(conn, episode_id)
