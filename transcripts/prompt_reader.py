@@ -65,12 +65,21 @@ def layout2_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef
         select(TURNS.c.id, type_coerce(TURNS.c.prompt_spans, Text)).where(TURNS.c.episode_id == episode_id)
     ).all()
     prompts = [(turn_id, spans) for turn_id, spans in rows if spans is not None]
+    refs: dict[int, list[MessageRef]] = {}
+    if prompts:
+        rows_of = _episode_rows(conn, episode_id)
+        refs = {turn_id: _resolve(rows_of, spans, turn_id) for turn_id, spans in prompts}
     if len(prompts) < len(rows):  # turns written before schema 5 (or layout 1: no spans at all)
-        turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
-        prompts += _v2(
-            conn,
-            select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids)),
-        )
+        refs.update(_turn_prompt_refs(conn, episode_id))
+    return refs
+
+
+def _turn_prompt_refs(conn: Connection, episode_id: str) -> dict[int, list[MessageRef]]:
+    """The message rows of the episode's turns whose spans are in ``turn_prompts`` (schema 2-4)."""
+    turn_ids = select(TURNS.c.id).where(TURNS.c.episode_id == episode_id).scalar_subquery()
+    prompts = _v2(
+        conn, select(TURN_PROMPTS.c.turn_id, TURN_PROMPTS.c.spans).where(TURN_PROMPTS.c.turn_id.in_(turn_ids))
+    )
     if not prompts:
         return {}
     rows_of = _episode_rows(conn, episode_id)
@@ -178,10 +187,17 @@ _TURNS_OF_EPISODE = (
         TURNS.c.parse_error,
         TURNS.c.compile_error,
         TURNS.c.tool_calls,
+        TURNS.c.prompt_spans,  # schema 5 on; NULL for older turns (turn_prompts, or layout 1)
     )
     .where(TURNS.c.episode_id == _EPISODE)
     .order_by(TURNS.c["index"])
 )
+_ROWS_OF_EPISODE = select(
+    EPISODE_MESSAGES.c.seq,
+    EPISODE_MESSAGES.c.role,
+    EPISODE_MESSAGES.c.content_sha256,
+    type_coerce(EPISODE_MESSAGES.c.extra, Text),
+).where(EPISODE_MESSAGES.c.episode_id == _EPISODE)
 _LAYOUT1_REFS_OF_EPISODE = (
     select(
         MESSAGES.c.turn_id, MESSAGES.c.role, MESSAGES.c.content_sha256, type_coerce(MESSAGES.c.extra, Text)
@@ -210,6 +226,7 @@ class EpisodePromptReader(Generic[M]):
         self._made: dict[MessageRef, M] = {}
         self._turns_sql, self._turns_params = _compiled(engine, _TURNS_OF_EPISODE)
         self._refs_sql, self._refs_params = _compiled(engine, _LAYOUT1_REFS_OF_EPISODE)
+        self._rows_sql, self._rows_params = _compiled(engine, _ROWS_OF_EPISODE)
 
     def __enter__(self) -> EpisodePromptReader[M]:
         self._conn = self.engine.connect()
@@ -226,15 +243,20 @@ class EpisodePromptReader(Generic[M]):
         cursor.execute(self._turns_sql, self._turns_params(episode_id))
         rows = cursor.fetchall()
         cursor.execute(self._refs_sql, self._refs_params(episode_id))
-        # layout 1: every turn's rows; layout 2 after them
-        refs = [
-            *cursor.fetchall(),
-            *(
+        refs = list(cursor.fetchall())  # layout 1: every turn's rows; layout 2 after them
+        spanned = [(r[0], r[7]) for r in rows if r[7] is not None]
+        if spanned:  # schema 5 on: each turn's spans in its own row
+            cursor.execute(self._rows_sql, self._rows_params(episode_id))
+            rows_of = {seq: (role, sha, _text(extra)) for seq, role, sha, extra in cursor.fetchall()}
+            refs.extend(
+                (turn_id, *ref) for turn_id, spans in spanned for ref in _resolve(rows_of, spans, turn_id)
+            )
+        if len(spanned) < len(rows):  # turns written before schema 5: spans in turn_prompts
+            refs.extend(
                 (turn_id, *ref)
-                for turn_id, turn_refs in layout2_refs(self._conn, episode_id).items()
+                for turn_id, turn_refs in _turn_prompt_refs(self._conn, episode_id).items()
                 for ref in turn_refs
-            ),
-        ]
+            )
         missing = sorted({r[2] for r in refs} - contents.keys())
         for i in range(0, len(missing), _BLOBS_CHUNK):
             chosen = select(BLOBS.c.sha256, BLOBS.c.data).where(
