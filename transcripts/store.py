@@ -477,7 +477,8 @@ class TranscriptStore(TranscriptReader):
         in_db = 0
         for sha, blob in new_blobs.items():
             if packs is None or not str(blob["media_type"]).startswith("image/"):
-                rows.append({**blob, "pack": None, "pack_offset": None})
+                blob["pack"] = blob["pack_offset"] = None  # the row as queued (made for this turn)
+                rows.append(blob)
                 in_db += blob["size"]
                 continue
             where = self._packed.get(sha)
@@ -509,6 +510,16 @@ class TranscriptStore(TranscriptReader):
             if continues:
                 new_keys, new_extras, new_blobs = self._encode_messages(messages[k:])
                 return [*keys, *new_keys], {**extras, **new_extras} if new_extras else extras, new_blobs
+            # Not a continuation (a markovian or windowed prompt): the messages it still shares with
+            # the previous prompt at its start (the system message, a worked example) keep their keys.
+            same = 0
+            for now, before in zip(messages, sent):
+                if now is not before:
+                    break
+                same += 1
+            if same and not extras:
+                new_keys, new_extras, new_blobs = self._encode_messages(messages[same:])
+                return [*keys[:same], *new_keys], new_extras, new_blobs
         return self._encode_messages(messages)
 
     def _episode_log(self, conn: Connection, episode_id: str) -> EpisodeMessages:
