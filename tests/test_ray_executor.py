@@ -103,6 +103,9 @@ def cluster() -> Iterator[Any]:
     pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'agentkit-embodied[ray]'")
     from ray.cluster_utils import Cluster
 
+    # Ray waits 30 s for its GCS server to write its port; under the full suite's load on 2 cores
+    # that server once took longer. The wait is Ray's own setting (RAY_gcs_server_port_wait_time_s).
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "120")
     before = _children(os.getpid())
     made = Cluster(
         initialize_head=True,

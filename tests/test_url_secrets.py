@@ -78,7 +78,12 @@ def test_run_with_credentials_in_api_base_stores_and_logs_none(tmp_path: Path) -
     assert stored == f"http://{host}?api_key={REDACTED}&mode=fast"
     assert "DEBUG" in proc.stderr or proc.stderr.count("\n") > 3  # -v really logged
     _scan(proc.stdout.encode() + proc.stderr.encode(), "the run's output and logs")
-    for path in [db, *db.parent.glob("runs.db-*")]:
+    # the database, its -wal/-shm files, and the image packs in its -images folder
+    for path in [
+        db,
+        *(p for p in db.parent.glob("runs.db-*") if p.is_file()),
+        *db.parent.glob("runs.db-images/*"),
+    ]:
         _scan(path.read_bytes(), path.name)
 
     jsonl = tmp_path / "export" / "t.jsonl"
