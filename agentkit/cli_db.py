@@ -12,6 +12,9 @@ hand-damaged database is refused in one line (agentkit.transcripts.db_upgrade).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import typer
 
 from agentkit.cli_common import emit_json, err, fail
@@ -22,21 +25,31 @@ db_app = typer.Typer(
 )
 
 
+T = TypeVar("T")
+
+
+def _on_database(db: str | None, action: Callable[[str], T]) -> tuple[str, T]:
+    """Run ``action`` on the database ``--db`` names, opened for writing; a bad ``--db`` is one line."""
+    from agentkit.db_argument import DatabaseArgumentError, check_db, opening
+
+    try:
+        url = check_db(db, writing=True)
+        with opening(url):
+            return url, action(url)
+    except DatabaseArgumentError as exc:
+        fail(str(exc))
+
+
 @db_app.command("upgrade")
 def db_upgrade(
     db: str = typer.Option(None, "--db", help="The database (a SQLAlchemy URL; default: agentkit.db here)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
 ) -> None:
     """Migrate the database in place to this agentkit's schema (a SQLite file is copied aside first)."""
-    from agentkit.db_argument import DatabaseArgumentError, check_db, opening, shown
+    from agentkit.db_argument import shown
     from agentkit.transcripts.db import upgrade_database
 
-    try:
-        url = check_db(db, writing=True)
-        with opening(url):
-            done = upgrade_database(url)
-    except DatabaseArgumentError as exc:
-        fail(str(exc))
+    url, done = _on_database(db, upgrade_database)
     if as_json:
         emit_json(
             {
@@ -63,15 +76,10 @@ def db_inline_images(
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
 ) -> None:
     """Move image bytes from the packs beside a SQLite database into it, for a single-file copy."""
-    from agentkit.db_argument import DatabaseArgumentError, check_db, opening, shown
+    from agentkit.db_argument import shown
     from agentkit.transcripts.image_inlining import inline_images
 
-    try:
-        url = check_db(db, writing=True)
-        with opening(url):
-            done = inline_images(url)
-    except DatabaseArgumentError as exc:
-        fail(str(exc))
+    url, done = _on_database(db, inline_images)
     folder = str(done.folder) if done.folder else None
     if as_json:
         emit_json(
