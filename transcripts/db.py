@@ -15,16 +15,11 @@ import sqlite3
 import sys
 from dataclasses import asdict, is_dataclass
 from enum import Enum
-from json.encoder import encode_basestring
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-
-try:  # CPython's C accelerator of the json module (what json.JSONEncoder itself uses when present)
-    import _json as _json_c
-except ImportError:  # pragma: no cover - other interpreters
-    _json_c = None  # type: ignore[assignment]
 from sqlalchemy.engine import URL, make_url
 
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
@@ -92,14 +87,15 @@ _CANONICAL_ENCODER = json.JSONEncoder(
 # small values a turn row holds, 7 per turn); these are made once, with the same settings as the
 # two encoders above. Without circular-reference markers (they would be shared between threads):
 # a value that contains itself fails with RecursionError instead of ValueError.
+# (``c_make_encoder`` is what JSONEncoder itself uses; None on an interpreter without the C module.)
 _FAST = (
-    _json_c.make_encoder(None, json_default, encode_basestring, None, ": ", ", ", False, False, True)
-    if _json_c is not None
+    c_make_encoder(None, json_default, encode_basestring, None, ": ", ", ", False, False, True)
+    if c_make_encoder is not None
     else None
 )
 _FAST_CANONICAL = (
-    _json_c.make_encoder(None, json_default, encode_basestring, None, ":", ",", True, False, True)
-    if _json_c is not None
+    c_make_encoder(None, json_default, encode_basestring, None, ":", ",", True, False, True)
+    if c_make_encoder is not None
     else None
 )
 

@@ -157,8 +157,8 @@ class TranscriptStore(TranscriptReader):
         only) copies the write-ahead log back on a thread (``agentkit.transcripts.wal_checkpointer``);
         False leaves that to SQLite, inside the commit that crosses its threshold. ``image_files``
         (a SQLite file only) appends image bytes to pack files beside the database
-        (``agentkit.transcripts.image_packs``); False keeps them inside it, a single-file store at
-        about a third of the write speed.
+        (``agentkit.transcripts.image_packs``); False keeps them inside it: a single-file store, at
+        about two thirds of the turn rate (``bench/store_speed.py``).
         """
         if engine is None:
             self.engine = make_engine(url)  # make_engine refuses a newer agentkit's database
@@ -473,12 +473,10 @@ class TranscriptStore(TranscriptReader):
         transaction, outside the writer lock) and its row names where; other blobs (message
         contents, images of other backends) keep their bytes in the row."""
         packs = self._packs
-        rows: list[dict[str, Any]] = []
         in_db = 0
-        for sha, blob in new_blobs.items():
+        for sha, blob in new_blobs.items():  # the rows as queued for this turn: completed in place
             if packs is None or not str(blob["media_type"]).startswith("image/"):
-                blob["pack"] = blob["pack_offset"] = None  # the row as queued (made for this turn)
-                rows.append(blob)
+                blob["pack"] = blob["pack_offset"] = None
                 in_db += blob["size"]
                 continue
             where = self._packed.get(sha)
@@ -490,8 +488,8 @@ class TranscriptStore(TranscriptReader):
                 if len(self._packed) >= _IMAGE_CACHE_SIZE:  # only failed turns leave entries behind
                     self._packed.clear()
                 self._packed[sha] = where
-            rows.append({**blob, "data": b"", "pack": where[0], "pack_offset": where[1]})
-        return rows, in_db
+            blob.update(data=b"", pack=where[0], pack_offset=where[1])
+        return list(new_blobs.values()), in_db
 
     def _encode_prompt(
         self, episode_id: str, messages: list[Message | dict[str, Any]]
