@@ -157,13 +157,17 @@ def test_several_arenas_live_in_one_process():
         b.close()
 
 
-def test_pass_metric_uses_the_pass_mark_and_treats_a_missing_one_as_positive_reward(backend):
+def test_pass_metric_uses_the_pass_mark_and_treats_a_missing_one_as_zero(backend):
     backend.reset("10-22-02", seed=0)
     final = backend.observe()
     metrics = backend.episode_metrics(final)
     assert metrics == {"pass": False, "level": 10, "pass_mark": None, "aai_version": "3.1.3"}
     final.total_reward = 0.5
     assert backend.episode_metrics(final)["pass"] is True
+    final.done, final.total_reward = True, 0.0  # an ended episode at exactly 0 reaches Unity's default mark
+    assert backend.episode_metrics(final)["pass"] is True
+    final.total_reward = -0.01
+    assert backend.episode_metrics(final)["pass"] is False
 
 
 def test_bounce_goals_get_one_push_and_stop_at_the_fence(backend, tmp_path):
