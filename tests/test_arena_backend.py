@@ -106,7 +106,7 @@ def test_the_privileged_state_has_the_agreed_shape(backend):
         elif entry["kind"] != "zone":
             assert entry["reward"] is None
     assert [e["id"] for e in state["items"]] == list(range(len(state["items"])))
-    assert obs.status["position"] == agent["position"] and obs.health == 100.0
+    assert obs.status["position"] == pytest.approx(agent["position"], abs=0.005) and obs.health == 100.0
 
 
 def test_heading_and_positions_use_animal_ai_axes(backend, tmp_path):
@@ -150,7 +150,8 @@ def test_several_arenas_live_in_one_process():
         b.reset("01-04-03", seed=0)
         for _ in range(10):
             a.step([1, 0])
-        assert b.observe().privileged["agent"]["position"] == [20.0, 0.0, 1.1]
+        # untouched: where it spawned (0.01 up, TrainingAgent.GetPosition) less the reset update's fall
+        assert b.observe().privileged["agent"]["position"] == pytest.approx([20.0, 0.0, 1.1], abs=0.01)
         assert a.observe().privileged["agent"]["position"][2] > 5
     finally:
         a.close()
@@ -181,10 +182,9 @@ def test_bounce_goals_get_one_push_and_stop_at_the_fence(backend, tmp_path):
         backend.step([0, 0])
         xs.append(backend.observe().privileged["items"][0]["position"][0])
     assert 0.5 < xs[0] - 30 < 10 * 0.06  # at most 10 units/s for the step's 0.06 s, less the floor's friction
-    assert all(b >= a - 1e-4 for a, b in zip(xs, xs[1:]))  # never comes back
-    assert (
-        xs[-1] == pytest.approx(40 - 0.999 / 2, abs=0.02) and xs[-20:] == [xs[-1]] * 20
-    )  # at rest against it
+    assert all(b >= a - 0.005 for a, b in zip(xs, xs[1:]))  # never comes back (no restitution)
+    # at rest against it (a ball still spinning against the fence may creep by 1e-4 a step)
+    assert xs[-1] == pytest.approx(40 - 0.999 / 2, abs=0.02) and max(xs[-20:]) - min(xs[-20:]) < 0.005
 
 
 def test_blocks_can_be_pushed_walls_and_glass_cannot_be_crossed(backend, tmp_path):

@@ -1,6 +1,6 @@
 """The arena's world follows Animal-AI's physics where tasks depend on it.
 
-Walls are heavy bodies that settle under gravity (a bar on posts of unequal height slopes, and goals
+Walls are heavy dynamic bodies that fall under gravity (a bar on posts of unequal height slopes, and goals
 roll down it: Testbed 02-29), but the agent cannot move them; zones are volumes centred below the
 floor (a low wall across a DeathZone is a safe bridge when it stands above the zone's top: Testbed 04-22).
 """
@@ -60,16 +60,24 @@ def test_a_wall_placed_in_the_air_falls_onto_what_holds_it(backend, arena_file):
         seed=0,
     )
     lower, upper = items_named(backend.observe(), "Wall")
+    # the first frame: nothing has fallen yet but the reset's one update (spawned at y + 0.01)
+    assert lower["position"][1] == pytest.approx(0.01, abs=0.005)
+    assert upper["position"][1] == pytest.approx(4.01, abs=0.005)
+    for _ in range(20):  # 1.2 s: a fall of 3 units takes 0.78 s
+        backend.step([0, 0])
+    lower, upper = items_named(backend.observe(), "Wall")
     assert lower["position"][1] == pytest.approx(0.0, abs=0.02)
     assert upper["position"][1] == pytest.approx(1.0, abs=0.02)  # came down from y = 4 onto the lower wall
 
 
 def test_goals_roll_down_a_rail_resting_on_posts_of_unequal_height(backend):
     """Testbed 02-29-01: the rails lie on a 3-high post and a 2-high one; the goals must reach the floor."""
-    obs = backend.reset("02-29-01", seed=0)
-    rails = [w for w in items_named(obs, "Wall") if w["size"][2] > 20]
+    backend.reset("02-29-01", seed=0)
+    for _ in range(10):  # the rails fall from where they were given onto the posts
+        backend.step([0, 0])
+    rails = [w for w in items_named(backend.observe(), "Wall") if w["size"][2] > 20]
     assert all(2.3 < r["position"][1] < 2.7 for r in rails)  # centre between the two post heights: sloping
-    for _ in range(150):
+    for _ in range(140):
         backend.step([0, 0])
     goals = items_named(backend.observe(), "GoodGoal") + items_named(backend.observe(), "GoodGoalMulti")
     assert len(goals) == 3
@@ -146,6 +154,8 @@ def test_a_goal_counts_on_the_step_the_agent_first_touches_it(backend, arena_fil
 
 def test_a_single_go_step_moves_the_agent_a_little_and_keeps_it_on_the_ground(backend, arena_file):
     backend.reset(arena_file(agent(20, 1)), seed=0)
+    for _ in range(3):  # at rest on the floor first: it spawns 0.01 above (TrainingAgent.GetPosition)
+        backend.step([0, 0])
     heights, zs = [], []
     for action in [[1, 0]] + [[0, 0]] * 8:
         backend.step(action)
