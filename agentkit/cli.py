@@ -296,7 +296,7 @@ def _print_run_summary(store, summary, config, as_json: bool) -> None:
     word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
     out.print(
         f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
-        f"{word.word}: {word.meaning}; pass rule {config.pass_rule}{note})",
+        f"{word.word}: {word.meaning}; pass rule {config.pass_rule}; protocol {config.protocol}{note})",
         markup=False,
     )
     if model_call_line(calls):

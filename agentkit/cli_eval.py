@@ -420,7 +420,7 @@ def _print_run(summary: Any, data: dict[str, Any], config: Any) -> None:
     out.print(
         f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
         f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
-        f"pass rule {config.pass_rule}{unjudged}){stopped}",
+        f"pass rule {config.pass_rule}; protocol {config.protocol}{unjudged}){stopped}",
         markup=False,
     )
     for group in data.get("by_level", []):

@@ -39,6 +39,7 @@ backend_options.commands     --commands              --commands
 backend_options.profile      --profile               --profile (trifinger: causalworld|agentkit)
 modality (observer, images)  --modality              --modality --harness (file: catalogue.*)
 pass_rule, human_frames      --pass-rule ...         --pass-rule --human-frames
+protocol                     --protocol              --protocol (file: protocol)
 control, observe             --control --observe     the same (and --observe-max-images)
 action_format                --action-format         --action-format (file: action_format)
 ============================ ======================= =============================================
@@ -213,6 +214,14 @@ COMMON_FLAGS: tuple[Flag, ...] = (
         "What a script's model sees on its next turn: end (default: the view "
         "after the script), every:K (also a frame every K steps of it) or events (also when a step brings "
         "a reward, a touch, a change of lights or a goal into view); each frame labelled with its step.",
+    ),
+    Flag(
+        "protocol",
+        "--protocol",
+        str,
+        "agentkit (the default: the clock starts at the first answer) or llm-aai (the "
+        "LLM-AAI paper's harness on Animal-AI: 49 idle steps and three pictures before the first answer, "
+        "a fixed reply to an unusable answer, no limit on those). See docs/protocols.md. Recorded with the run.",
     ),
     Flag(
         "action_format",

@@ -60,6 +60,10 @@ class RunConfig(BaseModel):
     # How an episode stopped by these limits or broken by an error is judged (agentkit.pass_rule):
     # "aai" (Animal-AI's, the default) or "llm-aai" (as the LLM-AAI paper's code judged).
     pass_rule: Literal["aai", "llm-aai"] = default.PASS_RULE
+    # The episode's timing and feedback (agentkit.protocols, docs/protocols.md): "agentkit" (ours, the
+    # default: the clock starts at the first answer) or "llm-aai" (the LLM-AAI harness's: 49 idle steps
+    # and three pictures before the first answer, a fixed reply to an unusable answer, no limit on them).
+    protocol: Literal["agentkit", "llm-aai"] = default.PROTOCOL
     # Run-wide limits: when one is reached no new episode starts and running ones end cleanly.
     run_max_cost_usd: float | None = Field(None, gt=0)
     run_max_tokens: int | None = Field(None, gt=0)
@@ -141,6 +145,11 @@ class RunConfig(BaseModel):
         from agentkit.control.modes import parse_control
 
         mode = parse_control(value)
+        protocol = info.data.get("protocol") or "agentkit"
+        if mode.kind != "script" and protocol != "agentkit":
+            raise ValueError(
+                f"--protocol {protocol} is the LLM-AAI script harness; it cannot be played frame by frame"
+            )
         if mode.kind != "script" and info.data.get("model") == "reference":
             raise ValueError(
                 "--control frame-by-frame needs a model that answers primitive actions (the "

@@ -4,7 +4,8 @@ It knows backends, models, renderers and stores only through their small interfa
 loop drives every world. Each turn is written to the store before the next begins, so a crash
 loses at most the turn in flight. When the loop's own limits stop an episode, the world's clock is
 run out idly before the episode is judged; the run's pass rule judges broken episodes
-(agentkit.pass_rule).
+(agentkit.pass_rule). The run's protocol (agentkit.protocols) says what happens before the first
+answer and what an unusable answer is told.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule, apply, runs_out_clock
 from agentkit.prompts import PromptRenderer
+from agentkit.protocols import AGENTKIT, EpisodeProtocol, StartRecord, play_start
 from agentkit.records import EndReason, EpisodeResult, ModelCallTotals, StorageError, TurnRecord, Usage
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,7 @@ class EpisodeSetup:
     control: Control = field(default_factory=Control)  # script or frame-by-frame (agentkit.control)
     watch: FrameWatch | None = None  # frames taken during a script (--observe every:K|events)
     action_format: str = "text"  # "tools": the model answers with tool calls (agentkit.actions.tool_calls)
+    protocol: EpisodeProtocol = AGENTKIT  # the start, the reply to unusable answers (agentkit.protocols)
 
 
 class _Budget:
@@ -188,6 +191,7 @@ class _Episode:
     calls: ModelCallTotals = field(
         default_factory=ModelCallTotals
     )  # retries, cut answers, dropped-prompt warnings
+    start: StartRecord | None = None  # what the protocol's start stepped before the first answer
 
 
 @dataclass
@@ -239,8 +243,10 @@ def run_episode(
 def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episode:
     """Reset the world and fix what every prompt of the episode shares."""
     started = time.monotonic()
-    backend, renderer = setup.backend, setup.renderer
+    backend, renderer, protocol = setup.backend, setup.renderer, setup.protocol
     observation: Observation = setup.observer.observe(backend.reset(task, seed))
+    world_map = backend.world_map()  # as the episode began, before any start step
+    observation, start, end_reason = _start(setup, observation, episode_id)
     context: dict[str, Any] = {
         "commands": backend.vocabulary.describe(),
         "max_scripts": setup.limits.max_scripts,
@@ -249,6 +255,7 @@ def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episo
         **backend.prompt_context(),
         **setup.control.prompt_context(),
         **({"action_format": "tools"} if setup.action_format == "tools" else {}),
+        **({"protocol": protocol.prompt_context()} if protocol is not AGENTKIT else {}),
     }
     return _Episode(
         setup=setup,
@@ -257,10 +264,40 @@ def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episo
         observation=observation,
         context=context,
         prefix=renderer.typed_prefix_messages(context),
-        world_map=backend.world_map(),
+        world_map=world_map,
         task_source=backend.task_source(),
         budget=_Budget(setup.limits),
         started=started,
+        all_actions=list(start.actions) if start else [],
+        end_reason=end_reason,
+        start=start,
+    )
+
+
+def _start(
+    setup: EpisodeSetup, observation: Observation, episode_id: str
+) -> tuple[Observation, StartRecord | None, EndReason | None]:
+    """The protocol's start before the first answer (llm-aai: 49 idle steps, three pictures): the
+    observation the first prompt shows, the start's record, and why the episode already ended, if
+    the world (or the simulator, raising) ended it meanwhile. Nothing to do under agentkit's own."""
+    protocol = setup.protocol
+    if not protocol.has_start:
+        return observation, None, None
+    try:
+        observation, start = play_start(protocol, setup.backend, setup.observer, observation)
+    except Exception as exc:  # a simulator crash before the first answer: the episode's own reason
+        log.exception("episode %s: environment error during the %s start", episode_id, protocol.name)
+        return (
+            observation,
+            StartRecord(protocol.name, error=f"{type(exc).__name__}: {exc}"),
+            EndReason.ENV_ERROR,
+        )
+    if not start.ended:
+        return observation, start, None
+    return (
+        observation,
+        start,
+        start.end_reason or (EndReason.GOAL if observation.success else EndReason.FAILED),
     )
 
 
@@ -305,6 +342,8 @@ def _play_turn(ep: _Episode) -> _Turn | None:
         ep.last_step = execution.last
     ep.all_actions.extend(execution.actions)
     ep.feedback = parse_error.message if parse_error else execution.compile_error
+    if parse_error and setup.protocol.unusable_reply is not None:  # the protocol's fixed reply instead
+        ep.feedback = setup.protocol.unusable_reply
     ep.parse_failures = ep.parse_failures + 1 if parse_error else 0
     results: tuple[Message, ...] = ()
     if answer.reply.tool_calls:  # each call answered by a tool message; a refusal said where it was made
@@ -385,7 +424,7 @@ def _end_after_turn(ep: _Episode, execution: _Execution) -> EndReason | None:
         if last and last.end_reason:
             return last.end_reason
         return EndReason.GOAL if observation.success else EndReason.FAILED
-    if ep.parse_failures >= limits.max_parse_failures:
+    if ep.setup.protocol.parse_failures_end_episode and ep.parse_failures >= limits.max_parse_failures:
         return EndReason.PARSE_FAILURE_LIMIT
     if ep.budget.exhausted():
         return EndReason.BUDGET
@@ -407,6 +446,8 @@ def _result(ep: _Episode, task: str, seed: int) -> EpisodeResult:
     metrics = setup.backend.episode_metrics(observation)
     if clock is not None:
         metrics["clock_run_out"] = clock
+    if ep.start is not None:
+        metrics["protocol_start"] = ep.start.to_json()
     success, metrics = apply(
         setup.pass_rule, end_reason, bool(observation.success) and end_reason == EndReason.GOAL, metrics
     )

@@ -30,6 +30,7 @@ MAX_RETRIES: Final = 5  # of a failed model request, with exponential backoff
 RETRY_BASE_S: Final = 1.0  # the first backoff wait
 MEMORY: Final = "full"  # what of the past each prompt repeats (agentkit.memory)
 PASS_RULE: Final = "aai"  # how a stopped or broken episode is judged (agentkit.pass_rule)
+PROTOCOL: Final = "agentkit"  # when the clock starts, what an unusable answer costs (agentkit.protocols)
 HUMAN_FRAMES: Final = "auto"  # where --model human shows the frames (agentkit.models.human_frames)
 # The observer's views a run asks for ("structured" is for tools and maps, not prompts).
 OBSERVER_VIEWS: Final = ("image", "ascii", "language")

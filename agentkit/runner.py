@@ -36,6 +36,7 @@ from agentkit.control import make_control
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
 from agentkit.prompts.renderer import resolve_templates
+from agentkit.protocols import check_backend, protocol_named
 from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (
@@ -114,6 +115,7 @@ class RunSummary:
             "outcome": word.word,
             "outcome_meaning": word.meaning,
             "pass_rule": self.config.pass_rule,
+            "protocol": self.config.protocol,
             "not_judged": len(self.episodes) - len(self.judged),
             "stopped": self.stopped.value if self.stopped else None,
         }
@@ -135,6 +137,7 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
             backend.reference_policy()  # raises ValueError where there is no reference agent
         control = make_control(config.control, config.observe, config.observe_max_images, backend)
         control.check_templates(sources)
+        check_backend(protocol_named(config.protocol), backend)  # e.g. llm-aai on gridworld: one line
         if config.action_format == "tools":
             check_tool_templates(sources)
         for task in dict.fromkeys(task for task, _, _ in config.episode_plan()):

@@ -25,6 +25,7 @@ from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PassRule
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
+from agentkit.protocols import check_backend, protocol_named
 
 # Frame-by-frame control: an episode ends by the world's own clock, counted in steps as Animal-AI
 # counts them (an arena lasts its t steps), not after --max-scripts answers; this many answers
@@ -159,6 +160,8 @@ def make_setup(
         else wrap_model(make_model(config, backend, api_key), config, cache)
     )
     control, watch = control_parts(config, backend)
+    protocol = protocol_named(config.protocol)
+    check_backend(protocol, backend)  # one line for a backend that does not play it
     return EpisodeSetup(
         backend=backend,
         observer=make_observer(config),
@@ -169,6 +172,7 @@ def make_setup(
         control=control,
         watch=watch,
         action_format=config.action_format,
+        protocol=protocol,
         limits=EpisodeLimits(
             max_scripts=FRAME_CALLS_GUARD if control.frame_by_frame else config.max_scripts,
             max_parse_failures=config.max_parse_failures,

@@ -2,7 +2,11 @@
 
 Prints:
   (a) environment steps per second with frames off (random actions on the 40 Testbed tasks played
-      by children; resets are timed apart), target >= 5,000;
+      by children; resets are timed apart), target >= 5,000; beside it the same worlds stepped bare
+      in pybullet (the physics limit: each task's world as the backend built it, then only
+      ``p.stepSimulation`` for the same number of physics updates, 3 per step, and none of
+      agentkit's per-update code: no drive, friction, contacts, items or rules) and the ratio
+      ours / bare;
   (b) milliseconds per first-person frame at 84 and 512 pixels, rendered from each of those tasks'
       start positions looking in four directions, target <= 40 ms at 512, and the same for busy
       arenas (``BUSY``: the most items, glass, zones, tunnels, ramps), worst task named.
@@ -22,16 +26,34 @@ import statistics
 import time
 
 import numpy as np
+import pybullet as p
 
+from agentkit.envs.animalai_common import motion
 from agentkit.envs.animalai_common.suites import CHILDREN_40
 from agentkit.envs.animalai_common.tasks import packaged_task_ids
 from agentkit.envs.arena.backend import ArenaBackend
 
 
+def bare_steps(backend: ArenaBackend, task: str, steps: int) -> tuple[float, float]:
+    """Wall and CPU seconds of ``steps`` environment steps' worth of bare pybullet updates of
+    ``task``'s world: built by the backend's reset, then ``p.stepSimulation`` on its client only,
+    ``DECISION_PERIOD`` x ``physics_substeps`` times per step (3 at the defaults)."""
+    backend.reset(task, seed=0)
+    world = backend._world  # the ArenaWorld the reset built; its pybullet client is all we step
+    assert world is not None
+    client = world.client
+    updates = steps * motion.DECISION_PERIOD * backend.physics_substeps
+    step = p.stepSimulation
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for _ in range(updates):
+        step(physicsClientId=client)
+    return time.perf_counter() - start, time.process_time() - cpu_start
+
+
 def bench_steps(tasks: list[str], steps_per_task: int) -> None:
     backend = ArenaBackend(frames=False)
     rng = random.Random(0)
-    step_s = reset_s = step_cpu = 0.0
+    step_s = reset_s = step_cpu = bare_s = bare_cpu = 0.0
     steps = resets = 0
     for task in tasks:
         done_steps = 0
@@ -49,13 +71,26 @@ def bench_steps(tasks: list[str], steps_per_task: int) -> None:
             step_s += time.perf_counter() - start
             step_cpu += time.process_time() - cpu_start
         steps += done_steps
+        # the same world, the same number of steps, bare: measured task by task beside ours, so a
+        # shared machine's load falls on both alike
+        wall, cpu = bare_steps(backend, task, done_steps)
+        bare_s += wall
+        bare_cpu += cpu
     backend.close()
-    rate = steps / step_s
+    rate, bare = steps / step_s, steps / bare_s
     print(
         f"(a) env steps without rendering: {rate:,.0f} steps/s over {steps:,} steps on {len(tasks)} tasks "
         f"(target >= 5,000: {'OK' if rate >= 5000 else 'MISSED'}); reset {reset_s / resets * 1000:.1f} ms each"
     )
-    print(f"    CPU time of this process: {steps / step_cpu:,.0f} steps/s")
+    print(
+        f"    bare pybullet, the same worlds: {bare:,.0f} steps/s "
+        f"({motion.DECISION_PERIOD * backend.physics_substeps} p.stepSimulation per step, nothing else: "
+        f"the physics limit); ours / bare = {rate / bare:.2f}"
+    )
+    print(
+        f"    CPU time of this process: {steps / step_cpu:,.0f} steps/s, bare {steps / bare_cpu:,.0f} "
+        f"steps/s, ours / bare = {bare_cpu / step_cpu:.2f}"
+    )
 
 
 # Testbed arenas that are hard to draw: 155 items (08-10-01), 50 items on rails (02-28-02), glass tunnels

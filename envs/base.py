@@ -78,6 +78,10 @@ class Backend(ABC):
     # means for this backend: "pass" where the backend reports a pass metric, else "success".
     outcome_word: ClassVar[str] = "success"
     outcome_meaning: ClassVar[str] = "the backend's success flag"
+    # The episode protocols this backend plays (``agentkit.protocols``: when the clock starts, what
+    # the model sees first, what an unusable answer costs). Every backend plays agentkit's own; the
+    # LLM-AAI harness's is Animal-AI's, so only the Animal-AI backends add "llm-aai".
+    protocols: ClassVar[tuple[str, ...]] = ("agentkit",)
 
     @classmethod
     @abstractmethod

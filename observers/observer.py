@@ -14,7 +14,7 @@ from agentkit.observers.grid_ascii import render_ascii
 from agentkit.observers.grid_language import describe_grid
 from agentkit.observers.grid_structured import structured_view
 from agentkit.observers.image_encoding import encode_image
-from agentkit.observers.observation import Observation, RawObservation
+from agentkit.observers.observation import EncodedImage, Observation, RawObservation
 from agentkit.observers.status import status_text
 
 View = Literal["image", "ascii", "language", "structured"]
@@ -37,6 +37,24 @@ class Observer:
 
     def __init__(self, config: ObserverConfig | None = None) -> None:
         self.config = config or ObserverConfig()
+
+    def encode_frames(self, frames: dict[str, Any], label: str) -> list[EncodedImage]:
+        """Camera frames taken outside an observation (``Backend.frames_now``) as this observer
+        encodes images, each labelled ``label`` (and its camera's name when there are several);
+        none when the run asks for no images."""
+        if "image" not in self.config.views:
+            return []
+        several = len(frames) > 1
+        return [
+            encode_image(
+                frame,
+                label=f"{label} {name}" if several else label,
+                fmt=self.config.image_format,
+                max_side=self.config.max_side,
+                quality=self.config.quality,
+            )
+            for name, frame in frames.items()
+        ]
 
     def observe(self, raw: RawObservation) -> Observation:
         views = set(self.config.views)

@@ -57,8 +57,9 @@ EVAL_ONLY = {
     "--no-images": (None, "include_images", False),
 }
 # Flags of one backend (refused by the gridworld these fixtures run): each reaches the stored config
-# in its backend's tests (--profile: tests/test_trifinger_profile_flag.py, trifinger's causalworld|agentkit).
-BACKEND_ONLY = {"--profile"}
+# in its backend's tests (--profile: tests/test_trifinger_profile_flag.py, trifinger's causalworld|agentkit;
+# --protocol llm-aai, Animal-AI's: tests/test_protocols.py).
+BACKEND_ONLY = {"--profile", "--protocol"}
 # Flags of a model's control (frame-by-frame and tool calls refuse the reference agent these fixtures
 # run): each reaches the stored config in tests/test_control_modes.py (--action-format:
 # tests/test_tool_calls_run.py).

@@ -40,6 +40,7 @@ def test_list_and_show_the_packaged_sets(tmp_path):
         "control",
         "has_images",
         "max_scripts",
+        "protocol",
         "time_limit",
     ]
     assert {"obs", "feedback", "turn"} <= set(shown["variables"]["turn.j2"])

@@ -38,8 +38,9 @@ _REPLAYS = threading.Lock()
 
 @dataclass(frozen=True)
 class StepPath:
-    """``points[i]``: (turn, pose) after each step, starting with the pose at reset (turn 0);
-    empty with ``reason`` saying why there is no step path."""
+    """``points[i]``: (turn, pose) after each step, starting with the pose at reset (turn 0); the
+    steps of a protocol's start (``agentkit.protocols``: llm-aai's 49 before the first answer), and
+    then the reset, count as turn -1. Empty with ``reason`` saying why there is no step path."""
 
     points: list[tuple[int, Pose]] = field(default_factory=list)
     reason: str = ""
@@ -92,7 +93,9 @@ def replay_step_path(store: TranscriptReader, episode_id: str) -> StepPath:
                 reason=f"backend {config.env!r} cannot be started with the stored options ({exc})"
             )
         try:
-            return _walk(store, episode_id, episode.task, episode.seed, backend, turns, recorded)
+            return _walk(
+                store, episode_id, episode.task, episode.seed, backend, turns, recorded, config.protocol
+            )
         except Exception as exc:  # the simulator raised: no path, the page still works
             log.warning("episode %s: replaying its actions for the map failed: %s", episode_id, exc)
             return StepPath(reason=f"replaying the stored actions failed ({type(exc).__name__})")
@@ -108,14 +111,27 @@ def _walk(
     backend: Any,
     turns: list[Any],
     recorded: list[Pose | None],
+    protocol_name: str = "agentkit",
 ) -> StepPath:
+    from agentkit.protocols import protocol_named
     from agentkit.replay import use_stored_source
 
+    protocol = protocol_named(protocol_name)
     use_stored_source(store, episode_id, task, backend)
     here = _pose(backend.reset(task, seed))
     if here is None:
         return StepPath(reason="this backend's observations carry no pose")
-    points = [(0, here)]
+    points = [(-1 if protocol.has_start else 0, here)]
+    if protocol.has_start:  # the idle steps before the first answer, as the loop stepped them
+        (idle,) = backend.idle_actions()
+        for _ in range(protocol.start_steps):
+            result = backend.step(idle)
+            here = _pose(backend.observe())
+            if here is None:
+                return StepPath(reason="this backend's observations carry no pose")
+            points.append((-1, here))
+            if result.done:
+                break
     for turn, want in zip(turns, recorded):
         if not _close(here, want):
             return StepPath(

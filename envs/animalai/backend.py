@@ -69,6 +69,7 @@ class AnimalAIBackend(Backend):
     outcome_meaning: ClassVar[str] = "final reward >= the task's pass mark"
     template_set: ClassVar[str] = "aai-arena"
     frameless_options: ClassVar[dict[str, Any]] = {"frames": False}
+    protocols: ClassVar[tuple[str, ...]] = ("agentkit", "llm-aai")  # Animal-AI's: docs/protocols.md
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
     def __init__(

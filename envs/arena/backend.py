@@ -88,6 +88,7 @@ class ArenaBackend(Backend):
     template_set: ClassVar[str] = "aai-arena"
     frameless_options: ClassVar[dict[str, Any]] = {"frames": False}
     replays_in_viewer: ClassVar[bool] = True  # pybullet in-process; a task's file text comes from the store
+    protocols: ClassVar[tuple[str, ...]] = ("agentkit", "llm-aai")  # Animal-AI's: docs/protocols.md
     #: Units moved per step per unit of reported velocity (velocities are in units per second).
     velocity_per_step: ClassVar[float] = motion.STEP_SECONDS
 
