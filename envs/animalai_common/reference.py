@@ -160,7 +160,8 @@ class ArenaReferencePolicy:
     def __init__(self, backend: Any = None, model: MotionModel = DEFAULT_MODEL) -> None:
         self.backend = backend
         self.model = model
-        self._seen: dict[int, tuple[int, float, float]] = {}  # goal id -> (step, x, z) last turn
+        self._seen: dict[int, tuple[int, float, float, float]] = {}  # goal id -> (step, x, y, z) last turn
+        self._falling: dict[int, float] = {}  # goal id -> vertical speed (a goal given in the air falls)
         self._velocity: dict[int, tuple[float, float]] = {}  # goal id -> (vx, vz) per step
         self._script_steps = 0  # steps already planned in the script being written
 
@@ -180,6 +181,7 @@ class ArenaReferencePolicy:
         if step == 0 or any(step < seen[0] for seen in self._seen.values()):
             self._seen.clear()
             self._velocity.clear()
+            self._falling.clear()
         self._track_goals(privileged, step)
         agent = self._agent_state(privileged)
         moving = self._moving(privileged)
@@ -279,12 +281,13 @@ class ArenaReferencePolicy:
         for item in privileged["items"]:
             if item.get("kind") != "goal":
                 continue
-            x, _, z = (float(v) for v in item["position"])
+            x, y, z = (float(v) for v in item["position"])
             old = self._seen.get(item["id"])
             if old is not None and step > old[0]:
                 dt = step - old[0]
-                self._velocity[item["id"]] = ((x - old[1]) / dt, (z - old[2]) / dt)
-            self._seen[item["id"]] = (step, x, z)
+                self._velocity[item["id"]] = ((x - old[1]) / dt, (z - old[3]) / dt)
+                self._falling[item["id"]] = (y - old[2]) / dt
+            self._seen[item["id"]] = (step, x, y, z)
 
     def _moving(self, privileged: dict[str, Any]) -> bool:
         """Whether any goal moves (or may: a bouncing one whose velocity is not known yet)."""
@@ -300,7 +303,7 @@ class ArenaReferencePolicy:
     def _may_move(self, goal: dict[str, Any]) -> bool:
         """Whether a goal is moving or not known to be still (falling, rolling down a ramp...)."""
         v = self._velocity.get(goal["id"])
-        return v is None or math.hypot(*v) > 0.005
+        return v is None or math.hypot(*v) > 0.005 or abs(self._falling.get(goal["id"], 0.0)) > 0.005
 
     def _predicted(self, goal: dict[str, Any], agent: AgentState) -> tuple[float, float]:
         """Where a moving goal will be when the agent gets there (straight-line estimate)."""

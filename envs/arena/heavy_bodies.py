@@ -80,16 +80,24 @@ class HeavyBodies:
         p.performCollisionDetection(physicsClientId=c)
         # what holds it up: bodies whose contact normal (on them, towards this body) points up; a goal
         # or a box lying on top of a wall, or leaning on its side, does not hold it
-        below = {
-            contact[2]
+        resting = [
+            contact
             for contact in p.getContactPoints(bodyA=heavy.body, physicsClientId=c)
             if contact[7][2] > SUPPORT_NORMAL
-        }
+        ]
+        below = {contact[2] for contact in resting}
         heavy.supports = frozenset(b for b in below if b in movable or b in self._bodies)
         heavy.pinned = True
         heavy.at_rest = 0
         p.changeDynamics(heavy.body, -1, mass=0.0, physicsClientId=c)
         p.resetBaseVelocity(heavy.body, [0, 0, 0], [0, 0, 0], physicsClientId=c)
+        # Bullet lets a resting body sink into its support (about a hundredth of a unit for a ramp on a
+        # wall); PhysX rests it on the surface. Lift it out before pinning it there.
+        sunk = max((-contact[8] for contact in resting), default=0.0)
+        if sunk > 0.0:
+            position, orientation = p.getBasePositionAndOrientation(heavy.body, physicsClientId=c)
+            lifted = [position[0], position[1], position[2] + sunk]
+            p.resetBasePositionAndOrientation(heavy.body, lifted, orientation, physicsClientId=c)
 
     def _release(self, heavy: HeavyBody) -> None:
         heavy.pinned = False
