@@ -11,6 +11,12 @@ is then pinned where it lies (mass 0 in Bullet: what the agent does cannot move 
 again as soon as a movable body it rests on moves or disappears (a wall laid on a box that is pushed
 away falls, as in Unity). Pinned bodies that rest on each other release in a chain: a released body
 moves, and what it holds sees it move.
+
+Bullet cannot stack 10000 on 1: a wall slab laid on four 1 kg cardboard boxes (Testbed 06-08, 03-26,
+03-27) crushes them into the floor (0.6-0.95 in 30 steps, measured), where PhysX's boxes carry it. A
+box or goal carrying a heavy body cannot be moved by anything in the arena either (a 10000 kg wall
+presses it with 0.425 x 98,100 N of friction), so the movable bodies a falling heavy body lands on are
+pinned with it as its carriers, and let go with it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class HeavyBody:
     pinned: bool = False
     at_rest: int = 0  # consecutive updates at rest while dynamic
     supports: frozenset[int] = field(default_factory=frozenset)  # movable bodies it lay on when pinned
+    carriers: set[int] = field(default_factory=set)  # movable bodies pinned because it lies on them
 
 
 class HeavyBodies:
@@ -42,6 +49,7 @@ class HeavyBodies:
     def __init__(self, client: int) -> None:
         self.client = client
         self._bodies: dict[int, HeavyBody] = {}
+        self._carried: dict[int, tuple[float, tuple[float, float, float]]] = {}  # carrier -> mass, inertia
 
     def add(self, body: int, mass: float) -> None:
         inertia = p.getDynamicsInfo(body, -1, physicsClientId=self.client)[2]
@@ -61,15 +69,51 @@ class HeavyBodies:
         released: list[int] = []
         for heavy in self._bodies.values():
             if heavy.pinned:
-                if any(s in gone or (s in movable and self._moving(s)) for s in heavy.supports):
+                lost = heavy.carriers & gone  # a goal it lay on was collected
+                if lost or any(s in gone or (s in movable and self._moving(s)) for s in heavy.supports):
                     self._release(heavy)
                     released.append(heavy.body)
+                    released.extend(self._drop_carriers(heavy, gone))
                 continue
+            for carrier in self._bodies_below(heavy.body):
+                if carrier in movable and carrier not in self._bodies and carrier not in self._carried:
+                    self._pin_carrier(carrier)
+                    heavy.carriers.add(carrier)
+                    pinned.append(carrier)
             heavy.at_rest = heavy.at_rest + 1 if not self._moving(heavy.body) else 0
             if heavy.at_rest >= PIN_AFTER:
                 self._pin(heavy, movable)
                 pinned.append(heavy.body)
         return pinned, released
+
+    def _bodies_below(self, body: int) -> set[int]:
+        """Bodies ``body`` rests on: their contact normal (on them, towards ``body``) points up."""
+        return {
+            contact[2]
+            for contact in p.getContactPoints(bodyA=body, physicsClientId=self.client)
+            if contact[7][2] > SUPPORT_NORMAL
+        }
+
+    def _pin_carrier(self, body: int) -> None:
+        c = self.client
+        mass, _, inertia = p.getDynamicsInfo(body, -1, physicsClientId=c)[:3]
+        self._carried[body] = (mass, tuple(inertia))
+        p.changeDynamics(body, -1, mass=0.0, physicsClientId=c)
+        p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=c)
+
+    def _drop_carriers(self, heavy: HeavyBody, gone: set[int]) -> list[int]:
+        """Let go of the carriers no other pinned heavy body still lies on."""
+        still = {c for other in self._bodies.values() if other is not heavy for c in other.carriers}
+        freed = []
+        for carrier in heavy.carriers - still:
+            mass, inertia = self._carried.pop(carrier)
+            if carrier not in gone:
+                p.changeDynamics(
+                    carrier, -1, mass=mass, localInertiaDiagonal=list(inertia), physicsClientId=self.client
+                )
+                freed.append(carrier)
+        heavy.carriers = set()
+        return freed
 
     def _moving(self, body: int) -> bool:
         (vx, vy, vz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=self.client)
@@ -86,7 +130,11 @@ class HeavyBodies:
             if contact[7][2] > SUPPORT_NORMAL
         ]
         below = {contact[2] for contact in resting}
-        heavy.supports = frozenset(b for b in below if b in movable or b in self._bodies)
+        heavy.supports = frozenset(
+            b
+            for b in below
+            if b in movable or b in self._bodies or (b in self._carried and b not in heavy.carriers)
+        )
         heavy.pinned = True
         heavy.at_rest = 0
         p.changeDynamics(heavy.body, -1, mass=0.0, physicsClientId=c)
