@@ -125,6 +125,23 @@ def test_gold_goals_come_before_the_green_one_that_ends_the_episode():
     assert plan.goal is gold
 
 
+def test_gold_goals_rolling_behind_a_green_one_are_chased_not_waited_for():
+    # 02-29-01: the goals roll off their rails one behind the other towards the fence. A straight
+    # guess puts the gold ones on top of the green one (kept away from while gold is left); the
+    # agent heads for where they are now instead of waiting until the script limit.
+    def goals(z0):
+        return [
+            _item(6, "GoodGoal", "goal", (10, 0, z0), (1, 1, 1), reward=1.0),
+            _item(7, "GoodGoalMulti", "goal", (10, 0, z0 + 1.35), (1, 1, 1), reward=1.0),
+            _item(8, "GoodGoalMulti", "goal", (10, 0, z0 + 3.05), (1, 1, 1), reward=1.0),
+        ]
+
+    policy = ArenaReferencePolicy()
+    policy.plan(_state(goals(4.6), agent=(39.0, 0.0, 39.0), step=144, t=500))
+    plan = policy.plan(_state(goals(4.2), agent=(39.0, 0.0, 39.0), step=150, t=500))
+    assert plan.goal is not None and plan.goal["name"] == "GoodGoalMulti"
+
+
 def test_bigger_green_goal_is_preferred():
     small = _item(2, "GoodGoal", "goal", (20, 0, 10), (1, 1, 1), reward=1.0)
     big = _item(3, "GoodGoal", "goal", (30, 0, 30), (3, 3, 3), reward=3.0)

@@ -368,6 +368,13 @@ class ArenaReferencePolicy:
                 for goal in targets:
                     at = self._predicted(goal, agent)
                     cost, cell = result.cost_to(goal_targets(amap, goal, at))
+                    here = (float(goal["position"][0]), float(goal["position"][2]))
+                    if not math.isfinite(cost) and at != here:
+                        # The straight-line guess lands it where it cannot be reached (against a
+                        # green goal rolling ahead of it, at the fence); rolling goals slow down,
+                        # so head for where it is now and guess again next turn.
+                        at = here
+                        cost, cell = result.cost_to(goal_targets(amap, goal, at))
                     if math.isfinite(cost):
                         options.append(_Choice(goal, at, cost, result, cell, settings))
             if options:
