@@ -74,6 +74,11 @@ CALM_CLEARANCE = 2.5  # chain past a goal only if nothing lethal is nearer to it
 OVERSHOOT_MARGIN = 0.5  # and this much more while driving on through a goal (bumping it deflects the agent)
 LEG_TOLERANCE = 0.8  # a leg predicted to end farther than this from its waypoint ends the script
 DRIFT_PER_STEP = 0.02  # extra room per step already planned in this script, for prediction drift
+UNSTICK_MIN_GO = 4  # a script with at least this many Go steps ...
+UNSTICK_MOVED = 0.25  # ... that moved the agent less than this left it stuck
+UNSTICK_BACK = 3  # Go steps backwards that start the next script
+AGENT_RADIUS_STUCK = (0.75, 0.9)  # the planner's agent radius after one, two or more stuck scripts
+WAIT_TURNS = (36, 36, 60, 60, 90, 90, 120)  # degrees turned by successive scripts of waiting (6 a step)
 FINISH_STEPS = (
     3  # extra Go steps past the point where the goal should be touched (touches register a step late)
 )
@@ -163,6 +168,9 @@ class ArenaReferencePolicy:
         self._seen: dict[int, tuple[int, float, float]] = {}  # goal id -> (step, x, z) last turn
         self._velocity: dict[int, tuple[float, float]] = {}  # goal id -> (vx, vz) per step
         self._script_steps = 0  # steps already planned in the script being written
+        self._waits = 0  # scripts in a row spent waiting for a goal to come within reach
+        self._last: tuple[float, float, int] | None = None  # (x, z, Go steps) of the last script
+        self._stuck = 0  # scripts in a row whose Go steps left the agent where it was
 
     # ---- the ScriptPolicy face -------------------------------------------------------------
 
@@ -180,8 +188,12 @@ class ArenaReferencePolicy:
         if step == 0 or any(step < seen[0] for seen in self._seen.values()):
             self._seen.clear()
             self._velocity.clear()
+            self._waits = 0
+            self._last = None
+            self._stuck = 0
         self._track_goals(privileged, step)
         agent = self._agent_state(privileged)
+        self._note_progress(agent)
         moving = self._moving(privileged)
         budget = MOVING_SCRIPT_STEPS if moving else MAX_SCRIPT_STEPS
         arena = privileged["arena"]
@@ -195,6 +207,12 @@ class ArenaReferencePolicy:
         taken: set[int] = set()
         state, steps = agent, 0
         cache: dict[Any, ArenaMap] = {}
+        if self._stuck:
+            # Pressed against a rim or corner the map does not resolve: back off first, and plan
+            # with a fatter agent so the route keeps clear of whatever held it.
+            commands.append(("Go", -UNSTICK_BACK))
+            state = self.model.go(agent, -UNSTICK_BACK)
+            steps = UNSTICK_BACK
         for _ in range(MAX_GOALS_PER_SCRIPT if not moving else 1):
             gained = sum(_reward(g) for g in goals)
             choice = self._choose(
@@ -235,7 +253,13 @@ class ArenaReferencePolicy:
             if not reached or not follows or steps >= budget - 5:
                 break
         if not goals:
+            self._last = None
             return Plan([], [], self._wait(privileged))
+        self._waits = 0
+        self._last = (agent.x, agent.z, sum(abs(int(arg)) for name, arg in commands if name == "Go"))
+        if commands[0][0] != "Think":  # the back-off goes after the thought
+            think = next(k for k, (name, _) in enumerate(commands) if name == "Think")
+            commands.insert(0, commands.pop(think))
         if len(goals) > 1:
             commands[0] = ("Think", commands[0][1] + f" Then I pick up {len(goals) - 1} more on the way.")
         logger.debug(
@@ -247,6 +271,21 @@ class ArenaReferencePolicy:
         )
         return Plan(goals, route, commands, settings_used)
 
+    def _note_progress(self, agent: AgentState) -> None:
+        """Count scripts in a row whose Go steps did not move the agent (it is wedged somewhere)."""
+        if self._last is not None and self._last[2] >= UNSTICK_MIN_GO:
+            moved = math.hypot(agent.x - self._last[0], agent.z - self._last[1])
+            self._stuck = self._stuck + 1 if moved < UNSTICK_MOVED else 0
+        else:
+            self._stuck = 0
+
+    def _relaxations(self) -> tuple[MapSettings, ...]:
+        """The map settings to try in order: a fatter agent first while it is stuck."""
+        if not self._stuck:
+            return RELAXATIONS
+        fat = MapSettings(agent_radius=AGENT_RADIUS_STUCK[min(self._stuck, len(AGENT_RADIUS_STUCK)) - 1])
+        return (fat, *RELAXATIONS)
+
     def _wait(self, privileged: dict[str, Any]) -> list[tuple[str, Any]]:
         """No good goal can be reached now. If one may still come within reach (it falls, rolls or
         bounces), let time pass by turning on the spot; if nothing can change, stand still: every
@@ -257,7 +296,15 @@ class ArenaReferencePolicy:
             if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
         ]
         if any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
-            return [("Think", "I cannot reach a good goal yet; I turn on the spot and watch."), ("Turn", 36)]
+            # Goals that roll off rails or fall may take a hundred steps or more to come within
+            # reach, and an episode allows only so many scripts: the longer the wait already, the
+            # longer each further look-round (a full turn at most).
+            angle = WAIT_TURNS[min(self._waits, len(WAIT_TURNS) - 1)]
+            self._waits += 1
+            return [
+                ("Think", "I cannot reach a good goal yet; I turn on the spot and watch."),
+                ("Turn", angle),
+            ]
         return [("Think", "No good goal that is left can be reached, so I stay where I am.")]
 
     # ---- state ---------------------------------------------------------------------------
@@ -357,7 +404,7 @@ class ArenaReferencePolicy:
             ]
         else:
             passes = [(frozenset(), goals)]
-        for settings in RELAXATIONS:
+        for settings in self._relaxations():
             options = []
             for avoid, targets in passes:
                 key = (settings, avoid)
