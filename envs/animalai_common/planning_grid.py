@@ -110,11 +110,14 @@ class ArenaMap:
     hazards: list[Hazard] = field(default_factory=list, repr=False)  # what kills (zones, red goals)
     solid: list[Part] = field(default_factory=list, repr=False)  # parts that hold the agent up or stop it
 
-    def blocks_way(self, start: tuple[float, float], end: tuple[float, float], level: float) -> bool:
+    def blocks_way(
+        self, start: tuple[float, float], end: tuple[float, float], level: float, thin_only: bool = False
+    ) -> bool:
         """Whether the straight way from ``start`` runs into a part that stops an agent standing at ``level``.
 
         "Into" is closer to the part than the agent already is (or than its radius): an agent
         pressed against a thin post must not take a cell just behind the post as its next step.
+        ``thin_only``: only parts thinner than a cell, which the grid itself cannot resolve.
         """
         t = np.linspace(0.0, 1.0, 9)
         xs = start[0] + (end[0] - start[0]) * t
@@ -122,6 +125,8 @@ class ArenaMap:
         step = self.settings.step_up
         for part in self.solid:
             if part.top <= level + step or part.bottom >= level + AGENT_HEIGHT:
+                continue
+            if thin_only and min(part.hx, part.hz) * 2 >= self.settings.resolution:
                 continue
             d = part.distance(xs, zs)
             if float(d[1:].min()) < min(float(d[0]), self.settings.agent_radius) - 0.05:
@@ -526,7 +531,7 @@ def shorten(
             worst = max(worst, costs[k])
             if not segment_clear(amap, here, path[k], worst, start_ok if at < 0 else 0.0):
                 break
-            if at < 0 and amap.blocks_way(start, path[k], level):
+            if at < 0 and amap.blocks_way(start, path[k], level, thin_only=True):
                 break  # the exempt start may not cut the corner of a post the agent leans on
             nxt = k
         out.append(path[nxt])
