@@ -106,7 +106,7 @@ def test_the_privileged_state_has_the_agreed_shape(backend):
         elif entry["kind"] != "zone":
             assert entry["reward"] is None
     assert [e["id"] for e in state["items"]] == list(range(len(state["items"])))
-    assert obs.status["position"] == agent["position"] and obs.health == 100.0
+    assert obs.status["position"] == pytest.approx(agent["position"], abs=0.005) and obs.health == 100.0
 
 
 def test_heading_and_positions_use_animal_ai_axes(backend, tmp_path):
@@ -150,20 +150,25 @@ def test_several_arenas_live_in_one_process():
         b.reset("01-04-03", seed=0)
         for _ in range(10):
             a.step([1, 0])
-        assert b.observe().privileged["agent"]["position"] == [20.0, 0.0, 1.1]
+        # untouched: where it spawned (0.01 up, TrainingAgent.GetPosition) less the reset update's fall
+        assert b.observe().privileged["agent"]["position"] == pytest.approx([20.0, 0.0, 1.1], abs=0.01)
         assert a.observe().privileged["agent"]["position"][2] > 5
     finally:
         a.close()
         b.close()
 
 
-def test_pass_metric_uses_the_pass_mark_and_treats_a_missing_one_as_positive_reward(backend):
+def test_pass_metric_uses_the_pass_mark_and_treats_a_missing_one_as_zero(backend):
     backend.reset("10-22-02", seed=0)
     final = backend.observe()
     metrics = backend.episode_metrics(final)
     assert metrics == {"pass": False, "level": 10, "pass_mark": None, "aai_version": "3.1.3"}
     final.total_reward = 0.5
     assert backend.episode_metrics(final)["pass"] is True
+    final.done, final.total_reward = True, 0.0  # an ended episode at exactly 0 reaches Unity's default mark
+    assert backend.episode_metrics(final)["pass"] is True
+    final.total_reward = -0.01
+    assert backend.episode_metrics(final)["pass"] is False
 
 
 def test_bounce_goals_get_one_push_and_stop_at_the_fence(backend, tmp_path):
@@ -177,10 +182,9 @@ def test_bounce_goals_get_one_push_and_stop_at_the_fence(backend, tmp_path):
         backend.step([0, 0])
         xs.append(backend.observe().privileged["items"][0]["position"][0])
     assert 0.5 < xs[0] - 30 < 10 * 0.06  # at most 10 units/s for the step's 0.06 s, less the floor's friction
-    assert all(b >= a - 1e-4 for a, b in zip(xs, xs[1:]))  # never comes back
-    assert (
-        xs[-1] == pytest.approx(40 - 0.999 / 2, abs=0.02) and xs[-20:] == [xs[-1]] * 20
-    )  # at rest against it
+    assert all(b >= a - 0.005 for a, b in zip(xs, xs[1:]))  # never comes back (no restitution)
+    # at rest against it (a ball still spinning against the fence may creep by 1e-4 a step)
+    assert xs[-1] == pytest.approx(40 - 0.999 / 2, abs=0.02) and max(xs[-20:]) - min(xs[-20:]) < 0.005
 
 
 def test_blocks_can_be_pushed_walls_and_glass_cannot_be_crossed(backend, tmp_path):

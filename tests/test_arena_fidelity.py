@@ -163,6 +163,8 @@ def test_go_n_from_rest_and_the_coast_follow_the_source_equations(backend, arena
     else:
         start, heading = (20.0, 1.0), 0.0
     backend.reset(arena_file(agent(*start, rotation=heading)), seed=0)
+    for _ in range(3):  # at rest on the floor first: it spawns 0.01 above (TrainingAgent.GetPosition)
+        backend.step([0, 0])
     actions = backend.compile(Command("Go", (steps,)))
     assert actions == [[1, 0]] * steps
     for action in actions:

@@ -131,7 +131,9 @@ def test_grow_goal_grows_its_body_until_blocked_and_is_worth_its_size(backend, t
     extra = (
         "      initialValues: [1]\n      finalValues: [4]\n      changeRates: [0.02]\n      delays: [10]\n"
     )
-    roof = item("Wall", 30, 20, size=(4, 0.5, 4), y=2.2)  # a slab 2.2 above the floor over the second goal
+    # a slab 2.2 above the floor over the second goal, on two posts (walls are dynamic: one in the air falls)
+    roof = item("Wall", 30, 20, size=(4, 0.5, 4), y=2.2)
+    roof += item("Wall", 28.25, 20, size=(0.5, 2.2, 0.5)) + item("Wall", 31.75, 20, size=(0.5, 2.2, 0.5))
     task = arena_file(
         tmp_path,
         agent(5, 5, 0) + item("GrowGoal", 20, 20, extra=extra) + item("GrowGoal", 30, 20, extra=extra) + roof,

@@ -98,7 +98,7 @@ def test_bad_goals_and_death_zones_end_the_episode():
 
 def test_a_hot_zone_adds_its_extra_every_update_on_top_of_the_clock():
     rules = EpisodeRules(t=100, pass_mark=0, good_goals=1)
-    hot = [UpdateEvents(in_hot_zone=True) for _ in range(motion.DECISION_PERIOD)]
+    hot = [UpdateEvents(hot_zone_charges=1) for _ in range(motion.DECISION_PERIOD)]
     per_update = -1 / 500 + min(-10 / 500, -0.001)  # -0.022
     assert rules.advance(hot).reward == pytest.approx(3 * per_update)
     while not rules.done:
@@ -107,9 +107,17 @@ def test_a_hot_zone_adds_its_extra_every_update_on_top_of_the_clock():
     assert rules.steps == 16
     assert EpisodeRules(t=0, pass_mark=0, good_goals=1).advance(hot).reward == pytest.approx(-0.003)
     one_update = EpisodeRules(t=100, pass_mark=0, good_goals=1)
-    assert one_update.advance(step(UpdateEvents(in_hot_zone=True))).reward == pytest.approx(
+    assert one_update.advance(step(UpdateEvents(hot_zone_charges=1))).reward == pytest.approx(
         3 * -1 / 500 - 0.02
     )
+
+
+def test_a_hot_zone_charges_twice_in_the_update_the_agent_enters_it():
+    """HotZone.cs: OnTriggerEnter and OnTriggerStay both call TrainingAgent.AddExtraReward(10), i.e.
+    UpdateHealth(Min(10 x -1/(5t), -0.001)); in the update the agent comes in both are called."""
+    rules = EpisodeRules(t=100, pass_mark=0, good_goals=1)
+    entering = [UpdateEvents(hot_zone_charges=2), UpdateEvents(hot_zone_charges=1), UpdateEvents()]
+    assert rules.advance(entering).reward == pytest.approx(3 * -1 / 500 + 3 * min(10 * -1 / 500, -0.001))
 
 
 def test_no_pass_mark_passes_on_a_positive_reward():

@@ -45,7 +45,8 @@ def test_level_of_reads_the_first_field():
 def test_pass_criterion_uses_the_pass_mark():
     assert s.passed(0.5, 0.5) and not s.passed(0.49, 0.5)
     assert s.passed(-0.2, -0.5)
-    assert s.passed(0.1, None) and not s.passed(0.0, None)
+    # no pass mark: Unity's YAMLclasses.cs Arena.pass_mark defaults to 0, judged with >= (TrainingAgent.cs)
+    assert s.passed(0.1, None) and s.passed(0.0, None) and not s.passed(-0.001, None)
 
 
 def _result(task: str, ok: bool) -> EpisodeResult:

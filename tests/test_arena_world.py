@@ -1,6 +1,6 @@
 """The arena's world follows Animal-AI's physics where tasks depend on it.
 
-Walls are heavy bodies that settle under gravity (a bar on posts of unequal height slopes, and goals
+Walls are heavy dynamic bodies that fall under gravity (a bar on posts of unequal height slopes, and goals
 roll down it: Testbed 02-29), but the agent cannot move them; zones are volumes centred below the
 floor (a low wall across a DeathZone is a safe bridge when it stands above the zone's top: Testbed 04-22).
 """
@@ -60,16 +60,24 @@ def test_a_wall_placed_in_the_air_falls_onto_what_holds_it(backend, arena_file):
         seed=0,
     )
     lower, upper = items_named(backend.observe(), "Wall")
+    # the first frame: nothing has fallen yet but the reset's one update (spawned at y + 0.01)
+    assert lower["position"][1] == pytest.approx(0.01, abs=0.005)
+    assert upper["position"][1] == pytest.approx(4.01, abs=0.005)
+    for _ in range(20):  # 1.2 s: a fall of 3 units takes 0.78 s
+        backend.step([0, 0])
+    lower, upper = items_named(backend.observe(), "Wall")
     assert lower["position"][1] == pytest.approx(0.0, abs=0.02)
     assert upper["position"][1] == pytest.approx(1.0, abs=0.02)  # came down from y = 4 onto the lower wall
 
 
 def test_goals_roll_down_a_rail_resting_on_posts_of_unequal_height(backend):
     """Testbed 02-29-01: the rails lie on a 3-high post and a 2-high one; the goals must reach the floor."""
-    obs = backend.reset("02-29-01", seed=0)
-    rails = [w for w in items_named(obs, "Wall") if w["size"][2] > 20]
+    backend.reset("02-29-01", seed=0)
+    for _ in range(10):  # the rails fall from where they were given onto the posts
+        backend.step([0, 0])
+    rails = [w for w in items_named(backend.observe(), "Wall") if w["size"][2] > 20]
     assert all(2.3 < r["position"][1] < 2.7 for r in rails)  # centre between the two post heights: sloping
-    for _ in range(150):
+    for _ in range(140):
         backend.step([0, 0])
     goals = items_named(backend.observe(), "GoodGoal") + items_named(backend.observe(), "GoodGoalMulti")
     assert len(goals) == 3
@@ -146,6 +154,8 @@ def test_a_goal_counts_on_the_step_the_agent_first_touches_it(backend, arena_fil
 
 def test_a_single_go_step_moves_the_agent_a_little_and_keeps_it_on_the_ground(backend, arena_file):
     backend.reset(arena_file(agent(20, 1)), seed=0)
+    for _ in range(3):  # at rest on the floor first: it spawns 0.01 above (TrainingAgent.GetPosition)
+        backend.step([0, 0])
     heights, zs = [], []
     for action in [[1, 0]] + [[0, 0]] * 8:
         backend.step(action)
@@ -159,19 +169,43 @@ def test_a_single_go_step_moves_the_agent_a_little_and_keeps_it_on_the_ground(ba
     assert max(heights) < 0.01
 
 
-def test_u_and_l_shapes_follow_animal_ai_prefabs():
-    """A UObject of size (5, 1, 10): a 10-long bar 1.5 deep, arms 1 wide reaching 0.75 forward, 3.75 back."""
+# The prefabs' BoxColliders (Animal-AI v3.1.3, Assets/Prefabs/Moveable/*.prefab): (size, centre) in the
+# unscaled frame; the root is scaled by size x ratioSize (0.3, 1, 0.1) and turned 90 degrees about y.
+_PREFAB_COLLIDERS = {
+    "u": [((1, 1, 10), (0, 0, 0)), ((3, 1, 1), (1, 0, 5.5)), ((3, 1, 1), (1, 0, -5.5))],  # UObject
+    "l_left": [((1, 1, 10), (0, 0, 0)), ((3, 1, 1), (1, 0, -5.5))],  # LObject
+    "l_right": [((1, 1, 10), (0, 0, 0)), ((3, 1, 1), (-1, 0, -5.5))],  # LObject2
+}
+_RATIO = (0.3, 1.0, 0.1)
+
+
+def _prefab_boxes(shape, size):
+    """The colliders as (x0, x1, z0, z1) in the item's frame: scaled, then turned 90 degrees about y
+    (Unity: a local +z vector points to +x, a local +x vector to -z)."""
+    scale = [s * r for s, r in zip(size, _RATIO)]
+    boxes = []
+    for (bx, _, bz), (cx, _, cz) in _PREFAB_COLLIDERS[shape]:
+        x0, x1 = (cx - bx / 2) * scale[0], (cx + bx / 2) * scale[0]
+        z0, z1 = (cz - bz / 2) * scale[2], (cz + bz / 2) * scale[2]
+        boxes.append((z0, z1, -x1, -x0))  # item x = prefab z, item z = -prefab x
+    return sorted(boxes)
+
+
+@pytest.mark.parametrize("shape", ["u", "l_left", "l_right"])
+def test_u_and_l_shapes_follow_animal_ai_prefabs(shape):
+    """A U/L block of size (5, 1, 10) has the prefab's colliders: a U 12 long with a 10-wide mouth,
+    LObject2's one arm at the same (-x) end as LObject's, reaching forward instead of back."""
     from agentkit.envs.animalai_common.geometry import footprint_size, local_parts
 
-    bar, left, right = local_parts("u", (5.0, 1.0, 10.0))
-    assert (bar.ox, bar.oz, bar.hx, bar.hz) == pytest.approx((0.0, 0.0, 5.0, 0.75))
-    assert (left.ox, left.hx) == pytest.approx((-5.0, 0.5)) and (right.ox, right.hx) == pytest.approx(
-        (5.0, 0.5)
-    )
-    assert (left.oz - left.hz, left.oz + left.hz) == pytest.approx((-3.75, 0.75))
-    assert [part.ox for part in local_parts("l_left", (5.0, 1.0, 10.0))[1:]] == [-5.0]
-    assert [part.ox for part in local_parts("l_right", (5.0, 1.0, 10.0))[1:]] == [5.0]
-    assert footprint_size("u", (5.0, 1.0, 10.0)) == pytest.approx((11.0, 1.0, 4.5))
+    size = (5.0, 1.0, 10.0)
+    ours = sorted((p.ox - p.hx, p.ox + p.hx, p.oz - p.hz, p.oz + p.hz) for p in local_parts(shape, size))
+    expected = _prefab_boxes(shape, size)
+    assert [list(b) for b in ours] == [pytest.approx(b) for b in expected]
+    extent_x = max(b[1] for b in expected) - min(b[0] for b in expected)
+    extent_z = max(b[3] for b in expected) - min(b[2] for b in expected)
+    assert footprint_size(shape, size) == pytest.approx((extent_x, 1.0, extent_z))
+    if shape == "u":
+        assert extent_x == pytest.approx(12.0)  # 1.2 x size.z; the mouth between the arms is 10
 
 
 def test_the_agent_can_drive_into_the_mouth_of_a_u(backend, arena_file):

@@ -12,7 +12,7 @@ from agentkit.envs.animalai_common.tasks import task_level
 
 
 def episode_metrics(task: str | None, pass_mark: float | None, final: Any) -> dict[str, Any]:
-    """``pass``: the reward at the episode's end >= pass mark (no pass mark, as in 10-22-02: reward > 0,
+    """``pass``: the reward at the episode's end >= pass mark (no pass mark, as in 10-22-02: >= 0,
     ``suites.passed``); ``level``: the Testbed level (None for a file path); ``pass_mark`` as the file
     gives it.
 

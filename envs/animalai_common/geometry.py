@@ -25,14 +25,22 @@ from agentkit.envs.animalai_common.items import Shape
 # CylinderTunnel: Materials/Prefabs/Cylinder.blend, a tube of radius 1.04 made 0.222 thick inwards
 TUNNEL_INNER = (1.04 - 0.222) / 1.04
 MIN_THICKNESS = 0.05
-# U and L shapes (Animal-AI's UObject/LObject prefabs: three or two unit cubes scaled by the size
-# times (0.3, 1, 0.1) and turned a quarter turn), as fractions of size.z (bar length, arm width)
-# and of size.x (bar depth, how far the arms reach in front of and behind the bar's centre line).
-HOLLOW_BAR_LENGTH = 1.0
-HOLLOW_ARM_WIDTH = 0.1
-HOLLOW_BAR_DEPTH = 0.3
-HOLLOW_ARM_FRONT = 0.15
-HOLLOW_ARM_BACK = 0.75
+# U and L shapes, from Animal-AI v3.1.3's prefabs (``Assets/Prefabs/Moveable/UObject.prefab``,
+# ``LObject.prefab``, ``LObject2.prefab``): the root is turned 90 degrees about y (``m_LocalRotation``
+# y 0.7071) and scaled by the size times ``ratioSize`` (0.3, 1, 0.1); its BoxColliders, in the unscaled,
+# unturned frame, are the bar (size (1, 1, 10) at the centre) and arms of size (3, 1, 1) at z = +-5.5
+# (x = 1 for UObject and LObject, x = -1 for LObject2's single arm at z = -5.5). Turned into the item's
+# frame that makes: a bar along local x, size.z long and 0.3 x size.x deep; arms 0.1 x size.z wide
+# centred 0.55 x size.z from the middle (so the block is 1.2 x size.z long and a U's mouth 1.0 x size.z
+# wide), reaching 0.15 x size.x forward (+z) and 0.75 x size.x back (-z); LObject2's arm sits at the
+# -x end too, mirrored: 0.75 forward and 0.15 back. The fractions below are of size.z (lengths along
+# the bar) and of size.x (depths across it).
+HOLLOW_BAR_LENGTH = 1.0  # bar collider z 10 x ratio 0.1
+HOLLOW_ARM_WIDTH = 0.1  # arm collider z 1 x ratio 0.1
+HOLLOW_ARM_CENTRE = 0.55  # arm collider centre z 5.5 x ratio 0.1
+HOLLOW_BAR_DEPTH = 0.3  # bar collider x 1 x ratio 0.3
+HOLLOW_ARM_FRONT = 0.15  # arm collider x 3 centred at 1: x from -0.5 to 2.5, times 0.3 ...
+HOLLOW_ARM_BACK = 0.75  # ... -0.15 and 0.75 of size.x, turned to local z: 0.15 forward, 0.75 back
 
 
 @dataclass(frozen=True)
@@ -87,15 +95,18 @@ def local_parts(shape: Shape, size: tuple[float, float, float]) -> list[LocalBox
             LocalBox(0.0, 0.0, ry * TUNNEL_INNER, ry, max(rx - t, MIN_THICKNESS / 2), sz / 2),
         ]
     if shape in ("u", "l_left", "l_right"):
-        # Animal-AI's prefab: a bar along local x, size.z long and 0.3 x size.x thick, centred on the
-        # item's position; arms 0.1 x size.z thick at its ends (both for U, -x for L, +x for L2),
-        # reaching 0.15 x size.x forward (+z) and 0.75 x size.x back (-z), so the U opens to -z.
+        # Animal-AI's prefabs (see HOLLOW_*): a bar along local x centred on the item's position, arms
+        # at its ends (both for U, -x for L and L2), the U opening to -z; LObject2's arm reaches forward.
         base = LocalBox(0.0, 0.0, 0.0, sy, sz * HOLLOW_BAR_LENGTH / 2, sx * HOLLOW_BAR_DEPTH / 2)
         arm_hx, arm_hz = sz * HOLLOW_ARM_WIDTH / 2, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK) / 2
-        arm_oz = sx * (HOLLOW_ARM_FRONT - HOLLOW_ARM_BACK) / 2
-        sides = {"u": (-1.0, 1.0), "l_left": (-1.0,), "l_right": (1.0,)}[shape]
+        back_arm = sx * (HOLLOW_ARM_FRONT - HOLLOW_ARM_BACK) / 2
+        arms = {
+            "u": ((-1.0, back_arm), (1.0, back_arm)),
+            "l_left": ((-1.0, back_arm),),  # LObject
+            "l_right": ((-1.0, -back_arm),),  # LObject2: the same end, the arm mirrored forward
+        }
         return [base] + [
-            LocalBox(side * sz * HOLLOW_BAR_LENGTH / 2, arm_oz, 0.0, sy, arm_hx, arm_hz) for side in sides
+            LocalBox(side * sz * HOLLOW_ARM_CENTRE, oz, 0.0, sy, arm_hx, arm_hz) for side, oz in arms[shape]
         ]
     if shape == "tree":
         return tree_parts(size)
@@ -150,15 +161,19 @@ def button_parts(size: tuple[float, float, float]) -> list[LocalBox]:
 def footprint_size(shape: Shape, size: tuple[float, float, float]) -> tuple[float, float, float]:
     """The extent (x, y, z) of the box Animal-AI tests for free space, centred on the item's position.
 
-    It is the item's size except for U and L shapes, whose bars run along local x (size.z, plus the
-    arms' width) and whose arms along local z (0.9 x size.x). Animal-AI centres this box on the
-    item's position although the arms reach further back than forward; so does the layout.
+    It is the item's size except for U and L shapes: the collider bounds of the turned prefab
+    (``GetBoundsWithChildren`` before the file's rotation is applied), whose bars run along local x
+    (size.z plus the arms: 1.2 x size.z for a U, 1.1 x size.z for an L) and whose arms along local z
+    (0.9 x size.x). Animal-AI centres this box on the item's position although the arms reach further
+    one way than the other; so does the layout.
     """
     sx, sy, sz = size
     if shape == "tunnel":  # the arch stands size.y / 2 high (its renderer bounds, which Unity tests)
         return (sx, sy / 2, sz)
     if shape in ("u", "l_left", "l_right"):
-        return (sz * (HOLLOW_BAR_LENGTH + HOLLOW_ARM_WIDTH), sy, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK))
+        outer_end = HOLLOW_ARM_CENTRE + HOLLOW_ARM_WIDTH / 2  # an arm's far side, from the middle
+        other_end = outer_end if shape == "u" else HOLLOW_BAR_LENGTH / 2  # an L's bare bar end
+        return (sz * (outer_end + other_end), sy, sx * (HOLLOW_ARM_FRONT + HOLLOW_ARM_BACK))
     return size
 
 

@@ -164,9 +164,10 @@ SIGN_SIZE: Vec = (0.1, 2.0, 3.0)  # SignPosterboard.prefab: BoxCollider m_Size (
 BUTTON_SIZE: Vec = (0.775, 1.598, 0.732)
 
 # Rigidbody masses of v3.1.3's prefabs (m_Mass): Rewards/*Goal*.prefab 1, Moveable/Cardbox1.prefab 1,
-# Cardbox2.prefab 2, UObject/LObject/LObject2.prefab 1.5, Immoveable/Wall(Transparent).prefab 10000.
+# Cardbox2.prefab 2, UObject/LObject/LObject2.prefab 1.5, Immoveable/Wall(Transparent).prefab 10000,
+# Immoveable/Ramp.prefab 1000 (not kinematic, gravity on: it falls onto what holds it).
 # v4.1.0's differ for the blocks (``materials.V4_MASSES``); the agent's is ``motion.AGENT_MASS``.
-MASS = {"goal": 1.0, "light": 1.0, "heavy": 2.0, "hollow": 1.5, "wall": 10000.0}
+MASS = {"goal": 1.0, "light": 1.0, "heavy": 2.0, "hollow": 1.5, "wall": 10000.0, "ramp": 1000.0}
 _FIXED = (0.0, 0.0)  # rotationRange (0, 0): a -1 rotation is 0
 
 
@@ -231,7 +232,7 @@ ITEM_TYPES: dict[str, ItemType] = {
         ItemType(
             "WallTransparent", "obstacle", "box", *_WALL_RANGE, GLASS, transparent=True, mass=MASS["wall"]
         ),
-        ItemType("Ramp", "ramp", "ramp", *_RAMP_RANGE, MAGENTA, colorable=True),
+        ItemType("Ramp", "ramp", "ramp", *_RAMP_RANGE, MAGENTA, colorable=True, mass=MASS["ramp"]),
         ItemType("CylinderTunnel", "obstacle", "tunnel", *_TUNNEL_RANGE, GREY, colorable=True),
         ItemType("CylinderTunnelTransparent", "obstacle", "tunnel", *_TUNNEL_RANGE, GLASS, transparent=True),
         ItemType("Cardbox1", "movable", "box", *_BLOCK_RANGE, LIGHT_BLOCK, mass=MASS["light"]),

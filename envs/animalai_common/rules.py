@@ -82,7 +82,9 @@ class UpdateEvents:
 
     touched: list[GoalTouch] = field(default_factory=list)
     in_death_zone: bool = False
-    in_hot_zone: bool = False
+    # HotZone charges: one per zone the agent is in, one more per zone entered in this update
+    # (HotZone.OnTriggerStay and OnTriggerEnter both call TrainingAgent.AddExtraReward)
+    hot_zone_charges: int = 0
     frozen: bool = (
         False  # TrainingAgent.UpdateHealth: while frozen no reward counts (the episode may still end)
     )
@@ -138,7 +140,7 @@ class EpisodeRules:
                 break
             if self._goals(update.touched):
                 break
-            if update.in_hot_zone and self._apply(self.hot_cost, EndReason.DIED):
+            if any(self._apply(self.hot_cost, EndReason.DIED) for _ in range(update.hot_zone_charges)):
                 break
         return StepOutcome(self.total_reward - before, self.done, bool(self.success), self.end_reason)
 

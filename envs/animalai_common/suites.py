@@ -107,13 +107,13 @@ def missing_task_files() -> list[str]:
 
 
 def passed(final_reward: float, pass_mark: float | None) -> bool:
-    """The Testbed's criterion: final reward at least the pass mark (no pass mark: any positive reward).
+    """The Testbed's criterion: final reward at least the pass mark.
 
-    Only one file (10-22-02) has no pass mark; treating it as "reward > 0" keeps it scoreable.
+    A file with no pass mark (only 10-22-02 of the 900) is judged against 0, as Unity does: the
+    YAML class's ``pass_mark`` defaults to 0 (``Assets/Scripts/YAMLclasses.cs``, ``Arena.pass_mark``)
+    and ``TrainingAgent.EndEpisode`` compares ``cumulativeReward >= Arena.CurrentPassMark``.
     """
-    if pass_mark is None:
-        return final_reward > 0
-    return final_reward >= pass_mark
+    return final_reward >= (0.0 if pass_mark is None else pass_mark)
 
 
 def _outcome(result: Any) -> tuple[int, bool]:

@@ -220,7 +220,7 @@ class ArenaBackend(Backend):
                 UpdateEvents(
                     [_goal_touch(world, item, exact) for item in update.touched],
                     update.in_death_zone,
-                    update.in_hot_zone,
+                    update.hot_zone_charges,
                     update.frozen,
                 )
                 for update in events.updates

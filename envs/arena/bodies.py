@@ -204,8 +204,8 @@ def add_item(client: int, item: PlacedItem) -> ItemBody:
                 angularDamping=0.0,
                 physicsClientId=client,
             )
-        elif t.kind == "obstacle":  # heavy walls
-            p.changeDynamics(body, -1, lateralFriction=0.5, restitution=0.0, physicsClientId=client)
+        elif t.kind in ("obstacle", "ramp"):  # heavy walls and ramps (materials.set_heavy sets the rest)
+            p.changeDynamics(body, -1, lateralFriction=1.0, restitution=0.0, physicsClientId=client)
         elif t.is_goal:
             p.changeDynamics(
                 body,

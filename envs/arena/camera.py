@@ -85,7 +85,7 @@ class Camera:
         for b in self._bodies:
             if b.item.type.transparent or b.item.type.kind == "zone":
                 continue
-            if b.dynamic and b.item.type.kind != "obstacle":  # walls are fixed once they have settled
+            if b.dynamic:  # goals, blocks, and walls and ramps (dynamic as in Unity: they can fall)
                 self._movers.append(b)
             else:
                 self._cast(grid, b)
@@ -117,7 +117,8 @@ class Camera:
     def _shadow_grid(self, agent: np.ndarray | None) -> np.ndarray:
         # The movers' shadows are kept while none of them has moved (goals and blocks at rest, a frame
         # turned on the spot): the same casts in the same order, so the same grid.
-        poses = tuple(self._pose(b) for b in self._movers)
+        # Poses to the thousandth: heavy bodies resting under gravity stir by less than that each update.
+        poses = tuple(_rounded(self._pose(b)) for b in self._movers)
         if self._mover_shadows is None or self._mover_shadows[0] != poses:
             cast = self._static_shadows.copy()
             for b in self._movers:
@@ -278,3 +279,11 @@ def _rays(
         return dx, dy, dz
     d = [(forward[i] + u * right[i] + v * up[i]).astype(np.float32) for i in range(3)]
     return d[0], d[1], d[2]
+
+
+def _rounded(pose: tuple | None) -> tuple | None:
+    """A body's pose with every number to three decimals (None for a body that is gone)."""
+    if pose is None:
+        return None
+    position, orientation = pose
+    return tuple(round(v, 3) for v in position), tuple(round(v, 3) for v in orientation)

@@ -152,7 +152,7 @@ class ItemShading:
             self._albedo[i] = _GOAL_GLOW.get(t.name, b.item.color) if t.is_goal else b.item.color
             if self._texture[i] != NO_TEXTURE:
                 self._read_pose(b.body)
-                if b.dynamic and t.kind != "obstacle":
+                if b.dynamic:  # walls and ramps too: dynamic as in Unity, they can fall or tip
                     self._moving.append(b.body)
         self._pose32 = self._pose_table()
         self._albedo_planes = np.ascontiguousarray(self._albedo.T)  # (3, bodies): see _pack_planes

@@ -16,9 +16,14 @@ matters behave as in Animal-AI:
   ``(1 - damping) ^ dt``. ``bullet_damping`` converts one into the other. Goals and blocks have drag 0
   and angular drag 0.05 (their prefabs); the agent's drag is applied by ``world.py`` (so 0 here).
 
+* Walls and ramps have no material of their own (``m_Material: {fileID: 0}``: Unity's default, 0.6)
+  and are dynamic bodies. They get Bullet friction 1 like the static surfaces (``set_heavy``), so a
+  goal resting on a wall slides with 0.6 and a cardboard box with 0.425, as Unity's averages give;
+  Bullet's product would give 0.36 and 0.255 with the default's 0.6 on the wall.
+
 Masses (the prefabs' ``Rigidbody.m_Mass``): v3.1.3 Cardbox1 1, Cardbox2 2, UObject/LObject/LObject2 1.5,
-goals 1, walls 10000, the agent 100; v4.1.0 LightBlock 220, HeavyBlock 420, U/L/J blocks 180,
-HollowBox 500. Walls and ramps (mass 1000) are fixed in place here (see ``world.ArenaWorld._fix_walls``).
+goals 1, walls 10000, ramps 1000, the agent 100; v4.1.0 LightBlock 220, HeavyBlock 420, U/L/J blocks
+180, HollowBox 500. Walls and ramps stay dynamic for the whole episode (``world.py``).
 """
 
 from __future__ import annotations
@@ -96,6 +101,23 @@ def set_dynamic(client: int, body: int, name: str, mass: float) -> None:
         -1,
         mass=mass,
         lateralFriction=item_friction(name),
+        restitution=0.0,
+        rollingFriction=0.0,
+        spinningFriction=0.0,
+        linearDamping=0.0,
+        angularDamping=bullet_damping(ANGULAR_DRAG),
+        physicsClientId=client,
+    )
+
+
+def set_heavy(client: int, body: int, mass: float) -> None:
+    """A wall or a ramp: dynamic and heavy, with the default material (Bullet friction as a static
+    surface's: see the module docstring) and the prefabs' angular drag (``m_AngularDrag`` 0.05)."""
+    p.changeDynamics(
+        body,
+        -1,
+        mass=mass,
+        lateralFriction=STATIC_FRICTION_BULLET,
         restitution=0.0,
         rollingFriction=0.0,
         spinningFriction=0.0,

@@ -15,16 +15,22 @@ position, and the spin of rolling goals); nothing else is queried until an obser
 full state.
 
 Contacts and goals: the agent's contacts are refreshed at the start of every update (positions after
-the previous one), which gives the ground it stands on (Unity's ``_isGrounded``: any contact whose
-normal points up), the surfaces its friction acts on, and the goals it touched in the previous update.
+the previous one). They give the surfaces its friction acts on, the goals it touched in the previous
+update, and Unity's sticky ``_isGrounded`` (``TrainingAgent.cs``): set by any contact whose normal
+points up (``OnCollisionEnter``/``OnCollisionStay``), cleared only when a body stops touching the agent
+(``OnCollisionExit``) while the last contact the agent stored pointed up, and false when the episode
+begins (``OnEpisodeBegin``). So leaving a box or a wall can cost the agent a drive update, and an agent
+that never touched anything yet cannot drive.
 
-When an arena is built, the physics runs for 0.6 s before the episode starts, so that items placed
-in the air (Animal-AI adds a 0.01 gap under items, and some files place goals above ramps) have
-come to rest in the first frame. Walls take part in this settling as heavy bodies (a bar on posts of
-unequal height ends up sloping, as in Animal-AI) and are fixed in place when it ends (``_fix_walls``).
-Bounce goals get their push when the episode starts: ``BallGoalBounce.Start`` adds a velocity change of
-``forceToApply x fixedDeltaTime`` = 500 x 0.02 = 10 units/s along the goal's facing; after that they
-roll freely and, with no restitution anywhere, stop against what they hit.
+No physics runs before the first frame: as in Animal-AI, where the arena is built and observed before
+its first physics update, every item stands 0.01 above its spawn point (``Prefab.AdjustY``) in the
+first frame and falls the gap once the episode runs; a goal given in the air is seen in the air.
+Walls (mass 10000, ``Immoveable/Wall.prefab``) and ramps (mass 1000, ``Immoveable/Ramp.prefab``) are
+dynamic rigid bodies for the whole episode, as in Unity: they fall onto what holds them, and the agent
+(mass 100) hardly moves them. Bounce goals get their push before the first update
+(``BallGoalBounce.Start``): a velocity change of ``forceToApply x fixedDeltaTime`` = 500 x 0.02 = 10
+units/s along the goal's facing; after that they roll freely and, with no restitution anywhere, stop
+against what they hit.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from agentkit.envs.animalai_common.items import AGENT_DIAMETER
 from agentkit.envs.animalai_common.layout import Layout, PlacedItem
 from agentkit.envs.arena import item_bodies, materials
 from agentkit.envs.arena.bodies import ItemBody, add_agent, add_ground, add_item, to_bullet
+from agentkit.envs.arena.heavy_bodies import HeavyBodies
 from agentkit.envs.arena.item_runtime import ItemRuntime
 from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
 
@@ -50,11 +57,13 @@ BOUNCE_PUSH = (
 )  # BallGoalBounce.cs / *Bounce.prefab: forceToApply 500, VelocityChange x dt
 _CONTACT_DISTANCE = 0.02  # a contact closer than this counts as touching (Unity's default contact offset is 0.01 per collider)
 _UP_NORMAL = 1e-3  # TrainingAgent.OnCollisionStay: grounded when a contact normal has y > 0
+_SUPPORT_NORMAL = 0.5  # a contact normal steeper than 60 degrees from the vertical holds the agent up
 _RADIUS = AGENT_DIAMETER / 2
-SETTLE_SECONDS = 0.6  # physics run at build time, before the episode starts
-SETTLE_REFINE = 4  # settling runs with time steps this many times finer than the episode's
-WALL_SETTLE_LIMIT = 4  # walls still moving then get up to this many times longer to come to rest
-_AT_REST = 0.05  # units (radians) per second
+# ML-Agents resets an episode inside a fixed update (the reset command arrives in the Academy's step,
+# and OnEpisodeBegin rebuilds the arena); that update's physics then runs once, with no action, before
+# the next step collects the first observation. So items have fallen one update's worth of their 0.01
+# spawn gap in the first frame, and the agent resting on the floor is grounded for its first action.
+RESET_UPDATES = 1
 
 
 @dataclass
@@ -63,8 +72,14 @@ class UpdateReport:
 
     touched: list[PlacedItem] = field(default_factory=list)  # goals touched (already removed)
     in_death_zone: bool = False
-    in_hot_zone: bool = False
+    # HotZone charges this update: one per zone the agent is in (HotZone.OnTriggerStay), and one more
+    # for each zone it entered in this update (HotZone.OnTriggerEnter charges too).
+    hot_zone_charges: int = 0
     frozen: bool = False  # the agent was frozen (frozenAgentDelays): it did not act, no reward counts
+
+    @property
+    def in_hot_zone(self) -> bool:
+        return self.hot_zone_charges > 0
 
 
 @dataclass
@@ -87,7 +102,6 @@ class ArenaWorld:
         self.substeps = physics_substeps
         self.version = materials.check_version(aai_version)
         self._dt = motion.PHYSICS_DT / physics_substeps
-        self._settle_steps = max(1, round(SETTLE_SECONDS / self._dt))
         self.client = connect()
         self.heading = 0.0
         self.agent = -1
@@ -95,11 +109,20 @@ class ArenaWorld:
         self._goal_by_body: dict[int, ItemBody] = {}
         self._rolling: list[int] = []  # dynamic goals, whose spin Unity caps
         self._zones: list[tuple[Box, str]] = []
+        self._in_hot_zones: set[int] = set()  # indices into _zones the agent was in at the last update
         self._active: dict[int, bool] = {}
         self._static: set[int] = set()
+        self._dynamic: set[int] = (
+            set()
+        )  # bodies the agent's friction pushes back on (walls, ramps, blocks...)
+        self._mass: dict[int, float] = {}
+        self._heavy = HeavyBodies(self.client)
+        self._gone: set[int] = set()  # bodies removed since the last update (what they held may fall)
         self._friction: dict[int, float] = {}
         self._contacts: tuple = ()
         self._grounded = False
+        self._touching: set[int] = set()  # bodies in contact with the agent at the last refresh
+        self._last_contact_up = False  # TrainingAgent._lastContactPoint.normal.y > 0
         self._position = (0.0, 0.0, 0.0)  # agent base centre, arena coordinates
 
     # -- building -----------------------------------------------------------------------------
@@ -126,7 +149,8 @@ class ArenaWorld:
         ]
         self.bodies = [main for main, _ in built]
         extras = {item.id: more for item, (_, more) in zip(layout.items, built) if more}
-        self._friction = {}
+        self._friction, self._dynamic, self._mass = {}, set(), {}
+        self._heavy, self._gone = HeavyBodies(c), set()
         for b in self.bodies:
             self._set_material(b)
         self._goal_by_body = {b.body: b for b in self.bodies if b.item.type.is_goal}
@@ -138,27 +162,27 @@ class ArenaWorld:
         ]
         self.agent = add_agent(c, layout.agent.position)
         materials.set_agent(c, self.agent)
-        # Let items placed in the air come to rest before the first frame, with finer time steps: a
-        # resting body sinks into its support by about gravity x time step^2 / ERP, which would leave
-        # walls fixed that deep in the floor.
-        p.setPhysicsEngineParameter(fixedTimeStep=self._dt / SETTLE_REFINE, physicsClientId=c)
-        for _ in range(self._settle_steps * SETTLE_REFINE):
-            p.stepSimulation(physicsClientId=c)
-        self._fix_walls()
-        p.setPhysicsEngineParameter(fixedTimeStep=self._dt, physicsClientId=c)
-        p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=c)
         self._rolling = [b.body for b in self.bodies if b.dynamic and b.item.type.is_goal]
-        for b in self.bodies:
+        self.heading = layout.agent.rotation % 360.0
+        (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
+        self._position = (x, z - _RADIUS, y)
+        self._in_hot_zones = set()
+        self._touching = set()
+        # TrainingAgent.OnEpisodeBegin: not grounded, and no contact remembered, until collisions are
+        # reported; then the one physics update of the reset (see RESET_UPDATES), with no action.
+        self._grounded = False
+        self._last_contact_up = False
+        for _ in range(RESET_UPDATES):
+            self._idle_update()
+        self._refresh_contacts()
+        self._in_hot_zones = self._hot_zones_inside()
+        for b in self.bodies:  # BallGoalBounce.Start runs before the new goal's first fixed update
             if b.item.type.bounce:
                 dx, dz = motion.facing(b.item.rotation)
                 (vx, vy, vz), w = p.getBaseVelocity(b.body, physicsClientId=c)
                 p.resetBaseVelocity(
                     b.body, [vx + dx * BOUNCE_PUSH, vy + dz * BOUNCE_PUSH, vz], w, physicsClientId=c
                 )
-        self.heading = layout.agent.rotation % 360.0
-        (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
-        self._position = (x, z - _RADIUS, y)
-        self._refresh_contacts()
         self.items = ItemRuntime(self, layout, extras, self.version, freeze_seconds)
         logger.debug("built arena: %d items, agent at %s", len(self.bodies), layout.agent.position)
 
@@ -170,37 +194,15 @@ class ArenaWorld:
             if t.solid:
                 self._static.add(b.body)
             return
-        if t.kind == "obstacle":  # heavy walls, fixed once settled
-            materials.set_dynamic(self.client, b.body, t.name, materials.WALL_MASS)
-            self._friction[b.body] = motion.DEFAULT_FRICTION
-            return
         mass = materials.item_mass(t.name, self.version)
-        materials.set_dynamic(self.client, b.body, t.name, mass)
+        if t.kind in ("obstacle", "ramp"):  # walls and ramps: heavy, default material (see materials.py)
+            materials.set_heavy(self.client, b.body, mass)
+            self._heavy.add(b.body, mass)
+        else:
+            materials.set_dynamic(self.client, b.body, t.name, mass)
         self._friction[b.body] = materials.item_friction(t.name)
-
-    def _fix_walls(self) -> None:
-        """Walls fall into place while the arena settles, then stay where they came to rest.
-
-        Animal-AI's walls are rigid bodies of mass 10000 (``Wall.prefab``): they drop under gravity, but
-        nothing the agent (mass 100) does moves them; fixing them once they have come to rest keeps both
-        properties and spares the solver.
-        """
-        c = self.client
-        walls = [b.body for b in self.bodies if b.dynamic and b.item.type.kind == "obstacle"]
-        extra = 0
-        limit = self._settle_steps * SETTLE_REFINE * WALL_SETTLE_LIMIT
-        while walls and extra < limit and any(self._moving(w) for w in walls):
-            for _ in range(10):
-                p.stepSimulation(physicsClientId=c)
-            extra += 10
-        for body in walls:
-            p.changeDynamics(body, -1, mass=0.0, physicsClientId=c)
-            p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=c)
-            self._static.add(body)
-
-    def _moving(self, body: int) -> bool:
-        (vx, vy, vz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=self.client)
-        return vx * vx + vy * vy + vz * vz > _AT_REST**2 or wx * wx + wy * wy + wz * wz > _AT_REST**2
+        self._dynamic.add(b.body)
+        self._mass[b.body] = mass
 
     # -- stepping -----------------------------------------------------------------------------
 
@@ -236,31 +238,93 @@ class ArenaWorld:
             self._cap_spin()
         for _ in range(self.substeps):
             p.stepSimulation(physicsClientId=c)
+        self._settle_heavy()
         self.items.update()
 
+    def _settle_heavy(self) -> None:
+        """Walls and ramps that came to rest are pinned, those whose support moved are let go
+        (``heavy_bodies.py``); the agent's friction treats a pinned one as the static world."""
+        pinned, released = self._heavy.update(self._dynamic, self._gone)
+        for body in pinned:
+            self._dynamic.discard(body)
+            self._static.add(body)
+        for body in released:
+            self._static.discard(body)
+            self._dynamic.add(body)
+        self._gone.clear()
+
+    def _idle_update(self) -> None:
+        """A physics update in which the agent takes no action (not even braking): gravity and drag only."""
+        c = self.client
+        (vx, vy, vz), _ = p.getBaseVelocity(self.agent, physicsClientId=c)
+        v = motion.integrate((vx, vz, vy))
+        ax, ay, az = self._apply_friction((v[0], v[2], v[1]))
+        p.resetBaseVelocity(
+            self.agent, [ax, ay, az + motion.GRAVITY * motion.PHYSICS_DT], [0, 0, 0], physicsClientId=c
+        )
+        for _ in range(self.substeps):
+            p.stepSimulation(physicsClientId=c)
+        self._settle_heavy()
+
     def _apply_friction(self, v: tuple[float, float, float]) -> tuple[float, float, float]:
-        """Coulomb friction of the agent's surfaces: each removes the velocity into it (its normal
-        impulse) and slows the sliding along it by up to friction x that impulse."""
+        """Coulomb friction of the agent's surfaces, as PhysX applies the agent's default material.
+
+        For each surface pressed on, the sliding of the agent over it (relative to the surface's own
+        motion at the contact) is slowed by up to friction x the normal impulse, the velocity into it
+        being left to the solver. Against a body that moves (a block, a goal, and the walls and ramps,
+        which are dynamic as in Unity) the normal impulse is the two bodies' reduced mass times the
+        approach speed, and the friction impulse is given back to that body at the contact, so a box
+        the agent stands on or drags is pulled along (PhysX friction acts on both bodies). A body the
+        agent stands on is held up by what is under it, so it bears the agent as the floor would:
+        the agent slides over it with the pair's friction (0.425 on cardboard) and the solver then
+        decides whether the reaction moves it.
+        """
         vx, vy, vz = v
-        seen: set[tuple[float, float, float]] = set()
+        seen: set[tuple[int, float, float, float]] = set()
+        c = self.client
         for contact in self._contacts:
             body = contact[2]
-            if body not in self._static or contact[8] > _CONTACT_DISTANCE:
+            if contact[8] > _CONTACT_DISTANCE:
+                continue
+            moving = body in self._dynamic
+            if not moving and body not in self._static:
                 continue
             n = contact[7]
-            key = (round(n[0], 3), round(n[1], 3), round(n[2], 3))
+            key = (body, round(n[0], 3), round(n[1], 3), round(n[2], 3))
             if key in seen:
                 continue
             seen.add(key)
-            into = vx * n[0] + vy * n[1] + vz * n[2]
-            if into >= 0.0:
+            bx = by = bz = 0.0
+            share = 1.0  # the agent's share of the normal impulse per unit approach speed
+            if moving:
+                (bx, by, bz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=c)
+                (ox, oy, oz), _ = p.getBasePositionAndOrientation(body, physicsClientId=c)
+                px, py, pz = contact[6]  # the contact on the body
+                rx, ry, rz = px - ox, py - oy, pz - oz
+                bx, by, bz = bx + wy * rz - wz * ry, by + wz * rx - wx * rz, bz + wx * ry - wy * rx
+                if n[2] <= _SUPPORT_NORMAL:  # pressed sideways: a light body gives way (reduced mass)
+                    other = self._mass.get(body, 0.0)
+                    share = other / (other + motion.AGENT_MASS) if other > 0 else 1.0
+            rvx, rvy, rvz = vx - bx, vy - by, vz - bz
+            into = rvx * n[0] + rvy * n[1] + rvz * n[2]
+            # the part of the approach that only closes a gap pushes nothing (PhysX's speculative
+            # contacts): an agent landing from its 0.01 spawn gap is not braked by the whole fall
+            pressed = -into - max(0.0, contact[8]) / motion.PHYSICS_DT
+            if pressed <= 0.0:
                 continue
-            tx, ty, tz = vx - into * n[0], vy - into * n[1], vz - into * n[2]
+            tx, ty, tz = rvx - into * n[0], rvy - into * n[1], rvz - into * n[2]
             slide = math.sqrt(tx * tx + ty * ty + tz * tz)
             if slide <= 0.0:
                 continue
-            keep = max(0.0, slide - self._friction.get(body, motion.DEFAULT_FRICTION) * -into) / slide
-            vx, vy, vz = into * n[0] + tx * keep, into * n[1] + ty * keep, into * n[2] + tz * keep
+            # at most what stops the sliding between the two (the body takes the opposite impulse)
+            cut = min(slide * share, self._friction.get(body, motion.DEFAULT_FRICTION) * pressed * share)
+            dvx, dvy, dvz = -tx / slide * cut, -ty / slide * cut, -tz / slide * cut
+            vx, vy, vz = vx + dvx, vy + dvy, vz + dvz
+            if moving:
+                k = -motion.AGENT_MASS / self._dt  # the opposite impulse, as a force over one Bullet step
+                p.applyExternalForce(
+                    body, -1, [dvx * k, dvy * k, dvz * k], contact[6], p.WORLD_FRAME, physicsClientId=c
+                )
         return vx, vy, vz
 
     def _cap_spin(self) -> None:
@@ -278,13 +342,29 @@ class ArenaWorld:
                 p.resetBaseVelocity(body, linear, [wx * k, wy * k, wz * k], physicsClientId=c)
 
     def _refresh_contacts(self) -> None:
-        """The agent's contacts and position now; whether it stands on something."""
+        """The agent's contacts and position now, and Unity's sticky ``_isGrounded``.
+
+        ``TrainingAgent.OnCollisionEnter``/``OnCollisionStay`` set it for any contact normal pointing
+        up and store the collision's last contact; ``OnCollisionExit`` clears it when that stored
+        contact pointed up. Unity calls them per touching body, in PhysX's pair order, which we take
+        as pybullet's contact order, with the bodies that stopped touching handled after them.
+        """
         c = self.client
         p.performCollisionDetection(physicsClientId=c)
         self._contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=c)
-        self._grounded = any(
-            contact[8] <= _CONTACT_DISTANCE and contact[7][2] > _UP_NORMAL for contact in self._contacts
-        )
+        touching: dict[int, tuple] = {}  # body -> its last contact, in contact order
+        for contact in self._contacts:
+            if contact[8] > _CONTACT_DISTANCE:
+                continue
+            if contact[7][2] > _UP_NORMAL:
+                self._grounded = True
+            touching.pop(contact[2], None)
+            touching[contact[2]] = contact
+        if touching:
+            self._last_contact_up = next(reversed(touching.values()))[7][2] > _UP_NORMAL
+        if self._last_contact_up and any(body not in touching for body in self._touching):
+            self._grounded = False
+        self._touching = set(touching)
         (x, y, z), _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
         self._position = (x, z - _RADIUS, y)
 
@@ -302,14 +382,22 @@ class ArenaWorld:
                 c for c in self._contacts if c[2] not in self._goal_by_body or self._active_body(c[2])
             )
         if self._zones:
-            x, y, z = self._position
-            centre = (x, y + _RADIUS, z)
-            for box, name in self._zones:
-                if sphere_box_distance(centre, box) < _RADIUS:
-                    if name == "DeathZone":
-                        report.in_death_zone = True
-                    else:
-                        report.in_hot_zone = True
+            touched = self._zones_touched()
+            report.in_death_zone = any(self._zones[i][1] == "DeathZone" for i in touched)
+            inside = {i for i in touched if self._zones[i][1] != "DeathZone"}
+            # HotZone.OnTriggerStay charges every update inside; OnTriggerEnter also charges in the
+            # update the agent comes in, so that update is charged twice.
+            report.hot_zone_charges = len(inside) + len(inside - self._in_hot_zones)
+            self._in_hot_zones = inside
+
+    def _zones_touched(self) -> list[int]:
+        """Indices of the zones the agent's sphere overlaps (Unity's trigger test, sphere against box)."""
+        x, y, z = self._position
+        centre = (x, y + _RADIUS, z)
+        return [i for i, (box, _) in enumerate(self._zones) if sphere_box_distance(centre, box) < _RADIUS]
+
+    def _hot_zones_inside(self) -> set[int]:
+        return {i for i in self._zones_touched() if self._zones[i][1] != "DeathZone"}
 
     def _active_body(self, body: int) -> bool:
         goal = self._goal_by_body.get(body)
@@ -319,6 +407,8 @@ class ArenaWorld:
         body = next(b for b in self.bodies if b.item.id == item.id)
         p.removeBody(body.body, physicsClientId=self.client)
         self._rolling = [b for b in self._rolling if b != body.body]
+        self._dynamic.discard(body.body)
+        self._gone.add(body.body)
 
     # -- items that appear, change or move during the episode (item_runtime.py) ------------------
 
@@ -368,6 +458,8 @@ class ArenaWorld:
         p.removeBody(b.body, physicsClientId=c)
         self._goal_by_body.pop(b.body, None)
         self._static.discard(b.body)
+        self._dynamic.discard(b.body)
+        self._gone.add(b.body)
         was_rolling = b.body in self._rolling
         self._rolling = [r for r in self._rolling if r != b.body]
         new = add_item(c, item)
@@ -455,7 +547,9 @@ class ArenaWorld:
                 rotation = b.item.rotation
             else:
                 rotation = (-math.degrees(p.getEulerFromQuaternion(q)[2])) % 360.0
-            poses[b.item.id] = ((x, z - b.item.size[1] / 2, y), rotation)
+            # a ramp's body origin is the middle of its base, every other body's its middle (bodies.py)
+            base = z if b.item.type.shape == "ramp" else z - b.item.size[1] / 2
+            poses[b.item.id] = ((x, base, y), rotation)
         return poses
 
     def eye(self) -> tuple[tuple[float, float, float], float]:
