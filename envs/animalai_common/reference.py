@@ -78,6 +78,7 @@ UNSTICK_MIN_GO = 4  # a script with at least this many Go steps ...
 UNSTICK_MOVED = 0.25  # ... that moved the agent less than this left it stuck
 UNSTICK_BACK = 3  # Go steps backwards that start the next script
 AGENT_RADIUS_STUCK = (0.75, 0.9)  # the planner's agent radius after one, two or more stuck scripts
+FALL_TOLERANCE = 0.02  # a goal whose height changed more than this since the last turn is still falling
 WAIT_TURNS = (36, 36, 60, 60, 90, 90, 120)  # degrees turned by successive scripts of waiting (6 a step)
 FINISH_STEPS = (
     3  # extra Go steps past the point where the goal should be touched (touches register a step late)
@@ -166,6 +167,8 @@ class ArenaReferencePolicy:
         self.backend = backend
         self.model = model
         self._seen: dict[int, tuple[int, float, float]] = {}  # goal id -> (step, x, z) last turn
+        self._height: dict[int, float] = {}  # goal id -> y last turn
+        self._falling: set[int] = set()  # goals whose height changed since the last turn
         self._velocity: dict[int, tuple[float, float]] = {}  # goal id -> (vx, vz) per step
         self._script_steps = 0  # steps already planned in the script being written
         self._waits = 0  # scripts in a row spent waiting for a goal to come within reach
@@ -188,6 +191,8 @@ class ArenaReferencePolicy:
         if step == 0 or any(step < seen[0] for seen in self._seen.values()):
             self._seen.clear()
             self._velocity.clear()
+            self._height.clear()
+            self._falling.clear()
             self._waits = 0
             self._last = None
             self._stuck = 0
@@ -326,12 +331,19 @@ class ArenaReferencePolicy:
         for item in privileged["items"]:
             if item.get("kind") != "goal":
                 continue
-            x, _, z = (float(v) for v in item["position"])
+            x, y, z = (float(v) for v in item["position"])
             old = self._seen.get(item["id"])
             if old is not None and step > old[0]:
                 dt = step - old[0]
                 self._velocity[item["id"]] = ((x - old[1]) / dt, (z - old[2]) / dt)
+                # Items start 0.01 above their spawn point and fall from there: a goal dropping
+                # straight down has no horizontal speed but is not settled either.
+                if abs(y - self._height.get(item["id"], y)) > FALL_TOLERANCE:
+                    self._falling.add(item["id"])
+                else:
+                    self._falling.discard(item["id"])
             self._seen[item["id"]] = (step, x, z)
+            self._height[item["id"]] = y
 
     def _moving(self, privileged: dict[str, Any]) -> bool:
         """Whether any goal moves (or may: a bouncing one whose velocity is not known yet)."""
@@ -347,7 +359,7 @@ class ArenaReferencePolicy:
     def _may_move(self, goal: dict[str, Any]) -> bool:
         """Whether a goal is moving or not known to be still (falling, rolling down a ramp...)."""
         v = self._velocity.get(goal["id"])
-        return v is None or math.hypot(*v) > 0.005
+        return v is None or math.hypot(*v) > 0.005 or goal["id"] in self._falling
 
     def _predicted(self, goal: dict[str, Any], agent: AgentState) -> tuple[float, float]:
         """Where a moving goal will be when the agent gets there (straight-line estimate)."""
