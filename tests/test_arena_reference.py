@@ -164,6 +164,22 @@ def test_a_script_that_left_the_agent_where_it_was_is_followed_by_backing_off():
     assert ("Go", -3) not in moved.commands
 
 
+def test_a_goal_dropping_straight_down_is_waited_for():
+    # Items start 0.01 above their spawn point: a goal placed at y 5 falls with no horizontal
+    # speed. It is not settled, so the agent looks round (steps pass) instead of thinking alone.
+    walls = [
+        _item(1, "Wall", "obstacle", (20, 0, 30), (6, 6, 6)),
+    ]
+
+    def goal(y):
+        return _item(2, "GoodGoalMulti", "goal", (20, y, 30), (1, 1, 1), reward=1.0)
+
+    policy = ArenaReferencePolicy()
+    policy.plan(_state([*walls, goal(9.0)], step=0))
+    plan = policy.plan(_state([*walls, goal(8.3)], step=6))
+    assert plan.goal is None and any(name == "Turn" for name, _ in plan.commands)
+
+
 def test_bigger_green_goal_is_preferred():
     small = _item(2, "GoodGoal", "goal", (20, 0, 10), (1, 1, 1), reward=1.0)
     big = _item(3, "GoodGoal", "goal", (30, 0, 30), (3, 3, 3), reward=3.0)
