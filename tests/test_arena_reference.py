@@ -125,6 +125,61 @@ def test_gold_goals_come_before_the_green_one_that_ends_the_episode():
     assert plan.goal is gold
 
 
+def test_gold_goals_rolling_behind_a_green_one_are_chased_not_waited_for():
+    # 02-29-01: the goals roll off their rails one behind the other towards the fence. A straight
+    # guess puts the gold ones on top of the green one (kept away from while gold is left); the
+    # agent heads for where they are now instead of waiting until the script limit.
+    def goals(z0):
+        return [
+            _item(6, "GoodGoal", "goal", (10, 0, z0), (1, 1, 1), reward=1.0),
+            _item(7, "GoodGoalMulti", "goal", (10, 0, z0 + 1.35), (1, 1, 1), reward=1.0),
+            _item(8, "GoodGoalMulti", "goal", (10, 0, z0 + 3.05), (1, 1, 1), reward=1.0),
+        ]
+
+    policy = ArenaReferencePolicy()
+    policy.plan(_state(goals(4.6), agent=(39.0, 0.0, 39.0), step=144, t=500))
+    plan = policy.plan(_state(goals(4.2), agent=(39.0, 0.0, 39.0), step=150, t=500))
+    assert plan.goal is not None and plan.goal["name"] == "GoodGoalMulti"
+
+
+def test_the_first_step_never_cuts_the_corner_of_a_post_the_agent_leans_on():
+    # 02-29-01: pressed against a rail's thin post, the agent must not take the cell behind the
+    # post as its first step (it then pushed into the post for twenty scripts).
+    post = _item(1, "Wall", "obstacle", (9.6, 0, 10), (0.3, 2, 0.3))
+    amap = build_map(_state([post]), MapSettings())
+    assert amap.blocks_way((9.44, 10.65), (8.75, 9.25), 0.0)
+    assert not amap.blocks_way((9.44, 10.65), (9.0, 11.5), 0.0)
+    assert not amap.blocks_way((9.44, 10.65), (8.75, 9.25), 2.0)  # standing above the post's top
+
+
+def test_a_script_that_left_the_agent_where_it_was_is_followed_by_backing_off():
+    wall = _item(1, "Wall", "obstacle", (20, 0, 20), (20, 2, 1))
+    goal = _item(2, "GoodGoal", "goal", (20, 0, 30), (1, 1, 1), reward=1.0)
+    policy = ArenaReferencePolicy()
+    first = policy.plan(_state([wall, goal], step=10))
+    assert ("Go", -3) not in first.commands
+    again = policy.plan(_state([wall, goal], step=40))  # thirty steps later, not a unit further
+    assert again.commands[0][0] == "Think" and again.commands[1] == ("Go", -3)
+    moved = policy.plan(_state([wall, goal], agent=(12.0, 0.0, 12.0), step=70))
+    assert ("Go", -3) not in moved.commands
+
+
+def test_a_goal_dropping_straight_down_is_waited_for():
+    # Items start 0.01 above their spawn point: a goal placed at y 5 falls with no horizontal
+    # speed. It is not settled, so the agent looks round (steps pass) instead of thinking alone.
+    walls = [
+        _item(1, "Wall", "obstacle", (20, 0, 30), (6, 6, 6)),
+    ]
+
+    def goal(y):
+        return _item(2, "GoodGoalMulti", "goal", (20, y, 30), (1, 1, 1), reward=1.0)
+
+    policy = ArenaReferencePolicy()
+    policy.plan(_state([*walls, goal(9.0)], step=0))
+    plan = policy.plan(_state([*walls, goal(8.3)], step=6))
+    assert plan.goal is None and any(name == "Turn" for name, _ in plan.commands)
+
+
 def test_bigger_green_goal_is_preferred():
     small = _item(2, "GoodGoal", "goal", (20, 0, 10), (1, 1, 1), reward=1.0)
     big = _item(3, "GoodGoal", "goal", (30, 0, 30), (3, 3, 3), reward=3.0)

@@ -108,6 +108,30 @@ class ArenaMap:
     safe: np.ndarray = field(repr=False)  # away from the fence, DeathZones and red goals
     slope: np.ndarray = field(repr=False)  # rise per unit of a ramp under the cell (0 off ramps)
     hazards: list[Hazard] = field(default_factory=list, repr=False)  # what kills (zones, red goals)
+    solid: list[Part] = field(default_factory=list, repr=False)  # parts that hold the agent up or stop it
+
+    def blocks_way(
+        self, start: tuple[float, float], end: tuple[float, float], level: float, thin_only: bool = False
+    ) -> bool:
+        """Whether the straight way from ``start`` runs into a part that stops an agent standing at ``level``.
+
+        "Into" is closer to the part than the agent already is (or than its radius): an agent
+        pressed against a thin post must not take a cell just behind the post as its next step.
+        ``thin_only``: only parts thinner than a cell, which the grid itself cannot resolve.
+        """
+        t = np.linspace(0.0, 1.0, 9)
+        xs = start[0] + (end[0] - start[0]) * t
+        zs = start[1] + (end[1] - start[1]) * t
+        step = self.settings.step_up
+        for part in self.solid:
+            if part.top <= level + step or part.bottom >= level + AGENT_HEIGHT:
+                continue
+            if thin_only and min(part.hx, part.hz) * 2 >= self.settings.resolution:
+                continue
+            d = part.distance(xs, zs)
+            if float(d[1:].min()) < min(float(d[0]), self.settings.agent_radius) - 0.05:
+                return True
+        return False
 
     def clearance(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
         """How far each agent position (x, z) is from being killed (0 or less: dead), at map height."""
@@ -261,6 +285,7 @@ def build_map(
         safe=safe,
         slope=slope,
         hazards=hazards,
+        solid=solid,
     )
 
 
@@ -393,6 +418,8 @@ def search(
             own = (di, dj) == (0, 0) and free[k] and abs(height[k] - h0) <= step_up
             if not own and (not free[k] or d > 1.0 or height[k] - h0 > step_up):
                 continue
+            if not own and amap.blocks_way(start, (cx, cz), h0):
+                continue
             if amap.hazards and not own:
                 t = np.linspace(0.0, 1.0, 6)
                 along = amap.clearance(start[0] + (cx - start[0]) * t, start[1] + (cz - start[1]) * t)
@@ -494,6 +521,7 @@ def shorten(
     the path length and never skips round a corner the path had to take.
     """
     costs = [float(amap.cost[amap.cell_of(*p)]) for p in path]
+    level = float(amap.height[amap.cell_of(*path[0])]) if path else 0.0
     out: list[tuple[float, float]] = []
     here, at = start, -1
     while at < len(path) - 1:
@@ -503,6 +531,8 @@ def shorten(
             worst = max(worst, costs[k])
             if not segment_clear(amap, here, path[k], worst, start_ok if at < 0 else 0.0):
                 break
+            if at < 0 and amap.blocks_way(start, path[k], level, thin_only=True):
+                break  # the exempt start may not cut the corner of a post the agent leans on
             nxt = k
         out.append(path[nxt])
         here, at = path[nxt], nxt

@@ -74,6 +74,12 @@ CALM_CLEARANCE = 2.5  # chain past a goal only if nothing lethal is nearer to it
 OVERSHOOT_MARGIN = 0.5  # and this much more while driving on through a goal (bumping it deflects the agent)
 LEG_TOLERANCE = 0.8  # a leg predicted to end farther than this from its waypoint ends the script
 DRIFT_PER_STEP = 0.02  # extra room per step already planned in this script, for prediction drift
+UNSTICK_MIN_GO = 4  # a script with at least this many Go steps ...
+UNSTICK_MOVED = 0.25  # ... that moved the agent less than this left it stuck
+UNSTICK_BACK = 3  # Go steps backwards that start the next script
+AGENT_RADIUS_STUCK = (0.75, 0.9)  # the planner's agent radius after one, two or more stuck scripts
+FALL_TOLERANCE = 0.02  # a goal whose height changed more than this since the last turn is still falling
+WAIT_TURNS = (36, 36, 60, 60, 90, 90, 120)  # degrees turned by successive scripts of waiting (6 a step)
 FINISH_STEPS = (
     3  # extra Go steps past the point where the goal should be touched (touches register a step late)
 )
@@ -160,10 +166,14 @@ class ArenaReferencePolicy:
     def __init__(self, backend: Any = None, model: MotionModel = DEFAULT_MODEL) -> None:
         self.backend = backend
         self.model = model
-        self._seen: dict[int, tuple[int, float, float, float]] = {}  # goal id -> (step, x, y, z) last turn
-        self._falling: dict[int, float] = {}  # goal id -> vertical speed (a goal given in the air falls)
+        self._seen: dict[int, tuple[int, float, float]] = {}  # goal id -> (step, x, z) last turn
+        self._height: dict[int, float] = {}  # goal id -> y last turn
+        self._falling: set[int] = set()  # goals whose height changed since the last turn
         self._velocity: dict[int, tuple[float, float]] = {}  # goal id -> (vx, vz) per step
         self._script_steps = 0  # steps already planned in the script being written
+        self._waits = 0  # scripts in a row spent waiting for a goal to come within reach
+        self._last: tuple[float, float, int] | None = None  # (x, z, Go steps) of the last script
+        self._stuck = 0  # scripts in a row whose Go steps left the agent where it was
 
     # ---- the ScriptPolicy face -------------------------------------------------------------
 
@@ -181,9 +191,14 @@ class ArenaReferencePolicy:
         if step == 0 or any(step < seen[0] for seen in self._seen.values()):
             self._seen.clear()
             self._velocity.clear()
+            self._height.clear()
             self._falling.clear()
+            self._waits = 0
+            self._last = None
+            self._stuck = 0
         self._track_goals(privileged, step)
         agent = self._agent_state(privileged)
+        self._note_progress(agent)
         moving = self._moving(privileged)
         budget = MOVING_SCRIPT_STEPS if moving else MAX_SCRIPT_STEPS
         arena = privileged["arena"]
@@ -197,6 +212,12 @@ class ArenaReferencePolicy:
         taken: set[int] = set()
         state, steps = agent, 0
         cache: dict[Any, ArenaMap] = {}
+        if self._stuck:
+            # Pressed against a rim or corner the map does not resolve: back off first, and plan
+            # with a fatter agent so the route keeps clear of whatever held it.
+            commands.append(("Go", -UNSTICK_BACK))
+            state = self.model.go(agent, -UNSTICK_BACK)
+            steps = UNSTICK_BACK
         for _ in range(MAX_GOALS_PER_SCRIPT if not moving else 1):
             gained = sum(_reward(g) for g in goals)
             choice = self._choose(
@@ -237,7 +258,13 @@ class ArenaReferencePolicy:
             if not reached or not follows or steps >= budget - 5:
                 break
         if not goals:
+            self._last = None
             return Plan([], [], self._wait(privileged))
+        self._waits = 0
+        self._last = (agent.x, agent.z, sum(abs(int(arg)) for name, arg in commands if name == "Go"))
+        if commands[0][0] != "Think":  # the back-off goes after the thought
+            think = next(k for k, (name, _) in enumerate(commands) if name == "Think")
+            commands.insert(0, commands.pop(think))
         if len(goals) > 1:
             commands[0] = ("Think", commands[0][1] + f" Then I pick up {len(goals) - 1} more on the way.")
         logger.debug(
@@ -249,6 +276,21 @@ class ArenaReferencePolicy:
         )
         return Plan(goals, route, commands, settings_used)
 
+    def _note_progress(self, agent: AgentState) -> None:
+        """Count scripts in a row whose Go steps did not move the agent (it is wedged somewhere)."""
+        if self._last is not None and self._last[2] >= UNSTICK_MIN_GO:
+            moved = math.hypot(agent.x - self._last[0], agent.z - self._last[1])
+            self._stuck = self._stuck + 1 if moved < UNSTICK_MOVED else 0
+        else:
+            self._stuck = 0
+
+    def _relaxations(self) -> tuple[MapSettings, ...]:
+        """The map settings to try in order: a fatter agent first while it is stuck."""
+        if not self._stuck:
+            return RELAXATIONS
+        fat = MapSettings(agent_radius=AGENT_RADIUS_STUCK[min(self._stuck, len(AGENT_RADIUS_STUCK)) - 1])
+        return (fat, *RELAXATIONS)
+
     def _wait(self, privileged: dict[str, Any]) -> list[tuple[str, Any]]:
         """No good goal can be reached now. If one may still come within reach (it falls, rolls or
         bounces), let time pass by turning on the spot; if nothing can change, stand still: every
@@ -259,7 +301,15 @@ class ArenaReferencePolicy:
             if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
         ]
         if any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
-            return [("Think", "I cannot reach a good goal yet; I turn on the spot and watch."), ("Turn", 36)]
+            # Goals that roll off rails or fall may take a hundred steps or more to come within
+            # reach, and an episode allows only so many scripts: the longer the wait already, the
+            # longer each further look-round (a full turn at most).
+            angle = WAIT_TURNS[min(self._waits, len(WAIT_TURNS) - 1)]
+            self._waits += 1
+            return [
+                ("Think", "I cannot reach a good goal yet; I turn on the spot and watch."),
+                ("Turn", angle),
+            ]
         return [("Think", "No good goal that is left can be reached, so I stay where I am.")]
 
     # ---- state ---------------------------------------------------------------------------
@@ -285,9 +335,15 @@ class ArenaReferencePolicy:
             old = self._seen.get(item["id"])
             if old is not None and step > old[0]:
                 dt = step - old[0]
-                self._velocity[item["id"]] = ((x - old[1]) / dt, (z - old[3]) / dt)
-                self._falling[item["id"]] = (y - old[2]) / dt
-            self._seen[item["id"]] = (step, x, y, z)
+                self._velocity[item["id"]] = ((x - old[1]) / dt, (z - old[2]) / dt)
+                # Items start 0.01 above their spawn point and fall from there: a goal dropping
+                # straight down has no horizontal speed but is not settled either.
+                if abs(y - self._height.get(item["id"], y)) > FALL_TOLERANCE:
+                    self._falling.add(item["id"])
+                else:
+                    self._falling.discard(item["id"])
+            self._seen[item["id"]] = (step, x, z)
+            self._height[item["id"]] = y
 
     def _moving(self, privileged: dict[str, Any]) -> bool:
         """Whether any goal moves (or may: a bouncing one whose velocity is not known yet)."""
@@ -303,7 +359,7 @@ class ArenaReferencePolicy:
     def _may_move(self, goal: dict[str, Any]) -> bool:
         """Whether a goal is moving or not known to be still (falling, rolling down a ramp...)."""
         v = self._velocity.get(goal["id"])
-        return v is None or math.hypot(*v) > 0.005 or abs(self._falling.get(goal["id"], 0.0)) > 0.005
+        return v is None or math.hypot(*v) > 0.005 or goal["id"] in self._falling
 
     def _predicted(self, goal: dict[str, Any], agent: AgentState) -> tuple[float, float]:
         """Where a moving goal will be when the agent gets there (straight-line estimate)."""
@@ -360,7 +416,7 @@ class ArenaReferencePolicy:
             ]
         else:
             passes = [(frozenset(), goals)]
-        for settings in RELAXATIONS:
+        for settings in self._relaxations():
             options = []
             for avoid, targets in passes:
                 key = (settings, avoid)
@@ -371,6 +427,13 @@ class ArenaReferencePolicy:
                 for goal in targets:
                     at = self._predicted(goal, agent)
                     cost, cell = result.cost_to(goal_targets(amap, goal, at))
+                    here = (float(goal["position"][0]), float(goal["position"][2]))
+                    if not math.isfinite(cost) and at != here:
+                        # The straight-line guess lands it where it cannot be reached (against a
+                        # green goal rolling ahead of it, at the fence); rolling goals slow down,
+                        # so head for where it is now and guess again next turn.
+                        at = here
+                        cost, cell = result.cost_to(goal_targets(amap, goal, at))
                     if math.isfinite(cost):
                         options.append(_Choice(goal, at, cost, result, cell, settings))
             if options:
