@@ -36,12 +36,13 @@ PILE = [  # (x, y, z, rotation): the Testbed's way of placing items (base centre
     (20.0, 2.0, 33.0, 45),
 ]
 AGENT_Z = 12.0
+AGENT_X = 19.5  # square on the left column of the pile, not on the seam between the two columns
 
 
 def scene_yaml() -> str:
     items = [
         "    - !Item\n      name: Agent\n"
-        f"      positions: [!Vector3 {{x: 20, y: 0, z: {AGENT_Z}}}]\n      rotations: [0]\n"
+        f"      positions: [!Vector3 {{x: {AGENT_X}, y: 0, z: {AGENT_Z}}}]\n      rotations: [0]\n"
     ]
     for x, y, z, r in PILE:
         items.append(
