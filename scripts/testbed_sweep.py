@@ -11,10 +11,23 @@ Usage:
     python scripts/testbed_sweep.py table BEFORE.json AFTER.json      # per level and seed, gained/lost
     python scripts/testbed_sweep.py failed AFTER.json                  # failed tasks by family
     python scripts/testbed_sweep.py check AFTER.json docs/arena-solvability.md
+    python scripts/testbed_sweep.py clock AFTER.json                   # level 9 against v3.1.3's clock
 
 `check` reads the page's section "The whole Testbed (900 tasks)" and accepts a task written out
 (`03-20-02`), as a range of variants (`03-20-01..03`) or as a list of variants (`03-24-02/03`).
 It exits with status 1 and names the missing tasks when any failed task is not there.
+
+`clock` tests the failed level-9 episodes against Animal-AI v3.1.3's clock. There an episode of
+multi goals ends only when health runs out, 5t/3 steps after the last goal that refilled it, so
+the final reward is G - 1 - 0.6 s/t for goals worth G of which the last is taken at step s. A pass
+needs s <= (G - 1 - pass mark) t / 0.6. For each seed's layout (`build_layout`, as the arena builds
+it) it finds, for every set of goals, the earliest step any agent could take them all: the shortest
+straight path from the start that comes within reach of each (in the best order, Held-Karp) at the
+fastest a run from rest can go (`motion.flat_ground_run`; walls and turns ignored, so this is a
+lower bound). Walls are not modelled, so sets of goals worth more than the pass mark + 1.1 (the
+level's design: the best reachable choice, minus 1, minus 0.1) are taken to be out of reach. "none" means no set of goals meets its deadline
+even so: the task cannot be passed in v3.1.3 with that layout. Moving goals (bounce goals) and
+goals that end the episode make the bound invalid and are reported as such.
 """
 
 from __future__ import annotations
@@ -26,6 +39,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from agentkit.envs.animalai_common.config_loader import load_arena_config
+from agentkit.envs.animalai_common.layout import build_layout
+from agentkit.envs.animalai_common.motion import flat_ground_run
 from agentkit.reports.baselines import shipped_baselines
 
 log = logging.getLogger("testbed_sweep")
@@ -118,6 +134,90 @@ def failed(after_path: str) -> None:
             )
 
 
+TESTBED = Path(__file__).resolve().parent.parent / "envs" / "arena" / "data" / "testbed"
+RUN_STEPS = 120
+AGENT_RADIUS = 0.5
+# Level 9's pass marks are the goals of the best choice the layout allows, minus 1, minus 0.1
+# (09-03-01: 6 x 1.998 - 1.1 = 10.9): sets worth more are taken to be out of reach (across a wall
+# the agent cannot climb back over), since walls are not modelled here.
+DESIGN_MARGIN = 1.1
+MAX_EXACT_GOALS = 13  # 2^13 x 13 x 13 steps of Held-Karp
+
+
+def steps_to_cover(length: float, _runs: list[float] = []) -> int:  # noqa: B006  (a cache on purpose)
+    """The fewest steps in which the agent, starting at rest, can cover ``length`` units: driving
+    forward all the time on flat ground (``motion.flat_ground_run``) is the fastest any path can go."""
+    if not _runs:
+        _runs.extend(flat_ground_run(n).driven for n in range(RUN_STEPS + 1))
+    for steps, covered in enumerate(_runs):
+        if covered >= length:
+            return steps
+    return RUN_STEPS + 1
+
+
+def clock_bound(task: str, seed: int) -> str:
+    """Whether any agent could meet the v3.1.3 clock's deadline in this layout (see the module doc)."""
+    config = load_arena_config(TESTBED / f"{task}.yaml")
+    arena = config.arenas[config.arena_order[0]]
+    layout = build_layout(arena, seed)
+    names = {item.name for item in layout.items}
+    if any("Bounce" in n and "GoodGoal" in n for n in names):
+        return "moving goals, no bound"
+    if "GoodGoal" in names:
+        return "a goal that ends the episode, no bound"
+    ax, _, az = layout.agent.position
+    goals = [(g.position[0], g.position[2], g.size[0]) for g in layout.items if g.name == "GoodGoalMulti"]
+    if len(goals) > MAX_EXACT_GOALS:
+        return f"{len(goals)} goals, too many for the exact bound"
+    mark = arena.pass_mark or 0.0
+    # Held-Karp over the goals: the shortest straight path from the start that comes within reach
+    # (the agent's radius plus the goal's) of each goal of a set, in the best order.
+    n = len(goals)
+    reach = [AGENT_RADIUS + size / 2 for _, _, size in goals]
+
+    def gap(a: tuple[float, float], b: tuple[float, float], cut: float) -> float:
+        return max(0.0, ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 - cut)
+
+    inf = float("inf")
+    best = [[inf] * n for _ in range(1 << n)]
+    for i, (x, z, _) in enumerate(goals):
+        best[1 << i][i] = gap((ax, az), (x, z), reach[i])
+    verdict_steps: list[tuple[float, float, float]] = []  # (earliest, deadline, worth)
+    for mask in range(1, 1 << n):
+        row = best[mask]
+        for last in range(n):
+            here = row[last]
+            if here == inf:
+                continue
+            for nxt in range(n):
+                if mask & (1 << nxt):
+                    continue
+                length = here + gap(goals[last][:2], goals[nxt][:2], reach[last] + reach[nxt])
+                if length < best[mask | (1 << nxt)][nxt]:
+                    best[mask | (1 << nxt)][nxt] = length
+        worth = sum(goals[i][2] for i in range(n) if mask & (1 << i))
+        deadline = (worth - 1 - mark) * arena.t / 0.6
+        if 0 <= deadline and worth <= mark + DESIGN_MARGIN + 0.01:
+            verdict_steps.append((steps_to_cover(min(row)), deadline, worth))
+    possible = [v for v in verdict_steps if v[0] <= v[1]]
+    if possible:
+        earliest, deadline, worth = max(possible, key=lambda v: v[1] - v[0])
+        return f"possible at best: goals worth {worth:.2f} by step {deadline:.0f}, at the soonest at step {earliest:.0f}"
+    if not verdict_steps:
+        return "none: all the goals are not worth the pass mark + 1"
+    earliest, deadline, worth = min(verdict_steps, key=lambda v: v[0] - v[1])
+    return f"none: e.g. goals worth {worth:.2f} needed by step {deadline:.0f}, at the soonest at step {earliest:.0f}"
+
+
+def clock(after_path: str) -> None:
+    after = read_sweep(after_path)
+    for task, seeds in failed_tasks(after).items():
+        if not task.startswith("09-"):
+            continue
+        for seed in seeds:
+            print(f"{task} s{seed} reward {after[task][seed]['reward']:.2f}: {clock_bound(task, seed)}")
+
+
 def mentioned(text: str) -> set[str]:
     """Every task id the text names, with ranges and lists of variants expanded."""
     found: set[str] = set()
@@ -155,6 +255,9 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 2 and argv[0] == "failed":
         failed(argv[1])
+        return 0
+    if len(argv) == 2 and argv[0] == "clock":
+        clock(argv[1])
         return 0
     if len(argv) == 3 and argv[0] == "check":
         return check(argv[1], argv[2])
