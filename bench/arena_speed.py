@@ -3,7 +3,7 @@
 Prints:
   (a) environment steps per second with frames off (random actions on the 40 Testbed tasks played
       by children; resets are timed apart), target >= 5,000; beside it the same worlds stepped bare
-      in pybullet (the physics limit: each task's world as the backend built it, then only
+      in pybullet (the physics limit: each task's world as the backend built and settled it, then only
       ``p.stepSimulation`` for the same number of physics updates, 3 per step, and none of
       agentkit's per-update code: no drive, friction, contacts, items or rules) and the ratio
       ours / bare;
@@ -33,12 +33,19 @@ from agentkit.envs.animalai_common.suites import CHILDREN_40
 from agentkit.envs.animalai_common.tasks import packaged_task_ids
 from agentkit.envs.arena.backend import ArenaBackend
 
+SETTLE_STEPS = 10  # heavy bodies fall their 0.01 gap and are pinned within a few steps (heavy_bodies.py)
+
 
 def bare_steps(backend: ArenaBackend, task: str, steps: int) -> tuple[float, float]:
     """Wall and CPU seconds of ``steps`` environment steps' worth of bare pybullet updates of
     ``task``'s world: built by the backend's reset, then ``p.stepSimulation`` on its client only,
-    ``DECISION_PERIOD`` x ``physics_substeps`` times per step (3 at the defaults)."""
+    ``DECISION_PERIOD`` x ``physics_substeps`` times per step (3 at the defaults). The world is first
+    run for ``SETTLE_STEPS`` idle steps of ours (untimed), so that the walls and ramps that come to
+    rest are pinned as they are during our episodes: stepped bare from the reset they would stay
+    dynamic for ever and the bare figure would be slower than ours."""
     backend.reset(task, seed=0)
+    for _ in range(SETTLE_STEPS):
+        backend.step([0, 0])
     world = backend._world  # the ArenaWorld the reset built; its pybullet client is all we step
     assert world is not None
     client = world.client
