@@ -48,6 +48,8 @@ from agentkit.envs.animalai_common.planning_grid import (
     shorten,
 )
 from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
+from agentkit.envs.animalai_common.tool_scoop import scoop_pushes
+from agentkit.envs.animalai_common.tool_use import KICK_MIN_GO, Push, knock_pushes, push_length
 from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 from agentkit.observers import Observation
 
@@ -80,6 +82,11 @@ UNSTICK_BACK = 3  # Go steps backwards that start the next script
 AGENT_RADIUS_STUCK = (0.75, 0.9)  # the planner's agent radius after one, two or more stuck scripts
 FALL_TOLERANCE = 0.02  # a goal whose height changed more than this since the last turn is still falling
 WAIT_TURNS = (36, 36, 60, 60, 90, 90, 120)  # degrees turned by successive scripts of waiting (6 a step)
+PUSH_LATERAL = 0.35  # the agent this near the push line behind the box pushes (else it drives there first)
+PUSH_GAP_MAX = 1.3  # ... with at most this much room between it and the box
+PUSH_SLOW_GAP = 0.7  # from farther back than this it drives one step more
+PUSH_STAND_SEARCH = (0.4, 0.8, 1.2)  # radii round the stand point searched for a free cell, in order
+SHIFT_TOLERANCE = 0.05  # a box that moved more than this since the last turn is still moving
 FINISH_STEPS = (
     3  # extra Go steps past the point where the goal should be touched (touches register a step late)
 )
@@ -174,6 +181,8 @@ class ArenaReferencePolicy:
         self._waits = 0  # scripts in a row spent waiting for a goal to come within reach
         self._last: tuple[float, float, int] | None = None  # (x, z, Go steps) of the last script
         self._stuck = 0  # scripts in a row whose Go steps left the agent where it was
+        self._movables: dict[int, tuple[float, float, float]] = {}  # movable id -> position last turn
+        self._shifting = False  # a movable (a pushed box) moved since the last turn
 
     # ---- the ScriptPolicy face -------------------------------------------------------------
 
@@ -196,7 +205,9 @@ class ArenaReferencePolicy:
             self._waits = 0
             self._last = None
             self._stuck = 0
+            self._movables.clear()
         self._track_goals(privileged, step)
+        self._track_movables(privileged)
         agent = self._agent_state(privileged)
         self._note_progress(agent)
         moving = self._moving(privileged)
@@ -259,6 +270,10 @@ class ArenaReferencePolicy:
                 break
         if not goals:
             self._last = None
+            tool = self._tool_use(privileged, agent, agent_y)
+            if tool is not None:
+                self._waits = 0
+                return tool
             return Plan([], [], self._wait(privileged))
         self._waits = 0
         self._last = (agent.x, agent.z, sum(abs(int(arg)) for name, arg in commands if name == "Go"))
@@ -275,6 +290,78 @@ class ArenaReferencePolicy:
             settings_used,
         )
         return Plan(goals, route, commands, settings_used)
+
+    def _tool_use(self, privileged: dict[str, Any], agent: AgentState, agent_y: float) -> Plan | None:
+        """A push that brings a goal within reach (``tool_use``), when no goal can be reached now.
+
+        The agent first drives to the stand point behind the box (a script of its own, ending
+        turned towards the target), then, from a fresh look, turns to face the target exactly and
+        drives through the box. A goal still falling is waited for instead.
+        """
+        left = [
+            g
+            for g in privileged["items"]
+            if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
+        ]
+        if self._shifting or any(g["id"] in self._falling for g in left):
+            return None
+        for push in [*knock_pushes(privileged, left), *scoop_pushes(privileged, left)]:
+            commands = self._push_commands(privileged, agent, agent_y, push)
+            if commands:
+                return Plan([push.goal], [push.stand, push.target], [("Think", push.why), *commands])
+        return None
+
+    def _push_commands(
+        self, privileged: dict[str, Any], agent: AgentState, agent_y: float, push: Push
+    ) -> list[tuple[str, Any]]:
+        """Drive to ``push.stand`` (nothing if it cannot be reached), or push from there."""
+        tx, tz = push.target
+        sx, sz = push.stand
+        gap, lateral = push.offset(agent.x, agent.z)
+        if lateral <= PUSH_LATERAL and -PUSH_LATERAL <= gap <= PUSH_GAP_MAX:
+            angle = self._aim(agent, tx, tz)
+            # From farther back the agent meets the box slower: one more step makes up for it.
+            n = push_length(push.travel) + (1 if gap > PUSH_SLOW_GAP else 0)
+            amap = build_map(privileged, MapSettings(), self._hazard_motion())
+            state = self.model.turn(agent, angle)
+            while n > 0 and not self._rolls_safely(amap, state, n):
+                n -= 1  # the agent follows the box: never into danger
+            if n < KICK_MIN_GO:
+                return []
+            return [("Turn", angle), ("Go", n)] if angle else [("Go", n)]
+        amap = build_map(privileged, MapSettings(), self._hazard_motion())
+        result = search(amap, (agent.x, agent.z), self._start_height(amap, agent, agent_y))
+        cost, cell = math.inf, -1
+        for radius in PUSH_STAND_SEARCH:  # the map's margins may leave the exact spot blocked
+            near = amap.free & (np.hypot(amap.xs - sx, amap.zs - sz) <= radius)
+            cost, cell = result.cost_to(near)
+            if math.isfinite(cost):
+                break
+        if not math.isfinite(cost):
+            return []
+        waypoints = shorten(amap, (agent.x, agent.z), result.path_to(cell))
+        waypoints = [*waypoints[:-1], push.stand]
+        out: list[tuple[str, Any]] = []
+        state = agent
+        for index, (wx, wz) in enumerate(waypoints[:MAX_LEGS]):
+            final = index == len(waypoints) - 1
+            if not final and math.hypot(wx - state.x, wz - state.z) < WAYPOINT_REACHED:
+                continue
+            angle = self._aim(state, wx, wz)
+            if angle:
+                out.append(("Turn", angle))
+                state = self.model.turn(state, angle)
+            nx, nz = push.target if final else waypoints[index + 1]
+            bearing = math.degrees(math.atan2(nx - wx, nz - wz))
+            next_angle = int(abs((bearing - state.heading + 180.0) % 360.0 - 180.0))
+            n, _ = self._go_steps(amap, state, (wx, wz), False, 0.0, next_angle)
+            if n <= 0:
+                break
+            out.append(("Go", n))
+            state = self.model.go(state, n)
+            if math.hypot(wx - state.x, wz - state.z) > LEG_TOLERANCE:
+                break
+        return out
 
     def _note_progress(self, agent: AgentState) -> None:
         """Count scripts in a row whose Go steps did not move the agent (it is wedged somewhere)."""
@@ -300,7 +387,7 @@ class ArenaReferencePolicy:
             for g in privileged["items"]
             if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
         ]
-        if any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
+        if self._shifting or any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
             # Goals that roll off rails or fall may take a hundred steps or more to come within
             # reach, and an episode allows only so many scripts: the longer the wait already, the
             # longer each further look-round (a full turn at most).
@@ -344,6 +431,19 @@ class ArenaReferencePolicy:
                     self._falling.discard(item["id"])
             self._seen[item["id"]] = (step, x, z)
             self._height[item["id"]] = y
+
+    def _track_movables(self, privileged: dict[str, Any]) -> None:
+        """Whether a box moved since the last turn: a pushed box slides and tumbles for a while,
+        and a plan made while it moves (or a wait with no step, which stops the clock) goes wrong."""
+        now = {
+            int(it["id"]): (float(it["position"][0]), float(it["position"][1]), float(it["position"][2]))
+            for it in privileged["items"]
+            if it.get("kind") == "movable" and it.get("active", True)
+        }
+        self._shifting = any(
+            k in self._movables and math.dist(self._movables[k], v) > SHIFT_TOLERANCE for k, v in now.items()
+        )
+        self._movables = now
 
     def _moving(self, privileged: dict[str, Any]) -> bool:
         """Whether any goal moves (or may: a bouncing one whose velocity is not known yet)."""
