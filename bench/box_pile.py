@@ -94,7 +94,9 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"Go({result['go']}) into the pile, then {args.wait} idle steps (top speed {result['top_speed']} units/s)")
+    print(
+        f"Go({result['go']}) into the pile, then {args.wait} idle steps (top speed {result['top_speed']} units/s)"
+    )
     print(
         f"  agent stops at z = {result['agent_z']} ({result['agent_gap_to_fence']} units from the fence), "
         f"{result['agent_travel_after_contact']} units past the pile's near face"

@@ -14,7 +14,6 @@ import pytest
 from agentkit.envs.animalai_common import motion
 from agentkit.envs.animalai_common.items import ITEM_TYPES
 from agentkit.envs.arena.backend import ArenaBackend
-from agentkit.envs.pybullet_support.bullet import p
 
 GRAVITY = 9.81  # ProjectSettings/DynamicsManager.asset
 DT = 0.02  # TimeManager.asset Fixed Timestep
