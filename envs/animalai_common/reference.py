@@ -20,8 +20,11 @@ Each turn it re-plans from the fresh state, so the errors of its motion model ar
    predicted track that comes near anything lethal; the last leg drives into the goal, and on a
    field of gold goals several are chained in one script (the loop allows only 30 scripts).
 
-If no goal can be reached it waits: it turns on the spot while a goal may still move into reach,
-and otherwise answers with a thought alone (no step, so no reward is lost to the clock).
+If no goal can be reached it tries tool use (``tool_use``, ``tool_scoop``): a box pushed into the
+pillar a goal sits on knocks it down, a U or L block pushed out of a DeathZone drags the goal lying in
+it out; the push is driven with the same Turn and Go. Otherwise it waits: it turns on the spot while a
+goal may still move into reach (or a pushed box still slides), and otherwise answers with a thought
+alone (no step, so no reward is lost to the clock).
 """
 
 from __future__ import annotations
