@@ -501,10 +501,13 @@ def test_the_push_kicks_a_box_about_as_far_as_the_planner_expects(tmp_path):
         backend.close()
 
 
-@pytest.mark.parametrize(("task", "seed"), [("05-15-01", 2), ("10-16-01", 0), ("10-21-01", 0)])
+@pytest.mark.parametrize(
+    ("task", "seed"), [("05-15-01", 2), ("05-15-01", 3), ("10-16-01", 0), ("10-21-01", 0)]
+)
 def test_reference_agent_solves_the_tool_use_tasks(task, seed):
     """Knocking a goal off a pillar (05-15-01; 10-21-01, with the box first pushed off a ledge) and
-    scooping one out of a DeathZone with a U block (10-16-01), with plain Think/Turn/Go scripts."""
+    scooping one out of a DeathZone with a U block (10-16-01), with plain Think/Turn/Go scripts.
+    At seed 3 of 05-15-01 the agent rolls into the box beside its stand point and must step off first."""
     from agentkit.envs.arena.backend import ArenaBackend
     from agentkit.observers import Observer
 

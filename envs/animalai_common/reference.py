@@ -51,6 +51,7 @@ from agentkit.envs.animalai_common.planning_grid import (
     shorten,
 )
 from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
+from agentkit.envs.animalai_common.planning_shapes import item_parts
 from agentkit.envs.animalai_common.tool_scoop import scoop_pushes
 from agentkit.envs.animalai_common.tool_use import KICK_MIN_GO, Push, knock_pushes, push_length
 from agentkit.envs.animalai_common.vocabulary import VOCABULARY
@@ -85,10 +86,12 @@ UNSTICK_BACK = 3  # Go steps backwards that start the next script
 AGENT_RADIUS_STUCK = (0.75, 0.9)  # the planner's agent radius after one, two or more stuck scripts
 FALL_TOLERANCE = 0.02  # a goal whose height changed more than this since the last turn is still falling
 WAIT_TURNS = (36, 36, 60, 60, 90, 90, 120)  # degrees turned by successive scripts of waiting (6 a step)
-PUSH_LATERAL = 0.35  # the agent this near the push line behind the box pushes (else it drives there first)
+PUSH_LATERAL = 0.5  # the agent this near the push line behind the box pushes (else it drives there first)
 PUSH_GAP_MAX = 1.3  # ... with at most this much room between it and the box
 PUSH_SLOW_GAP = 0.7  # from farther back than this it drives one step more
 PUSH_STAND_SEARCH = (0.4, 0.8, 1.2)  # radii round the stand point searched for a free cell, in order
+STEP_OFF_NEAR = 1.0  # an agent this near a block it cannot route away from steps off first ...
+STEP_OFF_GO = 3  # ... with this Go
 SHIFT_TOLERANCE = 0.05  # a box that moved more than this since the last turn is still moving
 FINISH_STEPS = (
     3  # extra Go steps past the point where the goal should be touched (touches register a step late)
@@ -341,7 +344,7 @@ class ArenaReferencePolicy:
             if math.isfinite(cost):
                 break
         if not math.isfinite(cost):
-            return []
+            return self._step_off(agent, push.box)
         waypoints = shorten(amap, (agent.x, agent.z), result.path_to(cell))
         waypoints = [*waypoints[:-1], push.stand]
         out: list[tuple[str, Any]] = []
@@ -364,7 +367,22 @@ class ArenaReferencePolicy:
             state = self.model.go(state, n)
             if math.hypot(wx - state.x, wz - state.z) > LEG_TOLERANCE:
                 break
-        return out
+        # Nothing to drive: already rolling onto the spot, or against the block beside it.
+        return out or self._step_off(agent, push.box)
+
+    def _step_off(self, agent: AgentState, box: dict[str, Any]) -> list[tuple[str, Any]]:
+        """Pressed against the block (inside the map's margin round it, where no route starts):
+        turn away from its centre and drive a few steps clear, then plan again (nothing if it is
+        not near the block)."""
+        near = min(
+            float(part.distance(np.array([agent.x]), np.array([agent.z]))[0]) for part in item_parts(box)
+        )
+        if near > STEP_OFF_NEAR:
+            return []
+        bx, bz = float(box["position"][0]), float(box["position"][2])
+        away = math.atan2(agent.x - bx, agent.z - bz)
+        angle = self._aim(agent, agent.x + math.sin(away) * 5.0, agent.z + math.cos(away) * 5.0)
+        return [("Turn", angle), ("Go", STEP_OFF_GO)] if angle else [("Go", STEP_OFF_GO)]
 
     def _note_progress(self, agent: AgentState) -> None:
         """Count scripts in a row whose Go steps did not move the agent (it is wedged somewhere)."""
