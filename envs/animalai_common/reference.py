@@ -320,7 +320,8 @@ class ArenaReferencePolicy:
     def _push_commands(
         self, privileged: dict[str, Any], agent: AgentState, agent_y: float, push: Push
     ) -> list[tuple[str, Any]]:
-        """Drive to ``push.stand`` (nothing if it cannot be reached), or push from there."""
+        """Push from where the agent stands if it is on the push line just behind the block, else
+        drive to ``push.stand`` (or step off the block first; nothing if neither is possible)."""
         tx, tz = push.target
         sx, sz = push.stand
         gap, lateral = push.offset(agent.x, agent.z)
