@@ -408,3 +408,129 @@ def test_reference_agent_collects_the_changing_goals_of_v313(tmp_path, goal):
     finally:
         setup.backend.close()
     assert result.metrics["pass"] and result.reward > 0
+
+
+# ---- tool use: pushing a box or a block so that a goal comes within reach ------------------------
+
+
+def test_a_goal_on_a_pillar_too_high_is_knocked_down_with_the_box():
+    """No route reaches a goal 2 up on a thin pillar; the planner pushes the 3-high box into it."""
+    from agentkit.envs.animalai_common.tool_use import knock_pushes
+
+    pillar = _item(1, "Wall", "obstacle", (20, 0, 20), (0.2, 2, 0.2))
+    goal = _item(2, "GoodGoal", "goal", (20, 2, 20), (1, 1, 1), reward=1.0)
+    box = _item(3, "Cardbox2", "movable", (12, 0, 15), (3, 3, 3), rot=304.0)
+    low = _item(4, "Cardbox1", "movable", (30, 0, 10), (1, 1, 1))  # too low to reach the goal
+    pushes = knock_pushes(_state([pillar, goal, box, low]), [goal])
+    assert [p.box["id"] for p in pushes] == [3]
+    push = pushes[0]
+    # The push line runs from the box's centre through the goal, and the agent starts behind the box.
+    ux, uz = push.direction
+    assert math.isclose(ux * 5 - uz * 8, 0.0, abs_tol=1e-9) and ux > 0 and uz > 0
+    gap, lateral = push.offset(*push.stand)
+    assert gap == pytest.approx(0.3) and lateral == pytest.approx(0.0, abs=1e-9)
+    plan = ArenaReferencePolicy().plan(_state([pillar, goal, box, low], agent=(17.0, 0.0, 10.0)))
+    assert "push the box" in plan.commands[0][1] and ("Go", 0) not in plan.commands
+    # A wall in the box's way leaves nothing to push.
+    wall = _item(5, "Wall", "obstacle", (16, 0, 17.5), (1, 2, 1))
+    assert knock_pushes(_state([pillar, goal, box, wall]), [goal]) == []
+
+
+def test_a_goal_in_a_death_zone_is_scooped_out_by_pushing_the_u_block_from_inside_its_mouth():
+    """10-16-01's layout: the U straddles the zone's edge, the goal lies in its mouth inside the zone."""
+    from agentkit.envs.animalai_common.tool_scoop import scoop_pushes
+
+    zone = _item(1, "DeathZone", "zone", (20, 0, 30), (39.86, 0.11, 19.88), reward=-1.0)
+    u = _item(2, "UObject", "movable", (33, 0, 20), (5, 1, 10), rot=90.0)
+    goal = _item(3, "GoodGoal", "goal", (30, 0, 22), (1, 1, 1), reward=1.0)
+    pushes = scoop_pushes(_state([zone, u, goal]), [goal])
+    assert len(pushes) == 1
+    push = pushes[0]
+    assert push.direction == pytest.approx((0.0, -1.0), abs=1e-9)  # out of the zone, the nearest way
+    # The agent pushes the inner face of the U's lower arm, inside the mouth, on safe ground.
+    assert 29.25 + 0.5 <= push.contact[0] <= 32.25 - 0.5 and push.contact[1] == pytest.approx(15.0, abs=0.01)
+    assert push.stand[1] < 20.06 - 0.75
+    # An L block with no part beyond the goal cannot sweep it.
+    ell = _item(2, "LObject", "movable", (7, 0, 17), (5, 1, 4), rot=270.0)
+    other = _item(3, "GoodGoal", "goal", (10, 0, 22), (1, 1, 1), reward=1.0)
+    assert scoop_pushes(_state([zone, ell, other]), [other]) == []
+
+
+PUSH_ARENA = """\
+!ArenaConfig
+arenas:
+  0: !Arena
+    t: 250
+    pass_mark: 0
+    items:
+    - !Item
+      name: Agent
+      positions: [!Vector3 {x: 20, y: 0, z: 12.7}]
+      rotations: [0]
+    - !Item
+      name: Cardbox2
+      positions: [!Vector3 {x: 20, y: 0, z: 15}]
+      rotations: [0]
+      sizes: [!Vector3 {x: 3, y: 3, z: 3}]
+"""
+
+
+def test_the_push_kicks_a_box_about_as_far_as_the_planner_expects(tmp_path):
+    """From the stand point (0.3 behind the box), Go(push_length(d)) moves the box at least d along
+    the push line and not far off it: the kick model the tool-use planner relies on."""
+    from agentkit.envs.animalai_common.tool_use import box_travel, push_length
+    from agentkit.envs.arena.backend import ArenaBackend
+
+    arena = tmp_path / "push.yaml"
+    arena.write_text(PUSH_ARENA)
+    backend = ArenaBackend(frames=False)
+    try:
+        for travel in (3.0, 6.0):
+            backend.reset(str(arena), 0)
+            n = push_length(travel)
+            for command in parse_script(f"Go({n});", backend.vocabulary):
+                for action in backend.compile(command):
+                    backend.step(action)
+            for _ in range(40):  # the kicked box slides on
+                backend.step([0, 0])
+            box = next(it for it in backend.privileged_state()["items"] if it["name"] == "Cardbox2")
+            moved = box["position"][2] - 15.0
+            assert travel <= moved <= box_travel(n) + 2.0, (travel, n, moved)
+            assert abs(box["position"][0] - 20.0) < 0.5
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize(
+    ("task", "seed"), [("05-15-01", 2), ("05-15-01", 3), ("10-16-01", 0), ("10-21-01", 0)]
+)
+def test_reference_agent_solves_the_tool_use_tasks(task, seed):
+    """Knocking a goal off a pillar (05-15-01; 10-21-01, with the box first pushed off a ledge) and
+    scooping one out of a DeathZone with a U block (10-16-01), with plain Think/Turn/Go scripts.
+    At seed 3 of 05-15-01 the agent rolls into the box beside its stand point and must step off first."""
+    from agentkit.envs.arena.backend import ArenaBackend
+    from agentkit.observers import Observer
+
+    backend = ArenaBackend(frames=False)
+    observer = Observer()
+    try:
+        policy = backend.reference_policy()
+        observation = observer.observe(backend.reset(task, seed))
+        answers = []
+        for _ in range(30):
+            answers.append(policy.next_answer(observation))
+            done = False
+            for command in parse_script(answers[-1], backend.vocabulary):
+                for action in backend.compile(command):
+                    done = backend.step(action).done
+                    if done:
+                        break
+                if done:
+                    break
+            observation = observer.observe(backend.observe())
+            if observation.done:
+                break
+        assert backend.episode_metrics(observation)["pass"], answers
+        assert any("push" in answer for answer in answers)
+    finally:
+        backend.close()

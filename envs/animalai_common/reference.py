@@ -20,8 +20,11 @@ Each turn it re-plans from the fresh state, so the errors of its motion model ar
    predicted track that comes near anything lethal; the last leg drives into the goal, and on a
    field of gold goals several are chained in one script (the loop allows only 30 scripts).
 
-If no goal can be reached it waits: it turns on the spot while a goal may still move into reach,
-and otherwise answers with a thought alone (no step, so no reward is lost to the clock).
+If no goal can be reached it tries tool use (``tool_use``, ``tool_scoop``): a box pushed into the
+pillar a goal sits on knocks it down, a U or L block pushed out of a DeathZone drags the goal lying in
+it out; the push is driven with the same Turn and Go. Otherwise it waits: it turns on the spot while a
+goal may still move into reach (or a pushed box still slides), and otherwise answers with a thought
+alone (no step, so no reward is lost to the clock).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ from agentkit.envs.animalai_common.planning_grid import (
     shorten,
 )
 from agentkit.envs.animalai_common.planning_motion import DEFAULT_MODEL, AgentState, MotionModel, turn_toward
+from agentkit.envs.animalai_common.planning_shapes import item_parts
+from agentkit.envs.animalai_common.tool_scoop import scoop_pushes
+from agentkit.envs.animalai_common.tool_use import KICK_MIN_GO, Push, knock_pushes, push_length
 from agentkit.envs.animalai_common.vocabulary import VOCABULARY
 from agentkit.observers import Observation
 
@@ -80,6 +86,13 @@ UNSTICK_BACK = 3  # Go steps backwards that start the next script
 AGENT_RADIUS_STUCK = (0.75, 0.9)  # the planner's agent radius after one, two or more stuck scripts
 FALL_TOLERANCE = 0.02  # a goal whose height changed more than this since the last turn is still falling
 WAIT_TURNS = (36, 36, 60, 60, 90, 90, 120)  # degrees turned by successive scripts of waiting (6 a step)
+PUSH_LATERAL = 0.5  # the agent this near the push line behind the box pushes (else it drives there first)
+PUSH_GAP_MAX = 1.3  # ... with at most this much room between it and the box
+PUSH_SLOW_GAP = 0.7  # from farther back than this it drives one step more
+PUSH_STAND_SEARCH = (0.4, 0.8, 1.2)  # radii round the stand point searched for a free cell, in order
+STEP_OFF_NEAR = 1.0  # an agent this near a block it cannot route away from steps off first ...
+STEP_OFF_GO = 3  # ... with this Go
+SHIFT_TOLERANCE = 0.05  # a box that moved more than this since the last turn is still moving
 FINISH_STEPS = (
     3  # extra Go steps past the point where the goal should be touched (touches register a step late)
 )
@@ -174,6 +187,8 @@ class ArenaReferencePolicy:
         self._waits = 0  # scripts in a row spent waiting for a goal to come within reach
         self._last: tuple[float, float, int] | None = None  # (x, z, Go steps) of the last script
         self._stuck = 0  # scripts in a row whose Go steps left the agent where it was
+        self._movables: dict[int, tuple[float, float, float]] = {}  # movable id -> position last turn
+        self._shifting = False  # a movable (a pushed box) moved since the last turn
 
     # ---- the ScriptPolicy face -------------------------------------------------------------
 
@@ -196,7 +211,9 @@ class ArenaReferencePolicy:
             self._waits = 0
             self._last = None
             self._stuck = 0
+            self._movables.clear()
         self._track_goals(privileged, step)
+        self._track_movables(privileged)
         agent = self._agent_state(privileged)
         self._note_progress(agent)
         moving = self._moving(privileged)
@@ -259,6 +276,10 @@ class ArenaReferencePolicy:
                 break
         if not goals:
             self._last = None
+            tool = self._tool_use(privileged, agent, agent_y)
+            if tool is not None:
+                self._waits = 0
+                return tool
             return Plan([], [], self._wait(privileged))
         self._waits = 0
         self._last = (agent.x, agent.z, sum(abs(int(arg)) for name, arg in commands if name == "Go"))
@@ -275,6 +296,94 @@ class ArenaReferencePolicy:
             settings_used,
         )
         return Plan(goals, route, commands, settings_used)
+
+    def _tool_use(self, privileged: dict[str, Any], agent: AgentState, agent_y: float) -> Plan | None:
+        """A push that brings a goal within reach (``tool_use``), when no goal can be reached now.
+
+        The agent first drives to the stand point behind the box (a script of its own, ending
+        turned towards the target), then, from a fresh look, turns to face the target exactly and
+        drives through the box. A goal still falling is waited for instead.
+        """
+        left = [
+            g
+            for g in privileged["items"]
+            if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
+        ]
+        if self._shifting or any(g["id"] in self._falling for g in left):
+            return None
+        for push in [*knock_pushes(privileged, left), *scoop_pushes(privileged, left)]:
+            commands = self._push_commands(privileged, agent, agent_y, push)
+            if commands:
+                return Plan([push.goal], [push.stand, push.target], [("Think", push.why), *commands])
+        return None
+
+    def _push_commands(
+        self, privileged: dict[str, Any], agent: AgentState, agent_y: float, push: Push
+    ) -> list[tuple[str, Any]]:
+        """Push from where the agent stands if it is on the push line just behind the block, else
+        drive to ``push.stand`` (or step off the block first; nothing if neither is possible)."""
+        tx, tz = push.target
+        sx, sz = push.stand
+        gap, lateral = push.offset(agent.x, agent.z)
+        if lateral <= PUSH_LATERAL and -PUSH_LATERAL <= gap <= PUSH_GAP_MAX:
+            angle = self._aim(agent, tx, tz)
+            # From farther back the agent meets the box slower: one more step makes up for it.
+            n = push_length(push.travel) + (1 if gap > PUSH_SLOW_GAP else 0)
+            amap = build_map(privileged, MapSettings(), self._hazard_motion())
+            state = self.model.turn(agent, angle)
+            while n > 0 and not self._rolls_safely(amap, state, n):
+                n -= 1  # the agent follows the box: never into danger
+            if n < KICK_MIN_GO:
+                return []
+            return [("Turn", angle), ("Go", n)] if angle else [("Go", n)]
+        amap = build_map(privileged, MapSettings(), self._hazard_motion())
+        result = search(amap, (agent.x, agent.z), self._start_height(amap, agent, agent_y))
+        cost, cell = math.inf, -1
+        for radius in PUSH_STAND_SEARCH:  # the map's margins may leave the exact spot blocked
+            near = amap.free & (np.hypot(amap.xs - sx, amap.zs - sz) <= radius)
+            cost, cell = result.cost_to(near)
+            if math.isfinite(cost):
+                break
+        if not math.isfinite(cost):
+            return self._step_off(agent, push.box)
+        waypoints = shorten(amap, (agent.x, agent.z), result.path_to(cell))
+        waypoints = [*waypoints[:-1], push.stand]
+        out: list[tuple[str, Any]] = []
+        state = agent
+        for index, (wx, wz) in enumerate(waypoints[:MAX_LEGS]):
+            final = index == len(waypoints) - 1
+            if not final and math.hypot(wx - state.x, wz - state.z) < WAYPOINT_REACHED:
+                continue
+            angle = self._aim(state, wx, wz)
+            if angle:
+                out.append(("Turn", angle))
+                state = self.model.turn(state, angle)
+            nx, nz = push.target if final else waypoints[index + 1]
+            bearing = math.degrees(math.atan2(nx - wx, nz - wz))
+            next_angle = int(abs((bearing - state.heading + 180.0) % 360.0 - 180.0))
+            n, _ = self._go_steps(amap, state, (wx, wz), False, 0.0, next_angle)
+            if n <= 0:
+                break
+            out.append(("Go", n))
+            state = self.model.go(state, n)
+            if math.hypot(wx - state.x, wz - state.z) > LEG_TOLERANCE:
+                break
+        # Nothing to drive: already rolling onto the spot, or against the block beside it.
+        return out or self._step_off(agent, push.box)
+
+    def _step_off(self, agent: AgentState, box: dict[str, Any]) -> list[tuple[str, Any]]:
+        """Pressed against the block (inside the map's margin round it, where no route starts):
+        turn away from its centre and drive a few steps clear, then plan again (nothing if it is
+        not near the block)."""
+        near = min(
+            float(part.distance(np.array([agent.x]), np.array([agent.z]))[0]) for part in item_parts(box)
+        )
+        if near > STEP_OFF_NEAR:
+            return []
+        bx, bz = float(box["position"][0]), float(box["position"][2])
+        away = math.atan2(agent.x - bx, agent.z - bz)
+        angle = self._aim(agent, agent.x + math.sin(away) * 5.0, agent.z + math.cos(away) * 5.0)
+        return [("Turn", angle), ("Go", STEP_OFF_GO)] if angle else [("Go", STEP_OFF_GO)]
 
     def _note_progress(self, agent: AgentState) -> None:
         """Count scripts in a row whose Go steps did not move the agent (it is wedged somewhere)."""
@@ -300,7 +409,7 @@ class ArenaReferencePolicy:
             for g in privileged["items"]
             if g.get("kind") == "goal" and g.get("active", True) and g["name"] in POSITIVE_GOALS
         ]
-        if any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
+        if self._shifting or any(self._may_move(g) or g["name"].endswith("Bounce") for g in left):
             # Goals that roll off rails or fall may take a hundred steps or more to come within
             # reach, and an episode allows only so many scripts: the longer the wait already, the
             # longer each further look-round (a full turn at most).
@@ -344,6 +453,19 @@ class ArenaReferencePolicy:
                     self._falling.discard(item["id"])
             self._seen[item["id"]] = (step, x, z)
             self._height[item["id"]] = y
+
+    def _track_movables(self, privileged: dict[str, Any]) -> None:
+        """Whether a box moved since the last turn: a pushed box slides and tumbles for a while,
+        and a plan made while it moves (or a wait with no step, which stops the clock) goes wrong."""
+        now = {
+            int(it["id"]): (float(it["position"][0]), float(it["position"][1]), float(it["position"][2]))
+            for it in privileged["items"]
+            if it.get("kind") == "movable" and it.get("active", True)
+        }
+        self._shifting = any(
+            k in self._movables and math.dist(self._movables[k], v) > SHIFT_TOLERANCE for k, v in now.items()
+        )
+        self._movables = now
 
     def _moving(self, privileged: dict[str, Any]) -> bool:
         """Whether any goal moves (or may: a bouncing one whose velocity is not known yet)."""
