@@ -83,9 +83,10 @@ def test_rewards_add_up_to_the_episodes_dense_reward_and_truncate_at_causalworld
         assert steps == 125  # reaching: 5 s / (10 x 4 ms)
         assert total == pytest.approx(info["dense_reward"]) and total != 0.0
         assert env.backend.episode_metrics(None)["dense_reward"] == pytest.approx(total, abs=1e-4)
-        assert (
-            info["success"] is False and info["fractional_success"] > 0.01
-        )  # fingers fell: far from the targets
+        # fingers fell: far from the targets (goal reward: the mean tip error in m), so CausalWorld's
+        # fractional success, clipped at 3 cm, is 0
+        assert info["success"] is False and info["goal_reward"] > 0.03
+        assert info["fractional_success"] == 0.0
     finally:
         env.close()
 

@@ -48,6 +48,9 @@ REACHING_EPISODE_S = 5.0
 OVERLAP_SUCCESS = 0.9
 #: reaching.py ``_check_preliminary_success``: ``if goal_reward < 0.01`` (mean absolute error, m).
 REACHING_SUCCESS_ERROR = 0.01
+#: reaching.py ``_calculate_fractional_success``: the mean error is clipped to [0.01, 0.03] m and
+#: mapped linearly to 1..0 (1 at or below the success error, 0 at or beyond 3 cm).
+REACHING_NO_SUCCESS_ERROR = 0.03
 #: agentkit's reaching score: a tip this far (m) from its target scores 0.
 AGENTKIT_REACH_SCALE = 0.05
 
@@ -91,6 +94,21 @@ def reaching_error(tips: np.ndarray, tip_goals: np.ndarray) -> float:
     return float(
         np.mean(np.abs(np.asarray(tip_goals, dtype=float).ravel() - np.asarray(tips, dtype=float).ravel()))
     )
+
+
+def reaching_fractional_success(error: float) -> float:
+    """reaching.py ``_calculate_fractional_success``: ``1 - (clip(error, 0.01, 0.03) - 0.01) / 0.02``
+    for the mean absolute tip error (``reaching_error``), so the figure CausalWorld's evaluation
+    averages is 1 for a solved reach and 0 from 3 cm out, not the raw error."""
+    span = REACHING_NO_SUCCESS_ERROR - REACHING_SUCCESS_ERROR
+    clipped = min(max(error, REACHING_SUCCESS_ERROR), REACHING_NO_SUCCESS_ERROR)
+    return 1.0 - (clipped - REACHING_SUCCESS_ERROR) / span
+
+
+def fractional_success(family: str, goal_reward: float) -> float:
+    """CausalWorld's ``info['fractional_success']`` from its goal reward: reaching's clipped mapping of
+    the tip error; every other task reports its goal reward, the overlap (``base_task.py``)."""
+    return reaching_fractional_success(goal_reward) if family == "reaching" else goal_reward
 
 
 def agentkit_reach_score(tips: np.ndarray, tip_goals: np.ndarray) -> float:

@@ -23,9 +23,10 @@ by the control period, and an episode is truncated at CausalWorld's episode leng
   ``pushing@P0`` from CausalWorld's default one (as its ``reset`` does), ``pushing@P4`` from that
   protocol's draw.
 
-``info``: ``success`` (CausalWorld's measure), ``fractional_success`` (its goal reward: the
-axis-aligned overlap, or for reaching the mean tip error), ``overlap`` (our exact oriented overlap),
-``dense_reward`` (the episode's return so far).
+``info``: ``success`` (CausalWorld's measure), ``goal_reward`` (its goal reward: the axis-aligned
+overlap, or for reaching the mean absolute tip error in m), ``fractional_success`` (as CausalWorld's
+``get_info``: the goal reward, or for reaching ``1 - (clip(error, 0.01, 0.03) - 0.01) / 0.02``),
+``overlap`` (our exact oriented overlap), ``dense_reward`` (the episode's return so far).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from gymnasium import spaces
 
 from agentkit.envs.trifinger import observation_vector as ov
 from agentkit.envs.trifinger.backend import TriFingerBackend
-from agentkit.envs.trifinger.causalworld_profile import episode_length_s
+from agentkit.envs.trifinger.causalworld_profile import episode_length_s, fractional_success
 from agentkit.envs.trifinger.obstacles import count_of
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import default_scene, family
@@ -212,7 +213,8 @@ class TriFingerGymEnv(gymnasium.Env):
         value = verdict.value if not math.isnan(verdict.value) else 0.0
         return {
             "success": verdict.success,
-            "fractional_success": value,
+            "goal_reward": value,
+            "fractional_success": fractional_success(self.family, value),
             "overlap": self.backend.current_overlap("volumetric"),
             "dense_reward": self._last_return,
         }
