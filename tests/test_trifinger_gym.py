@@ -80,7 +80,7 @@ def test_rewards_add_up_to_the_episodes_dense_reward_and_truncate_at_causalworld
             assert not terminated
             total += reward
             steps += 1
-        assert steps == 125  # reaching: 5 s / (10 x 4 ms)
+        assert steps == 126  # reaching: int(5 s / (10 x 4 ms)) = 125, done when the count exceeds it
         assert total == pytest.approx(info["dense_reward"]) and total != 0.0
         assert env.backend.episode_metrics(None)["dense_reward"] == pytest.approx(total, abs=1e-4)
         # fingers fell: far from the targets (goal reward: the mean tip error in m), so CausalWorld's
@@ -129,5 +129,26 @@ def test_unnormalised_actions_and_observations_are_in_causalworlds_units():
         for _ in range(5):
             env.step(rest.astype(np.float32))
         assert np.abs(env.backend.world.joint_positions() - rest).max() < 0.01
+    finally:
+        env.close()
+
+
+def test_skip_frame_3_sets_the_step_the_reward_and_the_cutoff_as_causalworld():
+    """The paper's baselines (reproduce_experiments.py: skip_frame 3): dt = 3 x 4 ms = 12 ms, pushing's
+    10 s is int(10 / 0.012) = 833 steps and the episode is done when the count exceeds it (834 steps);
+    causalworld.py computes the task's reward at every step and scales it by dt."""
+    env = _make(task="pushing@P0", skip_frame=3)
+    rng = np.random.default_rng(0)
+    try:
+        env.reset(seed=0)
+        rewards: list[float] = []
+        truncated = False
+        while not truncated:
+            _, reward, _, truncated, info = env.step(rng.uniform(-1, 1, 9).astype(np.float32))
+            rewards.append(reward)
+        assert len(rewards) == 834
+        assert env.backend.world.elapsed_s == pytest.approx(834 * 0.012)
+        assert all(r != 0.0 for r in rewards)  # a reward at every step, not every 40 ms
+        assert sum(rewards) == pytest.approx(info["dense_reward"])
     finally:
         env.close()

@@ -94,8 +94,9 @@ class DenseReward:
         self.total = 0.0
         self.last_terms = []
 
-    def step(self, state: WorldState) -> float:
-        """The reward of the control step that ended in ``state`` (already scaled by dt), added to ``total``."""
+    def step(self, state: WorldState, dt: float = CONTROL_STEP_S) -> float:
+        """The reward of the control step that ended in ``state``, scaled by its length ``dt`` (s) as
+        ``causalworld.py step`` scales by ``self.dt`` = ``skip_frame`` x 4 ms, added to ``total``."""
         previous = self._previous
         if previous is None:
             self.reset(state)
@@ -105,7 +106,7 @@ class DenseReward:
         reward = (
             float(np.dot(terms, self.spec.weights)) if len(terms) else 0.0
         ) + goal * self.spec.fractional_weight
-        reward *= CONTROL_STEP_S
+        reward *= dt
         self.last_terms = list(terms)
         self._previous = state
         self.total += reward

@@ -1,9 +1,12 @@
 """CausalWorld's tasks as gymnasium environments, so an RL user trains here as on CausalWorld.
 
 Why: the same simulated tasks an LLM faces, offered with CausalWorld's RL interface
-(``causal_world/envs/causalworld.py``): one control step is ``skip_frame`` = 10 physics steps of
-4 ms, actions and observations are scaled to [-1, 1], the reward is the task's dense reward scaled
-by the control period, and an episode is truncated at CausalWorld's episode length.
+(``causal_world/envs/causalworld.py``): one control step is ``skip_frame`` physics steps of 4 ms
+(10 by default; the paper's baselines use 3), actions and observations are scaled to [-1, 1], the
+reward is the task's dense reward computed at every step and scaled by that step's length
+(``reward *= self.dt``, dt = ``skip_frame`` x 4 ms), and the episode is truncated as CausalWorld's:
+``max_episode_length = int(episode length / dt)`` and done when the step count exceeds it (so 10 s at
+``skip_frame=3`` is 834 steps, at 10 it is 251; reaching's 5 s at 10 is 126).
 
 ``TriFingerGymEnv(task="pushing", observation_mode=..., action_mode=...)``; registered as
 ``agentkit/trifinger-<task>-v0`` for each task family (``envs/gym_registry.py``).
@@ -44,7 +47,7 @@ from agentkit.envs.trifinger.causalworld_profile import episode_length_s, fracti
 from agentkit.envs.trifinger.obstacles import count_of
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import default_scene, family
-from agentkit.envs.trifinger.world import CONTROL_STEP_S, SKIP_FRAME
+from agentkit.envs.trifinger.world import SKIP_FRAME, TIME_STEP_S
 
 if TYPE_CHECKING:
     from agentkit.envs.trifinger.cameras import CausalWorldCameras
@@ -91,6 +94,7 @@ class TriFingerGymEnv(gymnasium.Env):
         self.observation_mode = observation_mode
         self.action_mode = action_mode
         self.skip_frame = skip_frame
+        self._dt = TIME_STEP_S * skip_frame  # causalworld.py: ``self.dt = simulation_time x skip_frame``
         self.render_mode = render_mode
         self.normalize_actions = normalize_actions
         self.normalize_observations = normalize_observations
@@ -139,8 +143,12 @@ class TriFingerGymEnv(gymnasium.Env):
         self.backend.reset(self.task, episode_seed)
         world = self.backend.world
         self._check_room()
+        # The gym env sums the dense reward itself, once per step of its own length: the world's
+        # 40-ms control hook (the LLM loop's clock) would reward only some steps at other skip frames.
+        world.control_hook = None
         self._steps = 0
-        self._max_steps = int(round(self.backend.time_limit_steps / 1000.0 / CONTROL_STEP_S))
+        # causalworld.py __init__: ``int(task.get_default_max_episode_length() / self.dt)``
+        self._max_steps = int((self.backend.time_limit_steps / 1000.0) / self._dt)
         self._last_return = 0.0
         if self.observation_mode == "pixel" and (self._pixels is None or self._pixels.world is not world):
             from agentkit.envs.trifinger.cameras import CausalWorldCameras
@@ -168,8 +176,9 @@ class TriFingerGymEnv(gymnasium.Env):
         self._steps += 1
         dense = self.backend._dense
         assert dense is not None  # the backend's reset() made it
-        reward, self._last_return = dense.total - self._last_return, dense.total
-        truncated = self._steps >= self._max_steps
+        reward = dense.step(read_state(world), self._dt)  # task.get_reward() x dt, every step
+        self._last_return = dense.total
+        truncated = self._steps > self._max_steps  # causalworld.py _is_done: count > maximum
         return self._observation(), float(reward), False, truncated, self._info()
 
     def render(self):
