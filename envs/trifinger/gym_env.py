@@ -95,6 +95,7 @@ class TriFingerGymEnv(gymnasium.Env):
         self.action_mode = action_mode
         self.skip_frame = skip_frame
         self._dt = TIME_STEP_S * skip_frame  # causalworld.py: ``self.dt = simulation_time x skip_frame``
+        self.metadata = {**self.metadata, "render_fps": 1.0 / self._dt}  # its video.frames_per_second
         self.render_mode = render_mode
         self.normalize_actions = normalize_actions
         self.normalize_observations = normalize_observations
