@@ -36,7 +36,7 @@ from agentkit.envs.trifinger.causalworld_profile import (
     judge,
 )
 from agentkit.envs.trifinger.compiler import ScriptCompiler
-from agentkit.envs.trifinger.curriculum import parse_curriculum
+from agentkit.envs.trifinger.curriculum import Curriculum, parse_curriculum
 from agentkit.envs.trifinger.dense_reward import DenseReward
 from agentkit.envs.trifinger.describe import status_lines, structured_state
 from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
@@ -87,7 +87,7 @@ class TriFingerBackend(Backend):
         goal_images: bool = False,
         overlap_mode: str = "volumetric",
         end_on_success: bool = True,
-        curriculum: dict[str, Any] | None = None,
+        curriculum: dict[str, Any] | Curriculum | None = None,
         profile: str = DEFAULT_PROFILE,
         number_of_obstacles: int = 0,
     ) -> None:

@@ -22,6 +22,11 @@ reward is the task's dense reward computed at every step and scaled by that step
   the images as uint8.
 * ``number_of_obstacles`` (reaching, creative_stacked_blocks; 0-5): CausalWorld's task variable,
   that many 1 cm fixed cubes at random places (``obstacles``), observed as ``obstacle_<i>_*``.
+* training set-up (``training_setup.py``): ``dense_reward_weights`` and ``fractional_reward_weight``
+  (the task generator's arguments), ``variables_space`` (``space_a``, ``space_b``, ``space_a_b``),
+  ``curriculum`` (``none``, ``goal``: a goal actor at every reset, ``random``: the random actor on
+  all variables at every reset), and ``settings="reproduce_experiments"`` for the paper's baselines'
+  task configs and world parameters (``skip_frame`` 3 ...).
 * ``task``: a family (``pushing``) starts each episode from a configuration sampled from the seed;
   ``pushing@P0`` from CausalWorld's default one (as its ``reset`` does), ``pushing@P4`` from that
   protocol's draw.
@@ -47,6 +52,7 @@ from agentkit.envs.trifinger.causalworld_profile import episode_length_s, fracti
 from agentkit.envs.trifinger.obstacles import count_of
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import default_scene, family
+from agentkit.envs.trifinger.training_setup import SETTINGS, baseline_settings, make_setup
 from agentkit.envs.trifinger.world import SKIP_FRAME, TIME_STEP_S
 
 if TYPE_CHECKING:
@@ -79,7 +85,23 @@ class TriFingerGymEnv(gymnasium.Env):
         normalize_actions: bool = True,
         normalize_observations: bool = True,
         number_of_obstacles: int = 0,
+        dense_reward_weights: list[float] | tuple[float, ...] | None = None,
+        fractional_reward_weight: float | None = None,
+        variables_space: str = "space_a",
+        curriculum: str = "none",
+        settings: str | None = None,
     ) -> None:
+        if settings is not None:  # a named set-up replaces the options it names (training_setup.py)
+            if settings not in SETTINGS:
+                raise ValueError(f"settings must be one of {', '.join(SETTINGS)}, got {settings!r}")
+            preset = baseline_settings(task.partition("@")[0])
+            dense_reward_weights, fractional_reward_weight = (
+                preset.dense_reward_weights,
+                preset.fractional_reward_weight,
+            )
+            variables_space, skip_frame = preset.variables_space, preset.skip_frame
+            observation_mode, action_mode = preset.observation_mode, preset.action_mode
+            normalize_observations = preset.normalize_observations
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {', '.join(ACTION_MODES)}, got {action_mode!r}")
         if observation_mode not in OBSERVATION_MODES:
@@ -100,11 +122,15 @@ class TriFingerGymEnv(gymnasium.Env):
         self.normalize_actions = normalize_actions
         self.normalize_observations = normalize_observations
         obstacles = count_of(number_of_obstacles, self.family) if number_of_obstacles else 0
+        self.setup = make_setup(
+            self.family, dense_reward_weights, fractional_reward_weight, variables_space, curriculum
+        )
         self.backend = TriFingerBackend(
             cameras=render_mode == "rgb_array",
             end_on_success=False,
             profile="causalworld",
             number_of_obstacles=obstacles,
+            curriculum=self.setup.curriculum,
         )
         self._pixels: CausalWorldCameras | None = None
         scene = default_scene(self.family)
@@ -147,6 +173,9 @@ class TriFingerGymEnv(gymnasium.Env):
         # The gym env sums the dense reward itself, once per step of its own length: the world's
         # 40-ms control hook (the LLM loop's clock) would reward only some steps at other skip frames.
         world.control_hook = None
+        dense = self.backend._dense
+        assert dense is not None  # the backend's reset() made it
+        dense.spec = self.setup.reward  # the task generator's weights as configured
         self._steps = 0
         # causalworld.py __init__: ``int(task.get_default_max_episode_length() / self.dt)``
         self._max_steps = int((self.backend.time_limit_steps / 1000.0) / self._dt)
