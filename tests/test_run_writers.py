@@ -127,6 +127,26 @@ def _wait_for_episodes(db_path: Path, proc: subprocess.Popen, n: int, timeout_s:
     raise AssertionError("the eval never started its episodes")
 
 
+def _stop_between_writes(pgid: int, db_path: Path) -> None:
+    """SIGSTOP the writer's process group at a moment it holds no write transaction: stopped inside
+    one it would keep the database locked (a race that a loaded machine makes likely). Stop, check
+    that a write lock can be taken, and let it run on a little if not."""
+    for _ in range(200):
+        os.killpg(pgid, signal.SIGSTOP)
+        try:
+            conn = sqlite3.connect(db_path, timeout=0.5, isolation_level=None)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("ROLLBACK")
+            finally:
+                conn.close()
+            return
+        except sqlite3.OperationalError:
+            os.killpg(pgid, signal.SIGCONT)
+            time.sleep(0.02)
+    raise AssertionError("the writer never paused between two writes")
+
+
 def test_a_second_resume_of_a_run_being_written_refuses_with_one_line(tmp_path):
     db_path = tmp_path / "writers.db"
     db = f"sqlite:///{db_path}"
@@ -134,7 +154,7 @@ def test_a_second_resume_of_a_run_being_written_refuses_with_one_line(tmp_path):
     first = _start_eval(tmp_path, db, "exp.yaml")
     try:
         _wait_for_episodes(db_path, first, 1)
-        os.killpg(first.pid, signal.SIGSTOP)  # alive, holding the run, writing nothing meanwhile
+        _stop_between_writes(first.pid, db_path)  # alive, holding the run, writing nothing meanwhile
         with TranscriptStore(db) as store:
             (run,) = store.list_runs()
         probe = subprocess.run(
