@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from arena_yaml import agent, arena_writer, item
 
 from agentkit.envs.animalai_common import motion
 from agentkit.envs.animalai_common.items import ITEM_TYPES
@@ -21,25 +22,6 @@ DEFAULT = 0.6  # Unity's default PhysicMaterial (walls, ramps, the agent: m_Mate
 CARDBOARD = (DEFAULT + 0.25) / 2  # LowFriction.physicMaterial 0.25, averaged (frictionCombine 0)
 
 
-def arena_text(items: str, t: int = 0) -> str:
-    return f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    items:\n{items}"
-
-
-def agent(x: float, z: float, y: float = 0.0, rotation: float = 0) -> str:
-    return (
-        f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-        f"      rotations: [{rotation}]\n"
-    )
-
-
-def item(name: str, x: float, z: float, size=(1, 1, 1), y: float = 0, rotation: float = 0) -> str:
-    sx, sy, sz = size
-    return (
-        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
-    )
-
-
 @pytest.fixture
 def backend():
     b = ArenaBackend(frames=False)
@@ -49,12 +31,7 @@ def backend():
 
 @pytest.fixture
 def arena_file(tmp_path):
-    def write(items: str, t: int = 0) -> str:
-        path = tmp_path / f"arena{len(list(tmp_path.iterdir()))}.yaml"
-        path.write_text(arena_text(items, t))
-        return str(path)
-
-    return write
+    return arena_writer(tmp_path)
 
 
 def items_named(backend: ArenaBackend, name: str) -> list[dict]:

@@ -8,6 +8,7 @@ simulator; the tests at the end drive the real pybullet arena through the loop.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -364,24 +365,32 @@ def test_reference_agent_passes_easy_testbed_tasks():
     observer = Observer()
     try:
         for task in ("01-01-01", "01-04-03", "01-21-01"):
-            policy = backend.reference_policy()
-            observation = observer.observe(backend.reset(task, 0))
-            for _ in range(30):
-                script = parse_script(policy.next_answer(observation), backend.vocabulary)
-                done = False
-                for command in script:
-                    for action in backend.compile(command):
-                        done = backend.step(action).done
-                        if done:
-                            break
-                    if done:
-                        break
-                observation = observer.observe(backend.observe())
-                if observation.done:
-                    break
+            observation, _ = _play_reference(backend, observer, task, 0)
             assert backend.episode_metrics(observation)["pass"], task
     finally:
         backend.close()
+
+
+def _play_reference(backend: Any, observer: Any, task: str, seed: int) -> tuple[Any, list[str]]:
+    """Play ``task`` with the backend's reference policy, at most 30 scripts, each run until the
+    episode ends; the last observation and the answers given."""
+    policy = backend.reference_policy()
+    observation = observer.observe(backend.reset(task, seed))
+    answers: list[str] = []
+    for _ in range(30):
+        answers.append(policy.next_answer(observation))
+        done = False
+        for command in parse_script(answers[-1], backend.vocabulary):
+            for action in backend.compile(command):
+                done = backend.step(action).done
+                if done:
+                    break
+            if done:
+                break
+        observation = observer.observe(backend.observe())
+        if observation.done:
+            break
+    return observation, answers
 
 
 @pytest.mark.parametrize("goal", ["DecayGoal", "GrowGoal"])
@@ -514,22 +523,7 @@ def test_reference_agent_solves_the_tool_use_tasks(task, seed):
     backend = ArenaBackend(frames=False)
     observer = Observer()
     try:
-        policy = backend.reference_policy()
-        observation = observer.observe(backend.reset(task, seed))
-        answers = []
-        for _ in range(30):
-            answers.append(policy.next_answer(observation))
-            done = False
-            for command in parse_script(answers[-1], backend.vocabulary):
-                for action in backend.compile(command):
-                    done = backend.step(action).done
-                    if done:
-                        break
-                if done:
-                    break
-            observation = observer.observe(backend.observe())
-            if observation.done:
-                break
+        observation, answers = _play_reference(backend, observer, task, seed)
         assert backend.episode_metrics(observation)["pass"], answers
         assert any("push" in answer for answer in answers)
     finally:

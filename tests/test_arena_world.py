@@ -8,29 +8,11 @@ floor (a low wall across a DeathZone is a safe bridge when it stands above the z
 from __future__ import annotations
 
 import pytest
+from arena_yaml import agent, arena_writer, item
 
 from agentkit.envs.animalai_common.items import zone_height
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.records import EndReason
-
-
-def arena_text(items: str, t: int = 0) -> str:
-    return f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    items:\n{items}"
-
-
-def agent(x: float, z: float, rotation: float = 0) -> str:
-    return (
-        f"    - !Item\n      name: Agent\n      positions: [!Vector3 {{x: {x}, y: 0, z: {z}}}]\n"
-        f"      rotations: [{rotation}]\n"
-    )
-
-
-def item(name: str, x: float, z: float, size=(1, 1, 1), y: float = 0, rotation: float = 0) -> str:
-    sx, sy, sz = size
-    return (
-        f"    - !Item\n      name: {name}\n      positions: [!Vector3 {{x: {x}, y: {y}, z: {z}}}]\n"
-        f"      rotations: [{rotation}]\n      sizes: [!Vector3 {{x: {sx}, y: {sy}, z: {sz}}}]\n"
-    )
 
 
 @pytest.fixture
@@ -42,12 +24,7 @@ def backend():
 
 @pytest.fixture
 def arena_file(tmp_path):
-    def write(items: str, t: int = 0) -> str:
-        path = tmp_path / f"arena{len(list(tmp_path.iterdir()))}.yaml"
-        path.write_text(arena_text(items, t))
-        return str(path)
-
-    return write
+    return arena_writer(tmp_path)
 
 
 def items_named(obs, name: str) -> list[dict]:

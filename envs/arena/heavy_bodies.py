@@ -86,13 +86,17 @@ class HeavyBodies:
                 pinned.append(heavy.body)
         return pinned, released
 
-    def _bodies_below(self, body: int) -> set[int]:
-        """Bodies ``body`` rests on: their contact normal (on them, towards ``body``) points up."""
-        return {
-            contact[2]
+    def _resting_contacts(self, body: int) -> list[tuple]:
+        """``body``'s contacts with what it rests on: their normal (on the other body, towards
+        ``body``) points up; a body lying on top of it or leaning on its side does not count."""
+        return [
+            contact
             for contact in p.getContactPoints(bodyA=body, physicsClientId=self.client)
             if contact[7][2] > SUPPORT_NORMAL
-        }
+        ]
+
+    def _bodies_below(self, body: int) -> set[int]:
+        return {contact[2] for contact in self._resting_contacts(body)}
 
     def _pin_carrier(self, body: int) -> None:
         c = self.client
@@ -122,13 +126,7 @@ class HeavyBodies:
     def _pin(self, heavy: HeavyBody, movable: set[int]) -> None:
         c = self.client
         p.performCollisionDetection(physicsClientId=c)
-        # what holds it up: bodies whose contact normal (on them, towards this body) points up; a goal
-        # or a box lying on top of a wall, or leaning on its side, does not hold it
-        resting = [
-            contact
-            for contact in p.getContactPoints(bodyA=heavy.body, physicsClientId=c)
-            if contact[7][2] > SUPPORT_NORMAL
-        ]
+        resting = self._resting_contacts(heavy.body)  # what holds it up
         below = {contact[2] for contact in resting}
         heavy.supports = frozenset(
             b

@@ -96,28 +96,23 @@ def set_static(client: int, body: int) -> None:
 
 
 def set_dynamic(client: int, body: int, name: str, mass: float) -> None:
-    p.changeDynamics(
-        body,
-        -1,
-        mass=mass,
-        lateralFriction=item_friction(name),
-        restitution=0.0,
-        rollingFriction=0.0,
-        spinningFriction=0.0,
-        linearDamping=0.0,
-        angularDamping=bullet_damping(ANGULAR_DRAG),
-        physicsClientId=client,
-    )
+    _set_moving(client, body, mass, item_friction(name))
 
 
 def set_heavy(client: int, body: int, mass: float) -> None:
     """A wall or a ramp: dynamic and heavy, with the default material (Bullet friction as a static
     surface's: see the module docstring) and the prefabs' angular drag (``m_AngularDrag`` 0.05)."""
+    _set_moving(client, body, mass, STATIC_FRICTION_BULLET)
+
+
+def _set_moving(client: int, body: int, mass: float, friction: float) -> None:
+    """A body that moves: its mass and Bullet friction, no bounce, no rolling or spinning friction,
+    no linear drag and the prefabs' angular drag."""
     p.changeDynamics(
         body,
         -1,
         mass=mass,
-        lateralFriction=STATIC_FRICTION_BULLET,
+        lateralFriction=friction,
         restitution=0.0,
         rollingFriction=0.0,
         spinningFriction=0.0,

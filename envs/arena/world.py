@@ -229,6 +229,18 @@ class ArenaWorld:
         else:
             self.heading = motion.turn(self.heading, b1)
             v = motion.drive((vx, vz, vy), self.heading, b0, self._grounded)  # arena axes (x, y up, z)
+        self._advance(v)
+        self.items.update()
+
+    def _idle_update(self) -> None:
+        """A physics update in which the agent takes no action (not even braking): gravity and drag only."""
+        (vx, vy, vz), _ = p.getBaseVelocity(self.agent, physicsClientId=self.client)
+        self._advance((vx, vz, vy))
+
+    def _advance(self, v: tuple[float, float, float]) -> None:
+        """The rest of an update from the agent's velocity ``v`` (arena axes) after its own action:
+        PhysX's integration and friction, Unity's spin cap, Bullet's step, the heavy bodies."""
+        c = self.client
         v = motion.integrate(v)
         ax, ay, az = self._apply_friction((v[0], v[2], v[1]))  # bullet axes
         p.resetBaseVelocity(
@@ -239,7 +251,6 @@ class ArenaWorld:
         for _ in range(self.substeps):
             p.stepSimulation(physicsClientId=c)
         self._settle_heavy()
-        self.items.update()
 
     def _settle_heavy(self) -> None:
         """Walls and ramps that came to rest are pinned, those whose support moved are let go
@@ -252,19 +263,6 @@ class ArenaWorld:
             self._static.discard(body)
             self._dynamic.add(body)
         self._gone.clear()
-
-    def _idle_update(self) -> None:
-        """A physics update in which the agent takes no action (not even braking): gravity and drag only."""
-        c = self.client
-        (vx, vy, vz), _ = p.getBaseVelocity(self.agent, physicsClientId=c)
-        v = motion.integrate((vx, vz, vy))
-        ax, ay, az = self._apply_friction((v[0], v[2], v[1]))
-        p.resetBaseVelocity(
-            self.agent, [ax, ay, az + motion.GRAVITY * motion.PHYSICS_DT], [0, 0, 0], physicsClientId=c
-        )
-        for _ in range(self.substeps):
-            p.stepSimulation(physicsClientId=c)
-        self._settle_heavy()
 
     def _apply_friction(self, v: tuple[float, float, float]) -> tuple[float, float, float]:
         """Coulomb friction of the agent's surfaces, as PhysX applies the agent's default material.
