@@ -188,7 +188,12 @@ def test_default_and_sampled_scenes_never_start_a_block_inside_the_robot(task):
     from agentkit.envs.trifinger.sampling import scene_problems
     from agentkit.envs.trifinger.tasks import generate
 
-    assert scene_problems(default_scene(task)) == []
+    problems = scene_problems(default_scene(task))
+    if task == "general":
+        # general.py drops block 2 from (0.05, 0.05, 0.3) onto the raised fingertips (0.27 m up, at the
+        # centre): it bounces off them and comes to rest outside the arena box, as in CausalWorld's drop
+        problems = [p for p in problems if "outside the arena box" not in p]
+    assert problems == []
     for seed in range({"general": 8, "towers": 20}.get(task, 50)):  # general drops its goal with physics
         assert scene_problems(generate(task, seed)) == [], seed
 

@@ -13,14 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agentkit.envs.trifinger import causalworld_robot
 from agentkit.envs.trifinger.geometry import Quat, Vec3, quat, vec3
 
-#: TriFingerPro pose holding the fingertips 21 cm up, out of the blocks' way. CausalWorld raises its
-#: TriFinger Edu for towers and general (robot/trifinger.py get_joint_positions_raised, action.py
-#: joint_positions_raised = [-1.56, -0.08, -2.7] * 3) and its Edu rest pose already holds the tips
-#: 32 cm up (trifinger.py get_rest_pose); TriFingerPro's rest pose keeps them at 7.9 cm, inside the
-#: stacked tasks' blocks, so those start raised too.
-RAISED_JOINTS: tuple[float, ...] = (0.0, 1.3, -2.6) * 3
+#: CausalWorld raises its robot for towers and general (robot/trifinger.py get_joint_positions_raised).
+RAISED_JOINTS = causalworld_robot.RAISED_JOINTS
 
 
 @dataclass(frozen=True)
@@ -93,7 +90,7 @@ def dropped_poses(
     """general.py ``_generate_goal_configuration_with_objects``: drop cubes one after the other
     (the fingers raised) and return where each comes to rest. Runs the world for 0.8 s per cube."""
     from agentkit.envs.trifinger.scene import BlockSpec, Scene
-    from agentkit.envs.trifinger.world import TIME_STEP_S, TriFingerWorld
+    from agentkit.envs.trifinger.world import TriFingerWorld
 
     world = TriFingerWorld()
     try:
@@ -104,7 +101,7 @@ def dropped_poses(
                 for i, (p, q) in enumerate([*rested, (position, orientation)])
             ]
             world.build(Scene("general", "drop", blocks=blocks, joint_positions=RAISED_JOINTS))
-            world.hold(list(RAISED_JOINTS), int(round(DROP_TIME_S / TIME_STEP_S)))
+            world.hold_steps(RAISED_JOINTS, int(round(DROP_TIME_S * 250)))  # forward_simulation(0.8): 4-ms steps
             rested = []
             for i in range(index + 1):
                 pos, orn = world.block_pose(i)

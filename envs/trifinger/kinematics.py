@@ -1,8 +1,10 @@
-"""Fingertip inverse kinematics on pinocchio: damped least squares, per finger, warm-started.
+"""Fingertip kinematics of CausalWorld's TriFinger Edu on pinocchio: damped least squares, per finger.
 
-Why not the library's: ``robot_properties_fingers.Kinematics.inverse_kinematics`` takes 10% steps
-and stops at 5 mm, and pybullet's own IK is about 12 mm off on this robot; block grasps need
-sub-millimetre tips. Full damped steps from the previous waypoint converge in 2-4 iterations.
+Why not CausalWorld's own IK (``envs/robot/trifinger.py`` ``inverse_kinematics``: pybullet's
+``calculateInverseKinematics2`` from the rest pose, three calls): it is millimetres off and block
+grasps need sub-millimetre tips. Full damped steps from the previous waypoint converge in 2-4
+iterations. The model is read from the same URDF the world loads; positions are in the world's frame
+(table top at z = 0, ``causalworld_robot``), so the URDF's frame is shifted down by the floor height.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio
 
-from agentkit.envs.trifinger.sim_import import limits
+from agentkit.envs.trifinger.causalworld_robot import FLOOR_HEIGHT, JOINT_HIGH, JOINT_LOW, TIP_LINKS, urdf_path
 
-JOINT_LOW = np.asarray(limits.robot_position.low, dtype=float)
-JOINT_HIGH = np.asarray(limits.robot_position.high, dtype=float)
+__all__ = ["JOINT_HIGH", "JOINT_LOW", "IKResult", "TipKinematics"]
+_BASE = np.array([0.0, 0.0, -FLOOR_HEIGHT])
 
 
 @dataclass(frozen=True)
@@ -31,15 +33,15 @@ class IKResult:
 class TipKinematics:
     """Forward and inverse kinematics of the three fingertips; also the gravity torques."""
 
-    def __init__(self, kinematics) -> None:  # robot_properties_fingers.pinocchio_utils.Kinematics
-        self.model = kinematics.robot_model
+    def __init__(self) -> None:
+        self.model = pinocchio.buildModelFromUrdf(str(urdf_path()))
         self.data = self.model.createData()
-        self.frames = list(kinematics.tip_link_ids)
+        self.frames = [self.model.getFrameId(name) for name in TIP_LINKS]
 
     def tips(self, joints: np.ndarray) -> np.ndarray:
         """Fingertip positions (3, 3) for joint angles (9,)."""
         pinocchio.framesForwardKinematics(self.model, self.data, np.asarray(joints, dtype=float))
-        return np.array([self.data.oMf[f].translation for f in self.frames])
+        return np.array([self.data.oMf[f].translation for f in self.frames]) + _BASE
 
     def gravity(self, joints: np.ndarray) -> np.ndarray:
         """Joint torques (9,) that hold the fingers against gravity at ``joints``."""
@@ -65,7 +67,7 @@ class TipKinematics:
         for _ in range(iterations):
             pinocchio.computeJointJacobians(self.model, self.data, q)
             pinocchio.updateFramePlacements(self.model, self.data)
-            residual = targets - np.array([self.data.oMf[f].translation for f in self.frames])
+            residual = targets - _BASE - np.array([self.data.oMf[f].translation for f in self.frames])
             errors = np.linalg.norm(residual, axis=1)
             if errors.max() < tolerance:
                 break

@@ -340,7 +340,7 @@ def scene_problems(scene: Scene) -> list[str]:
     return problems
 
 
-#: Radius of TriFingerPro's fingertip sphere (trifinger-simulation's tip link), so "above" means clear.
+#: The fingertip's radius (CausalWorld's check_feasibility_of_robot_state tolerance), so "above" means clear.
 TIP_RADIUS = 0.0095
 
 

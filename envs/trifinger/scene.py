@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agentkit.envs.trifinger.causalworld_robot import REST_JOINTS
 from agentkit.envs.trifinger.geometry import IDENTITY, Cuboid, Quat, Vec3
 
-#: TriFingerPro's rest pose (per finger: upper, middle, lower joint), as trifinger-simulation uses it.
-REST_JOINTS: tuple[float, ...] = (0.0, 0.9, -1.7) * 3
-#: Radius of the area blocks and goals must stay inside (the arena wall of TriFingerPro is farther).
+__all__ = ["REST_JOINTS", "ARENA_RADIUS", "ARENA_HEIGHT", "BlockSpec", "GoalSpec", "Scene"]
+#: Radius of the area blocks and goals must stay inside (the arena wall is farther).
 ARENA_RADIUS = 0.18
 ARENA_HEIGHT = 0.3
 

@@ -1,41 +1,39 @@
-"""Where the fingers start each episode under a profile (CausalWorld's: raised above every block).
+"""Where the fingers start each episode: CausalWorld's own start poses, under either profile.
 
-Why: CausalWorld's robot starts every episode in its rest pose (``envs/robot/trifinger.py``
-``get_rest_pose``: joints ``[0, pi/4, -pi/4]`` per finger, fingertips at z = 0.321 m), far above
-anything a protocol draws. TriFingerPro's rest pose (``scene.REST_JOINTS``) holds the tips 7.9 cm
-above the floor, where a drawn block would sit inside them, so draws that put a block there were
-refused and protocols leaned away from the tips (P11 never accepted a size draw on pushing). Under
-the ``causalworld`` profile every benchmark task therefore starts raised: ``RAISED_JOINTS``, the
-highest pose TriFingerPro holds steadily (tips 0.204 m up, ``RAISED_TIP_Z``: it cannot reach 0.321 m,
-its three tips meet no higher than 0.189 m). The ``agentkit`` profile keeps each task's own start pose.
+Why: CausalWorld starts every task in its robot's rest pose (``envs/robot/trifinger.py``
+``get_rest_pose``: joints ``[0, pi/4, -pi/4]`` per finger, the tips 5.6 cm above the table and
+16 cm out from the centre), except towers and general, which raise it first (``towers.py``,
+``general.py``: ``get_joint_positions_raised``, ``[-1.56, -0.08, -2.7]``, the tips together 27 cm
+up). The task generators in ``tasks.py`` already set these, and the robot is CausalWorld's under both
+profiles, so nothing here depends on the profile any more; the functions stay as the one place
+sampling asks.
+
+(CausalWorld's ``get_rest_pose`` also returns end-effector positions 0.321 m up: those numbers are
+stale, not what its URDF's kinematics give for the rest joints, which put the tips at 0.0559 m.)
 """
 
 from __future__ import annotations
 
-import dataclasses
-
-from agentkit.envs.trifinger.causalworld_layouts import RAISED_JOINTS
-from agentkit.envs.trifinger.causalworld_profile import BENCHMARK_FAMILIES, check_profile
+from agentkit.envs.trifinger.causalworld_profile import check_profile
+from agentkit.envs.trifinger.causalworld_robot import RAISED_JOINTS, REST_JOINTS
 from agentkit.envs.trifinger.scene import Scene
 
-#: envs/robot/trifinger.py get_rest_pose: CausalWorld's TriFinger Edu tips at this height (m).
-CAUSALWORLD_REST_TIP_Z = 0.321
-#: TriFingerPro's tips in RAISED_JOINTS (measured by its kinematics; held there by the PD controller).
-RAISED_TIP_Z = 0.204
+__all__ = ["REST_JOINTS", "RAISED_JOINTS", "REST_TIP_Z", "RAISED_TIP_Z", "start_joints", "with_start_pose"]
+
+#: The tips' height in REST_JOINTS by the URDF's kinematics (m).
+REST_TIP_Z = 0.0559
+#: The tips' height in RAISED_JOINTS by the URDF's kinematics (m).
+RAISED_TIP_Z = 0.2694
 
 
 def start_joints(family: str, profile: str, own: tuple[float, ...]) -> tuple[float, ...]:
-    """The joint positions an episode of ``family`` starts from under ``profile`` (``own``: the
-    task's own start pose, kept by the agentkit profile and by non-benchmark tasks)."""
+    """The joint positions an episode of ``family`` starts from under ``profile``: the task's own,
+    which is CausalWorld's."""
     check_profile(profile)
-    if profile == "causalworld" and family in BENCHMARK_FAMILIES:
-        return RAISED_JOINTS
     return own
 
 
 def with_start_pose(scene: Scene, profile: str) -> Scene:
-    """``scene`` with the start pose of ``profile`` (the same object when nothing changes)."""
-    joints = start_joints(scene.task, profile, tuple(scene.joint_positions))
-    if tuple(joints) == tuple(scene.joint_positions):
-        return scene
-    return dataclasses.replace(scene, joint_positions=tuple(joints))
+    """``scene`` with the start pose of ``profile`` (the scene itself: see the module docstring)."""
+    check_profile(profile)
+    return scene

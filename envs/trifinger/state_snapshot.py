@@ -64,7 +64,7 @@ def body(position, orientation, size, linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0,
 def read_state(world) -> WorldState:
     """The current state of a ``TriFingerWorld`` (one pybullet query per body)."""
     client = world.client
-    joints = p.getJointStates(world.robot_id, world.finger.pybullet_joint_indices, physicsClientId=client)
+    joints = p.getJointStates(world.robot_id, world.joint_ids, physicsClientId=client)
     positions = np.array([j[0] for j in joints])
     blocks = []
     for spec, body_id in zip(world.block_specs, world.block_ids):

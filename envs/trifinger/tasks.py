@@ -324,7 +324,7 @@ def _stacked(task: str, rng: np.random.Generator | None, creative: bool) -> Scen
         f"Rebuild the pile of {count} blocks {what}.",
         blocks=blocks,
         goals=goals,
-        joint_positions=RAISED_JOINTS,
+        joint_positions=REST_JOINTS,  # stacked_blocks.py sets none: the rest pose
         time_limit_s=45.0,
     )
 

@@ -5,7 +5,7 @@ Why: a model asked to move blocks needs to know the reachable region before it p
 every one of the three fingertips can reach (a grasped block needs all three around it): for a
 few heights, the largest distance from the arena's vertical axis that is reachable in every
 direction, and the highest point reachable above the centre. ``compute_workspace`` measures it
-by inverse kinematics on TriFingerPro's model; ``WORKSPACE`` holds its result so that importing
+by inverse kinematics on the robot's model (CausalWorld's TriFinger Edu); ``WORKSPACE`` holds its result so that importing
 the vocabulary does not load the robot (``tests/test_trifinger_vocabulary.py`` recomputes it and
 checks the two agree).
 """
@@ -20,8 +20,8 @@ import numpy as np
 from agentkit.envs.trifinger.kinematics import TipKinematics
 
 #: Heights (m) at which the reachable radius is stated: a fingertip on the floor (its 1 cm radius),
-#: a 6.5 cm cube's centre on the floor, one cube up, and two carrying heights.
-HEIGHTS = (0.01, 0.0325, 0.065, 0.1, 0.15)
+#: a 6.5 cm cube's centre on the floor, one cube up, two carrying heights, and picking's highest goals.
+HEIGHTS = (0.01, 0.0325, 0.065, 0.1, 0.15, 0.2, 0.25)
 DIRECTIONS = 24  # azimuths tried around the axis
 TOLERANCE = 0.002  # metres: a tip this close to its target reaches it
 
@@ -90,5 +90,7 @@ def compute_workspace(kin: TipKinematics, rest: np.ndarray) -> Workspace:
     return Workspace(HEIGHTS, tuple(radii), round(low, 3))
 
 
-#: ``compute_workspace`` on TriFingerPro (trifinger-simulation's URDF, its joint limits), from the rest pose.
-WORKSPACE = Workspace(HEIGHTS, (0.07, 0.088, 0.103, 0.111, 0.062), 0.189)
+#: ``compute_workspace`` on CausalWorld's TriFinger Edu (its URDF, its action bounds), from the rest
+#: pose. The fingers hang from 0.33 m, so near the floor each tip reaches little more than the spot
+#: below its own base: together they meet on the floor only within 2 cm of the centre.
+WORKSPACE = Workspace(HEIGHTS, (0.022, 0.092, 0.147, 0.187, 0.227, 0.096, 0.056), 0.27)

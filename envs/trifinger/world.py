@@ -1,12 +1,15 @@
-"""The simulated TriFingerPro and its stage: robot, table, blocks, obstacles and goal markers.
+"""The simulated TriFinger and its stage: CausalWorld's robot, table, wall, blocks, obstacles, goals.
 
-Physics: trifinger-simulation's ``SimFinger`` (TriFingerPro URDF, headless DIRECT server) stepped
-at 4 ms as CausalWorld does (``causal_world/envs/causalworld.py``: ``self._simulation_time = 1. / 250``,
-one control step = ``skip_frame=10`` physics steps = 40 ms), position control through SimFinger's
-PD gains with a feed-forward gravity torque from pinocchio. ``TriFingerPlatform`` is not used: its action log grows with every
-step; SimFinger keeps only the last action and observation, so memory stays flat over long runs.
+Physics: CausalWorld's TriFinger Edu (``causalworld_robot``: its URDF, link dynamics, table and wall)
+on a headless pybullet server stepped at 4 ms (``causal_world/envs/causalworld.py``:
+``self._simulation_time = 1. / 250``), driven as CausalWorld drives it: at every physics step a PD
+torque towards the joint set-point, safety-clipped to 0.36 N m (``envs/robot/trifinger.py``
+``apply_action``, ``compute_pd_control_torques``, ``_safety_torque_check``). There is no gravity
+term in that controller; agentkit's own scripted motions (``hold``) add one to the set-point
+instead (``gravity_offset``), so the robot and its controller stay CausalWorld's and only
+agentkit's planner compensates.
 
-A low-level action holds a joint target for ``ms`` milliseconds of simulated time, moving the PD
+A low-level action holds a joint target for ``ms`` milliseconds of simulated time, moving the
 set-point linearly from the previous target so the fingers follow smooth joint trajectories. Time is
 counted in milliseconds (``steps``, the unit of actions and observations); the physics catches up in
 whole 4-ms steps (``physics_steps``), so a 50 ms action runs 12 or 13 steps and no time is lost.
@@ -19,10 +22,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from agentkit.envs.pybullet_support.bullet import connect, disconnect
+from agentkit.envs.trifinger import causalworld_robot as robot
 from agentkit.envs.trifinger.geometry import Cuboid, vec3
 from agentkit.envs.trifinger.kinematics import JOINT_HIGH, JOINT_LOW, TipKinematics
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
-from agentkit.envs.trifinger.sim_import import SimFinger, p, trifinger_simulation
+from agentkit.envs.trifinger.sim_import import p
 
 logger = logging.getLogger(__name__)
 
@@ -32,13 +37,10 @@ TIME_STEP_MS = 4
 #: causal_world/envs/causalworld.py ``skip_frame=10``: physics steps per control step (40 ms).
 SKIP_FRAME = 10
 CONTROL_STEP_S = TIME_STEP_S * SKIP_FRAME
-#: causal_world/envs/robot/trifinger.py ``self._position_gains`` / ``self._velocity_gains``: the PD
-#: gains CausalWorld runs at 250 Hz. trifinger-simulation's own (kp 15/15/9, kd 0.5/1/0.5) are tuned
-#: for 1 kHz and oscillate at 4 ms (joints off by 0.05 rad at rest, tips 7 mm off after a reach).
-POSITION_GAINS = np.array([10.0, 10.0, 10.0] * 3)
-VELOCITY_GAINS = np.array([0.1, 0.3, 0.001] * 3)
+POSITION_GAINS = robot.POSITION_GAINS
+VELOCITY_GAINS = robot.VELOCITY_GAINS
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
-DEFAULT_FRICTION = 0.5  # pybullet's default lateral friction of the table and the arena wall
+DEFAULT_FRICTION = 0.5  # pybullet's default lateral friction: CausalWorld leaves the table's and wall's
 GOAL_ALPHA = (
     0.3  # envs/scene/silhouette.py ``self._alpha = 0.3`` (the renderer draws it opaque; see cameras.py)
 )
@@ -49,18 +51,21 @@ class TriFingerWorld:
     """One pybullet server with the robot; ``build`` swaps the scene's bodies in place."""
 
     def __init__(self) -> None:
-        self.finger = SimFinger("trifingerpro", time_step=TIME_STEP_S, enable_visualization=False)
-        self.finger.position_gains = POSITION_GAINS.copy()
-        self.finger.velocity_gains = VELOCITY_GAINS.copy()
-        self.client: int = self.finger._pybullet_client_id
-        self.robot_id: int = self.finger.finger_id
-        self.table_id: int = self.finger._table_id._object_id
-        self.stage_id: int = self.finger._containment_id
-        self.kinematics = TipKinematics(self.finger.kinematics)
+        self.client: int = connect()
         # causal_world/envs/causalworld.py ``_reset_world``: ``deterministicOverlappingPairs=1``, so the
         # contact order (and the result) does not depend on body ids, which change as scenes are rebuilt.
         p.setPhysicsEngineParameter(deterministicOverlappingPairs=1, physicsClientId=self.client)
-        self._limit_self_collision()
+        p.setTimeStep(TIME_STEP_S, physicsClientId=self.client)
+        bodies = robot.load(self.client)
+        self.robot_id: int = bodies.robot
+        self.table_id: int = bodies.table
+        self.stage_id: int = bodies.wall
+        self.joint_ids: list[int] = list(bodies.joints)
+        self.tip_ids: list[int] = list(bodies.tips)
+        self.kinematics = TipKinematics()
+        self._limit_self_collision(bodies.links)
+        self._positions = np.zeros(9)
+        self._velocities = np.zeros(9)
         self.scene: Scene | None = None
         self.block_ids: list[int] = []
         self.obstacle_ids: list[int] = []
@@ -75,13 +80,10 @@ class TriFingerWorld:
         self.control_hook: Callable[[], None] | None = None
         self.gravity = DEFAULT_GRAVITY
 
-    def _limit_self_collision(self) -> None:
+    def _limit_self_collision(self, links: dict[str, int]) -> None:
         """Keep finger-finger contacts only between lower links and tips, the parts that meet around a
         block; pairs of upper and middle links never touch in reachable poses but were 40% of the
         step time (convex mesh pairs tested every step)."""
-        links = {}
-        for j in range(p.getNumJoints(self.robot_id, physicsClientId=self.client)):
-            links[p.getJointInfo(self.robot_id, j, physicsClientId=self.client)[12].decode()] = j
         fingers = [
             [links[f"finger_{part}_link_{angle}"] for part in ("upper", "middle", "lower", "tip")]
             for angle in (0, 120, 240)
@@ -193,9 +195,17 @@ class TriFingerWorld:
     # -- stepping -------------------------------------------------------------------------------
 
     def reset_joints(self, joints: np.ndarray) -> None:
+        """Put the joints at ``joints`` (clipped to the action bounds) at rest; the set-point follows."""
         joints = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
-        self.finger.reset_finger_positions_and_velocities(joints)
+        for joint, angle in zip(self.joint_ids, joints):
+            p.resetJointState(self.robot_id, joint, float(angle), 0.0, physicsClientId=self.client)
+        self._read_joints()
         self.target = joints.copy()
+
+    def _read_joints(self) -> None:
+        states = p.getJointStates(self.robot_id, self.joint_ids, physicsClientId=self.client)
+        self._positions = np.array([s[0] for s in states])
+        self._velocities = np.array([s[1] for s in states])
 
     def _advance(self, ms: int) -> int:
         """Count ``ms`` more milliseconds; the number of whole physics steps now due."""
@@ -204,38 +214,49 @@ class TriFingerWorld:
         self.physics_steps += due
         return due
 
+    def _physics_step(self, torques: np.ndarray) -> None:
+        """One 4-ms step under ``torques`` after CausalWorld's safety check (``send_torque_commands``)."""
+        applied = robot.safe_torques(torques, self._velocities)
+        p.setJointMotorControlArray(
+            self.robot_id, self.joint_ids, p.TORQUE_CONTROL, forces=applied, physicsClientId=self.client
+        )
+        p.stepSimulation(physicsClientId=self.client)
+        self._read_joints()
+        self._tick()
+
+    def _pd_step(self, set_point: np.ndarray) -> None:
+        self._physics_step(robot.pd_torques(set_point, self._positions, self._velocities))
+
+    def gravity_offset(self, joints: np.ndarray) -> np.ndarray:
+        """How far past ``joints`` the set-point must lie for the PD controller's spring to hold the
+        fingers against gravity there (agentkit's planner only; CausalWorld's actions get none)."""
+        return self.kinematics.gravity(joints) / POSITION_GAINS
+
     def hold(self, joints: Sequence[float], ms: int) -> None:
-        """Move the PD set-point linearly from the current target to ``joints`` over ``ms`` milliseconds."""
+        """Move the set-point linearly from the current target to ``joints`` over ``ms`` milliseconds,
+        gravity-compensated (``gravity_offset``)."""
         goal = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
         start = self.target
-        torque = self.kinematics.gravity(goal)
+        offset = self.gravity_offset(goal)
         count = self._advance(ms)
-        action = trifinger_simulation.Action(
-            torque=torque, position=goal
-        )  # SimFinger copies what it is given
         for k in range(1, count + 1):
-            action.position = start + (goal - start) * (k / count)
-            self.finger.append_desired_action(action)
-            self._tick()
+            self._pd_step(start + (goal - start) * (k / count) + offset)
         self.target = goal
 
     def hold_steps(self, joints: Sequence[float] | np.ndarray, count: int) -> None:
-        """Hold the set-point ``joints`` (no ramp) for ``count`` physics steps: CausalWorld's
-        joint-position control step (``envs/robot/trifinger.py`` ``apply_action``)."""
+        """Hold the set-point ``joints`` (no ramp, no gravity term) for ``count`` physics steps:
+        CausalWorld's joint-position control step (``envs/robot/trifinger.py`` ``apply_action``)."""
         goal = np.clip(np.asarray(joints, dtype=float), JOINT_LOW, JOINT_HIGH)
-        action = trifinger_simulation.Action(torque=self.kinematics.gravity(goal), position=goal)
         for _ in range(self._advance(count * TIME_STEP_MS)):
-            self.finger.append_desired_action(action)
-            self._tick()
+            self._pd_step(goal)
         self.target = goal
 
     def apply_torques(self, torques: Sequence[float], count: int = 1) -> None:
-        """Raw torque control for ``count`` physics steps (the gym env's torque mode); the PD
-        set-point follows the measured joints."""
-        action = self.finger.Action(torque=np.asarray(torques, dtype=float))
+        """Raw torque control for ``count`` physics steps (the gym env's torque mode, safety-checked
+        as CausalWorld's); the set-point follows the measured joints."""
+        wanted = np.asarray(torques, dtype=float)
         for _ in range(self._advance(count * TIME_STEP_MS)):
-            self.finger.append_desired_action(action)
-            self._tick()
+            self._physics_step(wanted)
         self.target = self.joint_positions()
 
     def _tick(self) -> None:
@@ -253,16 +274,12 @@ class TriFingerWorld:
     # -- state ----------------------------------------------------------------------------------
 
     def joint_positions(self) -> np.ndarray:
-        states = p.getJointStates(
-            self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client
-        )
-        return np.array([s[0] for s in states])
+        self._read_joints()
+        return self._positions.copy()
 
     def joint_velocities(self) -> np.ndarray:
-        states = p.getJointStates(
-            self.robot_id, self.finger.pybullet_joint_indices, physicsClientId=self.client
-        )
-        return np.array([s[1] for s in states])
+        self._read_joints()
+        return self._velocities.copy()
 
     def tips(self) -> np.ndarray:
         """Measured fingertip positions (3, 3)."""
@@ -317,11 +334,4 @@ class TriFingerWorld:
         return sorted(found)
 
     def close(self) -> None:
-        if p.isConnected(physicsClientId=self.client):
-            p.disconnect(physicsClientId=self.client)
-        # pybullet reuses client ids. SimFinger and its table object disconnect / remove bodies by
-        # their stored id when garbage-collected, which could hit a newer world (an arena, another
-        # robot) that got this id since: point them at no server at all.
-        for owner in (self.finger, *vars(self.finger).values()):
-            if hasattr(owner, "_pybullet_client_id"):
-                owner._pybullet_client_id = -1
+        disconnect(self.client)
