@@ -8,6 +8,7 @@ import pytest
 from agentkit.envs.trifinger.backend import TriFingerBackend
 from agentkit.envs.trifinger.cameras import GOAL_ALPHA, _render, _Visibility, blend_goals
 from agentkit.envs.trifinger.scene import GoalSpec
+from agentkit.envs.trifinger.sim_import import p
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +30,9 @@ def test_a_block_inside_its_goal_still_shows_in_every_scene_camera(backend):
     spec = world.goal_specs[0]
     bigger = tuple(1.1 * v for v in spec.size)  # the block wholly inside (equal faces would z-fight)
     world.replace_goal(0, GoalSpec(spec.name, bigger, block.position, block.orientation, spec.color))
+    for link in range(-1, p.getNumJoints(world.robot_id, physicsClientId=world.client)):
+        # CausalWorld's finger 0 is red: grey the robot so that only the block counts as red
+        p.changeVisualShape(world.robot_id, link, rgbaColor=[0.5, 0.5, 0.5, 1], physicsClientId=world.client)
     frames = backend.observe().frames
     for name in ("camera60", "camera180", "camera300"):
         camera = backend._camera._views

@@ -7,6 +7,7 @@ import pytest
 
 from agentkit.actions import Command, CompileError, Script, parse_script
 from agentkit.envs.trifinger.backend import TriFingerBackend
+from agentkit.envs.trifinger.causalworld_robot import REST_JOINTS
 from agentkit.envs.trifinger.gym_env import TriFingerGymEnv
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.prompts import PromptRenderer
@@ -69,7 +70,7 @@ def test_model_mistakes_are_errors_it_can_read(backend):
     with pytest.raises(CompileError, match="no block is grasped"):
         backend.compile(Command("release", ()))
     run(backend, "move_tip(finger=0, x=0.05, y=0.05, z=0.12); home()")
-    assert np.abs(backend.world.target - np.array([0.0, 0.9, -1.7] * 3)).max() < 1e-3
+    assert np.abs(backend.world.target - np.asarray(REST_JOINTS)).max() < 1e-3
 
 
 def test_the_reference_agent_reaches_with_each_fingertip(backend):

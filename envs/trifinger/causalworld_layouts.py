@@ -101,7 +101,9 @@ def dropped_poses(
                 for i, (p, q) in enumerate([*rested, (position, orientation)])
             ]
             world.build(Scene("general", "drop", blocks=blocks, joint_positions=RAISED_JOINTS))
-            world.hold_steps(RAISED_JOINTS, int(round(DROP_TIME_S * 250)))  # forward_simulation(0.8): 4-ms steps
+            world.hold_steps(
+                RAISED_JOINTS, int(round(DROP_TIME_S * 250))
+            )  # forward_simulation(0.8): 4-ms steps
             rested = []
             for i in range(index + 1):
                 pos, orn = world.block_pose(i)

@@ -22,7 +22,9 @@ from agentkit.envs.pybullet_support.bullet import p
 #: causal_world/configs/world_constants.py ``FLOOR_HEIGHT``: the table top above CausalWorld's z = 0.
 FLOOR_HEIGHT = 0.011
 #: world_constants.py ``JOINT_NAMES``: the links whose parent joints are the nine revolute joints.
-JOINT_LINKS = tuple(f"finger_{part}_link_{angle}" for angle in (0, 120, 240) for part in ("upper", "middle", "lower"))
+JOINT_LINKS = tuple(
+    f"finger_{part}_link_{angle}" for angle in (0, 120, 240) for part in ("upper", "middle", "lower")
+)
 #: world_constants.py ``TIP_LINK_NAMES``.
 TIP_LINKS = ("finger_tip_link_0", "finger_tip_link_120", "finger_tip_link_240")
 #: envs/robot/trifinger.py ``get_rest_pose``: every task but towers and general starts here.
@@ -58,7 +60,12 @@ WALL_COLOUR = (0.95, 0.95, 0.95, 1.0)
 
 def asset_folder() -> Path:
     """The shipped copy of CausalWorld's ``robot_properties_fingers`` folder."""
-    return Path(str(resources.files("agentkit.envs.trifinger"))) / "assets" / "causalworld" / "robot_properties_fingers"
+    return (
+        Path(str(resources.files("agentkit.envs.trifinger")))
+        / "assets"
+        / "causalworld"
+        / "robot_properties_fingers"
+    )
 
 
 def urdf_path() -> Path:
@@ -107,7 +114,10 @@ def load(client: int) -> RobotBodies:
 
 def _mesh_body(client: int, name: str, flags: int, colour: tuple[float, ...]) -> int:
     shape = p.createCollisionShape(
-        p.GEOM_MESH, fileName=str(asset_folder() / "meshes" / "stl" / name), flags=flags, physicsClientId=client
+        p.GEOM_MESH,
+        fileName=str(asset_folder() / "meshes" / "stl" / name),
+        flags=flags,
+        physicsClientId=client,
     )
     body = p.createMultiBody(
         baseCollisionShapeIndex=shape,

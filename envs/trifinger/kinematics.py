@@ -14,7 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio
 
-from agentkit.envs.trifinger.causalworld_robot import FLOOR_HEIGHT, JOINT_HIGH, JOINT_LOW, TIP_LINKS, urdf_path
+from agentkit.envs.trifinger.causalworld_robot import (
+    FLOOR_HEIGHT,
+    JOINT_HIGH,
+    JOINT_LOW,
+    TIP_LINKS,
+    urdf_path,
+)
 
 __all__ = ["JOINT_HIGH", "JOINT_LOW", "IKResult", "TipKinematics"]
 _BASE = np.array([0.0, 0.0, -FLOOR_HEIGHT])

@@ -536,7 +536,7 @@ class TriFingerReference:
         width and a tip radius out from the centre, must stay inside the reachable workspace, with a
         margin for a block hanging low in the grip."""
         spread = math.hypot(x, y) + max(block.size[0], block.size[1]) / 2 + 0.01
-        z = 0.2
+        z = WORKSPACE.top
         while z > 0.05 and WORKSPACE.radius_at(z) < spread:
             z -= 0.005
         return z - 0.015  # a block hangs up to 2 cm below its fingertips' centre

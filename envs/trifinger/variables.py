@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.envs.trifinger.causalworld_robot import TABLE_COLOUR, WALL_COLOUR
 from agentkit.envs.trifinger.geometry import quat, quaternion_matrix, vec3
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec
 from agentkit.envs.trifinger.sim_import import p
@@ -54,9 +55,11 @@ class WorldVariables:
         client = world.client
         for j in range(p.getNumJoints(world.robot_id, physicsClientId=client)):
             self._links[p.getJointInfo(world.robot_id, j, physicsClientId=client)[12].decode()] = j
-        self.floor_color = [53 / 255, 58 / 255, 50 / 255]
-        self.stage_color = [0x8F / 255, 0x8D / 255, 0x95 / 255]
-        self.link_colors = {name: [0.8, 0.8, 0.8] for name in LINK_NAMES}
+        self.floor_color = list(TABLE_COLOUR[:3])  # envs/causalworld.py _create_stage
+        self.stage_color = list(WALL_COLOUR[:3])
+        # the URDF's colours: finger 0 red, 120 green, 240 blue (0.6), as CausalWorld reads them back
+        shapes = {d[1]: list(d[7][:3]) for d in p.getVisualShapeData(world.robot_id, physicsClientId=client)}
+        self.link_colors = {name: [float(v) for v in shapes[self._links[name]]] for name in LINK_NAMES}
 
     # -- names ----------------------------------------------------------------------------------
 
