@@ -1,4 +1,4 @@
-"""How often CausalWorld's protocol draws are feasible on TriFingerPro, and what a draw costs.
+"""How often CausalWorld's protocol draws are feasible with its robot, and what a draw costs.
 
 For every benchmark task and protocol (benchmarks.py's lists) draws seeds 0..N-1 as episodes do
 (``sampling.draw_protocol``: sample, reconcile, collision check, redraw) and prints the mean and
@@ -6,7 +6,7 @@ largest number of draws per seed, the seeds that failed (a ProtocolDrawError), t
 reason a draw was refused, and milliseconds per seed; for P10/P11 also the share of accepted draws
 that changed sizes (``size_share``: the fully random protocol's coin gives 0.5, so a share far below
 it means size draws are refused). No physics is stepped. ``--profile`` picks the robot's start pose
-(``start_pose``: raised under causalworld, TriFingerPro's rest pose under agentkit).
+(``start_pose``: CausalWorld's own under both profiles since the robot is CausalWorld's).
 
 Usage: python bench/trifinger_protocol_draws.py [--seeds 200] [--tasks pushing,stacking2] [--protocols P10,P11]
        [--profile agentkit]

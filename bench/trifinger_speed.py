@@ -1,10 +1,11 @@
-"""How fast the TriFinger backend runs, beside trifinger-simulation's own SimFinger.
+"""How fast the TriFinger backend runs, beside a bare pybullet loop driving the same robot.
 
 Prints:
-  (a) simulated 4-ms physics steps per second of the backend (position control with gravity
-      compensation, a pushing scene with its block, CausalWorld's dense reward every 10 steps) and
-      of a bare ``SimFinger("trifingerpro")`` at the same 4 ms stepped with the same position action,
-      measured in alternating rounds, and simulated seconds per wall second; target backend >= 0.8x;
+  (a) simulated 4-ms physics steps per second of the backend (CausalWorld's PD + safety torque
+      control, a pushing scene with its block, CausalWorld's dense reward every 10 steps) and of a
+      bare loop doing what CausalWorld's ``apply_action`` does on the same robot alone (read the
+      joints, PD torques, safety check, one ``stepSimulation``), measured in alternating rounds, and
+      simulated seconds per wall second; target backend >= 0.8x;
   (b) milliseconds per three-camera observation (270 px, pybullet's CPU renderer), with and without
       the goal images.
 
@@ -17,17 +18,46 @@ import argparse
 import statistics
 import time
 
+import numpy as np
+
+from agentkit.envs.pybullet_support.bullet import connect, disconnect, p
+from agentkit.envs.trifinger import causalworld_robot as robot
 from agentkit.envs.trifinger.backend import TriFingerBackend
-from agentkit.envs.trifinger.sim_import import SimFinger
 from agentkit.envs.trifinger.world import TIME_STEP_MS, TIME_STEP_S
+
+
+class BareLoop:
+    """CausalWorld's robot alone in a server, stepped as its ``apply_action`` steps it."""
+
+    def __init__(self) -> None:
+        self.client = connect()
+        p.setTimeStep(TIME_STEP_S, physicsClientId=self.client)
+        p.setGravity(0, 0, -9.81, physicsClientId=self.client)
+        self.bodies = robot.load(self.client)
+        for joint, angle in zip(self.bodies.joints, robot.REST_JOINTS):
+            p.resetJointState(self.bodies.robot, joint, angle, 0.0, physicsClientId=self.client)
+
+    def step(self, target: np.ndarray) -> None:
+        states = p.getJointStates(self.bodies.robot, self.bodies.joints, physicsClientId=self.client)
+        q = np.array([s[0] for s in states])
+        v = np.array([s[1] for s in states])
+        torques = robot.safe_torques(robot.pd_torques(target, q, v), v)
+        p.setJointMotorControlArray(
+            self.bodies.robot,
+            self.bodies.joints,
+            p.TORQUE_CONTROL,
+            forces=torques,
+            physicsClientId=self.client,
+        )
+        p.stepSimulation(physicsClientId=self.client)
 
 
 def bench_steps(steps: int, rounds: int) -> None:
     backend = TriFingerBackend(cameras=False)
     backend.reset("pushing", 0)
     q = backend.world.target.tolist()
-    raw = SimFinger("trifingerpro", time_step=TIME_STEP_S)
-    raw_action = raw.Action(position=q)
+    raw = BareLoop()
+    target = np.asarray(q)
     ours, theirs = [], []
     chunk = 25  # physics steps per backend action (100 ms)
     for _ in range(rounds):
@@ -38,12 +68,13 @@ def bench_steps(steps: int, rounds: int) -> None:
         ours.append(steps / (time.perf_counter() - start))
         start = time.perf_counter()
         for _ in range(steps):
-            raw.append_desired_action(raw_action)
+            raw.step(target)
         theirs.append(steps / (time.perf_counter() - start))
     backend.close()
+    disconnect(raw.client)
     a, b = statistics.median(ours), statistics.median(theirs)
     print(
-        f"(a) backend: {a:,.0f} sim steps/s ({a * TIME_STEP_S:.0f}x real time); raw SimFinger: {b:,.0f} steps/s; "
+        f"(a) backend: {a:,.0f} sim steps/s ({a * TIME_STEP_S:.0f}x real time); bare loop: {b:,.0f} steps/s; "
         f"ratio {a / b:.2f}x "
         f"(target >= 0.8x: {'OK' if a / b >= 0.8 else 'MISSED'}); median of {rounds} rounds of {steps} steps"
     )

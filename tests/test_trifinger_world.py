@@ -1,4 +1,4 @@
-"""The simulated TriFingerPro: every task generator builds and steps, 4 ms physics, IK, bounded memory."""
+"""The simulated TriFinger (CausalWorld's Edu): every task generator builds and steps, 4 ms physics, IK, bounded memory."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ REACH_SCALE = 0.05  # a tip this far (m) from its target scores 0 on reaching
 
 
 class TriFingerBackend(Backend):
-    """TriFingerPro in pybullet with CausalWorld's tasks.
+    """CausalWorld's TriFinger Edu in pybullet with CausalWorld's tasks.
 
     ``cameras``: render the three platform cameras into each observation (off for text-only runs).
     ``render_size``: their side in pixels. ``goal_images``: also render the goal shape alone.

@@ -137,5 +137,7 @@ def pd_torques(target: np.ndarray, positions: np.ndarray, velocities: np.ndarray
 def safe_torques(desired: np.ndarray, velocities: np.ndarray) -> np.ndarray:
     """envs/robot/trifinger.py ``_safety_torque_check``: clip to the motor's 0.36 N m, damp along the
     velocity, clip again."""
-    clipped = np.clip(desired, -MAX_TORQUE, MAX_TORQUE)
-    return np.clip(clipped - SAFETY_KD * velocities, -MAX_TORQUE, MAX_TORQUE)
+    # np.minimum / np.maximum: the same numbers as np.clip at a third of its call cost (9 values,
+    # every 4-ms step)
+    clipped = np.minimum(np.maximum(desired, -MAX_TORQUE), MAX_TORQUE)
+    return np.minimum(np.maximum(clipped - SAFETY_KD * velocities, -MAX_TORQUE), MAX_TORQUE)

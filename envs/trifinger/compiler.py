@@ -346,8 +346,8 @@ class ScriptCompiler:
     ) -> None:
         """Up to ``safe`` height, across above ``targets``, then down onto them (only ``fingers`` move).
         A tip that cannot rise that high where it is (near the wall) travels as high as it can. When
-        that path is out of reach from a tip above ``safe`` (the raised start pose, 0.204 m: a slanted
-        path from so high passes points TriFingerPro cannot reach), the tips come straight down to
+        that path is out of reach from a tip above ``safe`` (the raised start pose, 0.27 m: a slanted
+        path from so high passes points the fingers cannot reach), the tips come straight down to
         ``safe`` first."""
         _first_reachable(
             build,

@@ -19,7 +19,7 @@ from agentkit.envs.trifinger.geometry import Cuboid
 from agentkit.envs.trifinger.kinematics import TipKinematics
 from agentkit.envs.trifinger.scene import REST_JOINTS
 
-TIP_RADIUS = 0.01  # TriFingerPro's hemispherical tip
+TIP_RADIUS = 0.01  # the Edu's fingertip: the rounded end of its lower link
 SQUEEZE = 0.010  # how far inside the face the contact targets lie: the PD error is the grip force (with
 #                  CausalWorld's kp 10 a block needs 10 mm to stay in a carry; much more saturates the torque limit)
 APPROACH = 0.03  # stand-off outside the face before closing in

@@ -1,4 +1,4 @@
-"""The one place that imports trifinger-simulation, quietly and with pybullet already loaded.
+"""The one place that imports trifinger-simulation (for its platform cameras), quietly, pybullet first.
 
 Why: pybullet prints to C stdout at import (``agentkit run --json`` owns stdout), so it is loaded
 through the silencer the pybullet backends share (``envs/pybullet_support``) first;
@@ -33,11 +33,10 @@ def _load():
     with warnings.catch_warnings(), contextlib.redirect_stderr(sink):
         warnings.filterwarnings("ignore", message="numpy.core is deprecated", category=DeprecationWarning)
         import trifinger_simulation
-        from trifinger_simulation import camera, sim_finger, trifingerpro_limits
+        from trifinger_simulation import camera
     sink.close()
-    return trifinger_simulation, camera, sim_finger, trifingerpro_limits
+    return trifinger_simulation, camera
 
 
-trifinger_simulation, camera_module, sim_finger_module, limits = _load()
-SimFinger = sim_finger_module.SimFinger
+trifinger_simulation, camera_module = _load()
 TriFingerCameras = camera_module.TriFingerCameras

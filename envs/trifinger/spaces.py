@@ -12,9 +12,12 @@ floor colour light / dark and stage colour dark / light; link colours dark / lig
 15-45 g / 45-100 g. Heights (the z of cylindrical positions) are held at their current value: blocks
 stay on what supports them and goals keep their level (a cuboid resting on the floor may take the
 rest height of any size in the space, so size and position can change together). Two variables are not in CausalWorld's base
-listing and are chosen here: gravity's z of -10..-7 (A) / -7..-4 (B) m/s^2, and joint positions,
-whose CausalWorld ranges are in another robot's convention: here A keeps each finger near its rest
-pose and B bends it further, both inside TriFingerPro's limits and above the floor.
+listing and are chosen here: gravity's z of -10..-7 (A) / -7..-4 (B) m/s^2, and joint positions.
+CausalWorld's joint spaces (``base_task.py``: A ``[-1.57, -1.2, -3]..[-0.69, 0, 0]``, B
+``[-0.69, 0, 0]..[1, 1.57, 3]`` per finger) span most of the robot's range, and most draws put a
+finger into the table or another finger, which CausalWorld's feasibility check then refuses (the
+intervention is dropped); here A keeps each finger near its rest pose and B bends it further, both
+within the action bounds and above the table, so that a joint intervention always takes effect.
 """
 
 from __future__ import annotations

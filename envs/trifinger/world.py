@@ -203,9 +203,9 @@ class TriFingerWorld:
         self.target = joints.copy()
 
     def _read_joints(self) -> None:
-        states = p.getJointStates(self.robot_id, self.joint_ids, physicsClientId=self.client)
-        self._positions = np.array([s[0] for s in states])
-        self._velocities = np.array([s[1] for s in states])
+        columns = tuple(zip(*p.getJointStates(self.robot_id, self.joint_ids, physicsClientId=self.client)))
+        self._positions = np.array(columns[0])
+        self._velocities = np.array(columns[1])
 
     def _advance(self, ms: int) -> int:
         """Count ``ms`` more milliseconds; the number of whole physics steps now due."""
