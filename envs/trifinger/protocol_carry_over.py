@@ -1,0 +1,146 @@
+"""What a CausalWorld protocol episode inherits from the episodes run before it on the same env.
+
+Why: CausalWorld evaluates a policy by running protocol after protocol, episode after episode, on
+one environment (``evaluation/evaluation.py`` ``evaluate_policy``; ``scripts/reproduce_experiments.py``,
+which produced the paper's numbers, runs ``benchmark/benchmarks.py``'s whole list in order, 200
+episodes each: ``evaluation/protocols/protocol.py`` ``num_evaluation_episodes_default``). A reset
+gives back the task's starting objects (``envs/causalworld.py`` ``reset`` -> ``base_task.py``
+``reset_task`` restores ``_current_starting_state``, which ``ProtocolWrapper``'s ``do_intervention``
+never changes), but not the task's intervention spaces: ``base_task.py`` ``apply_interventions``
+calls the task's ``_adjust_variable_spaces_after_intervention`` after every accepted intervention,
+and its edits stay for every later episode and protocol. Two of them change later draws:
+
+* a size intervention (every P3 episode; P10/P11 episodes whose coin chose sizes) sets the height
+  range of the block and goal positions from the new size (``pushing.py``, ``pick_and_place.py``:
+  both pinned to the new half height; ``picking.py``: the low end of both ranges). A later position
+  draw uses that height while the reset has given the objects back their default size: pushing's
+  and pick_and_place's goal floats above the floor (or sinks into it), picking's goal may come lower
+  than 8 cm;
+* ``pick_and_place.py`` puts the block's sector on the side of the last block position an
+  intervention set and the goal's sector on the other side. A size intervention sets the block's
+  current position (``_handle_contradictory_interventions``), its default place at -y after a reset;
+  the initial spaces put the block's sector at +y, the side of the default goal. So P4 (block moved)
+  and P5 (goal moved) put block and goal on the same side on an environment that has seen no size
+  intervention, and on opposite sides after P3.
+
+agentkit draws every episode from (task, protocol, seed) alone. To keep that (reproducible per seed)
+and still draw what CausalWorld draws, seed k is taken as episode k of its protocol, and what it
+inherits is found by looking back: the nearest earlier episode that was an accepted size draw
+(each earlier seed's own draw, made without carry-over: a size draw never depends on it, and a
+position draw's acceptance does not either, since its rigid block starts resting and only the goal's
+height changes). Modes (``CARRY_OVER_MODES``):
+
+* ``benchmark``: CausalWorld's published pipeline: before a protocol's episode 0 come all the
+  protocols benchmarks.py lists before it, 200 episodes each (P4-P9 inherit P3's last size);
+* ``protocol``: the protocol alone on a fresh environment (``EvaluationPipeline([protocol])``, as
+  the tutorials run one);
+* ``none``: every episode from the task's initial spaces (agentkit's draw before issue 28 item 6).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from dataclasses import dataclass
+
+from agentkit.envs.trifinger.protocols import BENCHMARKS, protocol_for
+
+logger = logging.getLogger(__name__)
+
+CARRY_OVER_MODES: tuple[str, ...] = ("benchmark", "protocol", "none")
+#: The carry-over each profile draws with when none is asked for: the causalworld profile draws what
+#: the paper's evaluation drew, the agentkit profile keeps its independent draws.
+DEFAULT_CARRY_OVER = {"causalworld": "benchmark", "agentkit": "none"}
+#: evaluation/protocols/protocol.py num_evaluation_episodes_default, times reproduce_experiments.py's
+#: fraction 1.0: the episodes of each protocol before the next one starts.
+EPISODES_PER_PROTOCOL = 200
+#: Tasks whose _adjust_variable_spaces_after_intervention changes later draws (stacking2.py and
+#: reaching.py have none).
+ADJUSTING_TASKS = ("pushing", "picking", "pick_and_place")
+#: Protocols of those tasks whose accepted draws can change sizes (benchmarks.py: P3 sizes only,
+#: P10/P11 FullyRandomProtocol's size episodes).
+SIZE_PROTOCOLS = ("P3", "P10", "P11")
+#: pick_and_place.py _set_intervention_space_a/_b: the block's initial sector is at +y.
+INITIAL_BLOCK_SIDE = 1.0
+
+
+@dataclass(frozen=True)
+class Inherited:
+    """The edits to a task's spaces an episode starts with; ``None`` fields mean the initial spaces."""
+
+    #: Height (z size) of the block after the last accepted size intervention before this episode.
+    size_z: float | None = None
+    #: pick_and_place: the side of the wall (+1 is +y) the block's sector is on; the goal's is opposite.
+    block_side: float | None = None
+    #: Which earlier episode set ``size_z`` ("P3 episode 199"), for records and logs.
+    source: str = ""
+
+
+def carry_over_mode(carry_over: str | None, profile: str) -> str:
+    """``carry_over`` checked, or the profile's default when it is None."""
+    mode = DEFAULT_CARRY_OVER.get(profile, "none") if carry_over is None else carry_over
+    if mode not in CARRY_OVER_MODES:
+        raise ValueError(f"carry_over must be one of {', '.join(CARRY_OVER_MODES)}, got {carry_over!r}")
+    return mode
+
+
+def _draws_positions(task: str, protocol: str) -> bool:
+    spec = protocol_for(task, protocol)
+    return spec.fully_random or bool(spec.second and re.fullmatch(spec.second, "cylindrical_position"))
+
+
+@functools.lru_cache(maxsize=8192)
+def size_drawn(task: str, protocol: str, episode: int, profile: str) -> float | None:
+    """The block height an accepted ``task@protocol`` draw of ``episode`` set, or None (no size
+    changed, or no feasible draw: CausalWorld then adjusts nothing)."""
+    from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_protocol
+
+    try:
+        draw = draw_protocol(task, protocol, episode, profile, carry_over="none")
+    except ProtocolDrawError:
+        return None
+    size = draw.intervention.get("tool_block", {}).get("size")
+    return None if size is None else float(size[2])
+
+
+def _earlier_episodes(task: str, protocol: str, seed: int, mode: str) -> list[tuple[str, range]]:
+    """The earlier episodes that can carry a size, nearest first, as (protocol, episodes) spans."""
+    spans = [(protocol, range(seed - 1, -1, -1))] if protocol in SIZE_PROTOCOLS else []
+    if mode == "benchmark":
+        names = list(BENCHMARKS[task])
+        for earlier in reversed(names[: names.index(protocol)]):
+            if earlier in SIZE_PROTOCOLS:
+                spans.append((earlier, range(EPISODES_PER_PROTOCOL - 1, -1, -1)))
+    return spans
+
+
+def inherited(task: str, protocol: str, seed: int, mode: str, profile: str) -> Inherited:
+    """What episode ``seed`` of ``task@protocol`` inherits under ``mode`` (see the module's doc)."""
+    if mode == "none" or task not in ADJUSTING_TASKS or not _draws_positions(task, protocol):
+        return Inherited()
+    for name, episodes in _earlier_episodes(task, protocol, seed, mode):
+        for episode in episodes:
+            size_z = size_drawn(task, name, episode, profile)
+            if size_z is not None:
+                side = _default_block_side(task)
+                logger.debug(
+                    "%s@%s seed %d inherits size %.4f of %s episode %d",
+                    task,
+                    protocol,
+                    seed,
+                    size_z,
+                    name,
+                    episode,
+                )
+                return Inherited(size_z, side, f"{name} episode {episode}")
+    return Inherited(None, INITIAL_BLOCK_SIDE if task == "pick_and_place" else None)
+
+
+def _default_block_side(task: str) -> float | None:
+    """The side of the wall pick_and_place's default block is on (reset puts it back there)."""
+    if task != "pick_and_place":
+        return None
+    from agentkit.envs.trifinger.tasks import default_scene
+
+    return 1.0 if default_scene(task).blocks[0].position[1] > 0 else -1.0
