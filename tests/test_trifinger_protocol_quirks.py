@@ -136,3 +136,22 @@ def test_an_unknown_carry_over_is_refused_in_one_line():
     with pytest.raises(ValueError, match="carry_over must be one of benchmark, protocol, none"):
         draw_protocol("pushing", "P10", 0, carry_over="always")
     assert protocol_carry_over.inherited("stacking2", "P10", 5, "benchmark", "causalworld").size_z is None
+
+
+def test_an_episode_records_what_it_inherited_and_scene_for_takes_the_mode():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+    from agentkit.envs.trifinger.protocols import scene_for
+
+    fresh, _, plan = scene_for("pushing@P5", 0, "causalworld", "protocol")
+    assert plan is not None and plan.draw.carry_over == "protocol"
+    assert fresh.goals[0].position[2] == pytest.approx(fresh.goals[0].size[2] / 2)
+    backend = TriFingerBackend(cameras=False)
+    try:
+        backend.reset("pushing@P5", 0)
+        (record,) = backend._interventions
+        assert record["carry_over"] == "benchmark"
+        assert record["inherited_from"] == f"P3 episode {EPISODES_PER_PROTOCOL - 1}"
+        last_p3 = _size("pushing", "P3", EPISODES_PER_PROTOCOL - 1)
+        assert backend.world.goal_specs[0].position[2] == pytest.approx(last_p3 / 2)
+    finally:
+        backend.close()
