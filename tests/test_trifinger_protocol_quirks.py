@@ -123,13 +123,12 @@ def test_draws_are_reproducible_per_seed_whatever_was_drawn_before():
     assert draw_protocol("pushing", "P11", 9).to_json() == first
 
 
-def test_an_episodes_carried_draw_makes_the_same_size_decision_as_its_independent_draw():
+@pytest.mark.parametrize("task,protocol", [("pick_and_place", "P10"), ("pushing", "P11"), ("picking", "P10")])
+def test_an_episodes_carried_draw_makes_the_same_size_decision_as_its_independent_draw(task, protocol):
     # The look-back reads earlier seeds' independent draws; their carried draws must agree with it.
     for seed in SEEDS:
-        carried = draw_protocol("pick_and_place", "P10", seed).intervention.get("tool_block", {}).get("size")
-        assert (None if carried is None else carried[2]) == size_drawn(
-            "pick_and_place", "P10", seed, "causalworld"
-        )
+        carried = draw_protocol(task, protocol, seed).intervention.get("tool_block", {}).get("size")
+        assert (None if carried is None else carried[2]) == size_drawn(task, protocol, seed, "causalworld")
 
 
 def test_an_unknown_carry_over_is_refused_in_one_line():
