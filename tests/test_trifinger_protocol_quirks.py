@@ -115,11 +115,11 @@ def test_carry_over_none_is_the_independent_draw(task, protocol):
 
 def test_draws_are_reproducible_per_seed_whatever_was_drawn_before():
     first = draw_protocol("pushing", "P11", 9).to_json()
-    size_drawn.cache_clear()
+    protocol_carry_over.clear_cache()
     for seed in range(9):
         draw_protocol("pushing", "P11", seed)
     assert draw_protocol("pushing", "P11", 9).to_json() == first
-    size_drawn.cache_clear()
+    protocol_carry_over.clear_cache()
     assert draw_protocol("pushing", "P11", 9).to_json() == first
 
 
@@ -154,3 +154,14 @@ def test_an_episode_records_what_it_inherited_and_scene_for_takes_the_mode():
         assert backend.world.goal_specs[0].position[2] == pytest.approx(last_p3 / 2)
     finally:
         backend.close()
+
+
+def test_a_failed_look_back_is_not_remembered(monkeypatch):
+    from agentkit.envs.trifinger import sampling
+
+    protocol_carry_over.clear_cache()
+    with monkeypatch.context() as patched:
+        patched.setattr(sampling, "scene_problems", lambda scene: ["refused"])
+        with pytest.raises(sampling.ProtocolDrawError):
+            draw_protocol("pushing", "P5", 0)  # its look-back at P3 episode 199 fails too
+    assert draw_protocol("pushing", "P5", 0).inherited_from == f"P3 episode {EPISODES_PER_PROTOCOL - 1}"

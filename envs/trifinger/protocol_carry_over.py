@@ -90,18 +90,31 @@ def _draws_positions(task: str, protocol: str) -> bool:
     return spec.fully_random or bool(spec.second and re.fullmatch(spec.second, "cylindrical_position"))
 
 
-@functools.lru_cache(maxsize=8192)
 def size_drawn(task: str, protocol: str, episode: int, profile: str) -> float | None:
     """The block height an accepted ``task@protocol`` draw of ``episode`` set, or None (no size
     changed, or no feasible draw: CausalWorld then adjusts nothing)."""
-    from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_protocol
+    from agentkit.envs.trifinger.sampling import ProtocolDrawError
 
     try:
-        draw = draw_protocol(task, protocol, episode, profile, carry_over="none")
+        return _accepted_size(task, protocol, episode, profile)
     except ProtocolDrawError:
         return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _accepted_size(task: str, protocol: str, episode: int, profile: str) -> float | None:
+    """``size_drawn`` for a feasible draw, cached per process (a draw is a function of its arguments);
+    a failed draw raises and is not cached, so a check patched to refuse everything leaves no trace."""
+    from agentkit.envs.trifinger.sampling import draw_protocol
+
+    draw = draw_protocol(task, protocol, episode, profile, carry_over="none")
     size = draw.intervention.get("tool_block", {}).get("size")
     return None if size is None else float(size[2])
+
+
+def clear_cache() -> None:
+    """Forget the earlier episodes' draws looked up so far (tests; a changed feasibility rule)."""
+    _accepted_size.cache_clear()
 
 
 def _earlier_episodes(task: str, protocol: str, seed: int, mode: str) -> list[tuple[str, range]]:
