@@ -4,7 +4,8 @@ For seeds 0..N-1 draws (``sampling.draw_protocol``, no physics stepped) and prin
 ``protocol_carry_over`` (benchmark: the paper's pipeline; protocol: one protocol on a fresh env;
 none: independent draws, agentkit's draw before issue 28 item 6):
 
-* pick_and_place P4/P5: the share of draws with block and goal on the same side of the wall;
+* pick_and_place P4/P5: the share of draws with block and goal on the same side of the wall, and of
+  episodes CausalWorld runs unintervened (its fresh env refuses every goal position as out of bounds);
 * pushing and pick_and_place P5, P10, P11: the share of goals floating (bottom more than 1 mm above
   the floor) and sunk (more than 1 mm into it);
 * picking P5, P10, P11: the share of goals lower than 8 cm, the bottom of its initial space A.
@@ -63,9 +64,9 @@ def main() -> None:
         start = time.perf_counter()
         print(f"carry_over={mode}, seeds 0..{args.seeds - 1}")
         for protocol in ("P4", "P5"):
-            print(
-                f"  pick_and_place@{protocol} same side: {share('pick_and_place', protocol, seeds, mode, same_side)}"
-            )
+            side = share("pick_and_place", protocol, seeds, mode, same_side)
+            refused = share("pick_and_place", protocol, seeds, mode, lambda d: bool(d.refused))
+            print(f"  pick_and_place@{protocol} same side: {side}, unintervened {refused}")
         for task in ("pushing", "pick_and_place"):
             for protocol in ("P5", "P10", "P11"):
                 floating = share(task, protocol, seeds, mode, lambda d: goal_gap(d) > FLOOR_TOLERANCE)

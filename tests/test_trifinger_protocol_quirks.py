@@ -35,19 +35,37 @@ def _same_side(draw) -> bool:
     return draw.scene.blocks[0].position[1] * draw.scene.goals[0].position[1] > 0
 
 
-@pytest.mark.parametrize("protocol", ["P4", "P5"])
-def test_pick_and_place_p4_p5_put_block_and_goal_on_one_side_only_on_a_fresh_env(protocol):
-    # Fresh env: the initial sectors put the block at +y, where the default goal is (P4), and the
-    # goal at -y, where the default block is (P5). In the paper's sequence P3's size draws have moved
-    # the sectors to the default sides first, and agentkit's independent draw keeps them opposite.
-    fresh = [
-        _same_side(draw_protocol("pick_and_place", protocol, seed, carry_over="protocol")) for seed in SEEDS
-    ]
-    assert all(fresh)
+def test_pick_and_place_p4_puts_block_and_goal_on_one_side_only_on_a_fresh_env():
+    # Fresh env: the initial sector puts the block at +y, where the default goal is. In the paper's
+    # sequence P3's size draws have moved the sectors to the default sides first, and agentkit's
+    # independent draw keeps them opposite.
+    assert all(_same_side(draw_protocol("pick_and_place", "P4", s, carry_over="protocol")) for s in SEEDS)
     for mode in ("benchmark", "none"):
-        assert not any(
-            _same_side(draw_protocol("pick_and_place", protocol, s, carry_over=mode)) for s in SEEDS
-        )
+        for protocol in ("P4", "P5"):
+            assert not any(
+                _same_side(draw_protocol("pick_and_place", protocol, s, carry_over=mode)) for s in SEEDS
+            )
+
+
+@pytest.mark.parametrize("protocol", ["P5", "P8"])
+def test_a_fresh_env_refuses_every_goal_position_of_pick_and_place(protocol):
+    # Its initial goal sector runs from -30 to -150 degrees (low above high): base_task.py's bounds
+    # check refuses every goal position, and ProtocolWrapper runs the episode unintervened after 6 tries.
+    base = default_scene("pick_and_place")
+    for seed in range(5):
+        draw = draw_protocol("pick_and_place", protocol, seed, carry_over="protocol")
+        assert "out of bounds" in draw.refused and draw.intervention == {} and draw.attempts == 6
+        assert draw.scene.goals[0].position == base.goals[0].position
+        assert draw.scene.blocks[0].position == base.blocks[0].position
+        assert not draw_protocol("pick_and_place", protocol, seed).refused  # P3 has reordered it
+    # P10: position draws are refused and redrawn until a size draw is accepted, which reorders the
+    # sectors for every later episode
+    first = draw_protocol("pick_and_place", "P10", 0, carry_over="protocol")
+    assert "size" in first.intervention["tool_block"] and not first.refused
+    later = [draw_protocol("pick_and_place", "P10", s, carry_over="protocol") for s in range(1, 10)]
+    assert not any(d.refused for d in later) and any(
+        "size" not in d.intervention["tool_block"] for d in later
+    )
 
 
 @pytest.mark.parametrize("task,protocol", [("pushing", "P10"), ("pushing", "P11"), ("pick_and_place", "P11")])
@@ -165,3 +183,18 @@ def test_a_failed_look_back_is_not_remembered(monkeypatch):
         with pytest.raises(sampling.ProtocolDrawError):
             draw_protocol("pushing", "P5", 0)  # its look-back at P3 episode 199 fails too
     assert draw_protocol("pushing", "P5", 0).inherited_from == f"P3 episode {EPISODES_PER_PROTOCOL - 1}"
+
+
+def test_a_refused_draw_is_recorded_with_its_reason():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+    from agentkit.envs.trifinger.protocols import ProtocolPlan
+
+    draw = draw_protocol("pick_and_place", "P5", 0, carry_over="protocol")
+    backend = TriFingerBackend(cameras=False)
+    try:
+        backend.reset("pick_and_place", 0)
+        record = ProtocolPlan(draw).apply(backend)
+        assert record["applied"] is False and "out of bounds" in record["reason"]
+        assert record["carry_over"] == "protocol"
+    finally:
+        backend.close()

@@ -75,6 +75,9 @@ class Inherited:
     block_side: float | None = None
     #: Which earlier episode set ``size_z`` ("P3 episode 199"), for records and logs.
     source: str = ""
+    #: pick_and_place on an env no block position was applied to yet: its initial goal sector has its
+    #: low angle above its high one (-30 > -150 degrees), so every goal position is out of bounds.
+    goal_sector_reversed: bool = False
 
 
 def carry_over_mode(carry_over: str | None, profile: str) -> str:
@@ -132,22 +135,61 @@ def inherited(task: str, protocol: str, seed: int, mode: str, profile: str) -> I
     """What episode ``seed`` of ``task@protocol`` inherits under ``mode`` (see the module's doc)."""
     if mode == "none" or task not in ADJUSTING_TASKS or not _draws_positions(task, protocol):
         return Inherited()
+    first = (
+        _first_size_on_fresh_env(task, protocol, profile) if _starts_reversed(task, protocol, mode) else None
+    )
+    if first is not None and seed <= first[0]:
+        return _fresh(task)
     for name, episodes in _earlier_episodes(task, protocol, seed, mode):
         for episode in episodes:
+            if first is not None and episode == first[0]:
+                return _after_size(task, first[1], f"{name} episode {episode}")
             size_z = size_drawn(task, name, episode, profile)
             if size_z is not None:
-                side = _default_block_side(task)
-                logger.debug(
-                    "%s@%s seed %d inherits size %.4f of %s episode %d",
-                    task,
-                    protocol,
-                    seed,
-                    size_z,
-                    name,
-                    episode,
-                )
-                return Inherited(size_z, side, f"{name} episode {episode}")
-    return Inherited(None, INITIAL_BLOCK_SIDE if task == "pick_and_place" else None)
+                return _after_size(task, size_z, f"{name} episode {episode}")
+    return _fresh(task)
+
+
+def _fresh(task: str) -> Inherited:
+    """The initial spaces: pick_and_place's block sector at +y and its goal sector reversed."""
+    if task != "pick_and_place":
+        return Inherited()
+    return Inherited(None, INITIAL_BLOCK_SIDE, goal_sector_reversed=True)
+
+
+def _after_size(task: str, size_z: float, source: str) -> Inherited:
+    """After a size intervention: its height, and pick_and_place's sectors at the default block's side."""
+    logger.debug("%s inherits block height %.4f from %s", task, size_z, source)
+    return Inherited(size_z, _default_block_side(task), source)
+
+
+def _starts_reversed(task: str, protocol: str, mode: str) -> bool:
+    """Whether the protocol's first episodes meet pick_and_place's reversed goal sector (a fresh env,
+    a protocol that draws the goal's position)."""
+    if mode != "protocol" or task != "pick_and_place":
+        return False
+    spec = protocol_for(task, protocol)
+    return spec.fully_random or bool(spec.first and re.fullmatch(spec.first, "goal_block"))
+
+
+@functools.lru_cache(maxsize=64)
+def _first_size_on_fresh_env(task: str, protocol: str, profile: str) -> tuple[int, float] | None:
+    """The first episode, on a fresh env, whose draw is an accepted size intervention, and its height.
+    Until it, pick_and_place's goal positions are refused as out of bounds (P5-P9 never get one: every
+    draw moves the goal; P10/P11's refused position draws are redrawn, mostly as sizes, at episode 0)."""
+    from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_inheriting
+
+    if protocol not in SIZE_PROTOCOLS:
+        return None
+    for episode in range(EPISODES_PER_PROTOCOL):
+        try:
+            draw = draw_inheriting(task, protocol, episode, profile, "protocol", _fresh(task))
+        except ProtocolDrawError:
+            continue
+        size = draw.intervention.get("tool_block", {}).get("size")
+        if size is not None:
+            return episode, float(size[2])
+    return None
 
 
 def _default_block_side(task: str) -> float | None:

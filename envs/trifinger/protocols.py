@@ -148,6 +148,13 @@ class ProtocolPlan:
             }
             if draw.inherited_from:  # the earlier episode whose size draw set this draw's heights
                 record["inherited_from"] = draw.inherited_from
+        elif draw.refused:  # CausalWorld would run this episode unintervened (sampling.draw_inheriting)
+            record = {
+                "by": draw.protocol,
+                "applied": False,
+                "reason": draw.refused,
+                "carry_over": draw.carry_over,
+            }
         else:
             record = {"by": draw.protocol, "applied": False, "reason": "nothing to change"}
         backend.record_intervention(record)

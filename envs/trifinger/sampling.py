@@ -29,7 +29,7 @@ import numpy as np
 
 from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE
 from agentkit.envs.trifinger.geometry import Cuboid, euler_quaternion, vec3
-from agentkit.envs.trifinger.protocol_carry_over import carry_over_mode, inherited
+from agentkit.envs.trifinger.protocol_carry_over import Inherited, carry_over_mode, inherited
 from agentkit.envs.trifinger.protocols import Protocol, protocol_for
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
 from agentkit.envs.trifinger.start_pose import with_start_pose
@@ -49,6 +49,13 @@ GOAL_LOWEST_Z = -0.01
 #: tolerates 3 cm between objects (stage.py, contact distance < -0.03) and 9.5 mm with the robot
 #: (trifinger.py, < -0.0095); so deep an overlap makes pybullet throw blocks, so 2 mm is used here.
 PENETRATION_TOLERANCE = 0.002
+#: wrappers/protocol_wrapper.py: a refused intervention is drawn again 5 times, then the episode runs
+#: without it. Used for draws CausalWorld refuses as out of bounds (feasibility keeps ATTEMPTS).
+OUT_OF_BOUNDS_TRIES = 6
+OUT_OF_BOUNDS = (
+    "out of bounds: pick_and_place's initial goal sector runs from -30 to -150 degrees (low above high), "
+    "so base_task.py is_intervention_in_bounds refuses every goal position until a block position was applied"
+)
 
 
 class ProtocolDrawError(ValueError):
@@ -70,6 +77,7 @@ class ProtocolDraw:
     rejected: list[str] = field(default_factory=list)  # why earlier attempts were refused
     carry_over: str = "none"  # protocol_carry_over mode the draw was made under
     inherited_from: str = ""  # the earlier episode whose size intervention set its heights, if any
+    refused: str = ""  # why CausalWorld would run this episode unintervened (empty: it did not)
 
     def to_json(self) -> dict[str, Any]:
         from agentkit.envs.trifinger.interventions import rounded
@@ -97,6 +105,7 @@ class ProtocolDraw:
             "intervention": rounded(self.intervention),
             "carry_over": self.carry_over,
             "inherited_from": self.inherited_from,
+            "refused": self.refused,
         }
 
 
@@ -383,17 +392,41 @@ def draw_protocol(
     ``carry_over`` (``protocol_carry_over.CARRY_OVER_MODES``; None: the profile's default, ``benchmark``
     under causalworld, ``none`` under agentkit) says which earlier episodes' edits of the task's spaces
     this seed inherits, as CausalWorld's one environment carries them from episode to episode."""
+    mode = carry_over_mode(carry_over, profile)
+    if protocol_for(task, protocol).name == "P0":
+        return draw_inheriting(task, protocol, seed, profile, mode, Inherited())
+    return draw_inheriting(
+        task, protocol, seed, profile, mode, inherited(task, protocol, seed, mode, profile)
+    )
+
+
+def draw_inheriting(
+    task: str, protocol: str, seed: int, profile: str, mode: str, carried: Inherited
+) -> ProtocolDraw:
+    """``draw_protocol`` for a known inherited state ``carried`` (``mode`` is only recorded).
+
+    A draw that moves pick_and_place's goal while its sector is still CausalWorld's initial, reversed
+    one is out of bounds (``Inherited.goal_sector_reversed``); after CausalWorld's OUT_OF_BOUNDS_TRIES
+    such draws the episode runs the unintervened scene, as ``ProtocolWrapper`` leaves it, and says why."""
     spec = protocol_for(task, protocol)
     base = with_start_pose(default_scene(task), profile)
-    mode = carry_over_mode(carry_over, profile)
     if spec.name == "P0":  # benchmarks.py P0: empty regexes, nothing is intervened on
         return ProtocolDraw(task, protocol, seed, spec.space, base, carry_over=mode)
-    carried = inherited(task, protocol, seed, mode, profile)
     space = task_space(base, spec.space, carried)
     generator = np.random.default_rng(seed)
     rejected: list[str] = []
+    out_of_bounds = 0
     for attempt in range(1, ATTEMPTS + 1):
         raw = sample(spec, space, generator)
+        if carried.goal_sector_reversed and "cylindrical_position" in raw.get("goal_block", {}):
+            out_of_bounds += 1
+            rejected.append(OUT_OF_BOUNDS)
+            if out_of_bounds == OUT_OF_BOUNDS_TRIES:
+                logger.info("%s@%s seed %d runs unintervened: %s", task, protocol, seed, OUT_OF_BOUNDS)
+                return ProtocolDraw(
+                    task, protocol, seed, spec.space, base, {}, {}, attempt, rejected, mode, "", OUT_OF_BOUNDS
+                )
+            continue
         draw = reconcile(base, raw)
         scene, world = apply(base, draw, generator)
         problems = scene_problems(scene)
