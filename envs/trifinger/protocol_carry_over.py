@@ -19,16 +19,20 @@ and its edits stay for every later episode and protocol. Two of them change late
 * ``pick_and_place.py`` puts the block's sector on the side of the last block position an
   intervention set and the goal's sector on the other side. A size intervention sets the block's
   current position (``_handle_contradictory_interventions``), its default place at -y after a reset;
-  the initial spaces put the block's sector at +y, the side of the default goal. So P4 (block moved)
-  and P5 (goal moved) put block and goal on the same side on an environment that has seen no size
-  intervention, and on opposite sides after P3.
+  the initial spaces put the block's sector at +y, the side of the default goal, and give the goal's
+  sector a low angle above its high one (-30 > -150 degrees), which ``is_intervention_in_bounds``
+  refuses for every value until a block position reorders it. So on a fresh environment P4 (block
+  moved) puts block and goal on the same side and P5-P9 run unintervened; after P3 (the paper's
+  sequence) P4/P5 put them on opposite sides.
 
 agentkit draws every episode from (task, protocol, seed) alone. To keep that (reproducible per seed)
 and still draw what CausalWorld draws, seed k is taken as episode k of its protocol, and what it
 inherits is found by looking back: the nearest earlier episode that was an accepted size draw
 (each earlier seed's own draw, made without carry-over: a size draw never depends on it, and a
 position draw's acceptance does not either, since its rigid block starts resting and only the goal's
-height changes). Modes (``CARRY_OVER_MODES``):
+height changes; on a fresh pick_and_place env, the first size episode's own draw, since the
+episodes before it are refused). Checked against CausalWorld's own code:
+``bench/causalworld_protocol_sequence.py``. Modes (``CARRY_OVER_MODES``):
 
 * ``benchmark``: CausalWorld's published pipeline: before a protocol's episode 0 come all the
   protocols benchmarks.py lists before it, 200 episodes each (P4-P9 inherit P3's last size);
@@ -118,6 +122,7 @@ def _accepted_size(task: str, protocol: str, episode: int, profile: str) -> floa
 def clear_cache() -> None:
     """Forget the earlier episodes' draws looked up so far (tests; a changed feasibility rule)."""
     _accepted_size.cache_clear()
+    _FIRST_SIZE.clear()
 
 
 def _earlier_episodes(task: str, protocol: str, seed: int, mode: str) -> list[tuple[str, range]]:
@@ -172,15 +177,19 @@ def _starts_reversed(task: str, protocol: str, mode: str) -> bool:
     return spec.fully_random or bool(spec.first and re.fullmatch(spec.first, "goal_block"))
 
 
-@functools.lru_cache(maxsize=64)
+_FIRST_SIZE: dict[tuple[str, str, str], tuple[int, float]] = {}
+
+
 def _first_size_on_fresh_env(task: str, protocol: str, profile: str) -> tuple[int, float] | None:
     """The first episode, on a fresh env, whose draw is an accepted size intervention, and its height.
     Until it, pick_and_place's goal positions are refused as out of bounds (P5-P9 never get one: every
-    draw moves the goal; P10/P11's refused position draws are redrawn, mostly as sizes, at episode 0)."""
+    draw moves the goal; P10/P11's refused position draws are redrawn, mostly as sizes, at episode 0).
+    Found episodes are remembered per process (``clear_cache``); a search that found none is not."""
     from agentkit.envs.trifinger.sampling import ProtocolDrawError, draw_inheriting
 
-    if protocol not in SIZE_PROTOCOLS:
-        return None
+    key = (task, protocol, profile)
+    if protocol not in SIZE_PROTOCOLS or key in _FIRST_SIZE:
+        return _FIRST_SIZE.get(key)
     for episode in range(EPISODES_PER_PROTOCOL):
         try:
             draw = draw_inheriting(task, protocol, episode, profile, "protocol", _fresh(task))
@@ -188,7 +197,8 @@ def _first_size_on_fresh_env(task: str, protocol: str, profile: str) -> tuple[in
             continue
         size = draw.intervention.get("tool_block", {}).get("size")
         if size is not None:
-            return episode, float(size[2])
+            _FIRST_SIZE[key] = (episode, float(size[2]))
+            return _FIRST_SIZE[key]
     return None
 
 
