@@ -144,6 +144,16 @@ class ProtocolPlan:
                 "attempts": draw.attempts,
                 "space": draw.space,
                 "changed": rounded(draw.intervention),
+                "carry_over": draw.carry_over,
+            }
+            if draw.inherited_from:  # the earlier episode whose size draw set this draw's heights
+                record["inherited_from"] = draw.inherited_from
+        elif draw.refused:  # CausalWorld would run this episode unintervened (sampling.draw_inheriting)
+            record = {
+                "by": draw.protocol,
+                "applied": False,
+                "reason": draw.refused,
+                "carry_over": draw.carry_over,
             }
         else:
             record = {"by": draw.protocol, "applied": False, "reason": "nothing to change"}
@@ -152,19 +162,21 @@ class ProtocolPlan:
 
 
 def scene_for(
-    task: str, seed: int, profile: str = "causalworld"
+    task: str, seed: int, profile: str = "causalworld", carry_over: str | None = None
 ) -> tuple[Scene, str | None, ProtocolPlan | None]:
     """The scene of ``task`` (``family`` or ``family@Pn``), its protocol name and plan; the robot
-    starts in ``profile``'s start pose (``start_pose``).
+    starts in ``profile``'s start pose (``start_pose``). A protocol episode ``seed`` is episode
+    ``seed`` of CausalWorld's evaluation and inherits what ``carry_over`` says
+    (``protocol_carry_over``; None: ``benchmark`` under causalworld, ``none`` under agentkit).
 
-    Raises ``ValueError`` for an unknown protocol and ``sampling.ProtocolDrawError`` when no
-    feasible draw was found."""
+    Raises ``ValueError`` for an unknown protocol or carry-over mode and
+    ``sampling.ProtocolDrawError`` when no feasible draw was found."""
     from agentkit.envs.trifinger.sampling import draw_protocol
 
     family, _, protocol = task.partition("@")
     if not protocol:
         return generate(family, seed, profile), None, None
-    draw = draw_protocol(family, protocol, seed, profile)
+    draw = draw_protocol(family, protocol, seed, profile, carry_over)
     return draw.scene, protocol, ProtocolPlan(draw)
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from agentkit.envs.trifinger.causalworld_profile import DEFAULT_PROFILE
 from agentkit.envs.trifinger.geometry import Cuboid, euler_quaternion, vec3
+from agentkit.envs.trifinger.protocol_carry_over import Inherited, carry_over_mode, inherited
 from agentkit.envs.trifinger.protocols import Protocol, protocol_for
 from agentkit.envs.trifinger.scene import BlockSpec, GoalSpec, Scene
 from agentkit.envs.trifinger.start_pose import with_start_pose
@@ -48,6 +49,13 @@ GOAL_LOWEST_Z = -0.01
 #: tolerates 3 cm between objects (stage.py, contact distance < -0.03) and 9.5 mm with the robot
 #: (trifinger.py, < -0.0095); so deep an overlap makes pybullet throw blocks, so 2 mm is used here.
 PENETRATION_TOLERANCE = 0.002
+#: wrappers/protocol_wrapper.py: a refused intervention is drawn again 5 times, then the episode runs
+#: without it. Used for draws CausalWorld refuses as out of bounds (feasibility keeps ATTEMPTS).
+OUT_OF_BOUNDS_TRIES = 6
+OUT_OF_BOUNDS = (
+    "out of bounds: pick_and_place's initial goal sector runs from -30 to -150 degrees (low above high), "
+    "so base_task.py is_intervention_in_bounds refuses every goal position until a block position was applied"
+)
 
 
 class ProtocolDrawError(ValueError):
@@ -67,6 +75,9 @@ class ProtocolDraw:
     world_values: dict[str, Any] = field(default_factory=dict)  # frictions, colours, links (set on the world)
     attempts: int = 0
     rejected: list[str] = field(default_factory=list)  # why earlier attempts were refused
+    carry_over: str = "none"  # protocol_carry_over mode the draw was made under
+    inherited_from: str = ""  # the earlier episode whose size intervention set its heights, if any
+    refused: str = ""  # why CausalWorld would run this episode unintervened (empty: it did not)
 
     def to_json(self) -> dict[str, Any]:
         from agentkit.envs.trifinger.interventions import rounded
@@ -92,6 +103,9 @@ class ProtocolDraw:
             "obstacles": [pose(o) for o in scene.obstacles],
             "tip_goals": [rounded(list(t)) for t in scene.tip_goals],
             "intervention": rounded(self.intervention),
+            "carry_over": self.carry_over,
+            "inherited_from": self.inherited_from,
+            "refused": self.refused,
         }
 
 
@@ -170,14 +184,19 @@ def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
             draw.setdefault("tool_block", {})["size"] = cube
             draw.setdefault("goal_block", {})["size"] = cube
         if task in ("pushing", "pick_and_place"):
-            # pushing.py / pick_and_place.py: both rest on the floor at half the block's height.
+            # pushing.py / pick_and_place.py: a drawn size puts both on the floor at half the new
+            # height. A drawn position keeps the height its space gave (half the block's height,
+            # or after an inherited size intervention half that size: a goal floating above the floor
+            # or sunk into it, see protocol_carry_over); the rigid block starts resting on the floor,
+            # where CausalWorld's drops or is pushed out in its first physics steps.
             height = draw["tool_block"]["size"][2] if size is not None else scene.blocks[0].size[2]
             for name, index, specs in (("tool_block", 0, scene.blocks), ("goal_block", 0, scene.goals)):
                 entry = draw.get(name)
                 if entry is None or not ({"size", "cylindrical_position"} & set(entry)):
                     continue
                 cyl = entry.get("cylindrical_position") or _cylindrical(specs[index].position)
-                entry["cylindrical_position"] = [cyl[0], cyl[1], height / 2]
+                keep = size is None and name == "goal_block" and "cylindrical_position" in entry
+                entry["cylindrical_position"] = [cyl[0], cyl[1], cyl[2] if keep else height / 2]
         if task == "picking":
             if "cylindrical_position" in draw.get("goal_block", {}):
                 # picking.py: the goal moves only in height (radius and angle forced to 0).
@@ -192,6 +211,13 @@ def reconcile(scene: Scene, draw: dict[str, Any]) -> dict[str, Any]:
                     cyl[1],
                     draw["tool_block"]["size"][2] / 2,
                 ]
+            tool_cyl = draw.get("tool_block", {}).get("cylindrical_position")
+            rest = (draw["tool_block"]["size"][2] if size is not None else scene.blocks[0].size[2]) / 2
+            if tool_cyl is not None and tool_cyl[2] < rest:
+                # After an inherited size intervention the block's height range starts at half that
+                # size (picking.py _adjust_variable_spaces_after_intervention), which can put the
+                # block into the floor; CausalWorld's pops out, here it starts resting.
+                draw["tool_block"]["cylindrical_position"] = [tool_cyl[0], tool_cyl[1], rest]
     return draw
 
 
@@ -356,25 +382,59 @@ def tips_clear_of_blocks(scene: Scene, tips: np.ndarray) -> bool:
 # --------------------------------------------------------------------------------------- draws
 
 
-def draw_protocol(task: str, protocol: str, seed: int, profile: str = DEFAULT_PROFILE) -> ProtocolDraw:
+def draw_protocol(
+    task: str, protocol: str, seed: int, profile: str = DEFAULT_PROFILE, carry_over: str | None = None
+) -> ProtocolDraw:
     """The scene and values ``task@protocol`` draws for ``seed``; ``ProtocolDrawError`` when none of
     ATTEMPTS draws is feasible (the error names task, protocol, seed and the last reason). The
-    robot starts in ``profile``'s start pose (``start_pose``: raised under causalworld)."""
+    robot starts in ``profile``'s start pose (``start_pose``: raised under causalworld).
+
+    ``carry_over`` (``protocol_carry_over.CARRY_OVER_MODES``; None: the profile's default, ``benchmark``
+    under causalworld, ``none`` under agentkit) says which earlier episodes' edits of the task's spaces
+    this seed inherits, as CausalWorld's one environment carries them from episode to episode."""
+    mode = carry_over_mode(carry_over, profile)
+    if protocol_for(task, protocol).name == "P0":
+        return draw_inheriting(task, protocol, seed, profile, mode, Inherited())
+    return draw_inheriting(
+        task, protocol, seed, profile, mode, inherited(task, protocol, seed, mode, profile)
+    )
+
+
+def draw_inheriting(
+    task: str, protocol: str, seed: int, profile: str, mode: str, carried: Inherited
+) -> ProtocolDraw:
+    """``draw_protocol`` for a known inherited state ``carried`` (``mode`` is only recorded).
+
+    A draw that moves pick_and_place's goal while its sector is still CausalWorld's initial, reversed
+    one is out of bounds (``Inherited.goal_sector_reversed``); after CausalWorld's OUT_OF_BOUNDS_TRIES
+    such draws the episode runs the unintervened scene, as ``ProtocolWrapper`` leaves it, and says why."""
     spec = protocol_for(task, protocol)
     base = with_start_pose(default_scene(task), profile)
     if spec.name == "P0":  # benchmarks.py P0: empty regexes, nothing is intervened on
-        return ProtocolDraw(task, protocol, seed, spec.space, base)
-    space = task_space(base, spec.space)
+        return ProtocolDraw(task, protocol, seed, spec.space, base, carry_over=mode)
+    space = task_space(base, spec.space, carried)
     generator = np.random.default_rng(seed)
     rejected: list[str] = []
+    out_of_bounds = 0
     for attempt in range(1, ATTEMPTS + 1):
         raw = sample(spec, space, generator)
+        if carried.goal_sector_reversed and "cylindrical_position" in raw.get("goal_block", {}):
+            out_of_bounds += 1
+            rejected.append(OUT_OF_BOUNDS)
+            if out_of_bounds == OUT_OF_BOUNDS_TRIES:
+                logger.info("%s@%s seed %d runs unintervened: %s", task, protocol, seed, OUT_OF_BOUNDS)
+                return ProtocolDraw(
+                    task, protocol, seed, spec.space, base, {}, {}, attempt, rejected, mode, "", OUT_OF_BOUNDS
+                )
+            continue
         draw = reconcile(base, raw)
         scene, world = apply(base, draw, generator)
         problems = scene_problems(scene)
         if not problems:
             logger.debug("%s@%s seed %d: feasible draw after %d attempt(s)", task, protocol, seed, attempt)
-            return ProtocolDraw(task, protocol, seed, spec.space, scene, draw, world, attempt, rejected)
+            return ProtocolDraw(
+                task, protocol, seed, spec.space, scene, draw, world, attempt, rejected, mode, carried.source
+            )
         rejected.append("; ".join(problems))
     raise ProtocolDrawError(
         f"trifinger {task}@{protocol} seed {seed}: no feasible draw in {ATTEMPTS} attempts "

@@ -15,9 +15,12 @@ Ranges are ``(low, high)`` with lists for vectors; cylindrical positions are (ra
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.envs.trifinger.scene import Scene
+
+if TYPE_CHECKING:
+    from agentkit.envs.trifinger.protocol_carry_over import Inherited
 
 Range = tuple[Any, Any]
 SPACES = ("A", "B", "A_B")
@@ -125,28 +128,42 @@ def _side(scene: Scene) -> float:
     return 1.0 if scene.blocks and scene.blocks[0].position[1] > 0 else -1.0
 
 
-def _task_overrides(scene: Scene, space: str, out: dict[str, Any]) -> None:
+def _task_overrides(
+    scene: Scene, space: str, out: dict[str, Any], inherited: Inherited | None = None
+) -> None:
+    """The task generator's own edits of the base spaces; ``inherited`` holds the later edits its
+    ``_adjust_variable_spaces_after_intervention`` made in earlier episodes (``protocol_carry_over``)."""
     task = scene.task
+    size_z = inherited.size_z if inherited is not None else None
     if task == "pushing":
-        # pushing.py _set_intervention_space_a/_b: both heights pinned to half the block's height.
-        _pin_z(out["tool_block"], scene.blocks[0].size[2] / 2)
-        _pin_z(out["goal_block"], scene.goals[0].size[2] / 2)
+        # pushing.py _set_intervention_space_a/_b: both heights pinned to half the block's height;
+        # after a size intervention, to half the new height (its _adjust_variable_spaces_after_intervention).
+        _pin_z(out["tool_block"], (size_z or scene.blocks[0].size[2]) / 2)
+        _pin_z(out["goal_block"], (size_z or scene.goals[0].size[2]) / 2)
     elif task == "picking":
         low, high = out["goal_block"]["cylindrical_position"]
         z_low, z_high = PICKING_GOAL_Z[space]
         out["goal_block"]["cylindrical_position"] = ([low[0], low[1], z_low], [high[0], high[1], z_high])
+        if size_z is not None:
+            # picking.py _adjust_variable_spaces_after_intervention: a size intervention sets the low
+            # end of the block's and the goal's height ranges to half the new height.
+            for name in ("tool_block", "goal_block"):
+                low, high = out[name]["cylindrical_position"]
+                out[name]["cylindrical_position"] = ([low[0], low[1], size_z / 2], list(high))
     elif task == "pick_and_place":
         wall = scene.obstacles[0].size
         out["obstacle"]["size"] = (
             [wall[0], wall[1], PNP_OBSTACLE_HEIGHT[space][0]],
             [wall[0], wall[1], PNP_OBSTACLE_HEIGHT[space][1]],
         )
-        # The block's sector is on its own side of the wall, the goal's on the other side, both
-        # at the block's rest height: _adjust_variable_spaces_after_intervention's rule. (Its initial
-        # space A puts the block's sector at +y although its default block sits at -y; following the
-        # block's side keeps the two sectors opposite from the first episode on.)
-        side = _side(scene)
-        z = scene.blocks[0].size[2] / 2
+        # The block's sector is on one side of the wall, the goal's on the other, both at the block's
+        # rest height (after a size intervention, half the new height). Without an inherited side the
+        # block's sector follows the block's own side, which keeps block and goal opposite in every
+        # episode; CausalWorld's initial spaces put the block's sector at +y although its default
+        # block sits at -y, and _adjust_variable_spaces_after_intervention moves the sectors only
+        # after a block position or size intervention (protocol_carry_over replays that).
+        side = inherited.block_side if inherited is not None and inherited.block_side else _side(scene)
+        z = (size_z or scene.blocks[0].size[2]) / 2
         r_low, r_high = PNP_RADIUS[space]
         a_low, a_high = (PNP_ANGLES[0], PNP_ANGLES[1]) if side > 0 else (-PNP_ANGLES[1], -PNP_ANGLES[0])
         out["tool_block"]["cylindrical_position"] = ([r_low, a_low, z], [r_high, a_high, z])
@@ -225,9 +242,9 @@ def _drop_shape_variables(out: dict[str, Any], scene: Scene) -> None:
             out[block.name].pop("size", None)
 
 
-def _single(scene: Scene, space: str) -> dict[str, Any]:
+def _single(scene: Scene, space: str, inherited: Inherited | None = None) -> dict[str, Any]:
     out = _base(scene, space)
-    _task_overrides(scene, space, out)
+    _task_overrides(scene, space, out, inherited)
     return out
 
 
@@ -250,13 +267,14 @@ def _combine(a: Range, b: Range) -> Range:
     return (low, high)
 
 
-def task_space(scene: Scene, space: str) -> dict[str, Any]:
-    """The task's space ``space`` (A, B or A_B) for the objects of ``scene``, in CausalWorld names."""
+def task_space(scene: Scene, space: str, inherited: Inherited | None = None) -> dict[str, Any]:
+    """The task's space ``space`` (A, B or A_B) for the objects of ``scene``, in CausalWorld names;
+    ``inherited``: the edits earlier episodes' interventions made to it (None: the initial space)."""
     if space in ("A", "B"):
-        return _single(scene, space)
+        return _single(scene, space, inherited)
     if space != "A_B":
         raise ValueError(f"variable space must be one of {', '.join(SPACES)}, got {space!r}")
-    a, b = _single(scene, "A"), _single(scene, "B")
+    a, b = _single(scene, "A", inherited), _single(scene, "B", inherited)
     out: dict[str, Any] = {}
     for name, value in a.items():
         if isinstance(value, dict):
