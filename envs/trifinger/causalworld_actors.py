@@ -116,7 +116,7 @@ def actor_path(name: str) -> Path:
     if name not in ACTORS:
         raise ValueError(f"unknown CausalWorld actor {name!r}; the shipped ones: {', '.join(ACTORS)}")
     root = resources.files("agentkit.envs.trifinger")
-    return Path(str(root.joinpath(*ASSET_DIR, f"{name}.zip")))
+    return Path(str(root.joinpath("/".join((*ASSET_DIR, f"{name}.zip")))))
 
 
 @lru_cache(maxsize=8)
