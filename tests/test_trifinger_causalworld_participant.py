@@ -131,3 +131,24 @@ def test_a_controller_that_cannot_play_is_refused_in_one_line_before_any_episode
     args = ["run", "--env", env, "--task", task, "--model", model, "--db", f"sqlite:///{tmp_path / 'x.db'}"]
     proc = run_cli(args, tmp_path, check=False)
     assert proc.returncode != 0 and expected in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_with_the_gym_env_the_actor_is_a_function_of_the_same_observation_the_backend_builds():
+    from agentkit.envs.trifinger.gym_env import TriFingerGymEnv
+
+    env = TriFingerGymEnv("pick_and_place@P0", settings="reproduce_experiments", clip_observations=False)
+    try:
+        observation, _ = env.reset(seed=0)
+        actor = load_actor("pick_and_place_ppo_curr0")
+        world = env.backend.world
+        controller = ActorController.for_task(
+            "causalworld:pick_and_place_ppo_curr0", world, "pick_and_place", 20.0
+        )
+        np.testing.assert_array_equal(observation, controller.observation(world, 20.0))
+        assert observation[57] == pytest.approx(12.4286, abs=1e-4)  # the wall's width, unclipped
+        for _ in range(2):
+            observation, *_ = env.step(actor(observation))
+        assert env.backend.world.steps == 24  # two steps of CausalWorld's 12 ms
+        np.testing.assert_array_equal(observation, controller.observation(world, 20.0 - 0.024))
+    finally:
+        env.close()
