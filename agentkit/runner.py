@@ -41,11 +41,11 @@ from agentkit.protocols import check_backend, protocol_named
 from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (
-    CPU_BOUND_MODELS,
     RERUN_REASONS,
     PlannedEpisode,
     Worker,
     WorkerContext,
+    cpu_bound,
     process_init,
     process_worker,
     result_of_stored,
@@ -125,8 +125,7 @@ class RunSummary:
 def _worker_kind(config: RunConfig) -> str:
     if config.workers != "auto":
         return config.workers
-    cpu_bound = config.model in CPU_BOUND_MODELS or is_controller_model(config.model)
-    return "processes" if cpu_bound and config.max_concurrency > 1 else "threads"
+    return "processes" if cpu_bound(config.model) and config.max_concurrency > 1 else "threads"
 
 
 def _check_and_templates(config: RunConfig) -> dict[str, str]:

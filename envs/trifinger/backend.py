@@ -95,6 +95,8 @@ class TriFingerBackend(Backend):
         "measure; reaching: fingertips within 1 cm on average)"
     )
     template_set: ClassVar[str] = "trifinger"
+    #: Runs nobody looks at frames in (the reference agent, a CausalWorld actor, --no-images) render none.
+    frameless_options: ClassVar[dict[str, Any]] = {"cameras": False}
 
     def __init__(
         self,
@@ -352,12 +354,13 @@ class TriFingerBackend(Backend):
             return float(np.clip(1.0 - distances / REACH_SCALE, 0.0, 1.0).mean())
         return overlap(world.block_cuboids(), world.goal_cuboids(), mode or self.overlap_mode)
 
-    def verdict(self) -> Verdict:
-        """Whether the current state counts as solved under the run's profile, and by which measure."""
+    def verdict(self, profile: str | None = None) -> Verdict:
+        """Whether the current state counts as solved under the run's profile (or ``profile``), and by
+        which measure."""
         world = self._require()
         tip_goals = np.asarray(world.built_scene().tip_goals, dtype=float).reshape(-1, 3)
         return judge(
-            self.profile,
+            profile or self.profile,
             world.block_cuboids(),
             world.goal_cuboids(),
             world.tips(),
@@ -371,10 +374,13 @@ class TriFingerBackend(Backend):
         if self._dense is not None and self._world is not None:
             self._dense.step(read_state(self._world))
         if not self._controlling and self._world is not None:
-            self._series.record(self._fraction(self.verdict()), round(CONTROL_STEP_S * 1000))
+            self._series.record(self._fraction(), round(CONTROL_STEP_S * 1000))
 
-    def _fraction(self, verdict: Verdict) -> float:
-        """CausalWorld's ``info['fractional_success']`` for this verdict (0 where undefined)."""
+    def _fraction(self, verdict: Verdict | None = None) -> float:
+        """CausalWorld's ``info['fractional_success']`` now, whatever the run's profile (0 where
+        undefined); ``verdict``: the run's, when it already is CausalWorld's."""
+        if verdict is None or self.profile != "causalworld":
+            verdict = self.verdict("causalworld")
         value = 0.0 if math.isnan(verdict.value) else verdict.value
         return fractional_success((self._task or "").partition("@")[0], value)
 
@@ -413,7 +419,7 @@ class TriFingerBackend(Backend):
                 self._require(),
                 ms,
                 self.time_limit_steps,
-                after_step=lambda: self._series.record(self._fraction(self.verdict()), STEP_MS),
+                after_step=lambda: self._series.record(self._fraction(), STEP_MS),
             )
         finally:
             self._controlling = False
