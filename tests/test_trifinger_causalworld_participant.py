@@ -156,3 +156,23 @@ def test_with_the_gym_env_the_actor_is_a_function_of_the_same_observation_the_ba
         np.testing.assert_array_equal(observation, controller.observation(world, 20.0 - 0.024))
     finally:
         env.close()
+
+
+def test_a_controller_needs_no_key_no_price_and_no_frames_and_refuses_modes_it_cannot_play():
+    from pydantic import ValidationError
+
+    from agentkit.config import RunConfig
+    from agentkit.models.price_check import has_price
+    from agentkit.run_preflight import check_model_access
+    from agentkit.run_worker import cpu_bound
+    from agentkit.setup_episode import needs_frames
+
+    config = RunConfig(env="trifinger", tasks=["pushing@P0"], model=PUSHING)
+    assert not needs_frames(config) and cpu_bound(PUSHING) and has_price(PUSHING)
+    check_model_access(PUSHING, None, "AGENTKIT_TEST_UNSET_KEY_VARIABLE")  # no key is asked for
+    for option, expected in (
+        ({"action_format": "tools"}, "is a built-in controller"),
+        ({"control": "frame-by-frame"}, "built-in controller"),
+    ):
+        with pytest.raises(ValidationError, match=expected):
+            RunConfig(env="trifinger", tasks=["pushing@P0"], model=PUSHING, **option)
