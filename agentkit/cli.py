@@ -121,7 +121,8 @@ def run(
     ),
     model: str = typer.Option(
         default.MODEL,
-        help="'reference' (built-in planner), 'human', or a litellm model id such as openai/gpt-4o.",
+        help="'reference' (built-in planner), 'human', a backend's built-in controller (trifinger: "
+        "causalworld:pushing_ppo_curr1 ...), or a litellm model id such as openai/gpt-4o.",
     ),
     api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
     api_key_env: str | None = typer.Option(

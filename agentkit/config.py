@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from agentkit import run_defaults as default
 from agentkit.memory import memory_policy_from_spec
+from agentkit.models.controller_agent import is_controller_model
 from agentkit.observers import ObserverConfig
 
 MAX_SEED = 2**63 - 1  # the largest value of the store's 64-bit seed column
@@ -123,9 +124,11 @@ class RunConfig(BaseModel):
     def _check_action_format(cls, value: str, info: ValidationInfo) -> str:
         if value != "tools":
             return value
-        model = info.data.get("model")
-        if model in ("reference", "human"):
-            who = "the reference agent writes scripts" if model == "reference" else "a person types scripts"
+        model = str(info.data.get("model") or "")
+        if model in ("reference", "human") or is_controller_model(model):
+            who = {"reference": "the reference agent writes scripts", "human": "a person types scripts"}.get(
+                model, f"{model} is a built-in controller"
+            )
             raise ValueError(
                 f"--action-format tools needs a model that makes tool calls ({who}); name one with --model"
             )
@@ -154,6 +157,11 @@ class RunConfig(BaseModel):
             raise ValueError(
                 "--control frame-by-frame needs a model that answers primitive actions (the "
                 "reference agent writes scripts); name one with --model"
+            )
+        if mode.kind != "script" and is_controller_model(info.data.get("model") or ""):
+            raise ValueError(
+                f"--control frame-by-frame needs a model that answers primitive actions "
+                f"({info.data.get('model')} is a built-in controller); name one with --model"
             )
         return mode.spec
 

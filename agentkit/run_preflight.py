@@ -15,6 +15,7 @@ import socket
 import urllib.request
 from urllib.parse import urlsplit
 
+from agentkit.models.controller_agent import is_controller_model
 from agentkit.url_redaction import redact_url
 
 LOCAL_MODELS = ("reference", "human")  # answered in this process: no key, no server
@@ -30,7 +31,7 @@ def check_model_access(
 ) -> None:
     """Raise PreflightError when ``api_key_env`` names an unset or empty variable, or when nothing
     accepts a TCP connection at ``api_base``'s host and port. Local models need neither."""
-    if model in LOCAL_MODELS:
+    if model in LOCAL_MODELS or is_controller_model(model):
         return
     if api_key_env is not None and not os.environ.get(api_key_env, "").strip():
         raise PreflightError(

@@ -18,6 +18,7 @@ from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import EpisodeSetup, run_episode
 from agentkit.models.base import PromptMessage
+from agentkit.models.controller_agent import is_controller_model
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.pass_rule import apply as judge_metrics
@@ -30,6 +31,13 @@ log = logging.getLogger(__name__)
 
 # Models whose episodes spend their time in our own process (the simulator and planner), not waiting on a server.
 CPU_BOUND_MODELS = ("reference",)
+
+
+def cpu_bound(model: str) -> bool:
+    """Whether ``model``'s episodes run in our own process: the reference planner, or a backend's
+    built-in controller (``causalworld:<actor>``), whose every step is the simulator's and the network's."""
+    return model in CPU_BOUND_MODELS or is_controller_model(model)
+
 
 # Episodes that end for these reasons were not the model's doing: they are relaunched.
 RELAUNCH = (EndReason.MODEL_ERROR, EndReason.ENV_ERROR)

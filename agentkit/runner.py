@@ -33,6 +33,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentkit import __version__, terminal_hold
 from agentkit.config import RunConfig
 from agentkit.control import make_control
+from agentkit.models.controller_agent import is_controller_model
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
 from agentkit.prompts.renderer import resolve_templates
@@ -40,17 +41,17 @@ from agentkit.protocols import check_backend, protocol_named
 from agentkit.records import EndReason, EpisodeResult, StorageError, Usage
 from agentkit.run_budget import RunBudget, StopFlag
 from agentkit.run_worker import (
-    CPU_BOUND_MODELS,
     RERUN_REASONS,
     PlannedEpisode,
     Worker,
     WorkerContext,
+    cpu_bound,
     process_init,
     process_worker,
     result_of_stored,
     thread_worker,
 )
-from agentkit.setup_episode import check_tool_templates, make_backend
+from agentkit.setup_episode import check_controller, check_tool_templates, make_backend
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.run_lease import LeaseKeeper
 from agentkit.worker_guard import guarded_init, initializer_args
@@ -124,7 +125,7 @@ class RunSummary:
 def _worker_kind(config: RunConfig) -> str:
     if config.workers != "auto":
         return config.workers
-    return "processes" if config.model in CPU_BOUND_MODELS and config.max_concurrency > 1 else "threads"
+    return "processes" if cpu_bound(config.model) and config.max_concurrency > 1 else "threads"
 
 
 def _check_and_templates(config: RunConfig) -> dict[str, str]:
@@ -135,6 +136,11 @@ def _check_and_templates(config: RunConfig) -> dict[str, str]:
         sources = resolve_templates(backend.template_set, config.templates_dir)
         if config.model == "reference":
             backend.reference_policy()  # raises ValueError where there is no reference agent
+        if is_controller_model(config.model):
+            # e.g. causalworld:pushing_ppo_curr1 on gridworld, or on reaching (another observation)
+            check_controller(
+                config.model, backend, dict.fromkeys(task for task, _, _ in config.episode_plan())
+            )
         control = make_control(config.control, config.observe, config.observe_max_images, backend)
         control.check_templates(sources)
         check_backend(protocol_named(config.protocol), backend)  # e.g. llm-aai on gridworld: one line

@@ -6,7 +6,7 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agentkit.actions.tool_schema import tool_schemas
@@ -35,8 +35,12 @@ FRAME_CALLS_GUARD = 10_000
 
 def needs_frames(config: RunConfig) -> bool:
     """Whether anything will look at rendered frames: a model shown images. The reference agent
-    plans from privileged state, so its runs skip rendering (the costliest part of a 3D step)."""
-    return config.model != "reference" and config.include_images and "image" in config.observer.views
+    plans from privileged state, and a backend's built-in controller reads its own observations, so
+    their runs skip rendering (the costliest part of a 3D step)."""
+    from agentkit.models.controller_agent import is_controller_model
+
+    local = config.model == "reference" or is_controller_model(config.model)
+    return not local and config.include_images and "image" in config.observer.views
 
 
 def make_backend(config: RunConfig) -> Backend:
@@ -55,11 +59,17 @@ def make_observer(config: RunConfig) -> Observer:
 
 
 def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) -> Model | Participant:
-    """``reference`` (the backend's planner), ``human`` (a person at the terminal) or a litellm id."""
+    """``reference`` (the backend's planner), ``human`` (a person at the terminal), a backend's
+    built-in controller (``causalworld:pushing_ppo_curr1``) or a litellm id."""
     if config.model == "reference":
         from agentkit.models.reference_model import ReferenceAgent
 
         return ReferenceAgent(backend.reference_policy())
+    from agentkit.models.controller_agent import ControllerAgent, is_controller_model
+
+    if is_controller_model(config.model):
+        check_controller(config.model, backend)
+        return ControllerAgent(config.model)
     if config.model == "human":
         from agentkit import terminal_hold
         from agentkit.models.human_frames import shared_frame_display
@@ -85,6 +95,17 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         prompt_cache=config.prompt_cache,
         tools=tool_schemas(backend.vocabulary) if config.action_format == "tools" else None,
     )
+
+
+def check_controller(model: str, backend: Backend, tasks: Iterable[str] = ()) -> None:
+    """ValueError (one line) when ``backend`` runs no built-in controller named ``model``, or when
+    it cannot play one of ``tasks`` (e.g. an actor trained on another task's observation)."""
+    names = backend.controllers()
+    if model not in names:
+        offered = f"it runs {', '.join(names)}" if names else "it runs none"
+        raise ValueError(f"--model {model}: env {backend.name!r} has no such built-in controller ({offered})")
+    for task in tasks:
+        backend.check_controller(model, task)
 
 
 def wrap_model(

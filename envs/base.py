@@ -156,6 +156,22 @@ class Backend(ABC):
     def reference_policy(self) -> ScriptPolicy:
         """The backend's privileged reference agent, answering with Commands of its own vocabulary."""
 
+    @classmethod
+    def controllers(cls) -> tuple[str, ...]:
+        """Names of the closed-loop controllers this backend runs itself (``--model <name>``; e.g.
+        CausalWorld's trained actors on trifinger). Its ``compile`` takes their one command,
+        ``run_controller(name, seconds)`` (``agentkit.actions.controller_command``), which is in no
+        model's vocabulary. The default: none."""
+        return ()
+
+    def check_controller(self, name: str, task: str) -> None:
+        """ValueError (one line) when the built-in controller ``name`` cannot play ``task``; checked
+        before a run starts. The default: refuse a name that is not in ``controllers()``."""
+        names = self.controllers()
+        if name not in names:
+            offered = f"it runs {', '.join(names)}" if names else "it runs none"
+            raise ValueError(f"--model {name}: env {self.name!r} has no such built-in controller ({offered})")
+
     def episode_metrics(self, final: Observation) -> dict[str, Any]:
         """Backend-specific outcome measures of the episode just ended (e.g. pass and level)."""
         return {}

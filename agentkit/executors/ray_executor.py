@@ -33,10 +33,10 @@ from agentkit.executors.ray_address import (
 from agentkit.records import EndReason, EpisodeResult
 from agentkit.run_budget import RunBudget
 from agentkit.run_worker import (
-    CPU_BOUND_MODELS,
     RERUN_REASONS,
     PlannedEpisode,
     WorkerContext,
+    cpu_bound,
     ended_unjudged,
     episode_id_for,
     result_of_stored,
@@ -68,7 +68,7 @@ class RaySession:
         self.signal: Any = None
         self.bucket: Any = None  # the run's shared rate limit, with --rate-limit-rpm
 
-        self.task_cpus = 1.0 if config.model in CPU_BOUND_MODELS else API_TASK_CPUS
+        self.task_cpus = 1.0 if cpu_bound(config.model) else API_TASK_CPUS
 
     def __enter__(self) -> RaySession:
         import ray

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentkit.log_streams import import_litellm
+from agentkit.models.controller_agent import is_controller_model
 
 # Models that are no API call: nothing is paid, nothing needs a price.
 _FREE_MODELS = ("reference", "human", "replay")
@@ -17,7 +18,7 @@ _FREE_MODELS = ("reference", "human", "replay")
 
 def has_price(model: str, price_per_mtok: Any = None) -> bool:
     """Whether litellm's table (or ``price_per_mtok``) gives ``model`` a price per token."""
-    if price_per_mtok is not None or model in _FREE_MODELS:
+    if price_per_mtok is not None or model in _FREE_MODELS or is_controller_model(model):
         return True
     litellm = import_litellm()
     litellm.suppress_debug_info = True  # its "Provider List" banner would go to stdout, breaking --json

@@ -15,7 +15,14 @@ dense reward summed over the episode's 40 ms control steps (``dense_reward``).
 
 Reward per step: the change of the fractional overlap (the run's ``overlap_mode``), so the total
 reward is the current overlap. The episode ends on success (``end_on_success``) or when the
-simulated time runs out.
+simulated time runs out. Every step's ``info`` and the episode's metrics carry CausalWorld's
+``fractional_success`` now; the metrics also the series of it at every control step
+(``success_series``).
+
+Besides scripts, the backend runs CausalWorld's trained actors (``controllers()``,
+``causalworld:<actor>``): a controller participant's ``run_controller(name, seconds)`` compiles to
+``{"controller": name, "ms": n}``, during which the actor acts closed-loop every 12 ms
+(``causalworld_controller``). That command is in no model's vocabulary.
 """
 
 from __future__ import annotations
@@ -26,13 +33,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from agentkit.actions import Command
+from agentkit.actions import Command, CompileError
+from agentkit.actions.controller_command import MAX_SPAN_S, RUN_CONTROLLER
 from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.trifinger.causalworld_controller import (
+    STEP_MS,
+    ActorController,
+    controller_names,
+    fits,
+)
 from agentkit.envs.trifinger.causalworld_profile import (
     DEFAULT_PROFILE,
     Verdict,
     check_profile,
     episode_length_s,
+    fractional_success,
     judge,
 )
 from agentkit.envs.trifinger.compiler import ScriptCompiler
@@ -43,9 +58,10 @@ from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with
 from agentkit.envs.trifinger.overlap import OVERLAP_MODES, OverlapMode, aabb_overlap, is_overlap_mode, overlap
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
 from agentkit.envs.trifinger.state_snapshot import read_state
+from agentkit.envs.trifinger.success_series import SuccessSeries
 from agentkit.envs.trifinger.tasks import task_infos
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
-from agentkit.envs.trifinger.world import TIME_STEP_S, TriFingerWorld
+from agentkit.envs.trifinger.world import CONTROL_STEP_S, TIME_STEP_S, TriFingerWorld
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
 
@@ -79,6 +95,8 @@ class TriFingerBackend(Backend):
         "measure; reaching: fingertips within 1 cm on average)"
     )
     template_set: ClassVar[str] = "trifinger"
+    #: Runs nobody looks at frames in (the reference agent, a CausalWorld actor, --no-images) render none.
+    frameless_options: ClassVar[dict[str, Any]] = {"cameras": False}
 
     def __init__(
         self,
@@ -119,6 +137,9 @@ class TriFingerBackend(Backend):
         self._success: bool | None = None
         self._episode = 0
         self._seed = 0
+        self._series = SuccessSeries()
+        self._controllers: dict[str, ActorController] = {}  # this episode's, by name
+        self._controlling = False  # a controller drives: it records the series at its own step
 
     # -- Backend interface -------------------------------------------------------------------
 
@@ -129,6 +150,17 @@ class TriFingerBackend(Backend):
     @classmethod
     def suites(cls) -> dict[str, list[str]]:
         return protocol_suites()
+
+    @classmethod
+    def controllers(cls) -> tuple[str, ...]:
+        return controller_names()
+
+    def check_controller(self, name: str, task: str) -> None:
+        super().check_controller(name, task)
+        try:
+            fits(name, task.partition("@")[0], self.number_of_obstacles)
+        except ValueError as exc:
+            raise ValueError(f"--model {exc}") from None
 
     def reset(self, task: str, seed: int) -> RawObservation:
         scene, protocol, report = scene_for(task, seed, self.profile)
@@ -173,28 +205,37 @@ class TriFingerBackend(Backend):
         self._overlap = self.current_overlap()
         self._reward_since_observe = 0.0
         self._done, self._success = False, None
+        self._series.clear()
+        self._controllers = {}
         self._episode += 1
         logger.debug("reset %s seed=%d: %d blocks, %d goals", task, seed, len(scene.blocks), len(scene.goals))
         return self.observe()
 
     def compile(self, command: Command) -> list[dict]:
         self._require()
+        if command.name == RUN_CONTROLLER.name:  # a controller participant's turn (no model's command)
+            return [self._controller_action(command)]
         return self._require_compiler().compile(command)
 
     def step(self, action: Any) -> StepResult:
         world = self._require()
         if self._done:
             raise RuntimeError("the episode is over; reset() before stepping again")
-        q, ms = _check_action(action)
         before = world.steps
-        world.hold(q, ms)
+        if isinstance(action, dict) and "controller" in action:
+            name, ms = _check_controller_action(action, self.controllers())
+            self._run_controller(name, ms)
+        else:
+            q, ms = _check_action(action)
+            world.hold(q, ms)
         self._curriculum_step(self._episode - 1, before, world.steps)
         now = self.current_overlap()
         reward = now - self._overlap
         self._overlap = now
         self._reward_since_observe += reward
-        result = StepResult(reward=reward, done=False)
-        solved = self.verdict().success
+        verdict = self.verdict()
+        result = StepResult(reward=reward, done=False, info={"fractional_success": self._fraction(verdict)})
+        solved = verdict.success
         if solved and self.end_on_success:
             result.done, result.success, result.end_reason = True, True, EndReason.GOAL
         elif world.steps >= self.time_limit_steps:
@@ -258,6 +299,8 @@ class TriFingerBackend(Backend):
             "protocol": self._protocol,
             "sim_time_s": round(self._world.elapsed_s, 3),
             "interventions": self._interventions,
+            "fractional_success": round(self._fraction(verdict), 4),
+            "fractional_success_steps": self._series.to_json(),
         }
 
     def prompt_context(self) -> dict[str, Any]:
@@ -311,12 +354,13 @@ class TriFingerBackend(Backend):
             return float(np.clip(1.0 - distances / REACH_SCALE, 0.0, 1.0).mean())
         return overlap(world.block_cuboids(), world.goal_cuboids(), mode or self.overlap_mode)
 
-    def verdict(self) -> Verdict:
-        """Whether the current state counts as solved under the run's profile, and by which measure."""
+    def verdict(self, profile: str | None = None) -> Verdict:
+        """Whether the current state counts as solved under the run's profile (or ``profile``), and by
+        which measure."""
         world = self._require()
         tip_goals = np.asarray(world.built_scene().tip_goals, dtype=float).reshape(-1, 3)
         return judge(
-            self.profile,
+            profile or self.profile,
             world.block_cuboids(),
             world.goal_cuboids(),
             world.tips(),
@@ -325,9 +369,60 @@ class TriFingerBackend(Backend):
         )
 
     def _control_step(self) -> None:
-        """The end of a 40-ms control step: add CausalWorld's dense reward of that step."""
+        """The end of a 40-ms control step: add CausalWorld's dense reward of that step; under a
+        script, record the fractional success (a controller records at its own step)."""
         if self._dense is not None and self._world is not None:
             self._dense.step(read_state(self._world))
+        if not self._controlling and self._world is not None:
+            self._series.record(self._fraction(), round(CONTROL_STEP_S * 1000))
+
+    def _fraction(self, verdict: Verdict | None = None) -> float:
+        """CausalWorld's ``info['fractional_success']`` now, whatever the run's profile (0 where
+        undefined); ``verdict``: the run's, when it already is CausalWorld's."""
+        if verdict is None or self.profile != "causalworld":
+            verdict = self.verdict("causalworld")
+        value = 0.0 if math.isnan(verdict.value) else verdict.value
+        return fractional_success((self._task or "").partition("@")[0], value)
+
+    def _controller_action(self, command: Command) -> dict[str, Any]:
+        """``run_controller(name, seconds)`` as one action; a CompileError (one line) for a name this
+        backend does not run or an actor that cannot read this task's observation."""
+        args = command.args
+        name, seconds = args if len(args) == 2 else (None, None)
+        if not isinstance(name, str) or isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise CompileError("run_controller takes (name, seconds)", command)
+        if not 0 < seconds <= MAX_SPAN_S:
+            raise CompileError(
+                f"run_controller: seconds must be in (0, {MAX_SPAN_S:g}], got {seconds!r}", command
+            )
+        try:
+            self._controller(name)
+        except ValueError as exc:
+            raise CompileError(f"run_controller: {exc}", command) from None
+        return {"controller": name, "ms": max(1, round(float(seconds) * 1000))}
+
+    def _controller(self, name: str) -> ActorController:
+        if name not in self._controllers:
+            family = (self._task or "").partition("@")[0]
+            self._controllers[name] = ActorController.for_task(
+                name, self._require(), family, self._time_limit_s
+            )
+        return self._controllers[name]
+
+    def _run_controller(self, name: str, ms: int) -> None:
+        """Let controller ``name`` act for ``ms`` (to the episode's end at most), recording the
+        fractional success after each of its steps."""
+        controller = self._controller(name)
+        self._controlling = True
+        try:
+            controller.run(
+                self._require(),
+                ms,
+                self.time_limit_steps,
+                after_step=lambda: self._series.record(self._fraction(), STEP_MS),
+            )
+        finally:
+            self._controlling = False
 
     def _curriculum_step(self, episode: int, before_ms: int, after_ms: int) -> None:
         """Let the curriculum's actors intervene if this window of ``episode`` is theirs."""
@@ -350,6 +445,20 @@ class TriFingerBackend(Backend):
         if self._compiler is None:
             raise RuntimeError("reset() the trifinger backend before using it")
         return self._compiler
+
+
+def _check_controller_action(action: dict, names: tuple[str, ...]) -> tuple[str, int]:
+    """A controller action ``{"controller": name, "ms": 1..60000}``; anything else is a clear error."""
+    name, ms = action.get("controller"), action.get("ms")
+    if set(action) != {"controller", "ms"} or name not in names:
+        raise ValueError(
+            f'trifinger controller actions are {{"controller": one of {list(names)}, "ms": n}}, got {action!r}'
+        )
+    if isinstance(ms, bool) or not isinstance(ms, int) or not 1 <= ms <= MAX_SPAN_S * 1000:
+        raise ValueError(
+            f"trifinger controller action ms must be an integer 1..{MAX_SPAN_S * 1000:g}, got {ms!r}"
+        )
+    return name, ms
 
 
 def _check_action(action: Any) -> tuple[list[float], int]:

@@ -19,7 +19,9 @@ reward is the task's dense reward computed at every step and scaled by that step
 * ``observation_mode``: ``structured``, CausalWorld's named vector (``observation_vector``), or
   ``pixel``: three camera images then three goal images, (6, 128, 128, 3) in [0, 1]
   (``cameras.CausalWorldCameras``); ``normalize_observations=False``: the vector in its units,
-  the images as uint8.
+  the images as uint8. ``clip_observations=False``: the vector exactly as CausalWorld computes it,
+  never clipped to its bounds (what its trained actors read, ``causalworld_actors``; e.g.
+  pick_and_place's wall size scales to 12.43); the Box is then unbounded on those slots.
 * ``number_of_obstacles`` (reaching, creative_stacked_blocks; 0-5): CausalWorld's task variable,
   that many 1 cm fixed cubes at random places (``obstacles``), observed as ``obstacle_<i>_*``.
 * training set-up (``training_setup.py``): ``dense_reward_weights`` and ``fractional_reward_weight``
@@ -90,6 +92,7 @@ class TriFingerGymEnv(gymnasium.Env):
         variables_space: str = "space_a",
         curriculum: str = "none",
         settings: str | None = None,
+        clip_observations: bool = True,
     ) -> None:
         if settings is not None:  # a named set-up replaces the options it names (training_setup.py)
             if settings not in SETTINGS:
@@ -121,6 +124,7 @@ class TriFingerGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.normalize_actions = normalize_actions
         self.normalize_observations = normalize_observations
+        self.clip_observations = clip_observations
         obstacles = count_of(number_of_obstacles, self.family) if number_of_obstacles else 0
         self.setup = make_setup(
             self.family, dense_reward_weights, fractional_reward_weight, variables_space, curriculum
@@ -146,6 +150,9 @@ class TriFingerGymEnv(gymnasium.Env):
         self.observation_names = ov.names(self.entries)
         if observation_mode == "structured":
             low, high = ov.bounds(self.entries, scaled=normalize_observations)
+            if not clip_observations:  # CausalWorld's unclipped values may lie anywhere but the type slots
+                free = np.array([e.source[-1] != "type" for e in self.entries for _ in range(e.width)])
+                low[free], high[free] = -np.inf, np.inf
             self.observation_space = spaces.Box(low, high, dtype=np.float32)
         elif normalize_observations:
             self.observation_space = spaces.Box(0.0, 1.0, shape=PIXEL_SHAPE, dtype=np.float32)
@@ -244,7 +251,11 @@ class TriFingerGymEnv(gymnasium.Env):
             images = np.concatenate([pixels.scene_images(), pixels.goal_images()], axis=0)
             return images.astype(np.float32) / 255.0 if self.normalize_observations else images
         return ov.vector(
-            self.entries, read_state(self.backend.world), self._time_left(), self.normalize_observations
+            self.entries,
+            read_state(self.backend.world),
+            self._time_left(),
+            self.normalize_observations,
+            self.clip_observations,
         )
 
     def _info(self) -> dict[str, Any]:

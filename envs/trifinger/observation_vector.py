@@ -8,9 +8,12 @@ the bounds in ``envs/robot/observations.py`` (robot) and ``envs/scene/objects.py
 whose bounds are equal and which CausalWorld leaves unscaled (1 block, 10 fixed obstacle, 20 goal
 cuboid). ``layout(...)`` lists the names, so the docs and tests can show exactly what each slot is.
 
-Differences, on purpose: values outside CausalWorld's bounds (a block thrown faster than 0.5 m/s)
-are clipped to the bounds (scaled: to [-1, 1]) so the vector always lies in its gymnasium Box
-(CausalWorld does not clip);
+Differences, on purpose: by default values outside CausalWorld's bounds (a block thrown faster than
+0.5 m/s) are clipped to the bounds (scaled: to [-1, 1]) so the vector always lies in its gymnasium
+Box. CausalWorld does not clip, and some values lie outside its bounds by design: pick_and_place's
+wall is 0.5 x 0.015 x 0.065 m against size bounds of 0.03-0.1 m, so its policy was trained seeing
+``obstacle_size`` = (12.43, -1.43, 0); ``clip=False`` gives CausalWorld's numbers exactly (what its
+trained actors read, ``causalworld_actors``);
 families whose object count varies between seeds pad to a fixed count, an absent object's slots
 all 0 (type 0).
 """
@@ -171,9 +174,12 @@ def _raw(entry: Entry, state: WorldState, time_left: float) -> np.ndarray | None
     }[key]
 
 
-def vector(entries: list[Entry], state: WorldState, time_left: float, scaled: bool = True) -> np.ndarray:
+def vector(
+    entries: list[Entry], state: WorldState, time_left: float, scaled: bool = True, clip: bool = True
+) -> np.ndarray:
     """The observation of ``state`` (float32), as CausalWorld's ``filter_structured_observations``:
-    scaled to [-1, 1] (``normalize_observations=True``) or as measured, kept within the bounds."""
+    scaled to [-1, 1] (``normalize_observations=True``) or as measured; kept within the bounds
+    unless ``clip`` is False (CausalWorld's own numbers, which it never clips)."""
     parts = []
     for e in entries:
         raw = _raw(e, state, time_left)
@@ -183,6 +189,7 @@ def vector(entries: list[Entry], state: WorldState, time_left: float, scaled: bo
             parts.append(np.asarray(raw, dtype=float))
         else:
             low, high = np.asarray(e.low), np.asarray(e.high)
-            value = np.clip(np.asarray(raw, dtype=float), low, high)
+            value = np.asarray(raw, dtype=float)
+            value = np.clip(value, low, high) if clip else value
             parts.append(2.0 * (value - low) / (high - low) - 1.0 if scaled else value)
     return np.concatenate(parts).astype(np.float32)
