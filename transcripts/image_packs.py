@@ -219,7 +219,8 @@ class PackReader:
             with open(fd, "rb") as f:
                 kind = _not_regular(os.fstat(fd).st_mode)
                 if kind:
-                    return self._refused_pack(path, kind)
+                    self._refuse_pack(path, kind)
+                    return None
                 f.seek(offset)
                 data = f.read(size)
         except FileNotFoundError:
@@ -238,12 +239,11 @@ class PackReader:
             return self._missing(sha256, f"the bytes in {path.name} at {offset} do not match its hash")
         return data
 
-    def _refused_pack(self, path: Path, kind: str) -> None:
+    def _refuse_pack(self, path: Path, kind: str) -> None:
         """One warning per pack that is not a regular file; its images are missing."""
         if str(path) not in self._warned:
             self._warned.add(str(path))
             log.warning("image pack %s is %s, not a regular file: its images are refused", path, kind)
-        return None
 
     @staticmethod
     def _missing(sha256: str, why: str) -> None:
