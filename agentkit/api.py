@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from agentkit.config import RunConfig
 from agentkit.records import EndReason, EpisodeResult, StorageError
 from agentkit.runner import RESUMABLE_SETTINGS, RunSummary, execute_run
+from agentkit.storage_fix import storage_fix
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -300,9 +301,10 @@ def _execute(
             resume_run_id=resume,
         )
     if summary.error or summary.stopped is EndReason.STORAGE_ERROR:
+        error = summary.error or "the transcript store cannot write"
         raise StorageError(
-            f"{summary.error or 'the transcript store cannot write'}; run {summary.run_id} stopped, "
-            f"what was written is kept: make room, then agentkit.evaluate(resume={summary.run_id!r})"
+            f"{error}; run {summary.run_id} stopped, what was written is kept: "
+            f"{storage_fix(error)}, then agentkit.evaluate(resume={summary.run_id!r})"
         )
     log.info(
         "run %s: %d episodes, success rate %.3f", summary.run_id, len(summary.episodes), summary.success_rate

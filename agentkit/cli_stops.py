@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 import typer
 
 from agentkit.cli_common import err
+from agentkit.storage_fix import storage_fix
 
 EXIT_STORAGE_ERROR = 1
 EXIT_BAD_INPUT = 2
@@ -42,10 +43,10 @@ def exit_if_stopped(summary: Any) -> None:
 def exit_store_failed(summary: Any) -> NoReturn:
     """End the command with EXIT_STORAGE_ERROR and one line when the store could not write: the run
     stopped, what was written is kept, and the line names the command that continues it."""
+    error = summary.error or "the transcript store cannot write"
     err.print(
-        f"[red]error:[/red] {summary.error or 'the transcript store cannot write'}; run "
-        f"{summary.run_id} stopped, what was written is kept: make room, then "
-        f"`agentkit eval --resume {summary.run_id}`"
+        f"[red]error:[/red] {error}; run {summary.run_id} stopped, what was written is kept: "
+        f"{storage_fix(error)}, then `agentkit eval --resume {summary.run_id}`"
     )
     raise typer.Exit(EXIT_STORAGE_ERROR)
 

@@ -8,6 +8,7 @@ old all-pairs test on a sample of Testbed files: the layouts must be identical.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -171,3 +172,35 @@ def test_the_grid_lays_out_testbed_files_exactly_as_testing_every_pair(
     monkeypatch.setattr(BoxGrid, "overlaps", all_pairs_overlaps)
     every_pair = [build_layout(spec, seed, version) for spec, seed, version in runs]
     assert with_grid == every_pair
+
+
+def _in_child(code: str, path: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run with ``sys.argv[1] = path`` in a child: a regression that blocks ends in the timeout."""
+    return subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])
+def test_an_arena_path_that_is_not_a_regular_file_says_what_it_is(tmp_path: Path, kind: str) -> None:
+    """Before: a FIFO or /dev/zero said "arena file not found" (and the loader blocked or read for ever)."""
+    if kind == "fifo":
+        path = tmp_path / "arena.yaml"
+        os.mkfifo(path)
+        what = "a FIFO"
+    elif kind == "dev-zero":
+        path, what = Path("/dev/zero"), "a character device"
+    else:
+        path = tmp_path / "arena.yaml"
+        path.mkdir()
+        what = "a folder"
+    task = _in_child(
+        "import sys\nfrom agentkit.envs.animalai_common.tasks import load_task\n"
+        "try:\n    load_task(sys.argv[1])\nexcept ValueError as exc:\n    print('ERROR', exc)\n",
+        path,
+    )
+    assert task.stdout.strip() == f"ERROR arena file {path} is {what}, not a regular file", task.stderr
+    loader = _in_child(CHILD, path)  # the loader itself, given the path directly
+    assert loader.stdout.strip() == f"ERROR {path.name}: the path is {what}, not a regular file", (
+        loader.stderr
+    )

@@ -22,16 +22,21 @@ folder still lists, replays and scores; its images are reported missing, one lin
 folder to copy (``agentkit db inline-images`` moves them into the database for a single-file copy).
 
 Everything in a shared database is untrusted: a pack name must be 16 hex digits (never a path), the
-offset and size must lie inside the file and under ``MAX_IMAGE_BYTES``, and the bytes read must hash
-to the row's sha256; anything else is a missing image with one warning, never a read elsewhere.
+offset and size must lie inside the file and under ``MAX_IMAGE_BYTES``, the pack must be a regular
+file (a FIFO would block its reader, and every export and viewer with it, forever), and the bytes read
+must hash to the row's sha256; anything else is a missing image with one warning, never a read
+elsewhere. Writes never follow a symbolic link out of the database's folder: an ``-images`` folder
+that is one is refused, naming the fix.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
 import re
+import stat
 import threading
 import uuid
 import weakref
@@ -47,6 +52,11 @@ PACK_SUFFIX = ".pack"
 PACK_ID = re.compile(r"[0-9a-f]{16}")
 #: The largest image a row may claim (a camera frame is 30-200 KB): bounds what a crafted row reads.
 MAX_IMAGE_BYTES = 64 * 1024 * 1024
+
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 # Engines whose database file is not where their URL says (a read-only private copy): their folder.
 _FOLDERS: weakref.WeakKeyDictionary[Engine, Path] = weakref.WeakKeyDictionary()
@@ -139,16 +149,38 @@ class PackWriter:
             self._close_locked()
 
     def _open(self) -> None:
+        """Create a new pack inside the folder itself: a folder that is a symbolic link (to anywhere,
+        perhaps another user's folder) is refused, and the pack is created relative to the folder
+        opened without following a link, so swapping one in meanwhile does not redirect the write."""
+        self._refuse_link()
         try:
             self.folder.mkdir(exist_ok=True)
+            folder_fd = os.open(self.folder, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        except OSError as exc:
+            self._refuse_link()
+            raise PackWriteError(
+                exc.errno, f"cannot create an image pack in {self.folder}: {exc.strerror}"
+            ) from exc
+        try:
             pack_id = uuid.uuid4().hex[:16]
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
-            fd = os.open(self.folder / f"{pack_id}{PACK_SUFFIX}", flags, 0o644)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | _NOFOLLOW | _CLOEXEC
+            fd = os.open(f"{pack_id}{PACK_SUFFIX}", flags, 0o644, dir_fd=folder_fd)
         except OSError as exc:
             raise PackWriteError(
                 exc.errno, f"cannot create an image pack in {self.folder}: {exc.strerror}"
             ) from exc
+        finally:
+            os.close(folder_fd)
         self._fd, self._pid, self._id, self._end = fd, os.getpid(), pack_id, 0
+
+    def _refuse_link(self) -> None:
+        if self.folder.is_symlink():
+            raise PackWriteError(
+                errno.ELOOP,
+                f"the image folder {self.folder} is a symbolic link (to {os.readlink(self.folder)}): "
+                "images are written only inside the database's own folder; replace the link with a "
+                f"folder (e.g. `rm {self.folder.name}` and move what it pointed to in its place)",
+            )
 
     def _close_locked(self) -> None:
         fd, self._fd = self._fd, None
@@ -182,7 +214,13 @@ class PackReader:
             return self._missing(sha256, "this database has no image folder (not a SQLite file)")
         path = self.folder / f"{pack}{PACK_SUFFIX}"
         try:
-            with open(path, "rb") as f:
+            # Non-blocking: opening a FIFO for reading would otherwise wait for a writer forever.
+            fd = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
+            with open(fd, "rb") as f:
+                kind = _not_regular(os.fstat(fd).st_mode)
+                if kind:
+                    self._refuse_pack(path, kind)
+                    return None
                 f.seek(offset)
                 data = f.read(size)
         except FileNotFoundError:
@@ -201,7 +239,29 @@ class PackReader:
             return self._missing(sha256, f"the bytes in {path.name} at {offset} do not match its hash")
         return data
 
+    def _refuse_pack(self, path: Path, kind: str) -> None:
+        """One warning per pack that is not a regular file; its images are missing."""
+        if str(path) not in self._warned:
+            self._warned.add(str(path))
+            log.warning("image pack %s is %s, not a regular file: its images are refused", path, kind)
+
     @staticmethod
     def _missing(sha256: str, why: str) -> None:
         log.warning("image %s unavailable: %s", str(sha256)[:64], why)
         return None
+
+
+def _not_regular(mode: int) -> str:
+    """What a file that is not a regular file is ("a FIFO", "a character device"...), else ""."""
+    if stat.S_ISREG(mode):
+        return ""
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"

@@ -44,6 +44,7 @@ from agentkit import run_defaults  # a leaf: the defaults a run gives every mode
 from agentkit.log_streams import import_litellm
 from agentkit.messages import ToolCall
 from agentkit.models import client_warmup, usage_guard
+from agentkit.models.answer_size import refusal_in
 from agentkit.models.base import ModelError, PromptMessage
 from agentkit.models.direct_chat import DirectRoute
 from agentkit.models.fold_system import fold_system_message
@@ -119,8 +120,9 @@ def never_answers(exc: BaseException) -> bool:
 
 def is_transient(exc: BaseException) -> bool:
     """Whether another attempt may succeed: rate limits, 5xx, timeouts, connection failures, but not
-    a missing or refused key nor a refused connection (:func:`never_answers`)."""
-    if isinstance(exc, _PERMANENT_ERRORS) or never_answers(exc):
+    a missing or refused key nor a refused connection (:func:`never_answers`), nor an answer refused
+    unread (``answer_size``: the same endpoint would send it again)."""
+    if isinstance(exc, _PERMANENT_ERRORS) or never_answers(exc) or refusal_in(exc) is not None:
         return False
     if isinstance(exc, _TRANSIENT_ERRORS):
         return True
@@ -372,7 +374,8 @@ class LiteLLMModel:
         return kwargs
 
     def _model_error(self, exc: BaseException, attempts: int) -> ModelError:
-        reason = _one_line(exc, [self._api_key])
+        # an answer refused unread says what is wrong itself; an SDK's wrapping would say "Connection error"
+        reason = _one_line(refusal_in(exc) or exc, [self._api_key])
         plural = "s" if attempts != 1 else ""
         logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
         return ModelError(

@@ -4,10 +4,12 @@ Why: litellm validates the ``usage`` block of an answer as whole numbers; a serv
 ``"prompt_tokens": "many"`` (or 1.5, or a list) made litellm raise "Invalid response object", which
 surfaced as a 500 and was retried: a paid answer thrown away and bought again. These clients look at
 each JSON answer as it arrives and replace any count that is not a whole number by -1, which
-``litellm_model`` then records as unknown. Nothing else of the answer is touched.
+``litellm_model`` then records as unknown. A message content of text parts becomes its text
+(``answer_content``). Nothing else of the answer is touched.
 
 Only used for ``openai/...`` models with an ``api_base`` (local and self-hosted OpenAI-compatible
-servers, where such answers come from); hosted providers keep litellm's own clients. A proxy named
+servers, where such answers come from); hosted providers keep litellm's own clients. Every answer
+is read with a cap on its inflated size, error bodies only in part (``answer_size``). A proxy named
 by the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``) applies to these servers as it would
 to any other client.
 """
@@ -17,10 +19,14 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import openai
+
+from agentkit.models import answer_content, answer_size
+from agentkit.url_redaction import redact_url
 
 _COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _DETAILS = ("prompt_tokens_details", "completion_tokens_details")
@@ -28,14 +34,25 @@ _DROPPED_HEADERS = (b"content-length", b"content-encoding", b"transfer-encoding"
 UNKNOWN_COUNT = -1  # what a count that is not a number becomes (negative: recorded as unknown)
 
 
-def checked_usage_body(body: bytes) -> bytes | None:
-    """``body`` with its usage counts made whole numbers (or -1), or None when nothing had to change."""
+def checked_answer_body(body: bytes, endpoint: str) -> bytes | None:
+    """``body`` with its usage counts made whole numbers (or -1) and text parts joined into the
+    message's text (``answer_content``), or None when nothing had to change. Raises
+    ``RefusedAnswer`` for content parts that are not text."""
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
         return None  # not JSON: litellm reports it as it always has
-    if not isinstance(data, dict) or "usage" not in data or data["usage"] is None:
+    if not isinstance(data, dict):
         return None
+    changed = _checked_usage(data)
+    changed = answer_content.joined_text_parts(data, endpoint) or changed
+    return json.dumps(data).encode("utf-8") if changed else None
+
+
+def _checked_usage(data: dict[str, Any]) -> bool:
+    """Make ``data``'s usage counts whole numbers (or -1); whether anything changed."""
+    if "usage" not in data or data["usage"] is None:
+        return False
     usage = data["usage"]
     changed = False
     if not isinstance(usage, dict):
@@ -51,10 +68,9 @@ def checked_usage_body(body: bytes) -> bytes | None:
         if key in usage and usage[key] is not None and not isinstance(usage[key], dict):
             del usage[key]
             changed = True
-    if not changed:
-        return None
-    data["usage"] = usage
-    return json.dumps(data).encode("utf-8")
+    if changed:
+        data["usage"] = usage
+    return changed
 
 
 def _replaced(response: httpx.Response, body: bytes, request: httpx.Request) -> httpx.Response:
@@ -84,11 +100,12 @@ class UsageCheckingTransport(httpx.BaseTransport):
         self._inner = inner or httpx.HTTPTransport(proxy=proxy)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        response = self._inner.handle_request(request)
+        answer_size.ask_capped_encodings(request)
+        response = answer_size.capped(self._inner.handle_request(request), request)
         if not _is_json_answer(response):
             return response
         body = response.read()
-        fixed = checked_usage_body(body)
+        fixed = checked_answer_body(body, redact_url(str(request.url)))
         return response if fixed is None else _replaced(response, fixed, request)
 
     def close(self) -> None:
@@ -102,11 +119,12 @@ class AsyncUsageCheckingTransport(httpx.AsyncBaseTransport):
         self._inner = inner or httpx.AsyncHTTPTransport(proxy=proxy)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self._inner.handle_async_request(request)
+        answer_size.ask_capped_encodings(request)
+        response = await answer_size.acapped(await self._inner.handle_async_request(request), request)
         if not _is_json_answer(response):
             return response
         body = await response.aread()
-        fixed = checked_usage_body(body)
+        fixed = checked_answer_body(body, redact_url(str(request.url)))
         return response if fixed is None else _replaced(response, fixed, request)
 
     async def aclose(self) -> None:

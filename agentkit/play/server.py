@@ -264,22 +264,44 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
 
+    def _foreign_origin(self) -> bool:
+        """Answer 403 (and True) for a request a page of another site sent: every POST changes state
+        (a new participant name makes a run), so one whose ``Origin`` is not this server's own, or
+        that the browser marks cross-site, is refused. Tools that send no ``Origin`` (curl, tests)
+        are not browsers carrying someone's page, and pass."""
+        origin = self.headers.get("Origin")
+        site = (self.headers.get("Sec-Fetch-Site") or "").lower()
+        hosts = self.play.allowed_hosts or {(self.headers.get("Host") or "").lower()}
+        if (origin is None or origin.lower() in {f"http://{h}" for h in hosts}) and site != "cross-site":
+            return False
+        shown = (origin or "")[:100]
+        self._json(
+            HTTPStatus.FORBIDDEN,
+            {"error": f"Origin {shown!r} is not this server: it answers only its own pages"},
+        )
+        return True
+
     def do_POST(self) -> None:
-        if self._refused():
+        if self._refused() or self._foreign_origin():
             return
         url = urlparse(self.path)
         try:
             # JSON only: a form on another site cannot post here without a preflight we never grant
             if not (self.headers.get("Content-Type") or "").startswith("application/json"):
                 raise BadRequest("requests must be JSON (Content-Type: application/json)")
-            length = int(self.headers.get("Content-Length") or 0)
-            if length < 0 or length > MAX_BODY:
+            declared = (self.headers.get("Content-Length") or "0").strip()
+            if not declared.isascii() or not declared.isdigit():
+                raise BadRequest(f"Content-Length: {declared[:40]!r} is not a number of bytes")
+            length = int(declared)
+            if length > MAX_BODY:
                 raise BadRequest(f"request body: at most {MAX_BODY} bytes")
             raw = self.rfile.read(length) if length else b"{}"
             try:
                 body = json.loads(raw)
             except (ValueError, UnicodeDecodeError):
                 raise BadRequest("request body: not JSON") from None
+            except RecursionError:
+                raise BadRequest("request body: JSON nested too deeply") from None
             if not isinstance(body, dict):
                 raise BadRequest("request body: a JSON object")
             if url.path == "/api/session":

@@ -292,11 +292,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
     def handle_one_request(self) -> None:
-        """Every method, known or not, goes through the router (which refuses all but GET/HEAD)."""
+        """Every method, known or not, goes through the router (which refuses all but GET/HEAD).
+
+        A request line over 64 KiB gets its 414 (the attributes its log line reads are set first, as
+        the standard library's own handler does), and a browser that leaves before its answer (a
+        closed tab, a cancelled image) is a DEBUG line, not a traceback on the terminal."""
         try:
             self.raw_requestline = self.rfile.readline(65537)
             if len(self.raw_requestline) > 65536:
-                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                self.requestline, self.request_version, self.command = "", "", ""
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG, "request line longer than 64 KiB")
+                self.close_connection = True
                 return
             if not self.raw_requestline:
                 self.close_connection = True
@@ -311,6 +317,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._respond()
             self.wfile.flush()
         except TimeoutError:
+            self.close_connection = True
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError) as exc:
+            log.debug("viewer %s: the browser left before its answer (%s)", self.address_string(), exc)
             self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:  # the base class's name

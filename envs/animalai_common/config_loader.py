@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -227,14 +229,38 @@ def load_arena_config(path: str | Path) -> ArenaConfig:
 
 
 def read_arena_text(path: Path) -> str:
-    """The text of an arena file, size-checked before reading; ``ArenaConfigError`` if unreadable."""
+    """The text of an arena file, size-checked before reading; ``ArenaConfigError`` if unreadable.
+
+    Only a regular file is read: a FIFO would block the open for ever and ``/dev/zero`` (size 0)
+    would never end, so the file is opened without blocking and what it is checked first; the read
+    itself stops past the limit, whatever the size said."""
+    limit = 4 * MAX_FILE_CHARS  # bytes: 4 per character at most
     try:
-        if path.stat().st_size > 4 * MAX_FILE_CHARS:  # refused before reading (4 bytes per character at most)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise ArenaConfigError(path.name, f"the path is {file_kind(info.st_mode)}, not a regular file")
+        with open(fd, "rb") as f:
+            data = f.read(limit + 1) if info.st_size <= limit else b""
+        if info.st_size > limit or len(data) > limit:  # refused before reading, or if it grew meanwhile
             raise ArenaConfigError(path.name, f"the file is larger than {MAX_FILE_CHARS:,} characters")
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ArenaConfigError(path.name, f"cannot read the file ({exc})") from None
-    return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as read_text's universal newlines did
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for an error line ("a FIFO", "a character device")."""
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def parse_arena_config(text: str, source: str = "<string>") -> ArenaConfig:

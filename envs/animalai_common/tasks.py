@@ -12,12 +12,18 @@ of the file at every reset (``arena_task_ids`` lists them, to run each as a task
 from __future__ import annotations
 
 import re
+import stat
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from agentkit.envs.animalai_common.config import ArenaConfig
-from agentkit.envs.animalai_common.config_loader import load_arena_config, parse_arena_config, read_arena_text
+from agentkit.envs.animalai_common.config_loader import (
+    file_kind,
+    load_arena_config,
+    parse_arena_config,
+    read_arena_text,
+)
 from agentkit.envs.animalai_common.testbed_listing import packaged_task_ids, testbed_rows
 from agentkit.envs.base import TaskInfo
 
@@ -89,8 +95,11 @@ def arena_file_text(task: str) -> str | None:
 def _file_path(task: str) -> Path:
     path = Path(task).expanduser()
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
-        if not path.is_file():
+        if not path.exists():
             raise ValueError(f"arena file not found: {task}")
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):  # a FIFO, /dev/zero, a folder: not "not found", but what it is
+            raise ValueError(f"arena file {task} is {file_kind(mode)}, not a regular file")
         return path
     raise ValueError(
         f"unknown arena task {task!r}: give a Testbed id such as '01-04-03' or a path to an arena YAML file"
