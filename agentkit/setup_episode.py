@@ -101,7 +101,7 @@ def check_controller(model: str, backend: Backend, tasks: Iterable[str] = ()) ->
     """ValueError (one line) when ``backend`` runs no built-in controller named ``model``, or when
     it cannot play one of ``tasks`` (e.g. an actor trained on another task's observation)."""
     names = backend.controllers()
-    if model not in names:
+    if not backend.accepts_controller(model):
         offered = f"it runs {', '.join(names)}" if names else "it runs none"
         raise ValueError(f"--model {model}: env {backend.name!r} has no such built-in controller ({offered})")
     for task in tasks:

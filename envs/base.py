@@ -164,11 +164,16 @@ class Backend(ABC):
         model's vocabulary. The default: none."""
         return ()
 
+    def accepts_controller(self, name: str) -> bool:
+        """Whether ``name`` is one of this backend's controllers (the default: ``controllers()``;
+        a backend may also take controllers from files)."""
+        return name in self.controllers()
+
     def check_controller(self, name: str, task: str) -> None:
         """ValueError (one line) when the built-in controller ``name`` cannot play ``task``; checked
-        before a run starts. The default: refuse a name that is not in ``controllers()``."""
+        before a run starts. The default: refuse a name that ``accepts_controller`` refuses."""
         names = self.controllers()
-        if name not in names:
+        if not self.accepts_controller(name):
             offered = f"it runs {', '.join(names)}" if names else "it runs none"
             raise ValueError(f"--model {name}: env {self.name!r} has no such built-in controller ({offered})")
 

@@ -178,3 +178,23 @@ def test_a_controller_needs_no_key_no_price_and_no_frames_and_refuses_modes_it_c
     ):
         with pytest.raises(ValidationError, match=expected):
             RunConfig(env="trifinger", tasks=["pushing@P0"], model=PUSHING, **option)
+
+
+def test_a_policy_file_in_the_actors_format_plays_as_causalworld_path(tmp_path):
+    """What bench/trifinger_ppo.py writes for the agent it trains is played by the same path."""
+    import shutil
+
+    from agentkit.envs.trifinger.causalworld_actors import actor_path
+
+    policy = tmp_path / "my_pushing_policy.zip"
+    shutil.copyfile(actor_path("pushing_ppo_curr1"), policy)
+    db = f"sqlite:///{tmp_path / 'file.db'}"
+    model = f"causalworld:{policy}"
+    args = ["run", "--env", "trifinger", "--task", "pushing@P0", "--model", model, "--max-scripts", "1"]
+    data = run_json([*args, "--db", db], tmp_path)
+    (episode,) = data["episodes"]
+    assert data["model"] == model and episode["success"]
+    missing = run_cli([*args[:6], f"causalworld:{tmp_path / 'none.zip'}", "--db", db], tmp_path, check=False)
+    assert missing.returncode != 0 and "cannot read the policy file" in missing.stderr
+    other_task = run_cli([*args[:4], "reaching@P0", "--model", model, "--db", db], tmp_path, check=False)
+    assert other_task.returncode != 0 and "reads 56 numbers (trained on its own task)" in other_task.stderr

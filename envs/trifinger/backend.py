@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -41,6 +42,7 @@ from agentkit.envs.trifinger.causalworld_controller import (
     ActorController,
     controller_names,
     fits,
+    is_controller,
 )
 from agentkit.envs.trifinger.causalworld_profile import (
     DEFAULT_PROFILE,
@@ -155,6 +157,9 @@ class TriFingerBackend(Backend):
     def controllers(cls) -> tuple[str, ...]:
         return controller_names()
 
+    def accepts_controller(self, name: str) -> bool:
+        return is_controller(name)
+
     def check_controller(self, name: str, task: str) -> None:
         super().check_controller(name, task)
         try:
@@ -223,7 +228,7 @@ class TriFingerBackend(Backend):
             raise RuntimeError("the episode is over; reset() before stepping again")
         before = world.steps
         if isinstance(action, dict) and "controller" in action:
-            name, ms = _check_controller_action(action, self.controllers())
+            name, ms = _check_controller_action(action, self.controllers(), self.accepts_controller)
             self._run_controller(name, ms)
         else:
             q, ms = _check_action(action)
@@ -447,10 +452,12 @@ class TriFingerBackend(Backend):
         return self._compiler
 
 
-def _check_controller_action(action: dict, names: tuple[str, ...]) -> tuple[str, int]:
+def _check_controller_action(
+    action: dict, names: tuple[str, ...], accepts: Callable[[str], bool]
+) -> tuple[str, int]:
     """A controller action ``{"controller": name, "ms": 1..60000}``; anything else is a clear error."""
     name, ms = action.get("controller"), action.get("ms")
-    if set(action) != {"controller", "ms"} or name not in names:
+    if set(action) != {"controller", "ms"} or not isinstance(name, str) or not accepts(name):
         raise ValueError(
             f'trifinger controller actions are {{"controller": one of {list(names)}, "ms": n}}, got {action!r}'
         )

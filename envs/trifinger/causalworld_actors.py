@@ -121,8 +121,36 @@ def actor_path(name: str) -> Path:
 
 @lru_cache(maxsize=8)
 def load_actor(name: str) -> ActorNetwork:
-    """The shipped actor ``name``, loaded once per process (the arrays are read-only)."""
+    """The shipped actor ``name``, or a policy file ``<path>.zip`` in the same format (what
+    ``bench/trifinger_ppo.py`` writes for the agent it trains), loaded once per process and file
+    version (the arrays are read-only)."""
+    if is_actor_file(name):
+        path = Path(name).expanduser()
+        return _load_file(str(path.resolve()), _version(path))
     return read_actor_zip(actor_path(name), name)
+
+
+def is_actor_file(name: str) -> bool:
+    """Whether ``name`` names a policy file rather than a shipped actor."""
+    return name.endswith(".zip") and name not in ACTORS
+
+
+def trained_on(network: ActorNetwork) -> str:
+    """The task a shipped actor was trained on, or "its own task" for a file."""
+    return ACTORS.get(network.name, "its own task")
+
+
+def _version(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ActorFileError(f"{path}: cannot read the policy file ({exc.strerror or exc})") from None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@lru_cache(maxsize=8)
+def _load_file(path: str, version: tuple[int, int]) -> ActorNetwork:
+    return read_actor_zip(path, path)
 
 
 def read_actor_zip(path: str | Path, name: str | None = None) -> ActorNetwork:

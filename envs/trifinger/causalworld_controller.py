@@ -25,7 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentkit.envs.trifinger import observation_vector as ov
-from agentkit.envs.trifinger.causalworld_actors import ACTOR_SKIP_FRAME, ACTORS, ActorNetwork, load_actor
+from agentkit.envs.trifinger.causalworld_actors import (
+    ACTOR_SKIP_FRAME,
+    ACTORS,
+    ActorNetwork,
+    is_actor_file,
+    load_actor,
+    trained_on,
+)
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import default_scene
 from agentkit.envs.trifinger.world import TIME_STEP_MS, TriFingerWorld
@@ -38,8 +45,16 @@ STEP_MS = ACTOR_SKIP_FRAME * TIME_STEP_MS  # 12 ms
 
 
 def controller_names() -> tuple[str, ...]:
-    """``causalworld:<actor>`` for each shipped actor: what ``--model`` may name on trifinger."""
+    """``causalworld:<actor>`` for each shipped actor: what ``--model`` may name on trifinger
+    (besides ``causalworld:<path>.zip``, a policy file of the same format: ``is_controller``)."""
     return tuple(CONTROLLER_PREFIX + name for name in ACTORS)
+
+
+def is_controller(name: str) -> bool:
+    """Whether ``name`` is a shipped actor's controller name or ``causalworld:<path>.zip``."""
+    return name in controller_names() or (
+        name.startswith(CONTROLLER_PREFIX) and is_actor_file(name.removeprefix(CONTROLLER_PREFIX))
+    )
 
 
 def fits(name: str, family: str, number_of_obstacles: int = 0) -> None:
@@ -56,7 +71,7 @@ def _check_size(name: str, network: ActorNetwork, family: str, entries: list[ov.
     size = len(ov.names(entries))
     if size != network.observation_size:
         raise ValueError(
-            f"{name} reads {network.observation_size} numbers (trained on {ACTORS[network.name]}), but "
+            f"{name} reads {network.observation_size} numbers (trained on {trained_on(network)}), but "
             f"{family}'s observation has {size}"
         )
 
@@ -79,9 +94,10 @@ class ActorController:
     def for_task(cls, name: str, world: TriFingerWorld, family: str, episode_s: float) -> ActorController:
         """The controller ``name`` for the scene in ``world``; ValueError (one line) when the actor
         is unknown or reads an observation of another size than this task's."""
-        if name not in controller_names():
+        if not is_controller(name):
             raise ValueError(
                 f"no controller {name!r} on trifinger; there are {', '.join(controller_names())}"
+                " and causalworld:<path>.zip"
             )
         network = load_actor(name.removeprefix(CONTROLLER_PREFIX))
         scene = world.built_scene()
