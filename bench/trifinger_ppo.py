@@ -1,26 +1,48 @@
-"""A short PPO run on CausalWorld's pushing, through ``gymnasium.make("agentkit/trifinger-pushing-v0")``.
+"""A short PPO run under the CausalWorld paper's pushing set-up, evaluated by CausalWorld's protocols.
 
-Shows an RL user's path end to end: the registered environment (CausalWorld's structured
-observation, joint-position actions in [-1, 1], its dense reward and 10 s episodes of 250 control
-steps), stable-baselines3's PPO on the CPU, then greedy evaluation beside the uniform random policy
-on the same held-out seeds. It prints training speed (control steps per second), and per policy the
-mean return (the summed dense reward), the mean final fractional success (CausalWorld's axis-aligned
-overlap) and the success rate. A short run is a smoke test of the pipeline, not a trained agent:
-CausalWorld's own pushing baselines trained for millions of steps.
+Shows an RL user's whole path, end to end, at a size a 2-core machine finishes in minutes:
 
-Needs the ``rl`` extra (torch CPU + stable-baselines3), as ``bench/gridworld_ppo.py``. Torch runs on
-one thread: on a small MLP more threads only contend with the physics.
+1. train stable-baselines3's PPO on ``gymnasium.make("agentkit/trifinger-pushing-v0",
+   settings="reproduce_experiments", curriculum=...)``: the baselines' task configuration (dense
+   reward weights 750/250/0, fractional-success weight 1, variable space A), ``skip_frame`` 3 (12 ms
+   steps, 834 per 10-s episode), CausalWorld's normalised unclipped structured observation, joint
+   positions in [-1, 1], and one of the paper's curricula (none, goal actor, random actor);
+   PPO's settings as ``scripts/reproduce_experiments.py`` gives them (gamma 0.99, 6,000 steps per
+   env per update, entropy 0.01, learning rate 2.5e-4, value 0.5, gradient clip 0.5, 40 minibatches,
+   4 epochs, a 256-256 tanh network) except the number of envs and of steps per update, which are
+   scaled to the run (``--n-envs``, ``--n-steps``);
+2. write the trained policy in the format of CausalWorld's shipped actors (its tanh layers and the
+   Gaussian mean as ``model/shared_fc<i>`` and ``model/pi``, the observation and action boxes as
+   printed text; no pickle), so ``--model causalworld:<file>.zip`` plays it;
+3. evaluate it with ``agentkit eval causalworld --task pushing --model causalworld:<file>.zip
+   --episodes-per-protocol N --json``: every protocol P0-P11, stored like any run, scored by the
+   paper's last fractional success and the two integrated ones; and, for scale, CausalWorld's own
+   ``pushing_ppo_curr1`` by the same command (``--compare``).
 
-Usage: python bench/trifinger_ppo.py [--timesteps 5000] [--n-envs 2] [--eval-seeds 5] [--task pushing]
+The paper trained PPO for 100 million steps over 20 environments per curriculum and random seed
+(``reproduce_experiments.py``: ``total_time_steps`` 1e8, ``num_of_envs`` 20, 5 seeds); the figure
+this prints (control steps per second) says how long that would take here.
+
+Needs the ``rl`` extra (torch CPU + stable-baselines3). Torch runs on one thread: on a small MLP more
+threads only contend with the physics.
+
+Usage: python bench/trifinger_ppo.py [--timesteps 20000] [--n-envs 2] [--n-steps 1668]
+       [--curriculum goal] [--episodes-per-protocol 2] [--out DIR] [--compare]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import logging
-import statistics
+import os
+import subprocess
 import sys
+import tempfile
 import time
+import zipfile
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -28,7 +50,23 @@ import numpy as np
 import agentkit.envs.gym_registry  # noqa: F401  (registers the agentkit/trifinger-* ids)
 
 logger = logging.getLogger("bench.trifinger_ppo")
-EVAL_SEED_BASE = 1_000_000  # evaluation seeds are far from the seeds training resets draw
+ENV_ID = "agentkit/trifinger-pushing-v0"
+CURRICULA = ("none", "goal", "random")
+#: scripts/reproduce_experiments.py ``ppo``: the paper's PPO settings (stable-baselines 2 names).
+PAPER = {
+    "gamma": 0.99,
+    "n_steps_per_env": 6000,
+    "ent_coef": 0.01,
+    "learning_rate": 2.5e-4,
+    "vf_coef": 0.5,
+    "max_grad_norm": 0.5,
+    "nminibatches": 40,
+    "noptepochs": 4,
+    "net_layers": [256, 256],
+    "num_of_envs": 20,
+    "total_time_steps": 100_000_000,
+    "seeds": 5,
+}
 
 
 def _rl_imports():
@@ -44,98 +82,203 @@ def _rl_imports():
     return torch, PPO, set_random_seed, DummyVecEnv
 
 
-def train(env_id: str, timesteps: int, n_envs: int, seed: int):
+def make_env(curriculum: str) -> gymnasium.Env:
+    """The paper's pushing set-up; CausalWorld does not clip its observation, nor does this."""
+    return gymnasium.make(
+        ENV_ID, settings="reproduce_experiments", curriculum=curriculum, clip_observations=False
+    )
+
+
+def train(args: argparse.Namespace):
     torch, PPO, set_random_seed, DummyVecEnv = _rl_imports()
     torch.set_num_threads(1)
-    set_random_seed(seed)
-    venv = DummyVecEnv([lambda: gymnasium.make(env_id) for _ in range(n_envs)])
-    venv.seed(seed)
+    set_random_seed(args.seed)
+    venv = DummyVecEnv([lambda: make_env(args.curriculum) for _ in range(args.n_envs)])
+    venv.seed(args.seed)
+    batch = max(1, args.n_steps * args.n_envs // PAPER["nminibatches"])
     model = PPO(
         "MlpPolicy",
         venv,
-        n_steps=250,
-        batch_size=250,
-        n_epochs=5,
-        learning_rate=3e-4,
-        gamma=0.99,
-        gae_lambda=0.95,
+        n_steps=args.n_steps,
+        batch_size=batch,
+        n_epochs=PAPER["noptepochs"],
+        learning_rate=PAPER["learning_rate"],
+        gamma=PAPER["gamma"],
+        gae_lambda=0.95,  # stable-baselines 2 PPO2's lam default, which the paper kept
         clip_range=0.2,
-        policy_kwargs={"net_arch": [64, 64]},
+        ent_coef=PAPER["ent_coef"],
+        vf_coef=PAPER["vf_coef"],
+        max_grad_norm=PAPER["max_grad_norm"],
+        policy_kwargs={"net_arch": PAPER["net_layers"], "activation_fn": torch.nn.Tanh},
         device="cpu",
+        seed=args.seed,
         verbose=0,
     )
-    model.learn(total_timesteps=timesteps)
+    model.learn(total_timesteps=args.timesteps)
     venv.close()
     return model
 
 
-def evaluate(env_id: str, seeds: list[int], policy) -> list[dict[str, float]]:
-    """Play ``policy(obs, env)`` once per seed to the end of the episode."""
-    env = gymnasium.make(env_id)
-    rows = []
-    for seed in seeds:
-        obs, info = env.reset(seed=seed)
-        total, done = 0.0, False
-        while not done:
-            obs, reward, terminated, truncated, info = env.step(policy(obs, env))
-            total += float(reward)
-            done = terminated or truncated
-        rows.append(
-            {
-                "return": total,
-                "fractional_success": float(info["fractional_success"]),
-                "success": float(info["success"]),
-            }
-        )
+def _printed(values: np.ndarray) -> str:
+    """A 1-D array as numpy prints it inside stable-baselines' JSON (never summarised with '...')."""
+    return np.array2string(np.asarray(values, dtype=np.float64), threshold=np.inf, max_line_width=80)
+
+
+def export_actor(model, path: Path) -> Path:
+    """Write ``model``'s deterministic policy as CausalWorld's actors are stored: ``data`` (JSON text:
+    the boxes and the layer widths), ``parameters`` (an .npz), ``parameter_list`` (their names).
+    stable-baselines3's policy branch (``mlp_extractor.policy_net``: Linear, Tanh, ...) and its
+    ``action_net`` become ``model/shared_fc<i>`` and ``model/pi``; the value branch is not needed to act."""
+    policy = model.policy
+    linears = [m for m in policy.mlp_extractor.policy_net if hasattr(m, "weight")]
+    arrays: dict[str, np.ndarray] = {}
+    for i, layer in enumerate(linears):
+        arrays[f"model/shared_fc{i}/w:0"] = layer.weight.detach().cpu().numpy().T.astype(np.float32)
+        arrays[f"model/shared_fc{i}/b:0"] = layer.bias.detach().cpu().numpy().astype(np.float32)
+    arrays["model/pi/w:0"] = policy.action_net.weight.detach().cpu().numpy().T.astype(np.float32)
+    arrays["model/pi/b:0"] = policy.action_net.bias.detach().cpu().numpy().astype(np.float32)
+    obs, act = model.observation_space, model.action_space
+    data = {
+        "observation_space": {"shape": list(obs.shape), "low": _printed(obs.low), "high": _printed(obs.high)},
+        "action_space": {"shape": list(act.shape), "low": _printed(act.low), "high": _printed(act.high)},
+        "policy_kwargs": {"net_arch": [int(layer.out_features) for layer in linears], "act_fun": "tanh"},
+        "trained_by": "bench/trifinger_ppo.py (stable-baselines3 PPO)",
+    }
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("data", json.dumps(data, indent=1))
+        archive.writestr("parameters", buffer.getvalue())
+        archive.writestr("parameter_list", json.dumps(sorted(arrays)))
+    return path
+
+
+def check_export(model, path: Path, curriculum: str) -> float:
+    """The largest difference between stable-baselines3's deterministic action and the exported
+    actor's numpy action on a few observations of the env (they should agree to float precision)."""
+    from agentkit.envs.trifinger.causalworld_actors import read_actor_zip
+
+    network = read_actor_zip(path)
+    env = make_env(curriculum)
+    obs, _ = env.reset(seed=123)
+    worst = 0.0
+    for _ in range(20):
+        ours = network.act(obs)
+        theirs = model.predict(obs, deterministic=True)[0]
+        worst = max(worst, float(np.abs(ours - theirs).max()))
+        obs, *_ = env.step(theirs)
     env.close()
-    return rows
+    return worst
 
 
-def _row(name: str, rows: list[dict[str, float]]) -> str:
-    mean = {k: statistics.fmean(r[k] for r in rows) for k in rows[0]}
-    return (
-        f"{name:8s} return {mean['return']:9.3f}  final fractional success {mean['fractional_success']:.3f}  "
-        f"success {mean['success']:.2f}"
+def evaluate(model_name: str, episodes: int, out: Path, seed: int) -> tuple[dict, float]:
+    """``agentkit eval causalworld`` on ``model_name``; its JSON and wall seconds."""
+    db = out / "evaluation.db"
+    command = [
+        sys.executable,
+        "-m",
+        "agentkit.cli",
+        "eval",
+        "causalworld",
+        "--task",
+        "pushing",
+        "--model",
+        model_name,
+        "--episodes-per-protocol",
+        str(episodes),
+        "--seed",
+        str(seed),
+        "--db",
+        f"sqlite:///{db}",
+        "--json",
+    ]
+    started = time.perf_counter()
+    done = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}
     )
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"agentkit eval causalworld failed for {model_name}:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout), elapsed
+
+
+def _protocol_rows(result: dict) -> dict[str, float]:
+    """Protocol -> mean last fractional success, from eval's JSON (whatever its nesting)."""
+    found: dict[str, float] = {}
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            protocol = node.get("protocol")
+            if isinstance(protocol, str) and "mean_last_fractional_success" in node:
+                found[protocol] = float(node["mean_last_fractional_success"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(result)
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--task", default="pushing", help="a CausalWorld task (agentkit/trifinger-<task>-v0)")
-    parser.add_argument(
-        "--timesteps", type=int, default=5000, help="PPO control steps (250 per pushing episode)"
-    )
+    parser.add_argument("--timesteps", type=int, default=20_000, help="PPO control steps (834 per episode)")
     parser.add_argument("--n-envs", type=int, default=2)
-    parser.add_argument("--eval-seeds", type=int, default=5)
+    parser.add_argument("--n-steps", type=int, default=1668, help="steps per env per update (paper: 6000)")
+    parser.add_argument("--curriculum", choices=CURRICULA, default="goal", help="paper's curr0/1/2")
+    parser.add_argument("--episodes-per-protocol", type=int, default=2, help="paper: 200")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=None, help="folder for the policy and the evaluation db")
+    parser.add_argument(
+        "--compare", action="store_true", help="also evaluate CausalWorld's pushing_ppo_curr1"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    env_id = f"agentkit/trifinger-{args.task}-v0"
-    if env_id not in gymnasium.registry:
-        parser.error(
-            f"no environment {env_id}; tasks: pushing, picking, pick_and_place, stacking2, towers, ..."
-        )
-    for name in ("timesteps", "n_envs", "eval_seeds"):
+    for name in ("timesteps", "n_envs", "n_steps", "episodes_per_protocol"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    out = args.out or Path(tempfile.mkdtemp(prefix="trifinger_ppo_"))
+    out.mkdir(parents=True, exist_ok=True)
 
     started = time.perf_counter()
-    model = train(env_id, args.timesteps, args.n_envs, args.seed)
+    model = train(args)
     trained = time.perf_counter() - started
-    seeds = [EVAL_SEED_BASE + k for k in range(args.eval_seeds)]
-    rng = np.random.default_rng(args.seed)
-    ppo = evaluate(env_id, seeds, lambda obs, env: model.predict(obs, deterministic=True)[0])
-    rand = evaluate(env_id, seeds, lambda obs, env: rng.uniform(-1.0, 1.0, size=9).astype(np.float32))
+    rate = args.timesteps / trained
+    policy = export_actor(model, out / "pushing_ppo_bench.zip")
+    mismatch = check_export(model, policy, args.curriculum)
     print(
-        f"PPO on {env_id}: {args.timesteps} control steps over {args.n_envs} envs in {trained:.0f} s "
-        f"({args.timesteps / trained:.0f} steps/s, {args.timesteps * 0.04 / trained:.1f}x real time); "
-        f"eval on {args.eval_seeds} held-out seeds"
+        f"PPO on {ENV_ID} (settings=reproduce_experiments, curriculum {args.curriculum}): {args.timesteps} "
+        f"control steps of 12 ms over {args.n_envs} envs in {trained:.0f} s ({rate:.0f} steps/s, "
+        f"{rate * 0.012:.2f}x real time)"
     )
-    print(_row("ppo", ppo))
-    print(_row("random", rand))
-    print(f"total {time.perf_counter() - started:.0f} s wall")
+    paper_steps = PAPER["total_time_steps"]
+    print(
+        f"the paper's budget: {paper_steps:,} steps per curriculum and seed ({PAPER['seeds']} seeds, "
+        f"{PAPER['num_of_envs']} envs): {paper_steps / rate / 86400:.0f} days each at this rate"
+    )
+    print(f"policy written to {policy} (largest action difference from stable-baselines3: {mismatch:.1e})")
+
+    results = [("trained here", f"causalworld:{policy}")]
+    if args.compare:
+        results.append(("CausalWorld's pushing_ppo_curr1", "causalworld:pushing_ppo_curr1"))
+    table: dict[str, dict[str, float]] = {}
+    for label, model_name in results:
+        data, wall = evaluate(model_name, args.episodes_per_protocol, out, args.seed)
+        table[label] = _protocol_rows(data)
+        print(f"evaluated {label}: {args.episodes_per_protocol} episodes per protocol in {wall:.0f} s")
+    protocols = sorted({p for rows in table.values() for p in rows}, key=lambda p: int(p[1:]))
+    print("mean last fractional success per protocol (agentkit eval causalworld):")
+    print(f"{'protocol':10s}" + "".join(f"{label:>34s}" for label in table))
+    for protocol in protocols:
+        print(
+            f"{protocol:10s}"
+            + "".join(f"{table[label].get(protocol, float('nan')):34.3f}" for label in table)
+        )
+    print(f"total {time.perf_counter() - started:.0f} s wall; evaluation database {out / 'evaluation.db'}")
 
 
 if __name__ == "__main__":
