@@ -27,25 +27,27 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from agentkit.actions import Command
-from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
 from agentkit.envs.trifinger.causalworld_profile import (
     DEFAULT_PROFILE,
     Verdict,
     check_profile,
     episode_length_s,
+    fractional_success,
     judge,
 )
 from agentkit.envs.trifinger.compiler import ScriptCompiler
 from agentkit.envs.trifinger.curriculum import Curriculum, parse_curriculum
 from agentkit.envs.trifinger.dense_reward import DenseReward
 from agentkit.envs.trifinger.describe import status_lines, structured_state
+from agentkit.envs.trifinger.fractional_success_series import episode_fractional_success
 from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
 from agentkit.envs.trifinger.overlap import OVERLAP_MODES, OverlapMode, aabb_overlap, is_overlap_mode, overlap
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.tasks import task_infos
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
-from agentkit.envs.trifinger.world import TIME_STEP_S, TriFingerWorld
+from agentkit.envs.trifinger.world import CONTROL_STEP_S, TIME_STEP_S, TriFingerWorld
 from agentkit.observers import RawObservation
 from agentkit.records import EndReason
 
@@ -106,6 +108,7 @@ class TriFingerBackend(Backend):
         self.profile = profile
         self.number_of_obstacles = check_count(number_of_obstacles)
         self._dense: DenseReward | None = None
+        self._fractional: list[float] = []  # CausalWorld's fractional success after each control step
         self._time_limit_s = 20.0
         self._world: TriFingerWorld | None = None
         self._compiler: ScriptCompiler | None = None
@@ -169,6 +172,7 @@ class TriFingerBackend(Backend):
             self._time_limit_s = world.built_scene().time_limit_s
         self._dense = DenseReward(family)
         self._dense.reset(read_state(world))
+        self._fractional = []
         world.control_hook = self._control_step
         self._overlap = self.current_overlap()
         self._reward_since_observe = 0.0
@@ -258,7 +262,18 @@ class TriFingerBackend(Backend):
             "protocol": self._protocol,
             "sim_time_s": round(self._world.elapsed_s, 3),
             "interventions": self._interventions,
+            **self._fractional_metrics(),
         }
+
+    def run_out_clock(self) -> ClockRunOut:
+        """With ``end_on_success`` off (CausalWorld's evaluation: every episode runs its full length),
+        hold the current joint targets until the time limit when our limits stopped asking the model,
+        so the fractional-success series covers the whole episode as CausalWorld's does. Otherwise
+        nothing is stepped and the episode is judged as it stands (as before)."""
+        if self.end_on_success or self._done or self._world is None or self._world.scene is None:
+            return ClockRunOut()
+        hold = {"q": [float(v) for v in self._world.target], "ms": MAX_ACTION_MS}
+        return step_until_done(self, hold, max_steps=self.time_limit_steps // MAX_ACTION_MS + 2)
 
     def prompt_context(self) -> dict[str, Any]:
         world = self._world
@@ -325,9 +340,20 @@ class TriFingerBackend(Backend):
         )
 
     def _control_step(self) -> None:
-        """The end of a 40-ms control step: add CausalWorld's dense reward of that step."""
+        """The end of a 40-ms control step: add CausalWorld's dense reward of that step, and record
+        CausalWorld's fractional success (its measure, whatever the run's profile) for the episode's
+        first ``time_limit`` / 40 ms steps, the steps a CausalWorld episode of that length has."""
         if self._dense is not None and self._world is not None:
-            self._dense.step(read_state(self._world))
+            state = read_state(self._world)
+            self._dense.step(state)
+            if len(self._fractional) < self.time_limit_steps // round(CONTROL_STEP_S * 1000):
+                goal = self._dense.goal_reward(state)
+                self._fractional.append(fractional_success(self._dense.family, goal))
+
+    def _fractional_metrics(self) -> dict[str, Any]:
+        """The episode's CausalWorld fractional-success figures (``fractional_success_series``)."""
+        scores = episode_fractional_success(self._fractional)
+        return scores.to_metrics() if scores is not None else {}
 
     def _curriculum_step(self, episode: int, before_ms: int, after_ms: int) -> None:
         """Let the curriculum's actors intervene if this window of ``episode`` is theirs."""
