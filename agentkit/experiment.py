@@ -52,7 +52,9 @@ class Experiment(BaseModel):
             return evaluation.options_model.model_validate(self.catalogue)
         except ValidationError as exc:  # one line naming the field, also when no file is involved
             first = exc.errors()[0]
-            raise ExperimentError(f"field catalogue.{_field_path(first['loc'])}: {first['msg']}") from None
+            # pydantic puts "Value error, " before a validator's own text
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ExperimentError(f"field catalogue.{_field_path(first['loc'])}: {message}") from None
 
     @model_validator(mode="before")
     @classmethod
