@@ -84,7 +84,9 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
 
 def eval_command(
     config_file: Path | None = typer.Argument(
-        None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."
+        None,
+        help="Experiment YAML, or the name of a packaged preset (see --list-presets; causalworld: "
+        "CausalWorld's evaluation protocols of --task).",
     ),
     model: str | None = typer.Option(None, help="Model id replacing the file's model(s)."),
     resume: str | None = typer.Option(
@@ -148,7 +150,10 @@ def eval_command(
     ),
     run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
 ) -> None:
-    """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
+    """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable.
+
+    causalworld --task T: CausalWorld's evaluation protocols of task T, scored per protocol.
+    """
     if list_presets:
         from agentkit.eval_presets_cli import print_presets
 
