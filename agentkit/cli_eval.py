@@ -367,7 +367,7 @@ def _episode_line(model: str, as_json: bool) -> Any:
 
     def line(result: Any) -> None:
         if not as_json:
-            verdict = result.metrics.get("pass", result.success)
+            verdict = _verdict(result.to_json())  # the verdict the run's rates count
             mark = (
                 "[yellow]no verdict[/yellow]"
                 if verdict is None

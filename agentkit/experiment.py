@@ -123,14 +123,14 @@ class Experiment(BaseModel):
         limit = overrides.pop("limit", None)
         if self.catalogue is not None and overrides.get("episodes") is not None:
             raise ExperimentError(
-                "--trials: a catalogue experiment plays seeds_per_pair episodes per (task, "
-                "difficulty) (give --seeds-per-pair)"
+                f"--trials: a catalogue experiment sets its own episodes per task "
+                f"({_evaluation_of(self.env).episodes_hint})"
             )
         if overrides.get("tasks"):
             if self.catalogue is not None:
                 raise ExperimentError(
-                    "--tasks: a catalogue experiment plays its catalogue's tasks (narrow it with "
-                    "--categories or --limit)"
+                    f"--tasks: a catalogue experiment plays its catalogue's tasks "
+                    f"({_evaluation_of(self.env).tasks_hint})"
                 )
             overrides["tasks"] = expand_task_names(self.env, overrides["tasks"])
         models = [overrides.pop("model")] if overrides.get("model") else self.models
@@ -165,6 +165,13 @@ class Experiment(BaseModel):
             evaluation = require_evaluation(self.env)
             configs = [evaluation.configure(c, options) for c in configs]
         return [limited(c, limit) for c in configs] if limit is not None else configs
+
+
+def _evaluation_of(env: str) -> Any:
+    """The evaluation protocol of ``env`` (an experiment with a catalogue has one)."""
+    from agentkit.evals import require_evaluation
+
+    return require_evaluation(env)
 
 
 def limited(config: RunConfig, limit: int) -> RunConfig:

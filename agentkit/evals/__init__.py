@@ -31,6 +31,9 @@ class Evaluation(Protocol):
 
     # The pydantic model of the protocol's options (an experiment file's ``catalogue:`` block).
     options_model: type[BaseModel]
+    # What to give instead of --trials and --tasks, which a protocol's own plan replaces.
+    episodes_hint: str
+    tasks_hint: str
 
     @staticmethod
     def configure(config: RunConfig, options: Any) -> RunConfig:

@@ -42,6 +42,8 @@ class CatalogueOptions(BaseModel):
 
 class GridworldEvaluation:
     options_model = CatalogueOptions
+    episodes_hint = "give --seeds-per-pair: episodes per (task, difficulty)"
+    tasks_hint = "narrow it with --categories or --limit"
 
     @staticmethod
     def apply_modality(config: RunConfig, name: str) -> RunConfig:

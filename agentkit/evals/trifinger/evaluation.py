@@ -65,6 +65,8 @@ class CausalWorldOptions(BaseModel):
 
 class CausalWorldEvaluation:
     options_model = CausalWorldOptions
+    episodes_hint = "give --episodes-per-protocol"
+    tasks_hint = "give --task, whose protocols are played; --limit N plays the first N"
 
     @staticmethod
     def configure(config: RunConfig, options: CausalWorldOptions) -> RunConfig:
