@@ -33,8 +33,8 @@ def protocol_table(scores: dict[str, Any]) -> Table:
     task = scores["task"]
     table = Table(
         title=f"CausalWorld evaluation: {task}, mean last fractional success",
-        caption=f"{scores['episodes_per_protocol']} episodes per protocol from seed {scores['first_seed']}; "
-        "std: population (CausalWorld's)",
+        caption=f"episodes per protocol: {scores['episodes_per_protocol']}, seeds from "
+        f"{scores['first_seed']}; std: population (CausalWorld's)",
     )
     table.add_column("protocol")
     table.add_column("space")
