@@ -344,11 +344,15 @@ class TriFingerBackend(Backend):
         CausalWorld's fractional success (its measure, whatever the run's profile) for the episode's
         first ``time_limit`` / 40 ms steps, the steps a CausalWorld episode of that length has."""
         if self._dense is not None and self._world is not None:
-            state = read_state(self._world)
-            self._dense.step(state)
-            if len(self._fractional) < self.time_limit_steps // round(CONTROL_STEP_S * 1000):
-                goal = self._dense.goal_reward(state)
+            self._dense.step(read_state(self._world))
+            goal = self._dense.last_goal_reward  # the step's goal reward, computed once
+            if goal is not None and len(self._fractional) < self._episode_control_steps:
                 self._fractional.append(fractional_success(self._dense.family, goal))
+
+    @property
+    def _episode_control_steps(self) -> int:
+        """The 40 ms control steps of the episode's length (a 10 s episode: 250)."""
+        return self.time_limit_steps // round(CONTROL_STEP_S * 1000)
 
     def _fractional_metrics(self) -> dict[str, Any]:
         """The episode's CausalWorld fractional-success figures (``fractional_success_series``)."""
