@@ -1,5 +1,8 @@
 """`agentkit eval`: run an experiment file (or the gridworld catalogue) into the transcript store.
 
+``agentkit eval causalworld --task T`` is the packaged preset of CausalWorld's evaluation: the
+task's protocols as one run, scored per protocol (agentkit/evals/trifinger/).
+
 One run per model. ``--resume RUN`` continues a run that was killed or stopped: only the episodes
 without a final result are played (see agentkit.runner). With ``--json`` stdout holds one JSON
 document; progress and logs go to stderr.
@@ -81,7 +84,9 @@ def run_json(summary: Any, store: Any = None) -> dict[str, Any]:
 
 def eval_command(
     config_file: Path | None = typer.Argument(
-        None, help="Experiment YAML, or the name of a packaged preset (see --list-presets)."
+        None,
+        help="Experiment YAML, or the name of a packaged preset (see --list-presets; causalworld: "
+        "CausalWorld's evaluation protocols of --task).",
     ),
     model: str | None = typer.Option(None, help="Model id replacing the file's model(s)."),
     resume: str | None = typer.Option(
@@ -121,6 +126,12 @@ def eval_command(
         None, help="What the model is shown (see `agentkit tasks gridworld`)."
     ),
     harness: str | None = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
+    task: str | None = typer.Option(
+        None, "--task", help="causalworld: the task whose protocols are played (e.g. pushing)."
+    ),
+    episodes_per_protocol: int | None = typer.Option(
+        None, "--episodes-per-protocol", min=1, help="causalworld: episodes per protocol (default 200)."
+    ),
     figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here."),
     pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
     tasks: str | None = typer.Option(
@@ -139,7 +150,10 @@ def eval_command(
     ),
     run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
 ) -> None:
-    """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable."""
+    """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable.
+
+    causalworld --task T: CausalWorld's evaluation protocols of task T, scored per protocol.
+    """
     if list_presets:
         from agentkit.eval_presets_cli import print_presets
 
@@ -168,6 +182,7 @@ def eval_command(
                 "name an experiment file or preset (e.g. llm-aai-exp1; see --list-presets), --env ENV, or --resume RUN"
             )
         catalogue = _catalogue(categories, difficulties, seeds_per_pair, modality, harness)
+        catalogue.update(_causalworld_options(task, episodes_per_protocol))
         name, configs = _catalogue_configs(env, catalogue, overrides)
     else:
         name, configs = _file_configs(
@@ -176,9 +191,15 @@ def eval_command(
                 **overrides,
                 "env": env,
                 "backend_options": animal_ai_options(aai_build, aai_version) or None,
-                "catalogue": {"modality": modality, "harness": harness},
+                "catalogue": {
+                    "modality": modality,
+                    "harness": harness,
+                    **_causalworld_options(task, episodes_per_protocol),
+                },
             },
         )
+    if resume and (task is not None or episodes_per_protocol is not None):
+        fail("--task/--episodes-per-protocol: a resumed run plays the episodes it was started with")
     if not resume:
         configs = _with_flags(run_flags, configs)
         _refuse_animal_ai_flags(configs, aai_build, aai_version)
@@ -251,6 +272,12 @@ def _catalogue(
     return {k: v for k, v in catalogue.items() if v is not None}
 
 
+def _causalworld_options(task: str | None, episodes_per_protocol: int | None) -> dict[str, Any]:
+    """The options of CausalWorld's evaluation the flags give (``catalogue:`` fields; only those set)."""
+    given = {"task": task, "episodes_per_protocol": episodes_per_protocol}
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def _catalogue_configs(
     env: str, catalogue: dict[str, Any], overrides: dict[str, Any]
 ) -> tuple[str, list[Any]]:
@@ -280,11 +307,16 @@ def _file_configs(config_file: Path, overrides: dict[str, Any]) -> tuple[str, li
 
 def _with_flags(run_flags: Any, configs: list[Any]) -> list[Any]:
     from agentkit.cli_run_options import apply_to_all
+    from agentkit.evals import require_evaluation
 
     try:
-        return apply_to_all(run_flags, configs)
+        configs = apply_to_all(run_flags, configs)
+        for config in configs:  # a flag must not undo what the evaluation protocol set
+            if config.evaluation is not None:
+                require_evaluation(config.env).check(config)
     except ValueError as exc:
         fail(str(exc))
+    return configs
 
 
 def _refuse_animal_ai_flags(configs: list[Any], aai_build: str | None, aai_version: str | None) -> None:
@@ -335,7 +367,7 @@ def _episode_line(model: str, as_json: bool) -> Any:
 
     def line(result: Any) -> None:
         if not as_json:
-            verdict = result.metrics.get("pass", result.success)
+            verdict = _verdict(result.to_json())  # the verdict the run's rates count
             mark = (
                 "[yellow]no verdict[/yellow]"
                 if verdict is None
@@ -402,11 +434,13 @@ def _scores(summary: Any, data: dict[str, Any], figure: Path | None, as_json: bo
 
     evaluation = require_evaluation(summary.config.env)
     options = evaluation.options_model.model_validate(summary.config.evaluation)
-    board = evaluation.score(data["episodes"], summary.config, options, figure)
+    try:
+        board = evaluation.score(data["episodes"], summary.config, options, figure)
+    except ValueError as exc:  # e.g. --figure without matplotlib: the run is stored, the figure is not
+        fail(str(exc))
     if not as_json:
-        out.print(f"  ONS overall {board['overall_ons']:.3f} (95% CI {board['overall_ci']})")
-        for category, row in board["categories"].items():
-            out.print(f"  {category}: ONS {row['ons'] if row['ons'] is None else round(row['ons'], 3)}")
+        for shown in evaluation.summary(board):
+            out.print(shown)
     return {k: v for k, v in board.items() if k not in ("episodes", "env", "model")}
 
 

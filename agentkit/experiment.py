@@ -52,7 +52,9 @@ class Experiment(BaseModel):
             return evaluation.options_model.model_validate(self.catalogue)
         except ValidationError as exc:  # one line naming the field, also when no file is involved
             first = exc.errors()[0]
-            raise ExperimentError(f"field catalogue.{_field_path(first['loc'])}: {first['msg']}") from None
+            # pydantic puts "Value error, " before a validator's own text
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ExperimentError(f"field catalogue.{_field_path(first['loc'])}: {message}") from None
 
     @model_validator(mode="before")
     @classmethod
@@ -121,14 +123,14 @@ class Experiment(BaseModel):
         limit = overrides.pop("limit", None)
         if self.catalogue is not None and overrides.get("episodes") is not None:
             raise ExperimentError(
-                "--trials: a catalogue experiment plays seeds_per_pair episodes per (task, "
-                "difficulty) (give --seeds-per-pair)"
+                f"--trials: a catalogue experiment sets its own episodes per task "
+                f"({_evaluation_of(self.env).episodes_hint})"
             )
         if overrides.get("tasks"):
             if self.catalogue is not None:
                 raise ExperimentError(
-                    "--tasks: a catalogue experiment plays its catalogue's tasks (narrow it with "
-                    "--categories or --limit)"
+                    f"--tasks: a catalogue experiment plays its catalogue's tasks "
+                    f"({_evaluation_of(self.env).tasks_hint})"
                 )
             overrides["tasks"] = expand_task_names(self.env, overrides["tasks"])
         models = [overrides.pop("model")] if overrides.get("model") else self.models
@@ -163,6 +165,13 @@ class Experiment(BaseModel):
             evaluation = require_evaluation(self.env)
             configs = [evaluation.configure(c, options) for c in configs]
         return [limited(c, limit) for c in configs] if limit is not None else configs
+
+
+def _evaluation_of(env: str) -> Any:
+    """The evaluation protocol of ``env`` (an experiment with a catalogue has one)."""
+    from agentkit.evals import require_evaluation
+
+    return require_evaluation(env)
 
 
 def limited(config: RunConfig, limit: int) -> RunConfig:

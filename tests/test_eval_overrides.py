@@ -63,7 +63,7 @@ def test_list_presets_names_every_packaged_preset(tmp_path: Path) -> None:
     done = _agentkit("eval", "--list-presets", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     names = [p["name"] for p in json.loads(done.stdout)["presets"]]
-    assert names == ["llm-aai-exp1", "llm-aai-exp2"]
+    assert names == ["causalworld", "llm-aai-exp1", "llm-aai-exp2"]
     text = _agentkit("eval", "--list-presets", cwd=tmp_path).stdout
     assert "llm-aai-exp1  LLM-AAI Experiment 1" in text
 
@@ -73,7 +73,7 @@ def test_an_unknown_experiment_is_one_line_naming_the_presets(tmp_path: Path) ->
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "error: llm-aai-exp9: no such experiment file, and no preset of that name "
-        "(presets: llm-aai-exp1, llm-aai-exp2)"
+        "(presets: causalworld, llm-aai-exp1, llm-aai-exp2)"
     )
 
 

@@ -64,9 +64,8 @@ def test_a_controller_action_runs_its_span_and_records_the_fractional_success_ev
     assert backend.world.steps == 50 * STEP_MS and not result.done
     assert set(result.info) == {"fractional_success"} and 0.0 <= result.info["fractional_success"] <= 1.0
     metrics = backend.episode_metrics(None)
-    series = metrics["fractional_success_steps"]
-    assert series["step_ms"] == 12 and len(series["values"]) == 50
-    assert series["values"][-1] == metrics["fractional_success"]
+    assert metrics["control_step_ms"] == 12 and metrics["control_steps"] == 50
+    assert metrics["last_fractional_success"] == metrics["fractional_success"]
     with pytest.raises(
         CompileError, match="reads 37 numbers .trained on reaching., but pushing.s observation has 56"
     ):
@@ -84,14 +83,14 @@ def test_the_episode_ends_at_causalworlds_length_however_long_the_span(backend):
     )
     assert result.done and result.end_reason.value == "time_limit"
     assert backend.world.steps == 5004  # 417 steps of 12 ms: the first to reach CausalWorld's 5 s
-    assert len(backend.episode_metrics(None)["fractional_success_steps"]["values"]) == 417
+    assert backend.episode_metrics(None)["control_steps"] == 417  # CausalWorld's int(T / dt) + 1
 
 
 def test_a_script_episode_records_the_series_at_the_worlds_40_ms_step(backend):
     backend.reset("pushing@P0", 0)
     backend.step({"q": list(backend.world.target), "ms": 400})
-    series = backend.episode_metrics(None)["fractional_success_steps"]
-    assert series["step_ms"] == 40 and len(series["values"]) == 10
+    metrics = backend.episode_metrics(None)
+    assert metrics["control_step_ms"] == 40 and metrics["control_steps"] == 10
 
 
 def test_agentkit_run_plays_a_short_pushing_episode_with_the_actor(tmp_path):
@@ -103,9 +102,8 @@ def test_agentkit_run_plays_a_short_pushing_episode_with_the_actor(tmp_path):
     assert data["model"] == PUSHING and episode["end_reason"] == "goal" and episode["scripts"] == 1
     assert episode["success"] and episode["fractional_success"] == pytest.approx(1.0, abs=0.02)
     assert episode["sim_time_s"] == pytest.approx(167 * 0.012)  # one turn of 2 s, in 12-ms steps
-    series = episode["fractional_success_steps"]
-    assert series["step_ms"] == 12 and len(series["values"]) == 167
-    assert episode["fractional_success"] == series["values"][-1] and episode["cost_usd"] == 0.0
+    assert episode["control_step_ms"] == 12 and episode["control_steps"] == 167
+    assert episode["fractional_success"] == episode["last_fractional_success"] and episode["cost_usd"] == 0.0
     store = TranscriptStore(db)
     try:
         turns = store.get_turns(episode["episode_id"], images="ref")

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 # Env name -> "module:class" of its evaluation protocol.
 _EVALUATIONS: dict[str, str] = {
     "gridworld": "agentkit.evals.gridworld.evaluation:GridworldEvaluation",
+    # CausalWorld's evaluation protocols of a task (`agentkit eval causalworld --task T`)
+    "trifinger": "agentkit.evals.trifinger.evaluation:CausalWorldEvaluation",
 }
 
 
@@ -29,6 +31,9 @@ class Evaluation(Protocol):
 
     # The pydantic model of the protocol's options (an experiment file's ``catalogue:`` block).
     options_model: type[BaseModel]
+    # What to give instead of --trials and --tasks, which a protocol's own plan replaces.
+    episodes_hint: str
+    tasks_hint: str
 
     @staticmethod
     def configure(config: RunConfig, options: Any) -> RunConfig:
@@ -40,6 +45,16 @@ class Evaluation(Protocol):
         episodes: list[dict[str, Any]], config: RunConfig, options: Any, figure: Path | None = None
     ) -> dict[str, Any]:
         """The finished episodes' scores (a leaderboard), with a figure written to ``figure`` when given."""
+        ...
+
+    @staticmethod
+    def check(config: RunConfig) -> None:
+        """A ValueError (one line naming the flag) when the command line undid what the protocol set."""
+        ...
+
+    @staticmethod
+    def summary(board: dict[str, Any]) -> list[Any]:
+        """What the console prints of ``score``'s board: lines or rich renderables."""
         ...
 
 

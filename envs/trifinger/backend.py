@@ -36,7 +36,7 @@ import numpy as np
 
 from agentkit.actions import Command, CompileError
 from agentkit.actions.controller_command import MAX_SPAN_S, RUN_CONTROLLER
-from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
+from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
 from agentkit.envs.trifinger.causalworld_controller import (
     STEP_MS,
     ActorController,
@@ -56,6 +56,7 @@ from agentkit.envs.trifinger.compiler import ScriptCompiler
 from agentkit.envs.trifinger.curriculum import Curriculum, parse_curriculum
 from agentkit.envs.trifinger.dense_reward import DenseReward
 from agentkit.envs.trifinger.describe import status_lines, structured_state
+from agentkit.envs.trifinger.fractional_success_series import episode_fractional_success
 from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
 from agentkit.envs.trifinger.overlap import OVERLAP_MODES, OverlapMode, aabb_overlap, is_overlap_mode, overlap
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
@@ -305,8 +306,18 @@ class TriFingerBackend(Backend):
             "sim_time_s": round(self._world.elapsed_s, 3),
             "interventions": self._interventions,
             "fractional_success": round(self._fraction(verdict), 4),
-            "fractional_success_steps": self._series.to_json(),
+            **self._fractional_metrics(),
         }
+
+    def run_out_clock(self) -> ClockRunOut:
+        """With ``end_on_success`` off (CausalWorld's evaluation: every episode runs its full length),
+        hold the current joint targets until the time limit when our limits stopped asking the model,
+        so the fractional-success series covers the whole episode as CausalWorld's does. Otherwise
+        nothing is stepped and the episode is judged as it stands (as before)."""
+        if self.end_on_success or self._done or self._world is None or self._world.scene is None:
+            return ClockRunOut()
+        hold = {"q": [float(v) for v in self._world.target], "ms": MAX_ACTION_MS}
+        return step_until_done(self, hold, max_steps=self.time_limit_steps // MAX_ACTION_MS + 2)
 
     def prompt_context(self) -> dict[str, Any]:
         world = self._world
@@ -379,7 +390,9 @@ class TriFingerBackend(Backend):
         if self._dense is not None and self._world is not None:
             self._dense.step(read_state(self._world))
         if not self._controlling and self._world is not None:
-            self._series.record(self._fraction(), round(CONTROL_STEP_S * 1000))
+            goal = self._dense.last_goal_reward if self._dense is not None else None
+            value = self._fraction() if goal is None else fractional_success(self._dense.family, goal)
+            self._series.record(value, round(CONTROL_STEP_S * 1000))
 
     def _fraction(self, verdict: Verdict | None = None) -> float:
         """CausalWorld's ``info['fractional_success']`` now, whatever the run's profile (0 where
@@ -428,6 +441,17 @@ class TriFingerBackend(Backend):
             )
         finally:
             self._controlling = False
+
+    def _fractional_metrics(self) -> dict[str, Any]:
+        """The episode's CausalWorld fractional-success figures (``fractional_success_series``) from
+        the series of its control steps up to the episode's length (at the driver's step: 40 ms under
+        scripts, 12 ms under an actor), and that step."""
+        step = self._series.step_ms
+        if not step:
+            return {}
+        # CausalWorld is done when its step count exceeds int(T / dt): int(T / dt) + 1 steps at most
+        scores = episode_fractional_success(self._series.values[: self.time_limit_steps // step + 1])
+        return {**scores.to_metrics(), "control_step_ms": step} if scores is not None else {}
 
     def _curriculum_step(self, episode: int, before_ms: int, after_ms: int) -> None:
         """Let the curriculum's actors intervene if this window of ``episode`` is theirs."""

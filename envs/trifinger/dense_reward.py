@@ -85,6 +85,8 @@ class DenseReward:
         self.spec = REWARD_SPECS[family]
         self.total = 0.0
         self.last_terms: list[float] = []
+        #: the goal reward of the last step (``_goal_reward``), which fractional success derives from
+        self.last_goal_reward: float | None = None
         self._previous: WorldState | None = None
         self._start: WorldState | None = None
 
@@ -93,6 +95,7 @@ class DenseReward:
         self._previous = self._start = state
         self.total = 0.0
         self.last_terms = []
+        self.last_goal_reward = None
 
     def step(self, state: WorldState, dt: float = CONTROL_STEP_S) -> float:
         """The reward of the control step that ended in ``state``, scaled by its length ``dt`` (s) as
@@ -108,6 +111,7 @@ class DenseReward:
         ) + goal * self.spec.fractional_weight
         reward *= dt
         self.last_terms = list(terms)
+        self.last_goal_reward = goal
         self._previous = state
         self.total += reward
         return reward

@@ -42,6 +42,8 @@ class CatalogueOptions(BaseModel):
 
 class GridworldEvaluation:
     options_model = CatalogueOptions
+    episodes_hint = "give --seeds-per-pair: episodes per (task, difficulty)"
+    tasks_hint = "narrow it with --categories or --limit"
 
     @staticmethod
     def apply_modality(config: RunConfig, name: str) -> RunConfig:
@@ -67,6 +69,18 @@ class GridworldEvaluation:
         if options.harness:
             config = apply_harness(config, options.harness)
         return RunConfig.model_validate(config.model_dump())
+
+    @staticmethod
+    def check(config: RunConfig) -> None:
+        """Nothing a run flag sets can undo the catalogue (its harness refuses clashing settings)."""
+
+    @staticmethod
+    def summary(board: dict[str, Any]) -> list[Any]:
+        """The overall ONS with its CI, then one line per category."""
+        lines = [f"  ONS overall {board['overall_ons']:.3f} (95% CI {board['overall_ci']})"]
+        for category, row in board["categories"].items():
+            lines.append(f"  {category}: ONS {row['ons'] if row['ons'] is None else round(row['ons'], 3)}")
+        return lines
 
     @staticmethod
     def score(
