@@ -198,3 +198,29 @@ def test_a_refused_draw_is_recorded_with_its_reason():
         assert record["carry_over"] == "protocol"
     finally:
         backend.close()
+
+
+def test_the_backend_and_the_gym_env_take_the_carry_over_mode():
+    import gymnasium
+
+    import agentkit.envs.gym_registry  # noqa: F401
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    heights = {}
+    for mode in ("benchmark", "none"):
+        backend = TriFingerBackend(cameras=False, carry_over=mode)
+        try:
+            backend.reset("pushing@P5", 0)
+            heights[mode] = backend.world.goal_specs[0].position[2]
+        finally:
+            backend.close()
+    # the paper's sequence: P5 inherits P3's last size, so its goal is pinned to that half height
+    assert heights["none"] == pytest.approx(0.0325) and heights["benchmark"] != pytest.approx(0.0325)
+    env = gymnasium.make("agentkit/trifinger-pushing-v0", task="pushing@P5", carry_over="none")
+    try:
+        env.reset(seed=0)
+        assert env.unwrapped.backend.world.goal_specs[0].position[2] == pytest.approx(0.0325)
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="carry_over must be one of benchmark, protocol, none"):
+        TriFingerBackend(cameras=False, carry_over="sometimes")

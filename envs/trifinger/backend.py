@@ -59,6 +59,7 @@ from agentkit.envs.trifinger.describe import status_lines, structured_state
 from agentkit.envs.trifinger.fractional_success_series import episode_fractional_success
 from agentkit.envs.trifinger.obstacles import OBSTACLE_STREAM, check_count, with_obstacles
 from agentkit.envs.trifinger.overlap import OVERLAP_MODES, OverlapMode, aabb_overlap, is_overlap_mode, overlap
+from agentkit.envs.trifinger.protocol_carry_over import CARRY_OVER_MODES
 from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, scene_for
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.success_series import SuccessSeries
@@ -89,6 +90,9 @@ class TriFingerBackend(Backend):
     ``profile``: "causalworld" (default) or "agentkit" (see the module docstring).
     ``number_of_obstacles``: reaching and creative_stacked_blocks only, CausalWorld's task variable
     (0-5): that many 1 cm fixed black cubes at random places of the arena (``obstacles``).
+    ``carry_over``: what a protocol episode inherits from earlier ones (``protocol_carry_over``:
+    "benchmark", the paper's P0-P11 sequence, "protocol", one protocol on a fresh env, "none");
+    None: the profile's default (benchmark under causalworld, none under agentkit).
     """
 
     name: ClassVar[str] = "trifinger"
@@ -111,8 +115,11 @@ class TriFingerBackend(Backend):
         curriculum: dict[str, Any] | Curriculum | None = None,
         profile: str = DEFAULT_PROFILE,
         number_of_obstacles: int = 0,
+        carry_over: str | None = None,
     ) -> None:
         check_profile(profile)
+        if carry_over is not None and carry_over not in CARRY_OVER_MODES:
+            raise ValueError(f"carry_over must be one of {', '.join(CARRY_OVER_MODES)}, got {carry_over!r}")
         if not is_overlap_mode(overlap_mode):
             raise ValueError(f"overlap_mode must be one of {', '.join(OVERLAP_MODES)}, got {overlap_mode!r}")
         if render_size < 16:
@@ -126,6 +133,7 @@ class TriFingerBackend(Backend):
         self.curriculum = parse_curriculum(curriculum)
         self.profile = profile
         self.number_of_obstacles = check_count(number_of_obstacles)
+        self.carry_over = carry_over
         self._dense: DenseReward | None = None
         self._time_limit_s = 20.0
         self._world: TriFingerWorld | None = None
@@ -169,7 +177,7 @@ class TriFingerBackend(Backend):
             raise ValueError(f"--model {exc}") from None
 
     def reset(self, task: str, seed: int) -> RawObservation:
-        scene, protocol, report = scene_for(task, seed, self.profile)
+        scene, protocol, report = scene_for(task, seed, self.profile, self.carry_over)
         if self.number_of_obstacles:
             scene = with_obstacles(
                 scene, self.number_of_obstacles, np.random.default_rng([seed, OBSTACLE_STREAM])

@@ -29,6 +29,9 @@ reward is the task's dense reward computed at every step and scaled by that step
   ``curriculum`` (``none``, ``goal``: a goal actor at every reset, ``random``: the random actor on
   all variables at every reset), and ``settings="reproduce_experiments"`` for the paper's baselines'
   task configs and world parameters (``skip_frame`` 3 ...).
+* ``carry_over`` (``pushing@P10`` and the like): what a protocol episode inherits from earlier ones
+  of CausalWorld's evaluation sequence (``protocol_carry_over``: ``benchmark`` by default, as the
+  paper's numbers were made; ``protocol``: a fresh env; ``none``: independent draws).
 * ``task``: a family (``pushing``) starts each episode from a configuration sampled from the seed;
   ``pushing@P0`` from CausalWorld's default one (as its ``reset`` does), ``pushing@P4`` from that
   protocol's draw.
@@ -93,6 +96,7 @@ class TriFingerGymEnv(gymnasium.Env):
         curriculum: str = "none",
         settings: str | None = None,
         clip_observations: bool = True,
+        carry_over: str | None = None,
     ) -> None:
         if settings is not None:  # a named set-up replaces the options it names (training_setup.py)
             if settings not in SETTINGS:
@@ -135,6 +139,7 @@ class TriFingerGymEnv(gymnasium.Env):
             profile="causalworld",
             number_of_obstacles=obstacles,
             curriculum=self.setup.curriculum,
+            carry_over=carry_over,
         )
         self._pixels: CausalWorldCameras | None = None
         scene = default_scene(self.family)
