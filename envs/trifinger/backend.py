@@ -398,8 +398,13 @@ class TriFingerBackend(Backend):
         if self._dense is not None and self._world is not None:
             self._dense.step(read_state(self._world))
         if not self._controlling and self._world is not None:
-            goal = self._dense.last_goal_reward if self._dense is not None else None
-            value = self._fraction() if goal is None else fractional_success(self._dense.family, goal)
+            dense = self._dense
+            goal = dense.last_goal_reward if dense is not None else None
+            value = (
+                fractional_success(dense.family, goal)
+                if dense is not None and goal is not None
+                else self._fraction()
+            )
             self._series.record(value, round(CONTROL_STEP_S * 1000))
 
     def _fraction(self, verdict: Verdict | None = None) -> float:
