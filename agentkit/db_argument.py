@@ -110,12 +110,14 @@ def opening(db: str) -> Iterator[None]:
     cannot be opened or written) into DatabaseArgumentError naming ``db``."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from agentkit.transcripts.foreign_objects import ForeignObjectError
     from agentkit.transcripts.schema_check import SchemaMismatchError
     from agentkit.transcripts.schema_version import SchemaVersionError
 
     try:
         yield
-    except (SchemaVersionError, SchemaMismatchError) as exc:  # newer agentkit, or a table changed by hand
+    # newer agentkit, a table changed by hand, objects agentkit did not create (a trigger, a view)
+    except (SchemaVersionError, SchemaMismatchError, ForeignObjectError) as exc:
         raise DatabaseArgumentError(f"--db {shown(db)}: {exc}") from None
     except ModuleNotFoundError as exc:
         if exc.name in _POSTGRES_DRIVERS:

@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
+from agentkit.transcripts.foreign_objects import refuse_foreign_objects
 from agentkit.transcripts.sqlite_driver import sqlite_connection
 
 log = logging.getLogger(__name__)
@@ -167,6 +168,9 @@ def _create_tables(engine: Engine) -> Upgrade:
                 # PostgreSQL has no database-wide write lock: writers opening one store at once
                 # (workers of a sweep) queue on this transaction-scoped lock instead.
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
+            # Before anything is created or migrated: a trigger, a view or any object agentkit did
+            # not make could rewrite or shadow what it stores (agentkit.transcripts.foreign_objects).
+            refuse_foreign_objects(conn)
             return bring_up_to_date(conn, backup)
     except BaseException:
         engine.dispose()

