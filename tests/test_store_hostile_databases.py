@@ -115,3 +115,23 @@ def test_a_writer_refuses_a_database_with_a_trigger_and_names_the_drop(
     with sqlite3.connect(db) as con:
         stored = con.execute("SELECT success FROM episodes WHERE run_id = ?", (data["run_id"],)).fetchall()
     assert stored == [(1,)]
+
+
+# --- row 4: a view named like a table -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_readers_never_run_a_view_named_like_a_table(recorded: Path, tmp_path: Path, command: str) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    with sqlite3.connect(db) as con:
+        con.executescript(
+            "ALTER TABLE runs RENAME TO runs_kept;"
+            # endless: every reader that ran it would hang
+            "CREATE VIEW runs AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+            "SELECT r.* FROM runs_kept r, n;"
+        )
+    code, stderr = _read(command, db, run, episode, timeout=60)
+    assert code != 0
+    line = _one_error_line(stderr)
+    assert "view runs is not agentkit's table" in line and 'DROP VIEW "runs";' in line, line

@@ -21,6 +21,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from agentkit.records import ModelCall
 from agentkit.transcripts import listings, prompt_reader
+from agentkit.transcripts.foreign_objects import refuse_views_as_tables
 from agentkit.transcripts.image_packs import PackReader, folder_of
 from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
@@ -83,6 +84,7 @@ class TranscriptReader:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         with engine.connect() as conn:
+            refuse_views_as_tables(conn)  # a view named like a table is never run (foreign_objects)
             version = stored_version(conn)
             check_readable(version)
             check_columns(conn, version)  # a column dropped by hand: one line now, not mid-read
