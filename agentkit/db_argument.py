@@ -137,4 +137,8 @@ def opening(db: str) -> Iterator[None]:
         where = f" {exc.filename}" if exc.filename else ""
         raise DatabaseArgumentError(f"--db {shown(db)}: cannot open{where} ({exc.strerror or exc})") from None
     except SQLAlchemyError as exc:
+        from agentkit.store_read_errors import is_malformed, malformed_line
+
+        if is_malformed(exc):  # a damaged page: say how to recover its rows
+            raise DatabaseArgumentError(malformed_line(db)) from None
         raise DatabaseArgumentError(f"--db {shown(db)}: cannot open the database ({_reason(exc)})") from None

@@ -135,3 +135,68 @@ def test_readers_never_run_a_view_named_like_a_table(recorded: Path, tmp_path: P
     assert code != 0
     line = _one_error_line(stderr)
     assert "view runs is not agentkit's table" in line and 'DROP VIEW "runs";' in line, line
+
+
+# --- row 9: JSON nested 200,000 deep, JSON that does not parse, a corrupted page ------------------
+
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_json_nested_200000_deep_is_one_line_naming_its_row(
+    recorded: Path, tmp_path: Path, command: str
+) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE episodes SET metrics = ? WHERE id = ?", (DEEP, episode))
+    code, stderr = _read(command, db, run, episode)
+    assert code == 2
+    line = _one_error_line(stderr)
+    assert f"table episodes, row {episode}, column metrics: stored JSON is nested too deep" in line, line
+
+
+def test_json_that_does_not_parse_names_its_row_and_the_other_episode_still_reads(
+    recorded: Path, tmp_path: Path
+) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    with sqlite3.connect(db) as con:
+        (turn,) = con.execute("SELECT min(id) FROM turns WHERE episode_id = ?", (episode,)).fetchone()
+        con.execute("UPDATE turns SET observation = '{\"grid\": nope' WHERE id = ?", (turn,))
+        (other,) = con.execute("SELECT id FROM episodes WHERE id != ?", (episode,)).fetchone()
+        (sha,) = con.execute(
+            "SELECT content_sha256 FROM episode_messages WHERE episode_id = ? LIMIT 1", (other,)
+        ).fetchone()
+    for command in ("show", "export", "view", "replay"):
+        code, stderr = _read(command, db, run, episode)
+        assert code == 2
+        line = _one_error_line(stderr)
+        assert f"table turns, row {turn}, column observation: stored JSON does not parse" in line, line
+    assert _read("list", db, run, episode)[0] == 0  # the rows that parse still read
+    assert _read("show", db, run, other)[0] == 0
+    # A message's content (a JSON blob) that does not parse is named by its hash.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE blobs SET data = ? WHERE sha256 = ?", (DEEP.encode(), sha))
+    code, stderr = _read("show", db, run, other)
+    assert f"table blobs, row {sha}, column data: stored JSON is nested too deep" in _one_error_line(stderr)
+
+
+def test_a_corrupted_page_says_how_to_recover_the_file(recorded: Path, tmp_path: Path) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    with sqlite3.connect(db) as con:
+        (root,) = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'turns'").fetchone()
+        (page_size,) = con.execute("PRAGMA page_size").fetchone()
+    with db.open("r+b") as handle:  # the turns table's page overwritten, as a bad disk would
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xff" * page_size)
+    for command in ("show", "export", "view", "replay"):
+        code, stderr = _read(command, db, run, episode)
+        assert code == 2
+        line = _one_error_line(stderr)
+        assert (
+            f"database disk image is malformed: {db}; recover what it holds with `sqlite3 {db} .recover"
+            in line
+        )
+    assert _read("list", db, run, episode)[0] == 0  # runs and episodes are on pages still whole

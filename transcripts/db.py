@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 
+from agentkit.transcripts import stored_json
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
 from agentkit.transcripts.foreign_objects import refuse_foreign_objects
 from agentkit.transcripts.sqlite_driver import sqlite_connection
@@ -136,7 +137,8 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
         and not sa_url.database.startswith("file:")
     ):
         Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(sa_url, echo=echo, json_serializer=dumps)
+    # Every JSON column read back fails in one line naming its row (agentkit.transcripts.stored_json).
+    engine = create_engine(sa_url, echo=echo, json_serializer=dumps, json_deserializer=stored_json.loads)
     if sqlite:
         event.listen(engine, "connect", _on_sqlite_connect)
     if create_tables:
