@@ -113,11 +113,13 @@ def opening(db: str) -> Iterator[None]:
     from agentkit.transcripts.foreign_objects import ForeignObjectError
     from agentkit.transcripts.schema_check import SchemaMismatchError
     from agentkit.transcripts.schema_version import SchemaVersionError
+    from agentkit.transcripts.wal_check import ForeignWalError
 
     try:
         yield
-    # newer agentkit, a table changed by hand, objects agentkit did not create (a trigger, a view)
-    except (SchemaVersionError, SchemaMismatchError, ForeignObjectError) as exc:
+    # newer agentkit, a table changed by hand, objects agentkit did not create (a trigger, a view),
+    # another database's -wal file beside it
+    except (SchemaVersionError, SchemaMismatchError, ForeignObjectError, ForeignWalError) as exc:
         raise DatabaseArgumentError(f"--db {shown(db)}: {exc}") from None
     except ModuleNotFoundError as exc:
         if exc.name in _POSTGRES_DRIVERS:

@@ -13,12 +13,15 @@ sqlite3 as a person sharing the file would, and read back by the `agentkit` comm
 from __future__ import annotations
 
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from agentkit.testing.cli_runner import run_cli, run_json
+from agentkit.testing.cli_runner import cli_env, run_cli, run_json
 
 TASK = "MiniGrid-Empty-5x5-v0"
 # Each reading command, as the user types it (RUN and EPISODE filled in per database).
@@ -200,3 +203,95 @@ def test_a_corrupted_page_says_how_to_recover_the_file(recorded: Path, tmp_path:
             in line
         )
     assert _read("list", db, run, episode)[0] == 0  # runs and episodes are on pages still whole
+
+
+# --- row 7: a -wal file of another database beside the file ---------------------------------------
+
+# A writer that starts episodes in a database and is killed (SIGKILL) before it closes, leaving its
+# -wal (and -shm) beside the file; halfway, a checkpoint may copy the log so far into the database.
+KILLED_WRITER = """
+import os, signal, sqlite3, sys
+from agentkit.transcripts import TranscriptStore
+store = TranscriptStore("sqlite:///" + sys.argv[1], background_checkpoints=False)
+run = store.create_run(env="gridworld", tasks=["t"], model="m", config={}, templates={})
+for i in range(int(sys.argv[2])):
+    print(store.start_episode(run, "t", seed=i), flush=True)
+    if i == int(sys.argv[2]) // 2 and sys.argv[3] == "checkpoint":
+        # a reader's snapshot keeps the log from being restarted after the checkpoint
+        reader = sqlite3.connect(sys.argv[1], isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM episodes").fetchall()
+        with sqlite3.connect(sys.argv[1]) as con:
+            con.execute("PRAGMA wal_checkpoint(PASSIVE)")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _killed_writer(db: Path, episodes: int, checkpoint: bool = False) -> list[str]:
+    """The ids of the episodes a writer killed by SIGKILL started in ``db``."""
+    args = [sys.executable, "-c", KILLED_WRITER, str(db), str(episodes), "checkpoint" if checkpoint else "-"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120, env=cli_env())
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert Path(f"{db}-wal").stat().st_size > 0
+    return proc.stdout.split()
+
+
+@pytest.mark.parametrize("with_index", [False, True], ids=["log alone", "log and its -shm"])
+def test_a_wal_of_another_database_is_refused_before_sqlite_applies_it(
+    recorded: Path, tmp_path: Path, with_index: bool
+) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    other = tmp_path / "other" / "other.db"
+    other.parent.mkdir()
+    _killed_writer(other, 40)
+    shutil.copy(f"{other}-wal", f"{db}-wal")
+    if with_index:
+        shutil.copy(f"{other}-shm", f"{db}-shm")
+    stored = db.read_bytes()
+    for command in ("list", "show", "export", "replay"):
+        code, stderr = _read(command, db, run, episode)
+        assert code == 2
+        line = _one_error_line(stderr)
+        assert f"{db}-wal: " in line and f"move it aside (mv {db}-wal {db}-wal.aside)" in line, line
+    args = ["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{db}"]
+    proc = run_cli(args, tmp_path, check=False)
+    assert proc.returncode == 2 and "-wal: " in _one_error_line(proc.stderr)
+    assert db.read_bytes() == stored  # never checkpointed into the database
+    Path(f"{db}-wal").rename(f"{db}-wal.aside")  # as the line says: the database reads as before
+    Path(f"{db}-shm").unlink(missing_ok=True)
+    assert _read("show", db, run, episode)[0] == 0
+
+
+def test_a_wal_whose_page_size_differs_is_refused(recorded: Path, tmp_path: Path) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    other = tmp_path / "small-pages.db"
+    con = sqlite3.connect(other)
+    con.execute("PRAGMA page_size = 1024")
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA wal_autocheckpoint = 0")
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    shutil.copy(f"{other}-wal", f"{db}-wal")
+    con.close()
+    line = _one_error_line(_read("show", db, run, episode)[1])
+    assert f"{db}-wal: its pages are 1024 bytes, the database's 4096" in line, line
+
+
+@pytest.mark.parametrize("checkpoint", [False, True], ids=["nothing copied", "half copied"])
+def test_the_genuine_wal_of_a_killed_writer_is_still_applied(
+    recorded: Path, tmp_path: Path, checkpoint: bool
+) -> None:
+    db = _copy(recorded, tmp_path)
+    run, episode = _ids(db)
+    started = _killed_writer(db, 30, checkpoint)
+    assert len(started) == 30
+    listing = run_json(["transcripts", "list", "--db", f"sqlite:///{db}"], tmp_path)
+    listed = {e["id"] for r in listing for e in r["episodes"]}
+    assert set(started) | {episode} <= listed
+    assert _read("show", db, run, started[-1])[0] == 0
+    # A writer opens it too, and folds the log in.
+    run_cli(["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{db}"], tmp_path)
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM episodes").fetchone() == (len(listed) + 1,)

@@ -26,6 +26,7 @@ from agentkit.transcripts import stored_json
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
 from agentkit.transcripts.foreign_objects import refuse_foreign_objects
 from agentkit.transcripts.sqlite_driver import sqlite_connection
+from agentkit.transcripts.wal_check import check_wal
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,7 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
         and not sa_url.database.startswith("file:")
     ):
         Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        check_wal(Path(sa_url.database).expanduser())  # another database's -wal: refused, not applied
     # Every JSON column read back fails in one line naming its row (agentkit.transcripts.stored_json).
     engine = create_engine(sa_url, echo=echo, json_serializer=dumps, json_deserializer=stored_json.loads)
     if sqlite:

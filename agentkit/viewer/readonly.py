@@ -31,6 +31,7 @@ from sqlalchemy.pool import QueuePool
 from agentkit.transcripts import TranscriptStore, stored_json
 from agentkit.transcripts.db import BUSY_TIMEOUT_MS, default_url, dumps, resolve_url
 from agentkit.transcripts.image_packs import folder_beside, register_folder
+from agentkit.transcripts.wal_check import check_wal
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ def _sqlite_readonly(database: str) -> Engine:
     path = Path(database).expanduser().resolve()
     if not path.is_file():
         raise DatabaseNotFound(f"no transcript database at {path}")
+    check_wal(path)  # another database's -wal beside it: refused before SQLite applies it
     uri = readonly_uri(path)
 
     def connect() -> sqlite3.Connection:
