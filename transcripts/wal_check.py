@@ -24,6 +24,7 @@ claims were copied), bounded by the log's size.
 from __future__ import annotations
 
 import logging
+import mmap
 import os
 import sqlite3
 import struct
@@ -56,13 +57,17 @@ class ForeignWalError(StorageError):
 
 @dataclass
 class WalLog:
-    """What SQLite would apply from a log: the last committed version of each page, and sizes."""
+    """What SQLite would apply from a log: the frames of its current run (those carrying the
+    header's salts), the offsets of each page's versions, and the database size at each commit.
+
+    Frame checksums are not recomputed (pure Python takes seconds for a 50 MB log): a torn last
+    frame is only ever a writer's own, and is judged by its header like the others.
+    """
 
     page_size: int
     salts: bytes
-    frames: int = 0  # committed frames
-    last_checksum: tuple[int, int] = (0, 0)
-    checksums: list[tuple[int, int]] = field(default_factory=list)  # after each frame
+    frames: int = 0  # frames up to the last commit frame
+    seen: int = 0  # frames carrying the salts
     pages: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # page -> [(frame, offset)]
     commit_sizes: list[int] = field(default_factory=list)
 
@@ -144,35 +149,30 @@ def _refuse(wal: Path, why: str) -> ForeignWalError:
     )
 
 
-def read_wal(wal: Path, data: bytes) -> WalLog:
-    """The committed frames of a log's valid chain, as SQLite's recovery finds them."""
+def read_wal(wal: Path, data: bytes | mmap.mmap) -> WalLog:
+    """The committed frames of a log, as SQLite's recovery finds them (checksums aside)."""
     magic, version, page_size, _seq, _s1, _s2, c1, c2 = struct.unpack(">8I", data[:_WAL_HEADER])
     if magic not in _WAL_MAGIC or version != _WAL_VERSION:
         raise _refuse(wal, "it is not a SQLite write-ahead log")
-    big = bool(magic & 1)
-    if _checksum(data[:24], 0, 0, big) != (c1, c2) or _page_size(page_size) < 512:
+    if _checksum(bytes(data[:24]), 0, 0, bool(magic & 1)) != (c1, c2) or _page_size(page_size) < 512:
         raise _refuse(wal, "its header is damaged (checksum)")
-    result = WalLog(_page_size(page_size), data[16:24])
-    sums, offset, frame, pending = (c1, c2), _WAL_HEADER, 0, []
+    result = WalLog(_page_size(page_size), bytes(data[16:24]))
+    offset, frame, pending = _WAL_HEADER, 0, []
     step = _FRAME_HEADER + result.page_size
     while offset + step <= len(data):
         page, commit_size = struct.unpack(">2I", data[offset : offset + 8])
         if data[offset + 8 : offset + 16] != result.salts or page == 0:
             break
-        sums = _checksum(data[offset : offset + 8], *sums, big)
-        sums = _checksum(data[offset + _FRAME_HEADER : offset + step], *sums, big)
-        if sums != struct.unpack(">2I", data[offset + 16 : offset + 24]):
-            break
         frame += 1
-        result.checksums.append(sums)
         pending.append((page, frame, offset + _FRAME_HEADER))
         if commit_size:  # a commit frame: its transaction's frames count
             for p, f, o in pending:
                 result.pages.setdefault(p, []).append((f, o))
             pending = []
-            result.frames, result.last_checksum = frame, sums
+            result.frames = frame
             result.commit_sizes.append(commit_size)
         offset += step
+    result.seen = frame
     return result
 
 
@@ -182,7 +182,6 @@ class WalIndex:
 
     salts: bytes
     max_frame: int
-    frame_checksum: tuple[int, int]
     backfilled: int
 
 
@@ -200,12 +199,11 @@ def read_index(shm: Path) -> WalIndex | None:
     if version != _WAL_VERSION or not is_init:
         return None
     max_frame = struct.unpack(order + "I", head[16:20])[0]
-    checksum = struct.unpack(order + "2I", head[24:32])
     backfilled = struct.unpack(order + "I", head[2 * _SHM_HEADER : 2 * _SHM_HEADER + 4])[0]
-    return WalIndex(head[32:40], max_frame, checksum, backfilled)
+    return WalIndex(head[32:40], max_frame, backfilled)
 
 
-def _differing_page(db: Path, data: bytes, log_: WalLog, up_to: int) -> int | None:
+def _differing_page(db: Path, data: bytes | mmap.mmap, log_: WalLog, up_to: int) -> int | None:
     """The first page written in frames 1..``up_to`` whose content in the database is none of the
     versions the log holds of it (a checkpoint copying later frames may be under way: any counts)."""
     with db.open("rb") as handle:
@@ -240,11 +238,15 @@ def _check_once(db: Path) -> None:
     try:
         if not wal.is_file() or wal.stat().st_size < _WAL_HEADER or db.stat().st_size < 100:
             return  # no log, an empty one (SQLite ignores it), or a database not written yet
-        data = wal.read_bytes()
-        with db.open("rb") as handle:
-            header = handle.read(100)
-    except OSError:
+        with wal.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            _check_log(db, wal, data)
+    except (OSError, ValueError):  # ValueError: mmap of a log emptied meanwhile
         return  # what cannot be read here is reported by SQLite when it opens the file
+
+
+def _check_log(db: Path, wal: Path, data: mmap.mmap) -> None:
+    with db.open("rb") as handle:
+        header = handle.read(100)
     log_ = read_wal(wal, data)
     db_page_size = _page_size(struct.unpack(">H", header[16:18])[0])
     if log_.page_size != db_page_size:
@@ -267,14 +269,10 @@ def _check_once(db: Path) -> None:
         )
 
 
-def _check_index(db: Path, wal: Path, data: bytes, log_: WalLog, index: WalIndex) -> None:
+def _check_index(db: Path, wal: Path, data: mmap.mmap, log_: WalLog, index: WalIndex) -> None:
     """Refuse a log whose pages its ``-shm`` index says are copied, or which another log's index
     accompanies, unless the database holds those pages."""
-    own = (
-        index.salts == log_.salts
-        and 0 < index.max_frame <= len(log_.checksums)
-        and log_.checksums[index.max_frame - 1] == index.frame_checksum
-    )
+    own = index.salts == log_.salts and 0 < index.max_frame <= log_.seen
     if own and index.backfilled:
         page = _differing_page(db, data, log_, min(index.backfilled, log_.frames))
         if page is not None:
