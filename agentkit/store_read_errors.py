@@ -41,9 +41,13 @@ def malformed_line(db: str) -> str:
     path = make_url(db).database if "://" in db else db
     if path and make_url(db).get_backend_name() == "sqlite":
         file = Path(path).expanduser()
+        wal = file.with_name(file.name + "-wal")
+        # SQLite reads the file through its log: one from another database reads as damage too.
+        aside = f" (or, if {wal} came from another database, move it aside)" if wal.is_file() else ""
         return (
             f"--db {shown(db)}: database disk image is malformed: {file}; recover what it holds with "
             f"`sqlite3 {file} .recover | sqlite3 {file.with_name(file.name + '.recovered')}` and read that"
+            + aside
         )
     return f"--db {shown(db)}: the database reports a damaged page (database disk image is malformed)"
 
