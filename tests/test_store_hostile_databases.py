@@ -295,3 +295,40 @@ def test_the_genuine_wal_of_a_killed_writer_is_still_applied(
     run_cli(["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{db}"], tmp_path)
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT count(*) FROM episodes").fetchone() == (len(listed) + 1,)
+
+
+# --- rows 2 and 4 on both backends, through the Python API ----------------------------------------
+
+TRIGGERS = {
+    "sqlite": [
+        "CREATE TRIGGER zero_reward AFTER UPDATE OF reward ON episodes "
+        "BEGIN UPDATE episodes SET reward = 0, success = 0; END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION zero() RETURNS trigger AS $$ BEGIN NEW.reward := 0; RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER zero_reward BEFORE UPDATE OF reward ON episodes FOR EACH ROW EXECUTE FUNCTION zero()",
+    ],
+}
+
+
+def test_a_trigger_or_a_view_named_like_a_table_is_refused_on_either_backend(any_db: str) -> None:
+    from sqlalchemy import create_engine
+
+    from agentkit.transcripts import TranscriptStore
+    from agentkit.transcripts.foreign_objects import ForeignObjectError
+    from agentkit.viewer.readonly import open_readonly
+
+    TranscriptStore(any_db).close()
+    engine = create_engine(any_db.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.begin() as conn:
+        for statement in TRIGGERS[conn.dialect.name]:
+            conn.exec_driver_sql(statement)
+    with pytest.raises(ForeignObjectError, match=r"\(trigger zero_reward on episodes\).*DROP TRIGGER"):
+        TranscriptStore(any_db)
+    open_readonly(any_db).close()  # a reader fires nothing, and reads it
+    with engine.begin() as conn:
+        conn.exec_driver_sql("ALTER TABLE runs RENAME TO runs_kept")
+        conn.exec_driver_sql("CREATE VIEW runs AS SELECT * FROM runs_kept")
+    engine.dispose()
+    with pytest.raises(ForeignObjectError, match=r"view runs is not agentkit's table.*DROP VIEW \"runs\";"):
+        open_readonly(any_db)

@@ -25,6 +25,7 @@ from sqlalchemy.engine import URL, make_url
 from agentkit.transcripts import stored_json
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
 from agentkit.transcripts.foreign_objects import refuse_foreign_objects
+from agentkit.transcripts.schema_version import check_readable, stored_version
 from agentkit.transcripts.sqlite_driver import sqlite_connection
 from agentkit.transcripts.wal_check import check_wal
 
@@ -174,6 +175,8 @@ def _create_tables(engine: Engine) -> Upgrade:
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
             # Before anything is created or migrated: a trigger, a view or any object agentkit did
             # not make could rewrite or shadow what it stores (agentkit.transcripts.foreign_objects).
+            # A newer agentkit's database is named as such first: its new tables are not foreign.
+            check_readable(stored_version(conn))
             refuse_foreign_objects(conn)
             return bring_up_to_date(conn, backup)
     except BaseException:
