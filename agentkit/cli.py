@@ -576,7 +576,21 @@ register_play(app)
 
 
 def main() -> None:
-    app(args=hoist_log_level(sys.argv[1:]))  # --log-level works after the command name too
+    args = hoist_log_level(sys.argv[1:])  # --log-level works after the command name too
+    try:
+        app(args=args)
+    except Exception as exc:
+        # A damaged database (JSON that does not parse, a malformed page) met anywhere in a read:
+        # one line naming it (agentkit.store_read_errors); anything else keeps its traceback.
+        from agentkit.store_read_errors import damaged_store_line, db_option
+
+        line = damaged_store_line(exc, db_option(args))
+        if line is None:
+            raise
+        try:
+            _fail(line)
+        except typer.Exit as stop:
+            sys.exit(stop.exit_code)
 
 
 if __name__ == "__main__":

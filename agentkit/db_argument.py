@@ -110,12 +110,16 @@ def opening(db: str) -> Iterator[None]:
     cannot be opened or written) into DatabaseArgumentError naming ``db``."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from agentkit.transcripts.foreign_objects import ForeignObjectError
     from agentkit.transcripts.schema_check import SchemaMismatchError
     from agentkit.transcripts.schema_version import SchemaVersionError
+    from agentkit.transcripts.wal_check import ForeignWalError
 
     try:
         yield
-    except (SchemaVersionError, SchemaMismatchError) as exc:  # newer agentkit, or a table changed by hand
+    # newer agentkit, a table changed by hand, objects agentkit did not create (a trigger, a view),
+    # another database's -wal file beside it
+    except (SchemaVersionError, SchemaMismatchError, ForeignObjectError, ForeignWalError) as exc:
         raise DatabaseArgumentError(f"--db {shown(db)}: {exc}") from None
     except ModuleNotFoundError as exc:
         if exc.name in _POSTGRES_DRIVERS:
@@ -135,4 +139,8 @@ def opening(db: str) -> Iterator[None]:
         where = f" {exc.filename}" if exc.filename else ""
         raise DatabaseArgumentError(f"--db {shown(db)}: cannot open{where} ({exc.strerror or exc})") from None
     except SQLAlchemyError as exc:
+        from agentkit.store_read_errors import is_malformed, malformed_line
+
+        if is_malformed(exc):  # a damaged page: say how to recover its rows
+            raise DatabaseArgumentError(malformed_line(db)) from None
         raise DatabaseArgumentError(f"--db {shown(db)}: cannot open the database ({_reason(exc)})") from None

@@ -22,8 +22,12 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 
+from agentkit.transcripts import stored_json
 from agentkit.transcripts.db_upgrade import Upgrade, backup_if_older, bring_up_to_date
+from agentkit.transcripts.foreign_objects import refuse_foreign_objects
+from agentkit.transcripts.schema_version import check_readable, stored_version
 from agentkit.transcripts.sqlite_driver import sqlite_connection
+from agentkit.transcripts.wal_check import check_wal
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +139,9 @@ def make_engine(url: str | None = None, *, create_tables: bool = True, echo: boo
         and not sa_url.database.startswith("file:")
     ):
         Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(sa_url, echo=echo, json_serializer=dumps)
+        check_wal(Path(sa_url.database).expanduser())  # another database's -wal: refused, not applied
+    # Every JSON column read back fails in one line naming its row (agentkit.transcripts.stored_json).
+    engine = create_engine(sa_url, echo=echo, json_serializer=dumps, json_deserializer=stored_json.loads)
     if sqlite:
         event.listen(engine, "connect", _on_sqlite_connect)
     if create_tables:
@@ -167,6 +173,11 @@ def _create_tables(engine: Engine) -> Upgrade:
                 # PostgreSQL has no database-wide write lock: writers opening one store at once
                 # (workers of a sweep) queue on this transaction-scoped lock instead.
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK_KEY})")
+            # Before anything is created or migrated: a trigger, a view or any object agentkit did
+            # not make could rewrite or shadow what it stores (agentkit.transcripts.foreign_objects).
+            # A newer agentkit's database is named as such first: its new tables are not foreign.
+            check_readable(stored_version(conn))
+            refuse_foreign_objects(conn)
             return bring_up_to_date(conn, backup)
     except BaseException:
         engine.dispose()

@@ -24,6 +24,7 @@ from sqlalchemy import BindParameter, Engine, Text, bindparam, select, type_coer
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
+from agentkit.transcripts import stored_json
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, expand
 from agentkit.transcripts.schema import Blob, EpisodeMessage, Message, Turn, TurnPrompt, table_of
@@ -149,7 +150,7 @@ def _episode_rows(conn: Connection, episode_id: str) -> dict[int, MessageRef]:
 
 def _resolve(rows_of: dict[int, MessageRef], spans: Any, turn_id: int) -> list[MessageRef]:
     if isinstance(spans, (str, bytes)):
-        spans = json.loads(spans)
+        spans = stored_json.loads(spans, str(stored_json.Place("turns", str(turn_id), "prompt_spans")))
     try:
         return [rows_of[seq] for seq in expand(spans)]
     except KeyError as exc:
@@ -263,7 +264,7 @@ class EpisodePromptReader(Generic[M]):
                 BLOBS.c.sha256.in_(missing[i : i + _BLOBS_CHUNK])
             )
             for sha, data in self._conn.execute(chosen):
-                contents[sha] = json.loads(bytes(data))
+                contents[sha] = stored_json.loads(bytes(data), str(stored_json.Place("blobs", sha, "data")))
         make, made = self.message, self._made
         by_turn: dict[int, list[M]] = {}
         last_turn, current = None, []
@@ -271,7 +272,7 @@ class EpisodePromptReader(Generic[M]):
             key = (role, sha, extra)
             msg = made.get(key)
             if msg is None:
-                parsed = json.loads(extra) if extra and extra != "null" else None
+                parsed = stored_json.loads(extra) if extra and extra != "null" else None
                 msg = made[key] = make(role, contents.get(sha, ""), parsed)
             if turn_id != last_turn:
                 current = by_turn[turn_id] = []
@@ -296,7 +297,7 @@ def _compiled(engine: Engine, statement: Any) -> tuple[str, Callable[[str], Any]
 
 def _json(value: Any) -> Any:
     """A JSON column as the driver returns it: text on SQLite, decoded already by some drivers."""
-    return json.loads(value) if isinstance(value, (str, bytes, bytearray)) else value
+    return stored_json.loads(value) if isinstance(value, (str, bytes, bytearray)) else value
 
 
 def _v2(conn: Connection, statement: Any) -> Sequence[Any]:
@@ -321,4 +322,4 @@ def _text(extra: Any) -> str | None:
 
 
 def _parse(text: str | None) -> dict[str, Any] | None:
-    return json.loads(text) if text else None
+    return stored_json.loads(text) if text else None

@@ -8,7 +8,6 @@ from either schema through ``agentkit.transcripts.prompt_reader``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
@@ -20,7 +19,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.elements import ColumnElement
 
 from agentkit.records import ModelCall
-from agentkit.transcripts import listings, prompt_reader
+from agentkit.transcripts import listings, prompt_reader, stored_json
+from agentkit.transcripts.foreign_objects import refuse_views_as_tables
 from agentkit.transcripts.image_packs import PackReader, folder_of
 from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
@@ -83,6 +83,7 @@ class TranscriptReader:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         with engine.connect() as conn:
+            refuse_views_as_tables(conn)  # a view named like a table is never run (foreign_objects)
             version = stored_version(conn)
             check_readable(version)
             check_columns(conn, version)  # a column dropped by hand: one line now, not mid-read
@@ -433,7 +434,7 @@ class TranscriptReader:
         """The messages of the given message rows, by turn id (``missing``: the content of a message
         whose blob is absent, instead of a KeyError)."""
         contents = {
-            sha: json.loads(data)
+            sha: stored_json.loads(data, str(stored_json.Place("blobs", sha, "data")))
             for sha, data in self._fetch_blobs(conn, {r[1] for rs in refs.values() for r in rs})
         }
         urls: dict[str, str] = {}

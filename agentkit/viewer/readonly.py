@@ -28,9 +28,10 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import QueuePool
 
-from agentkit.transcripts import TranscriptStore
+from agentkit.transcripts import TranscriptStore, stored_json
 from agentkit.transcripts.db import BUSY_TIMEOUT_MS, default_url, dumps, resolve_url
 from agentkit.transcripts.image_packs import folder_beside, register_folder
+from agentkit.transcripts.wal_check import check_wal
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,9 @@ def readonly_engine(url: str | None = None) -> Engine:
             "%s has no read-only mode here: the viewer only ever reads, but the database does not enforce it",
             sa_url.get_backend_name(),
         )
-    return create_engine(sa_url, json_serializer=dumps, execution_options=options)
+    return create_engine(
+        sa_url, json_serializer=dumps, json_deserializer=stored_json.loads, execution_options=options
+    )
 
 
 def _sqlite_readonly(database: str) -> Engine:
@@ -61,6 +64,7 @@ def _sqlite_readonly(database: str) -> Engine:
     path = Path(database).expanduser().resolve()
     if not path.is_file():
         raise DatabaseNotFound(f"no transcript database at {path}")
+    check_wal(path)  # another database's -wal beside it: refused before SQLite applies it
     uri = readonly_uri(path)
 
     def connect() -> sqlite3.Connection:
@@ -75,6 +79,7 @@ def _sqlite_readonly(database: str) -> Engine:
         pool_size=4,
         max_overflow=8,
         json_serializer=dumps,
+        json_deserializer=stored_json.loads,  # one line naming a row whose JSON does not parse
     )
     event.listen(engine, "connect", _on_connect)
     register_folder(engine, folder_beside(path))  # a private copy's images stay beside the original
