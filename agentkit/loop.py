@@ -11,7 +11,6 @@ answer and what an unusable answer is told.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.memory.policies import AnyMessage
-from agentkit.messages import Message
+from agentkit.messages import Message, escape_lone_surrogates
 from agentkit.models.base import Model, ModelError
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
@@ -35,16 +34,6 @@ from agentkit.protocols import AGENTKIT, EpisodeProtocol, StartRecord, play_star
 from agentkit.records import EndReason, EpisodeResult, ModelCallTotals, StorageError, TurnRecord, Usage
 
 log = logging.getLogger(__name__)
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _sendable(text: str) -> str:
-    """An answer as it can be sent back in the history: a lone surrogate (a misbehaving server's;
-    it has no UTF-8 form, so no request could carry it) written as the escape ``\\uXXXX``."""
-    if not _LONE_SURROGATE.search(text):
-        return text
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass
@@ -233,7 +222,7 @@ def run_episode(
         if not _store_turn(ep, turn, sink):
             break
         reply = turn.answer.reply
-        answer = Message("assistant", _sendable(reply.text), tuple(reply.tool_calls))
+        answer = Message("assistant", escape_lone_surrogates(reply.text), tuple(reply.tool_calls))
         ep.history.append(TurnMessages(user=turn.user, assistant=answer, results=turn.results))
         ep.observation = turn.next_observation
         ep.end_reason = _end_after_turn(ep, turn.execution)
