@@ -17,7 +17,10 @@ from typing import Any
 from agentkit.actions.parser import _bind, _RawArg, _Reject
 from agentkit.actions.script import Command, ParseError, Script
 from agentkit.actions.vocabulary import Vocabulary
-from agentkit.messages import ToolCall  # the typed call of an answer (one type, shared with the models)
+from agentkit.messages import (
+    ToolCall,
+    has_lone_surrogate,
+)  # the typed call of an answer (one type, shared with the models)
 
 __all__ = ["ToolCall", "script_from_tool_calls"]
 
@@ -38,6 +41,24 @@ def _as_text(value: Any) -> str | None:
     return None
 
 
+def _holds_lone_surrogate(value: Any) -> bool:
+    """Whether the decoded arguments hold a lone surrogate in a key or text value (JSON's ``\\ud800``
+    decodes to one): quoted back in a refusal or a result, it would make the next request unsendable.
+    A walk with its own stack: nested values are as deep as 64 Ki of JSON allows."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if has_lone_surrogate(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _command(call: ToolCall, vocabulary: Vocabulary) -> Command:
     spec = vocabulary.lookup(call.name)
     if spec is None:
@@ -55,7 +76,7 @@ def _command(call: ToolCall, vocabulary: Vocabulary) -> Command:
         )
     try:
         given = json.loads(call.arguments or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: lists nested thousands deep
         raise _Reject(
             ParseError(
                 "syntax",
@@ -63,6 +84,14 @@ def _command(call: ToolCall, vocabulary: Vocabulary) -> Command:
                 f'such as {{"{spec.params[0].name if spec.params else "x"}": ...}}.',
             )
         ) from None
+    if _holds_lone_surrogate(given):
+        raise _Reject(
+            ParseError(
+                "syntax",
+                f"The arguments of `{spec.name}` hold a lone surrogate (an escape such as \\ud800 "
+                "alone), which is no character; write plain text.",
+            )
+        )
     if not isinstance(given, dict):
         raise _Reject(
             ParseError(

@@ -11,7 +11,6 @@ answer and what an unusable answer is told.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,27 +23,17 @@ from agentkit.control import Control, FrameWatch
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.memory.policies import AnyMessage
-from agentkit.messages import Message
+from agentkit.messages import Message, escape_lone_surrogates
 from agentkit.models.base import Model, ModelError
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
 from agentkit.observers.observer import Observer
-from agentkit.pass_rule import PassRule, apply, runs_out_clock
+from agentkit.pass_rule import PASS, PassRule, apply, runs_out_clock
 from agentkit.prompts import PromptRenderer
 from agentkit.protocols import AGENTKIT, EpisodeProtocol, StartRecord, play_start
 from agentkit.records import EndReason, EpisodeResult, ModelCallTotals, StorageError, TurnRecord, Usage
 
 log = logging.getLogger(__name__)
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _sendable(text: str) -> str:
-    """An answer as it can be sent back in the history: a lone surrogate (a misbehaving server's;
-    it has no UTF-8 form, so no request could carry it) written as the escape ``\\uXXXX``."""
-    if not _LONE_SURROGATE.search(text):
-        return text
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass
@@ -233,11 +222,11 @@ def run_episode(
         if not _store_turn(ep, turn, sink):
             break
         reply = turn.answer.reply
-        answer = Message("assistant", _sendable(reply.text), tuple(reply.tool_calls))
+        answer = Message("assistant", escape_lone_surrogates(reply.text), tuple(reply.tool_calls))
         ep.history.append(TurnMessages(user=turn.user, assistant=answer, results=turn.results))
         ep.observation = turn.next_observation
         ep.end_reason = _end_after_turn(ep, turn.execution)
-    return _result(ep, task, seed)
+    return _result(ep, task, seed, should_stop)
 
 
 def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episode:
@@ -433,19 +422,42 @@ def _end_after_turn(ep: _Episode, execution: _Execution) -> EndReason | None:
     return None
 
 
-def _result(ep: _Episode, task: str, seed: int) -> EpisodeResult:
-    """Run out the world's clock if our limits stopped the episode, then judge it."""
+def _result(
+    ep: _Episode, task: str, seed: int, should_stop: Callable[[], EndReason | None] | None = None
+) -> EpisodeResult:
+    """Run out the world's clock if our limits stopped the episode, then judge it.
+
+    The run-out is bounded by the same stops as the turns (``--max-wall-s``, the run's limits,
+    Ctrl-C): an arena's clock may be billions of steps long. A run-out they cut short ends the
+    episode with their reason and is never a pass: the verdict is on the state the clock leaves,
+    and there is none."""
     setup, observation, end_reason = ep.setup, ep.observation, ep.end_reason
     if end_reason is None:  # every way out of run_episode's loop names its reason
         raise RuntimeError(f"episode {ep.episode_id}: the loop ended without a reason")
     clock: dict[str, Any] | None = None
+    cut: list[EndReason] = []  # the stop that cut the run-out short, if one did
+
+    def stop() -> bool:
+        reason = _stop_before_turn(ep, should_stop)
+        if reason is not None:
+            cut.append(reason)
+        return reason is not None
+
     if runs_out_clock(end_reason) and not observation.done:
-        observation, clock, broke = _run_out_clock(setup.backend, setup.observer, observation, ep.episode_id)
+        observation, clock, broke = _run_out_clock(
+            setup.backend, setup.observer, observation, ep.episode_id, stop
+        )
         if broke:
             end_reason = EndReason.ENV_ERROR
+        elif cut:
+            end_reason = cut[0]
+            clock["stopped"] = end_reason.value
+            log.info("episode %s: clock run-out stopped (%s)", ep.episode_id, end_reason.value)
     metrics = setup.backend.episode_metrics(observation)
     if clock is not None:
         metrics["clock_run_out"] = clock
+        if cut and PASS in metrics:  # judged on a clock that was not run out: never a pass
+            metrics[PASS] = False
     if ep.start is not None:
         metrics["protocol_start"] = ep.start.to_json()
     success, metrics = apply(
@@ -470,14 +482,18 @@ def _result(ep: _Episode, task: str, seed: int) -> EpisodeResult:
 
 
 def _run_out_clock(
-    backend: Backend, observer: Observer, observation: Observation, episode_id: str
+    backend: Backend,
+    observer: Observer,
+    observation: Observation,
+    episode_id: str,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[Observation, dict[str, Any], bool]:
     """Let the world go on idly until its clock ends the episode (our limits stopped asking the
     model; the world does not stop with them). Returns the final observation, the record of what was
     stepped (stored with the episode's metrics) and whether the simulator raised meanwhile."""
     record: dict[str, Any] = {"reward_when_stopped": observation.total_reward}
     try:
-        run_out: ClockRunOut = backend.run_out_clock()
+        run_out: ClockRunOut = backend.run_out_clock(stop)
         if run_out.idle_steps:
             observation = observer.observe(backend.observe())
     except Exception as exc:  # a simulator crash: the episode ends as an environment error, never a pass

@@ -10,8 +10,25 @@ to an image by its sha256. A leaf: it imports nothing of agentkit's, so every la
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate: no character, with no UTF-8 form, so no request
+    (and no database) can carry it. Only a misbehaving server sends one."""
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def escape_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as the escape ``\\uXXXX``: what an answer can be sent
+    back as in the history, its code points kept in writing rather than dropped."""
+    if not has_lone_surrogate(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from agentkit.control import Control, FrameWatch, make_control
 from agentkit.envs import Backend, get_backend
 from agentkit.loop import EpisodeLimits, EpisodeSetup
 from agentkit.memory import memory_policy_from_spec
+from agentkit.models import reuse_window
 from agentkit.models.base import Model
 from agentkit.models.cached_model import CachedModel, ResponseCache
 from agentkit.models.participant import Participant
@@ -175,12 +176,15 @@ def make_setup(
     if config.action_format == "tools":
         check_tool_templates(sources)
     renderer = PromptRenderer(sources, include_images=config.include_images)
+    control, watch = control_parts(config, backend)
+    reuse_window.size_for_run(
+        config.max_concurrency, FRAME_CALLS_GUARD if control.frame_by_frame else config.max_scripts
+    )  # the model client's caches hold the messages this run resends, no more
     model = (
         model_factory(backend)
         if model_factory
         else wrap_model(make_model(config, backend, api_key), config, cache)
     )
-    control, watch = control_parts(config, backend)
     protocol = protocol_named(config.protocol)
     check_backend(protocol, backend)  # one line for a backend that does not play it
     return EpisodeSetup(

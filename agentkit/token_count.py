@@ -38,19 +38,22 @@ CACHE_MAX_CHARS = 32 * 1024 * 1024
 
 
 class _Remembered:
-    """Token counts by text, holding at most ``max_chars`` characters of keys (emptied when full)."""
+    """Token counts by text, holding at most ``max_chars`` characters of keys and ``max_entries``
+    texts (emptied when full)."""
 
-    def __init__(self, max_chars: int) -> None:
+    def __init__(self, max_chars: int, max_entries: int | None = None) -> None:
         self.counts: dict[str, int] = {}
         self.chars = 0
         self.max_chars = max_chars
+        self.max_entries = max_entries
         self._lock = threading.Lock()  # a counter is shared by the episodes (threads) of a process
 
     def keep(self, text: str, tokens: int) -> None:
         if len(text) > self.max_chars:
             return
         with self._lock:
-            if self.chars + len(text) > self.max_chars:
+            full = self.max_entries is not None and len(self.counts) >= self.max_entries
+            if full or self.chars + len(text) > self.max_chars:
                 self.counts.clear()
                 self.chars = 0
             if text not in self.counts:
@@ -71,6 +74,12 @@ class TokenCounter:
         self.name = f"tiktoken:{encoding.name}" if encoding is not None else f"chars/{CHARS_PER_TOKEN}"
         self._texts = _Remembered(CACHE_MAX_CHARS)  # whole texts: one lookup for a text seen before
         self._chunks = _Remembered(CACHE_MAX_CHARS)  # lines: a new text costs only its new lines
+
+    def remember_at_most(self, texts: int, lines: int) -> None:
+        """Bound what the counter remembers to ``texts`` whole texts and ``lines`` distinct lines: the
+        model client sizes it to the messages its run resends (``agentkit.models.reuse_window``), so
+        a long run does not keep every finished episode's prompts until the character bound."""
+        self._texts.max_entries, self._chunks.max_entries = texts, lines
 
     def text(self, text: str) -> int:
         if not text:

@@ -8,6 +8,7 @@ and steps one low-level action at a time. It never renders prompts and never see
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -52,12 +53,20 @@ class ClockRunOut:
     ``idle_steps``: idle actions stepped; ``reward``: the reward they brought (the clock's cost, and
     anything the world did meanwhile); ``ended``: whether the episode reached its own end (False for
     a world with no clock, where nothing was stepped), and ``end_reason`` the world's reason.
+    ``stopped``: the run's stop (``--max-wall-s``, ``--run-max-wall-s``, Ctrl-C) cut it short
+    before the world ended the episode.
     """
 
     idle_steps: int = 0
     reward: float = 0.0
     ended: bool = False
     end_reason: EndReason | None = None  # why the world ended it (e.g. time_limit), when it did
+    stopped: bool = False
+
+
+#: Asked between idle steps while a clock is run out: True ends the run-out at once (the wall limit
+#: bounds this phase as every other, however long the arena's clock).
+StopCheck = Callable[[], bool]
 
 
 class Backend(ABC):
@@ -121,8 +130,9 @@ class Backend(ABC):
         """What the world does while the model produced an unusable answer (default: nothing)."""
         return []
 
-    def run_out_clock(self) -> ClockRunOut:
-        """Let the world go on with the idle action until the episode ends by its own rules.
+    def run_out_clock(self, stop: StopCheck | None = None) -> ClockRunOut:
+        """Let the world go on with the idle action until the episode ends by its own rules, or
+        until ``stop`` says the run's time is up.
 
         Why: when the loop stops asking the model (a script, parse-failure, token, cost or wall
         limit of ours), the world does not stop with it. A child who stops moving in Animal-AI
@@ -223,11 +233,16 @@ class Backend(ABC):
         """Release simulator resources."""
 
 
-def step_until_done(backend: Backend, action: Any, max_steps: int) -> ClockRunOut:
+def step_until_done(
+    backend: Backend, action: Any, max_steps: int, stop: StopCheck | None = None
+) -> ClockRunOut:
     """Step ``action`` until the episode ends or ``max_steps`` were stepped (a guard, never the rule:
-    a backend picks a bound its clock always reaches first)."""
+    a backend picks a bound its clock always reaches first), asking ``stop`` before every step: an
+    arena's clock may be two billion steps long, and the wall limit must still end the episode."""
     steps, reward = 0, 0.0
     while steps < max_steps:
+        if stop is not None and stop():
+            return ClockRunOut(steps, reward, False, stopped=True)
         result = backend.step(action)
         steps += 1
         reward += result.reward

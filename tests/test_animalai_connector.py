@@ -169,8 +169,9 @@ def test_the_reference_agent_needs_the_builtin_build(tmp_path):
     assert not db.exists() or TranscriptStore(f"sqlite:///{db}").list_runs() == []
 
 
-def _gone(pid: int, wait_s: float = 3.0) -> bool:
-    """The process has ended (a zombie awaiting its parent counts as ended)."""
+def _gone(pid: int, wait_s: float = 30.0) -> bool:
+    """The process has ended (a zombie awaiting its parent counts as ended); the wait is long for a
+    loaded machine and ends as soon as the process is gone."""
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         status = Path(f"/proc/{pid}/status")

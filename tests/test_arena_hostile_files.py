@@ -21,6 +21,7 @@ from agentkit.envs.animalai_common.box_grid import BoxGrid
 from agentkit.envs.animalai_common.geometry import boxes_overlap
 from agentkit.envs.animalai_common.layout import build_layout
 from agentkit.envs.arena import ArenaConfigError, parse_arena_config
+from agentkit.testing.cli_runner import run_cli, run_json
 
 CHILD = textwrap.dedent(
     """
@@ -204,3 +205,48 @@ def test_an_arena_path_that_is_not_a_regular_file_says_what_it_is(tmp_path: Path
     assert loader.stdout.strip() == f"ERROR {path.name}: the path is {what}, not a regular file", (
         loader.stderr
     )
+
+
+def _lone_agent(t: str, pass_mark: float = -0.5) -> str:
+    """An arena with only the agent in it (no goal to reach) and the time limit ``t``, as written."""
+    return (
+        f"!ArenaConfig\narenas:\n  0: !Arena\n    t: {t}\n    pass_mark: {pass_mark}\n    items:\n"
+        "    - !Item\n      name: Agent\n      positions: [!Vector3 {x: 20, y: 0, z: 20}]\n"
+        "      rotations: [0]\n"
+    )
+
+
+def test_a_time_limit_larger_than_animal_ais_int_is_refused_by_run_in_one_line(tmp_path: Path) -> None:
+    """Before: ``t: 1000000000000`` was accepted and ``run`` never ended (the clock was run out step by
+    step). Animal-AI reads the limit into a C# int (YAMLclasses.cs), which refuses it; so does the loader."""
+    path = tmp_path / "endless.yaml"
+    path.write_text(_lone_agent("1000000000000"))
+    done = run_cli(
+        ["run", "--env", "aai-arena", "--task", str(path), "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+        tmp_path,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].lower().startswith("error: "), lines
+    assert (
+        lines[0][len("error: ") :]
+        == "endless.yaml: arena 0: 't' must be at most 2,147,483,647, got 1000000000000"
+    )
+
+
+def test_max_wall_s_bounds_running_out_a_clock_of_two_billion_steps(tmp_path: Path) -> None:
+    """Before: at the script limit the arena's clock (2e9 steps, allowed) was run out in full and
+    ``--max-wall-s`` never stopped it. Now the run-out stops at the wall limit, the episode ends for
+    wall time, and it is not judged a pass on a clock that was not run out (the pass mark of -0.5
+    is above the reward so far, so judging the state as it stands would pass it)."""
+    path = tmp_path / "long.yaml"
+    path.write_text(_lone_agent("2000000000"))
+    args = ["run", "--env", "aai-arena", "--task", str(path), "--max-scripts", "1", "--max-wall-s", "3"]
+    data = run_json([*args, "--db", f"sqlite:///{tmp_path / 'r.db'}"], tmp_path)  # 300 s bound
+    (episode,) = data["episodes"]
+    assert (episode["end_reason"], episode["pass"], episode["success"]) == ("wall_time", False, False)
+    clock = episode["clock_run_out"]
+    assert clock["stopped"] == "wall_time" and clock["ended"] is False and clock["idle_steps"] > 0
+    assert episode["reward"] > -0.5  # the reward so far would have passed

@@ -100,7 +100,7 @@ class Terminal:
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait(timeout=10)
+        self.proc.wait(timeout=60)
         self._reader.join(timeout=5)
         os.close(self.master)
 

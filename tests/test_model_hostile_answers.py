@@ -1,8 +1,10 @@
-"""Hostile answers from a model endpoint, over real HTTP (issue 29, rows 3, 10 and 13).
+"""Hostile answers from a model endpoint, over real HTTP (issue 29, rows 3, 8, 10 and 13).
 
 Before: ~1 MB of gzip inflating to 1 GB took 3.5-3.7 GB of memory (and the JSON one was accepted);
 a 500 with a 10 MB error body took ~30 s per attempt; a 307 said "Received: ''"; content parts said
-"Invalid response object Traceback" and were retried. Now each fails in one line naming the endpoint,
+"Invalid response object Traceback" and were retried; a lone surrogate in a tool call was stored,
+made the next request unencodable, was reported as a server 500, retried, and ended the episode in
+model_error. Now each fails in one line naming the endpoint,
 after one attempt, in bounded memory; an error body is read only in part.
 """
 
@@ -21,6 +23,8 @@ from hostile_model_server import CannedAnswer, HostileModelServer
 
 from agentkit.models.base import ModelError
 from agentkit.models.litellm_model import LiteLLMModel
+from agentkit.testing.cli_runner import cli_env, run_json
+from agentkit.testing.fake_openai import FakeOpenAIServer
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 GZIP_JSON = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
@@ -158,3 +162,45 @@ def test_content_parts_that_are_not_text_are_refused_in_one_line(route) -> None:
         "choices[0].message.content as parts of type image_url; only text is read (a string, or parts "
         "of type text) (after 1 attempt)"
     )
+
+
+TURN_RIGHT = {"name": "Turn", "arguments": '{"degrees": 90}'}
+
+
+@pytest.mark.parametrize(
+    ("call", "told"),
+    [
+        ({"name": "Turn\ud800", "arguments": '{"degrees": 90}'}, "There is no tool `Turn\\ud800`"),
+        ({"name": "Think", "arguments": '{"text": "hm \ud800"}'}, "The arguments of `Think` hold a lone"),
+        ({"name": "Turn", "arguments": '{"\\udc00": 90}'}, "The arguments of `Turn` hold a lone surrogate"),
+    ],
+    ids=["in-the-name", "in-the-arguments", "json-escaped-in-a-key"],
+)
+def test_a_lone_surrogate_in_a_tool_call_is_a_parse_error_the_model_reads(tmp_path, call, told) -> None:
+    """The turn is stored (its call written with ``\\uXXXX`` escapes), the next request is sent
+    once and tells the model what was wrong in the call's tool result: no 500, no retry, no
+    model_error, no relaunch."""
+    answers = iter([{"content": None, "tool_calls": [call]}])
+    bodies: list[dict[str, Any]] = []
+
+    def respond(body: dict[str, Any]) -> Any:
+        bodies.append(body)
+        return next(answers, {"content": None, "tool_calls": [TURN_RIGHT]})
+
+    key = "sk-test-hostile-0001"
+    args = ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model"]
+    args += ["--api-key-env", "HOSTILE_KEY", "--action-format", "tools", "--max-scripts", "2"]
+    with FakeOpenAIServer(responder=respond, api_key=key) as server:
+        data = run_json(
+            [*args, "--api-base", server.base_url, "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+            tmp_path,
+            cli_env(HOSTILE_KEY=key),
+        )
+    (episode,) = data["episodes"]
+    assert (episode["end_reason"], episode["turns"], episode["trial"]) == ("script_limit", 2, 0)
+    assert data["model_calls"]["model_errors"] == 0 and data["model_calls"]["retries"] == 0
+    assert len(bodies) == 2  # one request per turn: nothing failed to encode, nothing was retried
+    sent = json.dumps(bodies[1]["messages"], ensure_ascii=False)
+    sent.encode("utf-8")  # every character of the second request has a UTF-8 form
+    (result,) = [m for m in bodies[1]["messages"] if m["role"] == "tool"]
+    assert told in result["content"], result["content"]

@@ -110,7 +110,7 @@ def test_sigkill_mid_episode_keeps_completed_turns_and_marks_episode_unfinished(
                         turns = 0
             assert turns >= 3, "the run never got going"
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.wait(timeout=120)
         finally:
             if proc.poll() is None:
                 proc.kill()

@@ -21,7 +21,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-CACHE_BYTES = 256 * 2**20  # remembered encodings, in all (a few full-history episodes' frames)
+from agentkit.models import reuse_window
+
+# Remembered encodings: the run's messages in flight (reuse_window), and at most this many bytes of
+# them (a guard: four arena episodes at turn 100 with 512 px frames resend about 18 MB).
+CACHE_BYTES = 64 * 2**20
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 _MESSAGE_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
 _TEXT_PART = frozenset({"type", "text"})
@@ -32,7 +36,6 @@ _FUNCTION_KEYS = frozenset({"name", "arguments"})
 
 _messages: dict[tuple[Any, ...], bytes] = {}
 _cached_bytes = 0
-TYPED_CACHE_SIZE = 2048  # typed messages remembered (they hold their frames' bytes)
 _typed: dict[Any, bytes] = {}  # a typed message (frozen, compared by value) -> its JSON
 _lock = threading.Lock()
 
@@ -85,7 +88,9 @@ def encoded_message(message: Any) -> bytes:
     if data is None:
         data = dumps({k: v for k, v in message.items() if v is not None}).encode("utf-8")
         with _lock:
-            while _messages and _cached_bytes + len(data) > CACHE_BYTES:  # forget the oldest
+            while _messages and (  # forget the oldest
+                _cached_bytes + len(data) > CACHE_BYTES or len(_messages) >= reuse_window.messages()
+            ):
                 _cached_bytes -= len(_messages.pop(next(iter(_messages))))
             _messages[key] = data
             _cached_bytes += len(data)
@@ -97,7 +102,7 @@ def _encoded_typed(typed: Any, message: Any) -> bytes:
     if data is None:
         data = encoded_message(message)
         with _lock:
-            if len(_typed) >= TYPED_CACHE_SIZE:
+            while len(_typed) >= reuse_window.messages():  # they hold their frames' bytes
                 _typed.pop(next(iter(_typed)), None)  # forget the oldest
             _typed[typed] = data
     return data

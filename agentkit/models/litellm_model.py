@@ -42,7 +42,7 @@ from tenacity import (
 
 from agentkit import run_defaults  # a leaf: the defaults a run gives every model, written once
 from agentkit.log_streams import import_litellm
-from agentkit.messages import ToolCall
+from agentkit.messages import ToolCall, escape_lone_surrogates, has_lone_surrogate
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.answer_size import refusal_in
 from agentkit.models.base import ModelError, PromptMessage
@@ -487,8 +487,18 @@ def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
         arguments = getattr(function, "arguments", None)
         if not isinstance(arguments, str):  # a provider that sends an object: kept as its JSON text
             arguments = "{}" if arguments is None else json.dumps(arguments)
+        name, call_id = str(name), str(getattr(call, "id", "") or f"call_{i}")
+        if any(has_lone_surrogate(field) for field in (name, arguments, call_id)):
+            # no request can carry one: kept in writing, so the turn is stored and the next request
+            # encodes; the reader refuses such a call in a line the model reads (actions.tool_calls)
+            logger.warning(
+                "tool call %d: a lone surrogate (no character) in its name, arguments or id, "
+                "written as a \\uXXXX escape",
+                i,
+            )
+            name, arguments, call_id = map(escape_lone_surrogates, (name, arguments, call_id))
         # a server that gives no id still gets each call answered by id (tool results name their call)
-        calls.append(ToolCall(str(name), arguments, str(getattr(call, "id", "") or f"call_{i}")))
+        calls.append(ToolCall(name, arguments, call_id))
     return tuple(calls)
 
 

@@ -7,7 +7,7 @@ OpenAI-style dicts pass through untouched (the same objects), so callers may mix
 rest of the code moves to typed messages.
 
 A frame is resent on every turn of a full-history episode, so its data URL is remembered by
-sha256 (a bounded, value-keyed cache) instead of base64-encoding the same bytes again each turn.
+sha256 (a value-keyed cache of the frames the run resends, ``reuse_window``) instead of base64-encoding the same bytes again each turn.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentkit.messages import ImagePart, Message
+from agentkit.models import reuse_window
 
-_DATA_URL_CACHE_SIZE = 512  # frames whose data URL is remembered (a long full-history episode's)
 _data_urls: dict[tuple[str, str], str] = {}
 
 
@@ -30,11 +30,11 @@ def data_url(image: ImagePart) -> str:
     url = _data_urls.get(key)
     if url is None:
         url = f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
-        if len(_data_urls) >= _DATA_URL_CACHE_SIZE:
+        while len(_data_urls) >= reuse_window.frames():  # the frames the run's episodes resend
             try:  # forget the oldest; another thread may be doing the same
                 _data_urls.pop(next(iter(_data_urls)), None)
             except (RuntimeError, StopIteration):
-                pass
+                break
         _data_urls[key] = url
     return url
 

@@ -20,6 +20,7 @@ import io
 import threading
 from typing import Any
 
+from agentkit.models import reuse_window
 from agentkit.token_count import TokenCounter, token_counter
 
 MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
@@ -28,20 +29,22 @@ DROPPED_RATIO = 0.5  # the provider counts less than this share of our count: pa
 MIN_TOKENS_CHECKED = 200  # smaller prompts vary too much between tokenizers to judge
 _DEFAULT_IMAGE_SIZE = (512, 512)  # when an image's header cannot be read
 _HEADER_CHARS = 8192  # base64 characters decoded to find an image's size (its header is near the start)
-_IMAGE_CACHE_SIZE = 1024
 
 _counters: dict[str, TokenCounter] = {}
 _image_tokens: dict[str, int] = {}
 _lock = threading.Lock()
+LINES_PER_MESSAGE = 16  # distinct lines a token counter remembers per message of the window
 
 
 def counter_for(model: str) -> TokenCounter:
     """One counter per model name, shared by the episodes of a process (it remembers what it counted,
-    whole texts included: a full-history prompt's earlier texts cost one lookup each)."""
+    whole texts included: a full-history prompt's earlier texts cost one lookup each), remembering
+    the texts of the messages the run resends (``reuse_window``)."""
     with _lock:
         counter = _counters.get(model)
         if counter is None:
             counter = _counters[model] = token_counter(model)
+        counter.remember_at_most(reuse_window.messages(), LINES_PER_MESSAGE * reuse_window.messages())
         return counter
 
 
@@ -83,8 +86,8 @@ def _image(url: str, counter: TokenCounter) -> int:
     if tokens is None:
         tokens = counter.image(*_image_size(url))
         with _lock:
-            if len(_image_tokens) >= _IMAGE_CACHE_SIZE:
-                _image_tokens.clear()
+            while len(_image_tokens) >= reuse_window.frames():  # a key holds its frame's data URL
+                _image_tokens.pop(next(iter(_image_tokens)))
             _image_tokens[url] = tokens
     return tokens
 

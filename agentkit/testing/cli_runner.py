@@ -31,6 +31,6 @@ def run_cli(
     return proc
 
 
-def run_json(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict:
-    proc = run_cli([*args, "--json"], cwd, env)
+def run_json(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> dict:
+    proc = run_cli([*args, "--json"], cwd, env, timeout=timeout)
     return json.loads(proc.stdout)  # stdout must be exactly one JSON document

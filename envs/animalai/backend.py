@@ -44,6 +44,7 @@ from agentkit.envs.base import (
     PrimitiveAction,
     ScriptPolicy,
     StepResult,
+    StopCheck,
     TaskInfo,
     step_until_done,
 )
@@ -236,7 +237,7 @@ class AnimalAIBackend(Backend):
             {"camera": agent.camera} if self.frames and agent is not None and agent.camera is not None else {}
         )
 
-    def run_out_clock(self) -> ClockRunOut:
+    def run_out_clock(self, stop: StopCheck | None = None) -> ClockRunOut:
         """Step the no-op ``[0, 0]`` until the build ends the episode (Animal-AI's own clock drains
         health to 0), as the LLM-AAI code did at its script limit. An arena with no time limit
         (t = 0) has no clock: nothing is stepped. The bound only guards against a build that never
@@ -247,7 +248,7 @@ class AnimalAIBackend(Backend):
             return ClockRunOut(ended=True)
         if self._t <= 0:
             return ClockRunOut()
-        return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000))
+        return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000), stop=stop)
 
     def reference_policy(self) -> ScriptPolicy:
         if not self.build.builtin:

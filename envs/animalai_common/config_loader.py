@@ -126,6 +126,10 @@ _ARENA_FIELDS = (
     "canChangePerspective",
     "mergeNextArena",
 )
+# Animal-AI declares the time limit a C# ``int`` (``public int timeLimit``, ``YAMLclasses.cs`` of
+# v4.1.0; ``t`` in v3.1.3), so YamlDotNet refuses a larger value: refused here too, in one line,
+# rather than an episode whose clock could not be run out in any bounded time.
+MAX_T = 2**31 - 1
 _IGNORED_ARENA_FIELDS = frozenset({"defaultPerspective"})  # v3.1.3: "no longer used" (YAMLclasses.cs)
 _TOP_FIELDS = ("arenas", "randomizeArenas", "showNotification", "canResetEpisode", "canChangePerspective")
 MAX_COLOR = 256.0
@@ -325,7 +329,9 @@ def _read_arena(data: Any, ctx: _Context) -> ArenaSpec:
     t = _pick(body, "t", "timeLimit", ctx)
     pass_mark = _pick(body, "pass_mark", "passMark", ctx)
     seed = _pick(body, "random_seed", "randomSeed", ctx)
-    t_value = 0 if t is None else _integer(t, "t", ctx, minimum=0)
+    t_value = (
+        0 if t is None else _integer(t, "t" if "t" in body else "timeLimit", ctx, minimum=0, maximum=MAX_T)
+    )
     pass_value = None if pass_mark is None else _number(pass_mark, "pass_mark", ctx)
     blackouts = _blackouts(body.get("blackouts"), ctx)
     items_raw = body.get("items") or []
@@ -456,12 +462,16 @@ def _number(value: Any, field: str, ctx: _Context) -> float:
     return float(value)
 
 
-def _integer(value: Any, field: str, ctx: _Context, minimum: int | None = None) -> int:
+def _integer(
+    value: Any, field: str, ctx: _Context, minimum: int | None = None, maximum: int | None = None
+) -> int:
     number = _number(value, field, ctx)
     if number != int(number):
         raise ctx.error(f"'{field}' must be a whole number, got {show(value)}")
     if minimum is not None and number < minimum:
         raise ctx.error(f"'{field}' must be at least {minimum}, got {show(value)}")
+    if maximum is not None and number > maximum:
+        raise ctx.error(f"'{field}' must be at most {maximum:,}, got {show(value)}")
     return int(number)
 
 

@@ -45,6 +45,7 @@ from agentkit.envs.base import (
     PrimitiveAction,
     ScriptPolicy,
     StepResult,
+    StopCheck,
     TaskInfo,
     step_until_done,
 )
@@ -319,7 +320,7 @@ class ArenaBackend(Backend):
         frame = self.frame()
         return {} if frame is None else {"camera": frame}
 
-    def run_out_clock(self) -> ClockRunOut:
+    def run_out_clock(self, stop: StopCheck | None = None) -> ClockRunOut:
         """Step Animal-AI's no-op ``[0, 0]`` until the episode ends (the arena's clock drains health to
         0, or the world ends it first, e.g. a bouncing goal reaching the agent). An arena with no time
         limit (t = 0) has no clock: nothing is stepped. The bound only guards against a world that
@@ -329,7 +330,7 @@ class ArenaBackend(Backend):
             return ClockRunOut(ended=True)
         if self._t <= 0:
             return ClockRunOut()
-        return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000))
+        return step_until_done(self, list(NOOP), max_steps=max(10 * self._t, 1000), stop=stop)
 
     def reference_policy(self) -> ScriptPolicy:
         from agentkit.envs.animalai_common.reference import ArenaReferencePolicy

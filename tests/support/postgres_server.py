@@ -8,6 +8,11 @@ trust authentication, and is stopped and deleted at the end. PostgreSQL refuses 
 as root the server runs as the ``postgres`` user the package creates.
 
 Each test gets a database of its own (``new_database``), so tests never see each other's rows.
+
+Under load (the suite on 2 busy cores) a start may be slow, or the free port may be taken by another
+process between choosing and binding it: ``start`` waits up to ``START_WAIT_S`` for the server and
+tries again, on a new port in a new folder, up to ``START_ATTEMPTS`` times; connections retry for a
+while too. Every wait is bounded, so a server that cannot start still fails the test in one line.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +34,10 @@ log = logging.getLogger(__name__)
 
 # Where Debian's package puts the binaries when they are not on PATH (one folder per major version).
 _DEBIAN_BIN_GLOB = "/usr/lib/postgresql/*/bin"
+START_WAIT_S = 180  # pg_ctl -w -t: how long one start may take (seconds; a few on an idle machine)
+START_ATTEMPTS = 3  # starts tried, each on a new port and folder
+COMMAND_TIMEOUT_S = START_WAIT_S + 60  # initdb, pg_ctl: killed past this
+CONNECT_WAIT_S = 60  # how long new_database keeps trying to connect
 
 
 def find_binaries() -> Path | None:
@@ -64,11 +74,21 @@ class PostgresServer:
         import psycopg
 
         name = "t_" + uuid.uuid4().hex[:12]
-        with psycopg.connect(
-            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
-        ) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return self.url(name)
+        deadline = time.monotonic() + CONNECT_WAIT_S
+        while True:
+            try:
+                conn = psycopg.connect(
+                    f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres connect_timeout=20",
+                    autocommit=True,
+                )
+            except psycopg.OperationalError:  # a loaded server may refuse for a moment
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+                continue
+            with conn:
+                conn.execute(f'CREATE DATABASE "{name}"')
+            return self.url(name)
 
     def stop(self) -> None:
         _run(
@@ -83,16 +103,29 @@ def _run(server_or_user: PostgresServer | str | None, argv: list[str], check: bo
     user = server_or_user.run_as if isinstance(server_or_user, PostgresServer) else server_or_user
     if user is not None:
         argv = ["runuser", "-u", user, "--", *argv]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
     if check and done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
 
 
 def start() -> PostgresServer:
-    """Start a server in a new temporary folder (RuntimeError when it cannot start)."""
+    """Start a server in a new temporary folder, trying again on a new port and folder when a start
+    fails (RuntimeError when none of ``START_ATTEMPTS`` starts succeeds)."""
     bin_dir = find_binaries()
     if bin_dir is None:
         raise FileNotFoundError("PostgreSQL's initdb/pg_ctl are not installed")
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return _start_once(bin_dir)
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            if attempt == START_ATTEMPTS:
+                raise RuntimeError(f"PostgreSQL did not start in {START_ATTEMPTS} attempts: {exc}") from exc
+            log.warning("PostgreSQL start %d of %d failed, trying again: %s", attempt, START_ATTEMPTS, exc)
+    raise AssertionError("unreachable")
+
+
+def _start_once(bin_dir: Path) -> PostgresServer:
+    """One start: initdb and pg_ctl on a new folder and free port; the folder is removed on failure."""
     run_as = None
     folder = Path(tempfile.mkdtemp(prefix="agentkit-pg-"))
     if os.geteuid() == 0:
@@ -135,12 +168,12 @@ def start() -> PostgresServer:
                 str(folder / "log"),
                 "-w",
                 "-t",
-                "60",
+                str(START_WAIT_S),
                 "start",
             ],
         )
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        server.stop()  # a server that came up late, or half-way, is stopped before its folder goes
         raise
     log.info("PostgreSQL test server on 127.0.0.1:%d (%s)", port, folder)
     return server
