@@ -26,7 +26,7 @@ this prints (control steps per second) says how long that would take here.
 Needs the ``rl`` extra (torch CPU + stable-baselines3). Torch runs on one thread: on a small MLP more
 threads only contend with the physics.
 
-Usage: python bench/trifinger_ppo.py [--timesteps 20000] [--n-envs 2] [--n-steps 1668]
+Usage: python bench/trifinger_ppo.py [--timesteps 20000] [--n-envs 2] [--n-steps 1680]
        [--curriculum goal] [--episodes-per-protocol 2] [--out DIR] [--compare]
 """
 
@@ -228,7 +228,9 @@ def main() -> None:
     )
     parser.add_argument("--timesteps", type=int, default=20_000, help="PPO control steps (834 per episode)")
     parser.add_argument("--n-envs", type=int, default=2)
-    parser.add_argument("--n-steps", type=int, default=1668, help="steps per env per update (paper: 6000)")
+    parser.add_argument(
+        "--n-steps", type=int, default=1680, help="steps per env per update (paper: 6000; x envs / 40 whole)"
+    )
     parser.add_argument("--curriculum", choices=CURRICULA, default="goal", help="paper's curr0/1/2")
     parser.add_argument("--episodes-per-protocol", type=int, default=2, help="paper: 200")
     parser.add_argument("--seed", type=int, default=0)
