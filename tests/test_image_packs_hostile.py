@@ -13,11 +13,11 @@ without the capabilities that override file permissions).
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,16 +99,26 @@ def test_an_images_folder_that_is_a_symlink_is_refused_and_nothing_is_written_th
     assert "make room" not in stderr and "fix what it names, then `agentkit eval --resume" in lines[0]
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_PR_CAPBSET_DROP = 24
-_OVERRIDING_CAPS = (1, 2, 3)  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER
+#: Run as root, the child drops the capabilities that ignore file permissions (CAP_DAC_OVERRIDE,
+#: CAP_DAC_READ_SEARCH, CAP_FOWNER: prctl PR_CAPBSET_DROP, 24) in a fresh interpreter, then execs
+#: agentkit. Not a ``preexec_fn``: that runs Python in a fork of the test worker, which Python's
+#: documentation calls unsafe with threads; once, under load, the child aborted in gRPC's epoll
+#: ("epoll_wait error: Bad file descriptor") in a worker that had run the Ray tests.
+_DROP_THEN_EXEC = (
+    "import ctypes, os, sys\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "for cap in (1, 2, 3):\n"
+    "    if libc.prctl(24, cap, 0, 0, 0) != 0:\n"
+    "        raise OSError(ctypes.get_errno(), 'prctl(PR_CAPBSET_DROP)')\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n"
+)
 
 
-def _without_permission_overrides() -> None:
-    """In the child before exec: root without the capabilities that ignore file permissions."""
-    for cap in _OVERRIDING_CAPS:
-        if _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+def _without_permission_overrides(command: list[str]) -> list[str]:
+    """``command`` run without the permission-ignoring capabilities when the tests run as root."""
+    if os.geteuid() != 0:
+        return command
+    return [sys.executable, "-c", _DROP_THEN_EXEC, *command]
 
 
 def test_a_read_only_images_folder_is_named_as_such_not_as_a_full_disk(tmp_path: Path) -> None:
@@ -122,13 +132,12 @@ def test_a_read_only_images_folder_is_named_as_such_not_as_a_full_disk(tmp_path:
                 f"api_base: {server.base_url}\nmax_scripts: 2\n"
             )
             proc = subprocess.run(
-                [*AGENTKIT, "eval", str(exp), "--db", f"sqlite:///{db}"],
+                _without_permission_overrides([*AGENTKIT, "eval", str(exp), "--db", f"sqlite:///{db}"]),
                 cwd=tmp_path,
                 env=cli_env(),
                 capture_output=True,
                 text=True,
                 timeout=300,
-                preexec_fn=_without_permission_overrides if os.geteuid() == 0 else None,
             )
     finally:
         folder_beside(db).chmod(0o755)
