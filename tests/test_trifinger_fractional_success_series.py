@@ -79,3 +79,20 @@ def test_reaching_counts_125_steps_and_ending_on_success_runs_nothing_out():
         assert "control_steps" not in backend.episode_metrics(None)
     finally:
         backend.close()
+
+
+def test_the_clock_run_out_holds_to_the_time_limit_and_asks_the_runs_stop_before_each_step():
+    from agentkit.envs.trifinger.backend import TriFingerBackend
+
+    backend = TriFingerBackend(cameras=False, end_on_success=False)
+    try:
+        backend.reset("reaching@P0", 0)
+        backend.step({"q": list(backend.world.target), "ms": 400})
+        stopped = backend.run_out_clock(lambda: True)  # the run's wall limit is already up
+        assert stopped.stopped and stopped.idle_steps == 0 and backend.world.steps == 400
+        ran = backend.run_out_clock(lambda: False)
+        assert not ran.stopped and ran.idle_steps == 115  # 40-ms holds from 0.4 s to the 5-s limit
+        assert backend.world.steps == backend.time_limit_steps
+        assert backend.episode_metrics(None)["control_steps"] == backend.time_limit_steps // 40
+    finally:
+        backend.close()

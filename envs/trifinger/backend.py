@@ -36,7 +36,15 @@ import numpy as np
 
 from agentkit.actions import Command, CompileError
 from agentkit.actions.controller_command import MAX_SPAN_S, RUN_CONTROLLER
-from agentkit.envs.base import Backend, ClockRunOut, ScriptPolicy, StepResult, TaskInfo, step_until_done
+from agentkit.envs.base import (
+    Backend,
+    ClockRunOut,
+    ScriptPolicy,
+    StepResult,
+    StopCheck,
+    TaskInfo,
+    step_until_done,
+)
 from agentkit.envs.trifinger.causalworld_controller import (
     STEP_MS,
     ActorController,
@@ -317,15 +325,18 @@ class TriFingerBackend(Backend):
             **self._fractional_metrics(),
         }
 
-    def run_out_clock(self) -> ClockRunOut:
+    def run_out_clock(self, stop: StopCheck | None = None) -> ClockRunOut:
         """With ``end_on_success`` off (CausalWorld's evaluation: every episode runs its full length),
         hold the current joint targets until the time limit when our limits stopped asking the model,
-        so the fractional-success series covers the whole episode as CausalWorld's does. Otherwise
+        so the fractional-success series covers the whole episode as CausalWorld's does; ``stop``
+        (the run's wall limit) is asked before every step. Otherwise
         nothing is stepped and the episode is judged as it stands (as before)."""
         if self.end_on_success or self._done or self._world is None or self._world.scene is None:
             return ClockRunOut()
-        hold = {"q": [float(v) for v in self._world.target], "ms": MAX_ACTION_MS}
-        return step_until_done(self, hold, max_steps=self.time_limit_steps // MAX_ACTION_MS + 2)
+        # one 40-ms control step at a time: the episode ends within a control step of its limit
+        step_ms = round(CONTROL_STEP_S * 1000)
+        hold = {"q": [float(v) for v in self._world.target], "ms": step_ms}
+        return step_until_done(self, hold, max_steps=self.time_limit_steps // step_ms + 2, stop=stop)
 
     def prompt_context(self) -> dict[str, Any]:
         world = self._world
