@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agentkit.envs.trifinger import causalworld_robot as robot
 from agentkit.envs.trifinger import observation_vector as ov
 from agentkit.envs.trifinger.causalworld_actors import (
     ACTOR_SKIP_FRAME,
@@ -38,9 +39,6 @@ from agentkit.envs.trifinger.tasks import default_scene
 from agentkit.envs.trifinger.world import TIME_STEP_MS, TriFingerWorld
 
 CONTROLLER_PREFIX = "causalworld:"
-#: envs/robot/action.py: joint-position actions span the same bounds as the joint observation.
-ACTION_LOW = np.asarray(ov.ROBOT_BOUNDS["joint_positions"][0], dtype=float)
-ACTION_HIGH = np.asarray(ov.ROBOT_BOUNDS["joint_positions"][1], dtype=float)
 STEP_MS = ACTOR_SKIP_FRAME * TIME_STEP_MS  # 12 ms
 
 
@@ -78,8 +76,7 @@ def _check_size(name: str, network: ActorNetwork, family: str, entries: list[ov.
 
 def joint_targets(action: np.ndarray) -> np.ndarray:
     """action.py ``denormalize_action``: [-1, 1] to the joint-position bounds (radians)."""
-    clipped = np.clip(np.asarray(action, dtype=float), -1.0, 1.0)  # action.py clip_action
-    return ACTION_LOW + (clipped + 1.0) / 2.0 * (ACTION_HIGH - ACTION_LOW)
+    return robot.denormalize_action(action, robot.JOINT_LOW, robot.JOINT_HIGH)
 
 
 @dataclass(frozen=True)

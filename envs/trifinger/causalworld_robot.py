@@ -129,6 +129,12 @@ def _mesh_body(client: int, name: str, flags: int, colour: tuple[float, ...]) ->
     return body
 
 
+def denormalize_action(action: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """envs/robot/action.py ``clip_action`` then ``denormalize_action``: [-1, 1] to ``low``..``high``."""
+    clipped = np.clip(np.asarray(action, dtype=float), -1.0, 1.0)
+    return low + (clipped + 1.0) / 2.0 * (high - low)
+
+
 def pd_torques(target: np.ndarray, positions: np.ndarray, velocities: np.ndarray) -> np.ndarray:
     """envs/robot/trifinger.py ``compute_pd_control_torques``: no gravity term."""
     return POSITION_GAINS * (target - positions) - VELOCITY_GAINS * velocities

@@ -51,6 +51,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from agentkit.envs.trifinger import causalworld_robot as robot
 from agentkit.envs.trifinger import observation_vector as ov
 from agentkit.envs.trifinger.backend import TriFingerBackend
 from agentkit.envs.trifinger.causalworld_profile import episode_length_s, fractional_success
@@ -67,7 +68,7 @@ ACTION_MODES = ("joint_positions", "joint_torques", "end_effector_positions")
 OBSERVATION_MODES = ("structured", "pixel")
 #: envs/robot/action.py ``TriFingerAction``: the unscaled bounds of each action mode.
 ACTION_BOUNDS: dict[str, tuple[np.ndarray, np.ndarray]] = {
-    "joint_positions": (np.array([-1.57, -1.2, -3.0] * 3), np.array([1.0, 1.57, 3.0] * 3)),
+    "joint_positions": (robot.JOINT_LOW, robot.JOINT_HIGH),
     "joint_torques": (np.full(9, -0.36), np.full(9, 0.36)),  # ``self.max_motor_torque = 0.36``
     "end_effector_positions": (np.array([-0.5, -0.5, 0.0] * 3), np.array([0.5, 0.5, 0.5] * 3)),
 }
@@ -202,10 +203,7 @@ class TriFingerGymEnv(gymnasium.Env):
         world = self.backend.world
         action = np.asarray(action, dtype=float).reshape(9)
         if self.normalize_actions:
-            action = np.clip(action, -1.0, 1.0)
-            command = self._low + (action + 1.0) / 2.0 * (
-                self._high - self._low
-            )  # action.py ``denormalize_action``
+            command = robot.denormalize_action(action, self._low, self._high)
         else:
             command = np.clip(action, self._low, self._high)  # action.py ``clip_action``
         if self.action_mode == "joint_positions":

@@ -251,7 +251,7 @@ class TriFingerWorld:
             self._pd_step(goal)
         self.target = goal
 
-    def apply_torques(self, torques: Sequence[float], count: int = 1) -> None:
+    def apply_torques(self, torques: Sequence[float] | np.ndarray, count: int = 1) -> None:
         """Raw torque control for ``count`` physics steps (the gym env's torque mode, safety-checked
         as CausalWorld's); the set-point follows the measured joints."""
         wanted = np.asarray(torques, dtype=float)
