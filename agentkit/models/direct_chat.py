@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import json
 import logging
-import ssl
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +32,7 @@ import httpx
 
 from agentkit.models import chat_body, usage_guard
 from agentkit.models.request_deadline import deadline, deadline_transport
+from agentkit.models.tls_context import shared_tls_context
 
 logger = logging.getLogger(__name__)
 
@@ -109,20 +108,6 @@ _SDK_ORDER = (
 )
 
 
-_ssl_context: ssl.SSLContext | None = None
-_ssl_lock = threading.Lock()
-
-
-def _shared_ssl_context() -> ssl.SSLContext:
-    """httpx's default TLS context, made once: loading the CA bundle costs ~20 ms, which every model
-    (one per episode) and every async call (its client belongs to one event loop) would pay."""
-    global _ssl_context
-    with _ssl_lock:
-        if _ssl_context is None:
-            _ssl_context = httpx.create_ssl_context()
-        return _ssl_context
-
-
 class DirectChat:
     """One kept-alive HTTP client for one model's server, posting prepared bodies (sync and async).
 
@@ -148,7 +133,7 @@ class DirectChat:
         self._proxy = usage_guard.environment_proxy(api_base)
         if transport is None:  # usage_guard's answer check over connections that keep the thread's deadline
             transport = usage_guard.UsageCheckingTransport(
-                inner=deadline_transport(self._proxy, verify=_shared_ssl_context())
+                inner=deadline_transport(self._proxy, verify=shared_tls_context())
             )
         self._client = httpx.Client(transport=transport, timeout=timeout_s)
         self._api_base = api_base
@@ -174,7 +159,7 @@ class DirectChat:
     async def acomplete(self, body: bytes) -> Any:
         """As :meth:`complete` on a client of the running event loop (made and closed here: an async
         client belongs to the loop it was made in)."""
-        inner = httpx.AsyncHTTPTransport(proxy=self._proxy, verify=_shared_ssl_context())
+        inner = httpx.AsyncHTTPTransport(proxy=self._proxy, verify=shared_tls_context())
         checked = usage_guard.AsyncUsageCheckingTransport(inner=inner)
         async with httpx.AsyncClient(transport=checked, timeout=self._timeout_s) as client:
             try:

@@ -26,6 +26,7 @@ import httpx
 import openai
 
 from agentkit.models import answer_content, answer_size
+from agentkit.models.tls_context import shared_tls_context
 from agentkit.url_redaction import redact_url
 
 _COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -97,7 +98,7 @@ class UsageCheckingTransport(httpx.BaseTransport):
 
     def __init__(self, proxy: str | None = None, inner: httpx.BaseTransport | None = None) -> None:
         """``inner``: the transport that sends (httpx's own through ``proxy`` when None)."""
-        self._inner = inner or httpx.HTTPTransport(proxy=proxy)
+        self._inner = inner or httpx.HTTPTransport(proxy=proxy, verify=shared_tls_context())
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         answer_size.ask_capped_encodings(request)
@@ -116,7 +117,7 @@ class AsyncUsageCheckingTransport(httpx.AsyncBaseTransport):
     """The async twin of :class:`UsageCheckingTransport`."""
 
     def __init__(self, proxy: str | None = None, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self._inner = inner or httpx.AsyncHTTPTransport(proxy=proxy)
+        self._inner = inner or httpx.AsyncHTTPTransport(proxy=proxy, verify=shared_tls_context())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         answer_size.ask_capped_encodings(request)
