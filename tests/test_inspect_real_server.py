@@ -110,13 +110,12 @@ def test_inspect_eval_cli_plays_an_episode_against_a_local_openai_server(tmp_pat
         assert episode.success and [t.answer for t in store.get_turns(episode.id)] == answers
 
 
-def test_images_and_generate_settings_reach_the_server(tmp_path: Path) -> None:
+def test_images_generate_settings_and_model_args_reach_the_server(tmp_path: Path) -> None:
     answers = _reference_answers("aai-arena", "01-04-03", tmp_path / "reference.db")
     with FakeOpenAIServer(_replaying(answers)) as server:
         log = inspect_eval(
             suite_task("aai-arena", "01-04-03", db=str(tmp_path / "inspect.db"), max_scripts=5),
-            model="agentkit/openai/fake-model",
-            model_base_url=server.base_url,
+            model=get_model("agentkit/openai/fake-model", base_url=server.base_url, fold_system=True),
             max_tokens=300,
             temperature=0.5,
             stop_seqs=["<end>"],
@@ -128,6 +127,8 @@ def test_images_and_generate_settings_reach_the_server(tmp_path: Path) -> None:
     assert _scores(log)["pass"] == 1.0
     assert turns and all(count_images(r) >= 1 for r in turns)  # the arena's frames went as image parts
     assert {(r["max_tokens"], r["temperature"], tuple(r["stop"])) for r in turns} == {(300, 0.5, ("<end>",))}
+    # -M fold_system=true: the instructions open the first user message; no system message is sent
+    assert all(m["role"] != "system" for r in turns for m in r["messages"])
     usage = log.stats.model_usage["agentkit/openai/fake-model"]
     assert usage.input_tokens > 0 and usage.output_tokens > 0  # the server's counts reach Inspect's log
 
@@ -170,6 +171,8 @@ def test_messages_are_converted_and_bad_input_is_refused_in_one_line() -> None:
         to_openai_chat([ChatMessageTool(content="42", function="add", tool_call_id="c1")])
     with pytest.raises(ValueError, match=r"give a litellm model id after 'agentkit/'"):
         get_model("agentkit/gpt-4o", memoize=False)
+    with pytest.raises(ValueError, match=r"^-M fold_system: true or false, not 'maybe'$"):
+        get_model("agentkit/openai/gpt-4o", fold_system="maybe", memoize=False)
 
 
 def test_inspects_own_openai_provider_cannot_run_beside_litellm() -> None:

@@ -87,10 +87,12 @@ class AgentkitModelAPI(ModelAPI):
                 f"--model {PROVIDER}/{model_name}: give a litellm model id after '{PROVIDER}/', "
                 f"e.g. {PROVIDER}/openai/gpt-4o"
             )
+        if not isinstance(fold_system, bool):
+            raise ValueError(f"-M fold_system: true or false, not {fold_system!r}")
         if api_key is None and base_url and not os.environ.get("OPENAI_API_KEY"):
             api_key = _LOCAL_KEY
         self._api_key = api_key
-        self._fold_system = bool(fold_system)
+        self._fold_system = fold_system
         self._timeout_s = float(timeout_s)
         self._max_retries = int(max_retries)
         self._clients: dict[tuple[Any, ...], LiteLLMModel] = {}
