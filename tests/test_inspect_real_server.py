@@ -145,7 +145,8 @@ def test_a_refused_connection_is_a_model_error_that_scores_a_fail(tmp_path: Path
     assert _scores(log)["pass"] == 0.0
     with agentkit.open_store(tmp_path / "inspect.db", read_only=True) as store:
         (episode,) = store.list_episodes()
-        assert episode.success is False and "connect" in (episode.error or "").lower(), episode.error
+        assert episode.end_reason == "model_error" and "connect" in (episode.error or "").lower()
+        assert (episode.error or "").startswith("agentkit/openai/fake-model: ")  # named once, not re-wrapped
 
 
 def test_messages_are_converted_and_bad_input_is_refused_in_one_line() -> None:
