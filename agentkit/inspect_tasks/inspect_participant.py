@@ -93,6 +93,8 @@ class InspectParticipant:
         start = time.perf_counter()
         try:
             output = anyio.from_thread.run(self.model.generate, chat)
+        except ModelError as exc:  # agentkit's own client (agentkit/<id>) already named the model and error
+            raise ModelError(str(exc), transient=False) from exc
         except Exception as exc:  # the provider's error ends the episode as a model error, like litellm's
             raise ModelError(
                 f"inspect model {self.model}: {type(exc).__name__}: {exc}", transient=False

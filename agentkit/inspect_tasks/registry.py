@@ -1,4 +1,5 @@
-"""The tasks Inspect finds through the ``inspect_ai`` entry point: ``inspect eval agentkit/<name>``.
+"""The tasks and the model API Inspect finds through the ``inspect_ai`` entry point: ``inspect eval
+agentkit/<name> --model agentkit/<litellm model id>``.
 
 Why: Inspect loads this module (pyproject's ``[project.entry-points.inspect_ai]``) and registers its
 ``@task`` functions under the package name, so ``inspect eval agentkit/aai_children40 --model ...``
@@ -12,6 +13,8 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+# Importing it registers the ``agentkit/<litellm model id>`` model API (--model agentkit/openai/gpt-4o).
+from agentkit.inspect_tasks import litellm_provider  # noqa: F401  (imported for its registration)
 from agentkit.inspect_tasks.suite_task import suite_task
 
 # Inspect puts a task under its package's name itself only when the package is in site-packages (or an
