@@ -109,9 +109,9 @@ def _tools(*calls: tuple[str, str]) -> ModelReply:
 GRID_SCRIPT = ('Think("look around"); Turn(90);', JUNK, "Go(1);")
 ARENA_SCRIPT = ('Think("look around"); Turn(90);', JUNK, "Go(2);")
 TRIFINGER_SCRIPT = ('Think("plan"); wait(0.2);', JUNK, "wait(0.2);")
-MODEL = {
-    "model": "openai/recorded"
-}  # a named model (frame-by-frame refuses the reference agent); never called
+# A named model, never called (the recorder answers): with the reference agent the run would
+# render no pictures and frame-by-frame control would be refused.
+MODEL = {"model": "openai/recorded"}
 
 CASES = [
     Case("gridworld", "gridworld", "BabyAI-GoToLocal-v0", GRID_SCRIPT),
@@ -121,7 +121,7 @@ CASES = [
         "gridworld",
         "BabyAI-GoToLocal-v0",
         ("left", JUNK, "forward"),
-        {"control": "frame-by-frame", **MODEL},
+        {"control": "frame-by-frame"},
     ),
     Case(
         "gridworld",
@@ -132,20 +132,20 @@ CASES = [
             JUNK,
             _tools(("Go", '{"n": 1}')),
         ),
-        {"action_format": "tools", **MODEL},
+        {"action_format": "tools"},
     ),
     Case("gridworld-react", "gridworld", "BabyAI-GoToLocal-v0", GRID_SCRIPT),
     Case("gridworld-reasoner", "gridworld", "BabyAI-GoToLocal-v0", GRID_SCRIPT),
     Case("aai-arena", "aai-arena", "01-04-03", ARENA_SCRIPT),
     Case("aai-arena", "aai-arena", "01-04-03", ARENA_SCRIPT, {"include_images": False}),
     Case("aai-arena", "aai-arena", "01-04-03", ARENA_SCRIPT, {"observe": "every:5"}),
-    Case("aai-arena", "aai-arena", "01-04-03", ARENA_SCRIPT, {"protocol": "llm-aai", **MODEL}),
+    Case("aai-arena", "aai-arena", "01-04-03", ARENA_SCRIPT, {"protocol": "llm-aai"}),
     Case(
         "aai-arena",
         "aai-arena",
         "01-04-03",
         ("forward", JUNK, "left"),
-        {"control": "frame-by-frame", **MODEL},
+        {"control": "frame-by-frame"},
     ),
     Case(
         "aai-arena",
@@ -156,7 +156,7 @@ CASES = [
             JUNK,
             _tools(("Go", '{"n": 2}')),
         ),
-        {"action_format": "tools", **MODEL},
+        {"action_format": "tools"},
     ),
     Case("aai-arena-incontext", "aai-arena", "01-04-03", ARENA_SCRIPT),
     Case("aai-arena", "animalai", "01-04-03", ARENA_SCRIPT, {"backend_options": {"aai_build": "builtin"}}),
@@ -165,7 +165,7 @@ CASES = [
         "animalai",
         "01-04-03",
         ARENA_SCRIPT,
-        {"backend_options": {"aai_build": "builtin"}, "protocol": "llm-aai", **MODEL},
+        {"backend_options": {"aai_build": "builtin"}, "protocol": "llm-aai"},
     ),
     Case("trifinger", "trifinger", "pushing", TRIFINGER_SCRIPT),
     Case("trifinger", "trifinger", "pushing", TRIFINGER_SCRIPT, {"include_images": False}),
@@ -174,7 +174,7 @@ CASES = [
         "trifinger",
         "pushing",
         (_tools(("Think", '{"text": "plan"}')), JUNK, _tools(("wait", '{"seconds": 0.2}'))),
-        {"action_format": "tools", **MODEL},
+        {"action_format": "tools"},
     ),
 ]
 
@@ -201,7 +201,7 @@ def _play(case: Case) -> tuple[list[list[dict[str, Any]]], set[str]]:
 
     templates = None if case.template_set == _own_set(case.env) else case.template_set
     config = RunConfig(
-        env=case.env, tasks=[case.task], templates_dir=templates, max_scripts=10, **case.options
+        env=case.env, tasks=[case.task], templates_dir=templates, max_scripts=10, **MODEL, **case.options
     )
     setup = make_setup(config, model_factory=lambda backend: Recorder())
     names = {spec.name for spec in setup.backend.vocabulary.commands}
@@ -248,6 +248,8 @@ def test_each_prompt_says_each_line_once_and_each_label_means_one_thing(case: Ca
     system_text = _text(calls[0][0])
     assert "could not be carried out" not in _text(calls[1][-1])
     assert "could not be carried out" in _text(calls[2][-1]), case.id
+    pictures = [p for p in calls[0][-1]["content"] if isinstance(p, dict) and p.get("type") == "image_url"]
+    assert bool(pictures) == case.options.get("include_images", True), f"{case.id}: {len(pictures)} pictures"
     for turn, messages in enumerate(calls):
         assert messages[0]["role"] == "system" and messages[-1]["role"] == "user"
         prompt = system_text + "\n" + _text(messages[-1])
