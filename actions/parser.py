@@ -820,7 +820,7 @@ def _no_commands(vocab: Vocabulary) -> ParseError:
     return ParseError(
         code="no_commands",
         message="I found no command in your answer. Write commands as Name(arguments), separated by `;` "
-        f"or newlines, e.g. `{example};`. Valid commands: {_catalog(vocab)}.",
+        f"or newlines, e.g. `{example};`. Commands: {_catalog(vocab)}.",
     )
 
 

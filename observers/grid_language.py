@@ -1,15 +1,16 @@
 """A GridView in plain English, from the agent's point of view.
 
-It says which way the agent faces and what is right in front of it, what it carries, how far it can
-walk straight ahead, and where each object it has seen lies in steps ahead/behind and left/right
-("a red key 2 steps ahead and 1 to the left"). Only seen cells are described.
+It says which way the agent faces and what is right in front of it, how far it can walk straight
+ahead, and where each object it has seen lies in steps ahead/behind and left/right ("a red key 2
+steps ahead and 1 to the left"). Only seen cells are described. What the agent carries is left to
+the status block (``Carrying:``), which every prompt shows: said here too, it was said twice.
 """
 
 from __future__ import annotations
 
 from agentkit.observers.cells import cell_name, with_article
 from agentkit.observers.grid_geometry import forward_vector, relative_offset, seen_cell, seen_things
-from agentkit.observers.observation import Cell, GridView
+from agentkit.observers.observation import GridView
 
 MAX_LAVA_LISTED = 6  # lava fields can be large; the nearest few are what matters for the next move
 
@@ -63,13 +64,9 @@ def _ahead_sentence(grid: GridView) -> str:
     return f"Straight ahead you can walk {_steps(free)}, {end}."
 
 
-def _carrying_sentence(carrying: Cell | None) -> str:
-    return "You carry nothing." if carrying is None else f"You carry {with_article(cell_name(carrying))}."
-
-
 def describe_grid(grid: GridView) -> str:
     """Sentences about the agent's surroundings, nearest objects first."""
-    sentences = [_front_sentence(grid), _ahead_sentence(grid), _carrying_sentence(grid.carrying)]
+    sentences = [_front_sentence(grid), _ahead_sentence(grid)]
     x, y = grid.agent_pos
     under = grid.cells[y][x]
     if under is not None:

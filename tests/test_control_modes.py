@@ -126,7 +126,8 @@ def test_a_frame_by_frame_arena_episode_reaches_the_goal_n_steps_per_answer(endp
     assert [len(t.actions) for t in moving[:-1]] == [5] * (len(moving) - 1)
     assert 1 <= len(moving[-1].actions) <= 5 and moving[-1].done
     assert all(a == [1, 0] for t in moving for a in t.actions)
-    assert "Step 1 of 100." in _user_text(turns[1].messages[-1])  # the turn names the world's step
+    assert "\nStep: 1\n" in _user_text(turns[1].messages[-1])  # the status block names the world's step
+    assert "of at most" not in _user_text(turns[1].messages[-1])  # no count of answers: they are unlimited
     assert result.scripts == len(turns) > 2
 
 
@@ -140,7 +141,8 @@ def test_a_script_with_observe_every_5_shows_the_frames_of_steps_5_and_10_next_t
     # steps 5 and 10 of the 12-step script, then the view now (a frame of step 12 would repeat it)
     assert _images(second) == 3
     assert [i["label"] for i in turns[1].observation["images"]] == ["step 5", "step 10", "camera"]
-    assert "The attached pictures, in order: step 5, step 10, and now (step 12)." in _user_text(second)
+    assert "The attached pictures, in order: step 5, step 10, and now." in _user_text(second)
+    assert "Step: 12" in _user_text(second)  # the step of the view now, said once, by the status block
     assert 'Think("I see 4 image(s)")' in turns[1].answer  # the first turn's one, and these three
 
 
@@ -440,7 +442,7 @@ def test_a_frame_by_frame_gridworld_episode_walks_minigrids_own_actions(fake_ope
     assert result.success and [t.actions for t in sink.turns] == [[2], [2], [1], [2], [2]]
     system = sink.turns[0].messages[0]["content"]
     assert "- toggle: open or close the door in front" in system and "Go(n)" not in system
-    assert "Step 3." in _user_text(sink.turns[3].messages[-1])
+    assert "Step: 3" in _user_text(sink.turns[3].messages[-1])
     assert len(sink.turns[4].messages) == 1 + 2 * 2 + 1  # the window:2 history policy applies
 
 

@@ -205,11 +205,13 @@ def test_go_to_and_explore_never_step_into_lava(backend, task):
 
 def test_valid_commands_follow_what_is_in_front(backend):
     raw = backend.reset("gridworld/door-key-easy", 1)  # facing the yellow key
-    assert raw.status["valid_commands"] == "Turn, Pickup, go_to, open, put_next_to, explore, Think"
+    assert raw.status["commands_useful_now"] == "Turn, Pickup, go_to, open, put_next_to, explore, Think"
     primitives = GridworldBackend(frame="none")
-    assert primitives.reset("gridworld/door-key-easy", 1).status["valid_commands"] == "Turn, Pickup, Think"
+    assert (
+        primitives.reset("gridworld/door-key-easy", 1).status["commands_useful_now"] == "Turn, Pickup, Think"
+    )
     run(backend, Command("Pickup"))
-    after = backend.observe().status["valid_commands"].split(", ")
+    after = backend.observe().status["commands_useful_now"].split(", ")
     assert {"Go", "Drop"} <= set(after) and "Pickup" not in after
     primitives.close()
 

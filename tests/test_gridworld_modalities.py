@@ -33,7 +33,7 @@ def test_modality_renders_for_every_catalogued_task(name):
         content = setup.renderer.typed_turn_message(obs, CONTEXT, None, 0).content
         text = content if isinstance(content, str) else content[0].text
         assert obs.mission and obs.mission in text, entry.name
-        assert "Valid commands:" in text
+        assert "Commands useful now:" in text
         assert (obs.ascii is not None) == ("ascii" in m.views) and (obs.language is not None) == (
             "language" in m.views
         )
@@ -43,7 +43,7 @@ def test_modality_renders_for_every_catalogued_task(name):
             assert obs.language in text and "You face" in obs.language
         if obs.structured:
             shown = json.loads(text.split("State as JSON:\n", 1)[1].split("\n", 1)[0])
-            assert shown["step"] == 0 and shown["status"]["valid_commands"] and "orientation" in shown
+            assert shown["step"] == 0 and shown["status"]["commands_useful_now"] and "orientation" in shown
             assert shown["entities"] == obs.structured["entities"]
         labels = [i.label for i in obs.images]
         expected = (["view"] if m.frame != "none" else []) + (["egocentric"] if m.egocentric else [])

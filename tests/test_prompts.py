@@ -18,7 +18,11 @@ CONTEXT = {
 def _obs(with_image=True) -> Observation:
     images = [EncodedImage("view", "image/png", b"\x89PNGdata", "ab" * 32, 4, 4)] if with_image else []
     return Observation(
-        step=3, images=images, status_text="Step 3.", ascii="#.>", mission="go to the red ball"
+        step=3,
+        images=images,
+        status_text="Step: 3\nMission: go to the red ball",  # the status block carries the mission
+        ascii="#.>",
+        mission="go to the red ball",
     )
 
 

@@ -125,7 +125,7 @@ def test_an_unparsable_answer_gets_the_fixed_reply_under_llm_aai_and_the_parsers
     assert UNUSABLE_REPLY in after_theirs and "I found no command" not in after_theirs
     assert "I found no command" in after_ours and UNUSABLE_REPLY not in after_ours
     first = _text(theirs[0].messages[-1])  # the first prompt says when its pictures were taken
-    assert "it is now step 49" in first and "step 1, step 17, step 33" in first
+    assert "Step: 49" in first and "step 1, step 17, step 33" in first  # the status block's step, once
     assert "3 pictures, taken\n16 steps apart" in _text(theirs[0].messages[0])  # and the system message
     assert (
         "protocol" not in ours[0].prompt_context and theirs[0].prompt_context["protocol"]["name"] == "llm-aai"

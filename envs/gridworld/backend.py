@@ -212,7 +212,7 @@ class GridworldBackend(Backend):
             status={
                 "carrying": "nothing" if carrying is None else f"{carrying.color} {carrying.kind}",
                 "steps_left": int(env.max_steps - env.step_count),
-                "valid_commands": ", ".join(valid_commands(grid, self.vocabulary)),
+                "commands_useful_now": ", ".join(valid_commands(grid, self.vocabulary)),
             },
             privileged=privileged_state(env, grid.cells),
         )

@@ -1,7 +1,7 @@
 """Named observation modalities of one gridworld state, each a way to fill the prompt.
 
 A modality is a choice of observer views (ASCII map with legend, English with relative directions
-and step distances, structured JSON with valid commands and step count), of pixels (egocentric view
+and step distances, structured JSON with the commands useful now and step count), of pixels (egocentric view
 or the full map) and of whether images are sent. The mission is always in the status block, so
 ``mission`` alone is the text-poorest modality. The renderers behind these names know no task:
 they read a GridView and frames, whatever level produced them.
@@ -37,7 +37,7 @@ MODALITIES: dict[str, Modality] = {
         Modality(
             "mission",
             (),
-            description="Only the mission and the status block (step, carrying, valid commands).",
+            description="Only the mission and the status block (step, carrying, commands useful now).",
         ),
         Modality(
             "ascii", ("ascii",), description="ASCII map of the seen cells with a legend of the symbols shown."
@@ -50,7 +50,7 @@ MODALITIES: dict[str, Modality] = {
         Modality(
             "structured",
             ("structured",),
-            description="JSON: position, orientation, entities, inventory, valid commands, step.",
+            description="JSON: position, orientation, entities, inventory, commands useful now, step.",
         ),
         Modality(
             "ascii+language", ("ascii", "language"), description="The ASCII map and the English description."
