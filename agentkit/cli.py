@@ -325,12 +325,12 @@ def replay(
     if as_json:
         _emit_json(report.to_json())
     else:
-        verdict = (
-            "[green]matches the record[/green]" if report.matches else "[red]DIFFERS from the record[/red]"
-        )
-        out.print(f"episode {episode_id}: replay of {report.turns} turns {verdict}")
+        from rich.markup import escape
+
+        colour = "green" if report.matches else "red"
+        out.print(f"episode {episode_id}: [{colour}]{escape(report.verdict())}[/{colour}]")
         for problem in report.mismatches:
-            out.print(f"  - {problem}")
+            out.print(f"  - {problem}", markup=False)
     if not report.matches:
         raise typer.Exit(1)
 
