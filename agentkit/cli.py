@@ -300,6 +300,11 @@ def _print_run_summary(store, summary, config, as_json: bool) -> None:
         f"{word.word}: {word.meaning}; pass rule {config.pass_rule}; protocol {config.protocol}{note})",
         markup=False,
     )
+    from agentkit.error_rates import run_errors_apart
+
+    apart = run_errors_apart(summary).line()  # pass 40.0% of 10; 2 model errors: 50.0% of the 8 that played
+    if apart:
+        out.print(apart, markup=False)
     if model_call_line(calls):
         out.print(model_call_line(calls), markup=False)
     from agentkit.run_input_tokens import run_input_tokens

@@ -457,6 +457,11 @@ def _print_run(summary: Any, data: dict[str, Any], config: Any) -> None:
         f"pass rule {config.pass_rule}; protocol {config.protocol}{unjudged}){stopped}",
         markup=False,
     )
+    from agentkit.error_rates import run_errors_apart
+
+    apart = run_errors_apart(summary).line()  # pass 40.0% of 10; 2 model errors: 50.0% of the 8 that played
+    if apart:
+        out.print(f"  {apart}", markup=False)
     for group in data.get("by_level", []):
         out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
     if model_call_line(data["model_calls"]):

@@ -185,6 +185,10 @@ def _print_report(report, detail: bool, files: dict[str, Path]) -> None:
         for run_id, rule in report.pass_rules.items()
     )
     out.print(f"pass rule of each run: {rules}")
+    for run_id, apart in report.errors_apart.items():  # an outage is not read as a bad model
+        line = apart.line()
+        if line:
+            out.print(f"run {run_id}: {line}", markup=False)
     for kind, path in files.items():
         out.print(f"wrote {kind}: {path}")
 

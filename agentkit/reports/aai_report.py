@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.error_rates import ErrorsApart
 from agentkit.reports.baselines import TOP_K, Baselines
 from agentkit.reports.clustered import CLUSTER_METHOD, cluster_robust_interval
 from agentkit.reports.levels import level_name, level_title
@@ -89,6 +90,8 @@ class AAIReport:
     )  # run id -> its pass rule (None: not recorded)
     not_judged: dict[str, int] = field(default_factory=dict)  # run id -> finished episodes without a verdict
     run_names: dict[str, str | None] = field(default_factory=dict)  # run id -> its --name (None: none given)
+    # run id -> its rate over the tasks with the episodes a model or environment error ended counted apart
+    errors_apart: dict[str, ErrorsApart] = field(default_factory=dict)
 
     @property
     def shown_columns(self) -> list[Column]:
@@ -163,6 +166,7 @@ class AAIReport:
             "pass_criterion": PASS_CRITERION,
             "pass_rules": self.pass_rules,
             "not_judged_episodes": self.not_judged,
+            "errors_apart": {run_id: e.to_json() for run_id, e in self.errors_apart.items()},
         }
         if detail:
             data["task_detail"] = [
@@ -209,6 +213,7 @@ def build_report(
         pass_rules={r.run_id: r.pass_rule.value if r.pass_rule else None for r in every},
         not_judged={r.run_id: r.not_judged for r in every},
         run_names={r.run_id: r.name for r in every},
+        errors_apart={r.run_id: r.errors_apart(list(tasks)) for r in every},
         tasks=list(tasks),
         columns=columns,
         task_set=task_set,
