@@ -183,3 +183,36 @@ def test_replay_of_an_errored_episode_that_no_longer_errors_differs(tmp_path):
         == f"episode {episode_id}: replay of {data['episodes'][0]['scripts']} turns DIFFERS from the record"
     )
     assert "outcome end_reason: recorded 'model_error'" in proc.stdout
+
+
+def test_replay_of_an_unfinished_episode_stops_where_the_record_ends(tmp_path):
+    """An episode a crash left unfinished holds fewer turns than it would have played: its replay
+    stops after the last stored one, and that is said as part of the match."""
+    path = tmp_path / "u.db"
+    db = f"sqlite:///{path}"
+    with FakeOpenAIServer(responder=lambda body: "Turn(90);") as server:
+        data = run_json(
+            ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model"]
+            + ["--api-base", server.base_url, "--max-scripts", "3", "--db", db],
+            tmp_path,
+        )
+    [episode] = data["episodes"]
+    assert episode["scripts"] == 3
+    con = sqlite3.connect(path)
+    con.execute(
+        "UPDATE episodes SET status = 'unfinished', end_reason = NULL, success = NULL WHERE id = ?",
+        (episode["episode_id"],),
+    )
+    con.execute(
+        'DELETE FROM turns WHERE episode_id = ? AND "index" = ?',
+        (episode["episode_id"], episode["scripts"] - 1),
+    )
+    con.commit()
+    con.close()
+    kept = episode["scripts"] - 1
+    proc = run_cli(["replay", episode["episode_id"], "--db", db], tmp_path)
+    assert proc.stdout.strip() == (
+        f"episode {episode['episode_id']}: replay of {kept} turns matches the record: it stops at turn "
+        f"{kept}, where the record ends (the episode was left unfinished)"
+    )
+    assert "ran out of recorded answers" not in proc.stderr
