@@ -300,6 +300,11 @@ def _print_run_summary(store, summary, config, as_json: bool) -> None:
         f"{word.word}: {word.meaning}; pass rule {config.pass_rule}; protocol {config.protocol}{note})",
         markup=False,
     )
+    from agentkit.error_rates import run_errors_apart
+
+    apart = run_errors_apart(summary).line()  # pass 40.0% of 10; 2 model errors: 50.0% of the 8 that played
+    if apart:
+        out.print(apart, markup=False)
     if model_call_line(calls):
         out.print(model_call_line(calls), markup=False)
     from agentkit.run_input_tokens import run_input_tokens
@@ -325,12 +330,12 @@ def replay(
     if as_json:
         _emit_json(report.to_json())
     else:
-        verdict = (
-            "[green]matches the record[/green]" if report.matches else "[red]DIFFERS from the record[/red]"
-        )
-        out.print(f"episode {episode_id}: replay of {report.turns} turns {verdict}")
+        from rich.markup import escape
+
+        colour = "green" if report.matches else "red"
+        out.print(f"episode {episode_id}: [{colour}]{escape(report.verdict())}[/{colour}]")
         for problem in report.mismatches:
-            out.print(f"  - {problem}")
+            out.print(f"  - {problem}", markup=False)
     if not report.matches:
         raise typer.Exit(1)
 

@@ -159,7 +159,7 @@ def eval_command(
 
         print_presets(as_json)
         return
-    from agentkit.eval_presets_cli import plan_overrides, resolve_experiment
+    from agentkit.eval_presets_cli import plan_overrides, refuse_tasks_outside_preset, resolve_experiment
 
     overrides: dict[str, Any] = {
         "model": model,
@@ -171,6 +171,7 @@ def eval_command(
     }
     overrides.update(plan_overrides(tasks, trials, limit, resume))  # --tasks, --trials, --limit
     config_file = resolve_experiment(config_file)
+    refuse_tasks_outside_preset(config_file, overrides.get("tasks"))  # a preset is narrowed, never swapped
     _refuse_rule_and_resume_clashes(pass_rule, resume, run_flags)
     store = open_store(db) if resume else None  # a new run's store is opened once its settings are checked
     name, configs = "", []
@@ -457,6 +458,11 @@ def _print_run(summary: Any, data: dict[str, Any], config: Any) -> None:
         f"pass rule {config.pass_rule}; protocol {config.protocol}{unjudged}){stopped}",
         markup=False,
     )
+    from agentkit.error_rates import run_errors_apart
+
+    apart = run_errors_apart(summary).line()  # pass 40.0% of 10; 2 model errors: 50.0% of the 8 that played
+    if apart:
+        out.print(f"  {apart}", markup=False)
     for group in data.get("by_level", []):
         out.print(f"  level {group['level']}: {group['pass']:.2f} ({group['episodes']} episodes)")
     if model_call_line(data["model_calls"]):

@@ -99,7 +99,12 @@ def aai(
         )
     _warn_of_coverage([*results, *([reference_results] if reference_results else [])], task_ids)
 
-    report = build_report(baselines, task_ids, results, reference_results, task_set=tasks or DEFAULT_TASK_SET)
+    try:  # every column over the selected tasks every run played (agentkit.reports.coverage)
+        report = build_report(
+            baselines, task_ids, results, reference_results, task_set=tasks or DEFAULT_TASK_SET
+        )
+    except ValueError as exc:
+        _fail(str(exc))
     if people is not None:
         from agentkit.reports.human_runs import cluster_by_participant
 
@@ -162,7 +167,8 @@ def _warn_of_coverage(results: list, task_ids: list[str]) -> None:
             log.warning("run %s has no finished episode on the selected tasks", result.run_id)
         elif covered < len(task_ids):
             log.warning(
-                "run %s played %d of the %d selected tasks; its figures are over those only",
+                "run %s played %d of the %d selected tasks; every column is compared over the tasks "
+                "every run played",
                 result.run_id,
                 covered,
                 len(task_ids),
@@ -173,6 +179,8 @@ def _print_report(report, detail: bool, files: dict[str, Path]) -> None:
     """The report as tables: per level (and per task with --detail), then what the columns are."""
     from agentkit.reports.console_table import level_table, task_table
 
+    if report.coverage is not None:  # what every column is over, before the figures
+        out.print(f"compared: {report.coverage.summary()}. {report.coverage.caption()}", markup=False)
     out.print(level_table(report))
     if detail:
         out.print(task_table(report))
@@ -185,6 +193,10 @@ def _print_report(report, detail: bool, files: dict[str, Path]) -> None:
         for run_id, rule in report.pass_rules.items()
     )
     out.print(f"pass rule of each run: {rules}")
+    for run_id, apart in report.errors_apart.items():  # an outage is not read as a bad model
+        line = apart.line()
+        if line:
+            out.print(f"run {run_id}: {line}", markup=False)
     for kind, path in files.items():
         out.print(f"wrote {kind}: {path}")
 

@@ -1,6 +1,10 @@
 """What `agentkit eval` adds to an experiment file from the command line: presets by name, and
 ``--tasks``/``--trials``/``--limit`` narrowing the file for a quick or partial run.
 
+A packaged preset is a published experiment: its ``--tasks`` may narrow it to some of its tasks,
+never swap in others (``llm-aai-exp1 --tasks aai-level-01`` once played 90 level-1 tasks under the
+children's experiment's name, and its report showed "–" for every children's column).
+
 Why a module of its own: `agentkit eval`'s command function is long already; these are small pure
 steps with their own one-line refusals, testable without running anything.
 """
@@ -46,6 +50,53 @@ def plan_overrides(
     if limit is not None:
         overrides["limit"] = limit
     return overrides
+
+
+def refuse_tasks_outside_preset(config_file: Path | None, tasks: list[str] | None) -> None:
+    """One line when ``--tasks`` names tasks a packaged preset does not play (naming them and the
+    preset); files of the user's own, and presets without a task list (a catalogue), are left alone."""
+    from agentkit.experiment import Experiment
+    from agentkit.preset_files import presets
+    from agentkit.suite_tasks import expand_task_names, suite_tasks
+
+    if config_file is None or not tasks:
+        return
+    preset = next((p for p in presets() if p.path.resolve() == config_file.resolve()), None)
+    if preset is None:
+        return
+    try:
+        import yaml
+
+        experiment = Experiment.model_validate(yaml.safe_load(preset.path.read_text(encoding="utf-8")))
+        own = list(experiment.tasks) + (
+            suite_tasks(experiment.env, experiment.suite) if experiment.suite else []
+        )
+        asked = expand_task_names(experiment.env, tasks)
+    except (OSError, ValueError):  # reading the preset again is reported where it is loaded
+        return
+    if not own:
+        return
+    known = {_task_key(t) for t in own}
+    outside = [t for t in asked if _task_key(t) not in known]
+    if not outside:
+        return
+    shown = ", ".join(outside[:5]) + (f" and {len(outside) - 5} more" if len(outside) > 5 else "")
+    where = f"suite {experiment.suite}" if experiment.suite else "its task list"
+    fail(
+        f"--tasks: {shown} {'is' if len(outside) == 1 else 'are'} not among the {len(own)} tasks of "
+        f"preset {preset.name} ({where}); --tasks narrows a preset to some of its tasks; for others "
+        f"use `agentkit run --task` or an experiment file of your own"
+    )
+
+
+def _task_key(name: str) -> str:
+    """A task name compared as a Testbed id where it is one (``1-4-3`` is ``01-04-03``), else as given."""
+    from agentkit.reports.task_ids import canonical_task_id
+
+    try:
+        return canonical_task_id(name)
+    except ValueError:
+        return name
 
 
 def resolve_experiment(argument: Path | None) -> Path | None:

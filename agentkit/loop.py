@@ -314,7 +314,8 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     try:
         answer = ep.player.answer(messages, ep.observation, setup.backend.vocabulary)
     except ModelError as exc:
-        log.warning("episode %s: model error: %s", ep.episode_id, exc)
+        # a replay reaching the end of its record is expected there, not a failure to warn about
+        (log.info if exc.recorded else log.warning)("episode %s: model error: %s", ep.episode_id, exc)
         ep.end_reason, ep.model_error = EndReason.MODEL_ERROR, exc
         return None
     timings["model"] = time.perf_counter() - start - answer.parse_s

@@ -45,15 +45,28 @@ class ReplayReport:
     recorded: dict[str, Any]
     replayed: dict[str, Any]
     mismatches: list[str] = field(default_factory=list)
+    # Where the record ends short of a verdict (a model error, an unfinished episode), in words; None
+    # when the record holds the whole episode. The replay stops there too, which is a match.
+    record_end: str | None = None
 
     @property
     def matches(self) -> bool:
         return not self.mismatches
 
+    def verdict(self) -> str:
+        """The replay's one statement: matches (and where it stopped, when the record ends early) or differs."""
+        if not self.matches:
+            return f"replay of {self.turns} turns DIFFERS from the record"
+        if self.record_end is None:
+            return f"replay of {self.turns} turns matches the record"
+        return f"replay of {self.turns} turns matches the record: it stops at turn {self.turns}, {self.record_end}"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "episode_id": self.episode_id,
             "matches": self.matches,
+            "verdict": self.verdict(),
+            "record_end": self.record_end,
             "turns": self.turns,
             "finished": self.finished,
             "recorded": self.recorded,
@@ -69,8 +82,11 @@ def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
     config = RunConfig.from_stored(run.config)
     answers = [t.answer for t in recorded_turns]
     calls = [t.tool_calls for t in recorded_turns]  # an answer of tool calls replays its very calls
+    record_end = _record_end(episode.status, episode.end_reason, episode.error)
     setup = make_setup(
-        config, templates=run.templates, model_factory=lambda backend: ReplayModel(answers, tool_calls=calls)
+        config,
+        templates=run.templates,
+        model_factory=lambda backend: ReplayModel(answers, tool_calls=calls, record_end=record_end),
     )
     sink = _Collect()
     try:
@@ -101,7 +117,23 @@ def replay_episode(store: TranscriptReader, episode_id: str) -> ReplayReport:
         recorded=recorded,
         replayed=replayed,
         mismatches=mismatches,
+        record_end=record_end,
     )
+
+
+def _record_end(status: str, end_reason: str | None, error: str | None) -> str | None:
+    """Why the record holds no answer after its last turn, when that is not the episode's own end.
+
+    Why: an episode a model error ended has no answer for the turn that failed, and an unfinished
+    one none for the turns it never played. Their replay runs out of answers at that very turn,
+    which is the record reproduced, not a difference; saying so keeps the replay to one verdict
+    instead of "ran out of recorded answers" followed by "matches the record"."""
+    if status != "finished":
+        return "where the record ends (the episode was left unfinished)"
+    if end_reason == "model_error":
+        cause = f" ({error})" if error else ""
+        return f"where the recorded episode ended in a model error{cause}"
+    return None
 
 
 def use_stored_source(store: TranscriptReader, episode_id: str, task: str, backend: Any) -> None:

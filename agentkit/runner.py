@@ -33,6 +33,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentkit import __version__, terminal_hold
 from agentkit.config import RunConfig
 from agentkit.control import make_control
+from agentkit.error_rates import run_errors_apart
 from agentkit.models.controller_agent import is_controller_model
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
@@ -118,6 +119,8 @@ class RunSummary:
             "pass_rule": self.config.pass_rule,
             "protocol": self.config.protocol,
             "not_judged": len(self.episodes) - len(self.judged),
+            # the rate again with the episodes a model or environment error ended counted apart
+            "errors_apart": run_errors_apart(self).to_json(),
             "stopped": self.stopped.value if self.stopped else None,
         }
 

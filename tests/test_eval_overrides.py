@@ -37,7 +37,7 @@ def test_eval_preset_by_name_with_tasks_trials_and_limit_records_what_was_played
         "eval",
         "llm-aai-exp1",
         "--tasks",
-        "aai-level-01,02-02-01",
+        "02-02-01,aai-children40",
         "--limit",
         "1",
         "--trials",
@@ -49,14 +49,47 @@ def test_eval_preset_by_name_with_tasks_trials_and_limit_records_what_was_played
     )  # another folder: the preset comes from the package
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
-    assert [(e["task"], e["trial"]) for e in document["episodes"]] == [("01-01-01", 0), ("01-01-01", 1)]
+    assert [(e["task"], e["trial"]) for e in document["episodes"]] == [("02-02-01", 0), ("02-02-01", 1)]
     store = TranscriptStore(db)
     try:
         config = store.get_run(document["run_id"]).config
     finally:
         store.close()
-    assert config["tasks"] == ["01-01-01"] and config["episodes"] == 2
+    assert config["tasks"] == ["02-02-01"] and config["episodes"] == 2
     assert config["max_scripts"] == 30 and config["observer"]["max_side"] == 512  # the rest is the preset's
+
+
+def test_a_preset_given_tasks_outside_its_set_is_refused_in_one_line(tmp_path: Path) -> None:
+    """`eval llm-aai-exp1 --tasks aai-level-01` once swapped the children's 40 tasks for 90 others
+    and the report showed "–" everywhere (issue 30 item 4): a preset is narrowed, never swapped."""
+    db = tmp_path / "e.db"
+    done = _agentkit(
+        "eval", "llm-aai-exp1", "--tasks", "aai-level-01,02-02-01", "--db", f"sqlite:///{db}", cwd=tmp_path
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == (
+        "error: --tasks: 01-01-01, 01-01-02, 01-01-03, 01-02-01, 01-02-02 and 81 more are not among the "
+        "40 tasks of preset llm-aai-exp1 (suite aai-children40); --tasks narrows a preset to some of its "
+        "tasks; for others use `agentkit run --task` or an experiment file of your own"
+    )
+    one = _agentkit(
+        "eval", "llm-aai-exp2", "--tasks", "03-09-01,09-03-01", "--db", f"sqlite:///{db}", cwd=tmp_path
+    )
+    assert (
+        one.returncode == 2
+        and "--tasks: 09-03-01 is not among the 12 tasks of preset llm-aai-exp2 (its task list)" in one.stderr
+    )
+    assert len(one.stderr.strip().splitlines()) == 1 and not db.exists()  # refused before any database
+    # a file of one's own is the user's to change: --tasks replaces its tasks, as before
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        "name: mine\nenv: gridworld\ntasks: [BabyAI-GoToLocal-v0]\nmodel: reference\n", encoding="utf-8"
+    )
+    other = _agentkit(
+        "eval", str(mine), "--tasks", "BabyAI-PickupLoc-v0", "--db", f"sqlite:///{db}", "--json", cwd=tmp_path
+    )
+    assert other.returncode == 0, other.stderr
+    assert json.loads(other.stdout)["tasks"] == ["BabyAI-PickupLoc-v0"]
 
 
 def test_list_presets_names_every_packaged_preset(tmp_path: Path) -> None:

@@ -242,6 +242,9 @@ def test_connection_refused_is_not_retried() -> None:
         model.complete(text_messages())
 
     assert "after 1 attempt)" in str(err.value)
+    # named as what it is, not as litellm's "InternalServerError 500 ... Connection error" (issue 30 item 7)
+    assert f"connection refused to {dead}" in str(err.value)
+    assert "InternalServerError" not in str(err.value)
 
 
 @local_only

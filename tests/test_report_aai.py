@@ -297,16 +297,15 @@ def test_trials_attempts_paths_and_unfinished_episodes(tmp_path):
     assert results.by_task == {"01-04-03": Proportion(2, 3), "03-09-01": Proportion(1, 1)}
     assert results.not_counted == 1
     data = build_report(shipped_baselines(), CHILDREN_40, [results]).to_json(detail=True)
-    assert (
-        data["levels"][0]["runs"][run_id] == pytest.approx(2 / 3)
-        and data["levels"][0]["n"]["runs"][run_id] == 3
-    )
-    assert data["levels"][2]["runs"][run_id] == 1.0
-    assert data["levels"][1]["runs"][run_id] is None and data["levels"][1]["ci95"]["runs"][run_id] is None
+    levels = {entry["level"]: entry for entry in data["levels"]}
+    assert levels[1]["runs"][run_id] == pytest.approx(2 / 3) and levels[1]["n"]["runs"][run_id] == 3
+    assert levels[3]["runs"][run_id] == 1.0
+    # every column over the two tasks the run played: level 2 is not compared at all
+    assert sorted(levels) == [1, 3] and data["coverage"]["summary"] == "2 of 40 tasks; levels 1, 3"
     assert data["overall"]["runs"][run_id] == pytest.approx(3 / 4)
     assert data["not_counted_episodes"] == {run_id: 1}
     detail = {row["task"]: row for row in data["task_detail"]}
-    assert len(detail) == 40 and detail["01-04-03"]["passed"]["runs"][run_id] == 2
+    assert sorted(detail) == ["01-04-03", "03-09-01"] and detail["01-04-03"]["passed"]["runs"][run_id] == 2
 
     grid = store.create_run("gridworld", ["BabyAI-GoToLocal-v0"], "reference", {}, {})
     _episode(store, grid, "BabyAI-GoToLocal-v0", None, metrics={})
@@ -363,7 +362,18 @@ def test_report_json_has_the_asked_shape_and_the_run_figures(reference_run):
         ],
         folder,
     )
-    assert [entry["level"] for entry in data["levels"]] == list(range(1, 11))
+    played = ["01-04-03", "01-06-02", "02-10-01"]
+    # every column over the three tasks the run played (issue 30 item 4), said in the JSON
+    assert [entry["level"] for entry in data["levels"]] == [1, 2]
+    assert data["coverage"] == {
+        "task_set": "aai-children40",
+        "selected": 40,
+        "compared": 3,
+        "levels": [1, 2],
+        "left_out": [t for t in CHILDREN_40 if t not in played],
+        "played": {run_id: 3},
+        "summary": "3 of 40 tasks; levels 1, 2",
+    }
     for entry in data["levels"]:
         assert {"level", "children", "olympics_top10", "runs"} <= set(entry)
         assert set(entry["runs"]) == {run_id}
@@ -379,11 +389,20 @@ def test_report_json_has_the_asked_shape_and_the_run_figures(reference_run):
         assert entry["runs"][run_id] == pytest.approx(sum(passes) / len(passes))
         assert entry["n"]["runs"][run_id] == len(passes)
         assert entry["reference"] == entry["runs"][run_id]
-    assert data["levels"][3]["runs"][run_id] is None  # no level-4 episode in this run
     assert data["overall"]["n"]["runs"][run_id] == 6
-    assert data["levels"][0]["children"] == pytest.approx(142 / 236)
-    assert data["overall"]["olympics_top10"] == pytest.approx(139 / 400)
-    assert len(data["task_detail"]) == 40
+    baselines = shipped_baselines()
+    children, olympics = (
+        baselines.children_by_task(),
+        baselines.olympics_by_task(e.name for e in baselines.top_entrants(10)),
+    )
+    level_one = sum((children[t] for t in played[:2]), Proportion(0, 0))
+    assert (data["levels"][0]["passed"]["children"], data["levels"][0]["n"]["children"]) == (
+        level_one.passed,
+        level_one.n,
+    )
+    top = sum((olympics[t] for t in played), Proportion(0, 0))
+    assert data["overall"]["olympics_top10"] == pytest.approx(top.passed / top.n) and top.n == 30
+    assert len(data["task_detail"]) == 3
     png, page = Path(data["files"]["png"]), Path(data["files"]["html"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     html = page.read_text()
@@ -395,7 +414,9 @@ def test_report_table_and_errors(reference_run):
     out_dir = folder / "table-out"
     proc = run_cli(["report", "aai", "--runs", run_id, "--db", db, "--out", str(out_dir)], folder)
     assert "children (n=59)" in proc.stdout and "Olympics top 10" in proc.stdout and run_id in proc.stdout
-    assert "142/236" in proc.stdout and "1320/2360" in proc.stdout and "139/400" in proc.stdout
+    assert "compared: 3 of 40 tasks; levels 1, 2. Every column over the 3 of the 40 tasks" in proc.stdout
+    assert "(3 of 40 tasks; levels 1, 2)" in proc.stdout  # the table's title
+    assert "1320/2360" not in proc.stdout  # the children's 40 tasks are not set beside the run's 3
     assert (out_dir / "aai_report.png").is_file() and (out_dir / "aai_report.html").is_file()
     # named with --runs and as the reference, a run is one column (the reference), not two
     both = run_cli(
@@ -407,7 +428,8 @@ def test_report_table_and_errors(reference_run):
     level = run_json(
         ["report", "aai", "--runs", run_id, "--db", db, "--tasks", "aai-level-01", "--no-figure"], folder
     )
-    assert [e["level"] for e in level["levels"]] == [1] and level["levels"][0]["tasks"] == 90
+    assert [e["level"] for e in level["levels"]] == [1] and level["levels"][0]["tasks"] == 2
+    assert level["coverage"]["summary"] == "2 of 90 tasks; level 1"
     assert level["files"] == {}
 
     for args, message in [

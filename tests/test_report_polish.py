@@ -76,7 +76,12 @@ def test_runs_are_labelled_by_their_name(report):
     legend = [t.get_text() for t in figure_of(report).axes[0].get_legend().get_texts()]
     assert "gpt-4o plain prompt" in legend
     twins = build_report(
-        shipped_baselines(), LEVEL_4, [_run("a1", {}, name="same"), _run("b2", {}, name="same")]
+        shipped_baselines(),
+        LEVEL_4,
+        [
+            _run("a1", {LEVEL_4[0]: Proportion(1, 1)}, name="same"),
+            _run("b2", {LEVEL_4[0]: Proportion(0, 1)}, name="same"),
+        ],
     )
     assert [c.label for c in twins.columns if c.is_run] == ["same [a1]", "same [b2]"]
 

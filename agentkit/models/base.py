@@ -21,9 +21,12 @@ class ModelError(Exception):
     context window, a bad request, a refused key): the runner then does not relaunch the episode.
     """
 
-    def __init__(self, message: str, *, transient: bool = True) -> None:
+    def __init__(self, message: str, *, transient: bool = True, recorded: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
+        # True when the error only reproduces where a recorded episode ended (a replay reaching the
+        # end of its record): expected, so the loop logs it as information, not as a failure.
+        self.recorded = recorded
 
 
 class Model(Protocol):

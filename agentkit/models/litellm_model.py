@@ -118,6 +118,24 @@ def never_answers(exc: BaseException) -> bool:
     return False
 
 
+def _causes(exc: BaseException) -> Iterable[BaseException]:
+    """``exc`` and the exceptions it was raised from or during, at most 16, each once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """Whether nothing listened at the address (the server is down or the port is wrong).
+
+    litellm reports a refused connection as ``InternalServerError 500 ... Connection error``, which
+    reads like a model that failed; the refusal is found in the cause chain instead."""
+    return any(isinstance(cause, ConnectionRefusedError) for cause in _causes(exc))
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether another attempt may succeed: rate limits, 5xx, timeouts, connection failures, but not
     a missing or refused key nor a refused connection (:func:`never_answers`), nor an answer refused
@@ -376,6 +394,8 @@ class LiteLLMModel:
     def _model_error(self, exc: BaseException, attempts: int) -> ModelError:
         # an answer refused unread says what is wrong itself; an SDK's wrapping would say "Connection error"
         reason = _one_line(refusal_in(exc) or exc, [self._api_key])
+        if connection_refused(exc):  # a server that is down, named as such rather than as a 500
+            reason = f"connection refused to {redact_url(self.api_base) if self.api_base else 'the provider'}"
         plural = "s" if attempts != 1 else ""
         logger.error("%s: giving up after %d attempt%s: %s", self.name, attempts, plural, reason)
         return ModelError(

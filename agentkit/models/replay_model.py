@@ -19,6 +19,9 @@ class ReplayModel:
 
     Once all answers are used, the next call raises ModelError naming the turn (0-based, like
     ``TurnRecord.index``), so the loop ends the episode with MODEL_ERROR instead of inventing one.
+    ``record_end``, when given, says why the record has no more answers (its episode ended in a
+    model error there, or was left unfinished): running out is then the record's own end, and the
+    ModelError carries that sentence, marked ``recorded``, instead of "ran out of answers".
     ``tool_calls``, when given, holds each answer's recorded tool calls (``[{"id", "name",
     "arguments"}]`` or None, as stored with the turn), given back with it: a tool-call episode
     replays its very calls.
@@ -31,8 +34,10 @@ class ReplayModel:
         answers: Sequence[str],
         name: str = "replay",
         tool_calls: Sequence[list[dict[str, Any]] | None] | None = None,
+        record_end: str | None = None,
     ) -> None:
         self.name = name
+        self.record_end = record_end
         self._answers = list(answers)
         self._tool_calls = list(tool_calls) if tool_calls is not None else [None] * len(self._answers)
         if len(self._tool_calls) != len(self._answers):
@@ -47,6 +52,8 @@ class ReplayModel:
     def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
         """The next recorded answer; the messages are ignored."""
         if self._turn >= len(self._answers):
+            if self.record_end is not None:
+                raise ModelError(self.record_end, transient=False, recorded=True)
             raise ModelError(
                 f"replay ran out of recorded answers at turn {self._turn} ({len(self._answers)} recorded)"
             )

@@ -17,8 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.error_rates import ErrorsApart
 from agentkit.reports.baselines import TOP_K, Baselines
 from agentkit.reports.clustered import CLUSTER_METHOD, cluster_robust_interval
+from agentkit.reports.coverage import Coverage, common_coverage
 from agentkit.reports.levels import level_name, level_title
 from agentkit.reports.proportions import EMPTY, Proportion
 from agentkit.reports.run_results import RunResults
@@ -89,6 +91,10 @@ class AAIReport:
     )  # run id -> its pass rule (None: not recorded)
     not_judged: dict[str, int] = field(default_factory=dict)  # run id -> finished episodes without a verdict
     run_names: dict[str, str | None] = field(default_factory=dict)  # run id -> its --name (None: none given)
+    # run id -> its rate over the tasks with the episodes a model or environment error ended counted apart
+    errors_apart: dict[str, ErrorsApart] = field(default_factory=dict)
+    # the selected tasks and those compared (every run played them); None: built without a selection
+    coverage: Coverage | None = None
 
     @property
     def shown_columns(self) -> list[Column]:
@@ -163,6 +169,8 @@ class AAIReport:
             "pass_criterion": PASS_CRITERION,
             "pass_rules": self.pass_rules,
             "not_judged_episodes": self.not_judged,
+            "errors_apart": {run_id: e.to_json() for run_id, e in self.errors_apart.items()},
+            "coverage": self.coverage.to_json() if self.coverage else None,
         }
         if detail:
             data["task_detail"] = [
@@ -178,7 +186,20 @@ def build_report(
     reference: RunResults | None = None,
     task_set: str = "",
 ) -> AAIReport:
-    """Assemble the columns for ``tasks`` (canonical ids) from the baselines and the runs."""
+    """Assemble the columns for ``tasks`` (canonical ids) from the baselines and the runs.
+
+    Every column is compared over the tasks of ``tasks`` that every run (and the reference) played
+    (``agentkit.reports.coverage``), so no bar stands beside another over different tasks; the
+    report's ``coverage`` says which those are. ValueError when the runs share none of them."""
+    every = [*runs, *([reference] if reference else [])]
+    coverage = common_coverage(task_set, tasks, {r.run_id: r.by_task for r in every})
+    if every and not coverage.compared:
+        played = ", ".join(f"run {key}: {n}" for key, n in coverage.played.items())
+        raise ValueError(
+            f"no task of {task_set or 'the selection'} ({len(coverage.selected)} tasks) was played by every run "
+            f"({played}); report the runs one at a time, or name tasks they share with --tasks"
+        )
+    tasks = coverage.compared
     complete = baselines.complete_children()
     top = baselines.top_entrants(TOP_K)
     columns = [
@@ -203,12 +224,12 @@ def build_report(
     for run in runs:  # two runs given the same name are told apart by their ids
         label = run.label if labels.count(run.label) == 1 else f"{run.label} [{run.run_id}]"
         columns.append(Column(run.run_id, label, run.by_task, is_run=True))
-    every = [*runs, *([reference] if reference else [])]
     not_counted = {r.run_id: r.not_counted for r in every}
     return AAIReport(
         pass_rules={r.run_id: r.pass_rule.value if r.pass_rule else None for r in every},
         not_judged={r.run_id: r.not_judged for r in every},
         run_names={r.run_id: r.name for r in every},
+        errors_apart={r.run_id: r.errors_apart(list(tasks)) for r in every},
         tasks=list(tasks),
         columns=columns,
         task_set=task_set,
@@ -216,4 +237,5 @@ def build_report(
         olympics_top=[(e.name, e.proportion) for e in top],
         not_counted=not_counted,
         reference_run=reference.run_id if reference is not None else None,
+        coverage=coverage,
     )

@@ -24,9 +24,11 @@ def _cell(column: Column, tasks: Sequence[str]) -> str:
 def level_table(report: AAIReport) -> Table:
     """Proportion passed per level and overall: p [Wilson] {clustered} passed/pairs, one column per group."""
     table = Table(
-        title=f"Animal-AI pass proportions: {report.task_set} ({len(report.tasks)} tasks)",
-        caption=f"p [{CI_METHOD}] {{{CLUSTER_METHOD}}} passed/pairs; each group counts only the tasks "
-        f"it played (children: 40); – = no pair (no clustered interval with one cluster)\n"
+        title=f"Animal-AI pass proportions: {report.task_set} ("
+        + (report.coverage.summary() if report.coverage else f"{len(report.tasks)} tasks")
+        + ")",
+        caption=f"p [{CI_METHOD}] {{{CLUSTER_METHOD}}} passed/pairs; every column over the tasks every run "
+        f"played; – = no pair (no clustered interval with one cluster)\n"
         f"{PASS_CRITERION}",
     )
     table.add_column("level")

@@ -159,7 +159,7 @@ def figure_of(report: AAIReport) -> Any:
     ax.set_xlabel("level")
     ax.set_ylabel("proportion passed")
     ax.set_ylim(0, 1.08)
-    ax.set_title(f"Animal-AI Testbed, {report.task_set or 'selected tasks'} ({len(report.tasks)} tasks)")
+    ax.set_title(title_of(report), fontsize="medium")
     # Below the axes, so no bar is hidden behind it; its title states how the intervals were made.
     ax.legend(
         fontsize="small",
@@ -173,10 +173,23 @@ def figure_of(report: AAIReport) -> Any:
     return fig
 
 
+def title_of(report: AAIReport) -> str:
+    """The figure's title, saying what it covers: ``Animal-AI Testbed, aai-children40: 4 of 40 tasks;
+    levels 1, 3`` and, when not every selected task is compared, why, on the lines under it."""
+    coverage = report.coverage
+    if coverage is None:
+        return f"Animal-AI Testbed, {report.task_set or 'selected tasks'} ({len(report.tasks)} tasks)"
+    title = f"Animal-AI Testbed, {report.task_set or 'selected tasks'}: {coverage.summary()}"
+    if coverage.partial:
+        title += "\n" + "\n".join(textwrap.wrap(coverage.caption(), 110))
+    return title
+
+
 def render_png(report: AAIReport) -> bytes:
     """The figure as PNG bytes."""
     buffer = io.BytesIO()
-    figure_of(report).savefig(buffer, format="png")
+    # "tight": the legend sits below the axes (bbox_to_anchor), which constrained layout alone cut off
+    figure_of(report).savefig(buffer, format="png", bbox_inches="tight", pad_inches=0.15)
     return buffer.getvalue()
 
 
@@ -211,12 +224,14 @@ def render_html(report: AAIReport, png: bytes) -> str:
         )
         or "none"
     )
+    covered = f" ({html.escape(report.coverage.summary())})" if report.coverage else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Animal-AI comparison report</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:right}}tr.all{{font-weight:bold}}
 img{{max-width:100%}}</style></head><body>
-<h1>Animal-AI comparison: {html.escape(report.task_set or "selected tasks")}</h1>
+<h1>Animal-AI comparison: {html.escape(report.task_set or "selected tasks")}{covered}</h1>
+<p class=coverage>{html.escape(report.coverage.caption() if report.coverage else "")}</p>
 <img alt="pass proportion per level" src="data:image/png;base64,{image}">
 <table><tr><th>level</th>{heads}</tr>
 {chr(10).join(rows)}

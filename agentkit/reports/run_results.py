@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from agentkit.error_rates import ENV_ERROR, MODEL_ERROR, ErrorsApart
 from agentkit.pass_rule import PassRule, rule_of, stored_verdict
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import canonical_task_id
@@ -43,6 +44,22 @@ class RunResults:
     pass_rule: PassRule | None = None  # the rule the run was judged by; None: stored before runs recorded one
     not_judged: int = 0  # finished episodes without a verdict (interrupted; broken, under llm-aai)
     name: str | None = None  # the run's --name, stored in its config
+    # task -> end reason -> counted episodes a model or environment error ended (all fails): the
+    # report states the rate without them beside the headline (agentkit.error_rates)
+    errors_by_task: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def errors_apart(self, tasks: list[str]) -> ErrorsApart:
+        """The run's rate over ``tasks`` with its errored episodes counted apart."""
+        judged = sum(self.by_task[t].n for t in tasks if t in self.by_task)
+        passed = sum(self.by_task[t].passed for t in tasks if t in self.by_task)
+        errors = [self.errors_by_task.get(t, {}) for t in tasks]
+        return ErrorsApart(
+            word="pass",
+            judged=judged,
+            passed=passed,
+            model_errors=sum(e.get(MODEL_ERROR, 0) for e in errors),
+            env_errors=sum(e.get(ENV_ERROR, 0) for e in errors),
+        )
 
     @property
     def label(self) -> str:
@@ -67,6 +84,7 @@ def read_run(store: TranscriptReader, run_id: str) -> RunResults:
         raise RunResultsError(f"no run {run_id!r} in the transcript store") from None
     rule = rule_of(run.config)
     counts: dict[str, Proportion] = {}
+    errors: dict[str, dict[str, int]] = {}
     not_counted = not_judged = 0
     counted: list[str] = []
     for episode in _latest_attempts(store.list_episodes(run_id=run_id)):
@@ -90,6 +108,9 @@ def read_run(store: TranscriptReader, run_id: str) -> RunResults:
             not_judged += 1
             continue
         counts[task] = counts.get(task, Proportion(0, 0)) + Proportion(int(verdict), 1)
+        if episode.end_reason in (MODEL_ERROR, ENV_ERROR):
+            per_task = errors.setdefault(task, {})
+            per_task[episode.end_reason] = per_task.get(episode.end_reason, 0) + 1
         counted.append(episode.id)
     if not_counted:
         log.warning("run %s: %d episode(s) running or unfinished are not counted", run_id, not_counted)
@@ -118,4 +139,5 @@ def read_run(store: TranscriptReader, run_id: str) -> RunResults:
         pass_rule=rule,
         not_judged=not_judged,
         name=name if isinstance(name, str) and name.strip() else None,
+        errors_by_task=errors,
     )
