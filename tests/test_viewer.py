@@ -381,7 +381,7 @@ def test_a_turn_page_of_a_long_episode_stays_small(tmp_path):
     app = ViewerApp(open_readonly(db))
     page = app.handle("GET", f"/episodes/{episode}?turn=1800")
     html = page.body.decode()
-    assert page.status == 200 and "turn 1800 (last 2499)" in html
+    assert page.status == 200 and "turn 1801 of 2500" in html
     assert len(page.body) < 400_000
     assert html.count('class="chip') <= 61  # a window of the turn strip, not 2,500 links
     assert html.count('class="hit"') <= 5 * MAX_COLUMNS  # bucketed figure columns
@@ -482,11 +482,11 @@ def test_the_viewer_follows_an_episode_that_is_still_being_written(tmp_path):
 
     add(0)
     app = ViewerApp(open_readonly(db))
-    assert "turn 0 (last 0)" in app.handle("GET", f"/episodes/{episode}").body.decode()
+    assert "turn 1 of 1" in app.handle("GET", f"/episodes/{episode}").body.decode()
     add(1)
     add(2)
     page = app.handle("GET", f"/episodes/{episode}?turn=2").body.decode()
-    assert "turn 2 (last 2)" in page and "Go(3);" in page
+    assert "turn 3 of 3" in page and "Go(3);" in page
     assert "running" in app.handle("GET", "/").body.decode()
     writer.close()
 
