@@ -70,8 +70,8 @@ def top_down_map(world: TriFingerWorld) -> dict[str, Any]:
     shapes: list[dict[str, Any]] = [
         {"kind": "circle", "x": 0.0, "y": 0.0, "r": ARENA_RADIUS_M, "fill": "#e9e6dc", "label": "arena floor"}
     ]
-    for i, (spec, c) in enumerate(zip(world.goal_specs, world.goal_cuboids())):
-        shapes.append(_rect(c, _hex(spec.color), f"goal {i}", opacity=0.45))
+    for i, (goal, c) in enumerate(zip(world.goal_specs, world.goal_cuboids())):
+        shapes.append(_rect(c, _hex(goal.color), f"goal {i}", opacity=0.45))
     if world.scene is not None:
         for spec, c in zip(world.scene.obstacles, world.obstacle_cuboids()):
             shapes.append(_rect(c, "#555555", f"obstacle {spec.name}"))
