@@ -238,3 +238,65 @@ def test_the_gif_route_refuses_unknown_episodes(recorded):
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(f"{server.url}episodes/nosuchepisode/frames.gif", timeout=30)
         assert err.value.code == 404
+
+
+def test_the_player_of_a_long_episode_holds_a_window_around_the_turn():
+    from agentkit.viewer.episode_parts import PLAYBACK_TURNS, playback
+    from agentkit.viewer.frame_refs import FrameRef
+    from agentkit.viewer.links import LiveLinks
+    from agentkit.viewer.queries import TurnPoint
+
+    def point(i: int) -> TurnPoint:
+        frame = FrameRef(f"{i:064x}", "image/png", "camera")
+        return TurnPoint(i, 0.0, 0.0, None, False, True, False, 1, 1, 1, 0.0, 0.1, False, None, (frame,))
+
+    points = [point(i) for i in range(3000)]
+    media: dict[str, str] = {}
+    held = playback(points, LiveLinks(), media, current=1800)
+    numbers = [t["turn"] for t in held]
+    assert len(held) == PLAYBACK_TURNS and numbers == list(range(numbers[0], numbers[0] + PLAYBACK_TURNS))
+    assert 1801 in numbers and abs(numbers.index(1801) - PLAYBACK_TURNS // 2) <= 1
+    assert len(media) == PLAYBACK_TURNS  # only the held frames are collected (a static export's images)
+    end = playback(points, LiveLinks(), {}, current=2999)
+    assert end[-1]["turn"] == 3000 and len(end) == PLAYBACK_TURNS
+    assert playback(points[:1], LiveLinks(), {}) == []  # one turn with frames: nothing to play
+
+
+def test_a_hostile_frame_label_cannot_leave_the_players_data_block(tmp_path):
+    """A label comes from the database: written into the page's JSON block it must not end it."""
+    db = f"sqlite:///{tmp_path / 'hostile.db'}"
+    store = TranscriptStore(db)
+    run = store.create_run("gridworld", ["T"], "m", {}, {"system.j2": "s", "turn.j2": "t"})
+    episode = store.start_episode(run, "T", 0)
+    from agentkit.records import TurnRecord, Usage
+
+    for i in range(2):
+        label = '</script><script>alert("x")</script>'
+        images = [{"label": label, "media_type": "image/png", "sha256": f"{i:064x}", "width": 8, "height": 8}]
+        obs = {"step": i, "images": images, "status_text": "", "reward": 0.0, "total_reward": 0.0}
+        store.add_turn(
+            episode,
+            TurnRecord(
+                index=i,
+                observation=obs,
+                messages=[{"role": "user", "content": "t"}],
+                answer="Go(1);",
+                usage=Usage(1, 1, 0.0),
+                latency_s=0.1,
+                cached=False,
+                script=[{"name": "Go", "args": [1]}],
+                parse_error=None,
+                compile_error=None,
+                actions=[2],
+                reward=0.0,
+                total_reward=0.0,
+                health=None,
+                done=False,
+                timings={},
+            ),
+        )
+    store.close()
+    html = _page(ViewerApp(open_readonly(db)), f"/episodes/{episode}")
+    block = html.split('<script type="application/json" id="playback-data">')[1].split("</script>")[0]
+    assert json.loads(block)[0]["frames"][0]["label"] == '</script><script>alert("x")</script>'
+    assert "<script>alert" not in html

@@ -7,7 +7,6 @@ did it see over the whole episode?), and each is tested on its own; ``pages.py``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,22 +71,32 @@ def shown_once(frames: Sequence[FrameRef], parts: list[Any], note: Any) -> list[
     return out
 
 
-def playback(points: Sequence[Any], links: Any, media: dict[str, str]) -> str:
-    """JSON for the page's player: per turn with images, its 1-based number and image addresses.
+PLAYBACK_TURNS = 300  # turns a page's player holds: a window around the page's turn on long episodes
 
-    Read by ``static/viewer.js`` from a data attribute (the page's CSP allows no inline script);
-    empty when fewer than two turns have images, where there is nothing to play."""
+
+def playback(
+    points: Sequence[Any], links: Any, media: dict[str, str], current: int = 0
+) -> list[dict[str, Any]]:
+    """The page's player: per turn with images, its 1-based number and its images' addresses.
+
+    Written into the page as a JSON data block (``tojson``: HTML-safe, and not script, which the
+    page's CSP forbids inline) and read by ``static/playback.js``; empty when fewer than two turns
+    have images, where there is nothing to play. On an episode of more than PLAYBACK_TURNS such
+    turns, the player holds those around ``current`` (the index of the page's turn), so a turn page
+    of a 3,000-turn episode stays small (a turn costs about 100 bytes)."""
+    with_frames = [p for p in points if p.frames]
+    if len(with_frames) > PLAYBACK_TURNS:
+        at = next((k for k, p in enumerate(with_frames) if p.index >= current), len(with_frames) - 1)
+        start = max(0, min(at - PLAYBACK_TURNS // 2, len(with_frames) - PLAYBACK_TURNS))
+        with_frames = with_frames[start : start + PLAYBACK_TURNS]
     turns = []
-    for p in points:
-        if not p.frames:
-            continue
+    for p in with_frames:
         for f in p.frames:
             media[f.sha256] = f.media_type
         turns.append(
             {
                 "turn": turn_number(p.index),
-                "index": p.index,
                 "frames": [{"src": links.blob(f.sha256, f.media_type), "label": f.label} for f in p.frames],
             }
         )
-    return json.dumps(turns, separators=(",", ":")) if len(turns) > 1 else ""
+    return turns if len(turns) > 1 else []

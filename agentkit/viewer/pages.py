@@ -309,7 +309,7 @@ def episode_page(
         no_path=not any(poses),  # an older transcript: no stored pose, and none guessed from text
         pose_label=next((p.label for p in poses if p is not None and p.label), ""),
         any_frames=any(p.frames for p in points),
-        playback=playback(points, links, media),
+        playback=playback(points, links, media, current),
         gif=links.episode_gif(episode_id) if any(p.frames for p in points) else None,
         error=fold_error(episode.error),
         clock_shown=clock_was_run_out((episode.metrics or {}).get("clock_run_out")),

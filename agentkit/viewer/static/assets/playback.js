@@ -1,13 +1,14 @@
 // agentkit viewer: play an episode's frames in the turn page's frames panel, one turn after
-// another (play/pause, speed, scrub). The page lists every turn's frames in the data-frames
-// attribute of #playback (JSON: no inline script under the page's Content-Security-Policy);
+// another (play/pause, speed, scrub). The page lists the turns' frames in the JSON data block
+// #playback-data (data, not script: the page's Content-Security-Policy allows no inline script);
 // without script the panel shows the page's own turn, and the turn links still work.
 (function () {
   "use strict";
   var box = document.getElementById("playback");
   if (!box) { return; }
   var turns;
-  try { turns = JSON.parse(box.getAttribute("data-frames") || "[]"); } catch (e) { return; }
+  var block = document.getElementById("playback-data");
+  try { turns = JSON.parse(block ? block.textContent : "[]"); } catch (e) { return; }
   if (!Array.isArray(turns) || turns.length < 2) { return; }
   var MS_PER_TURN = 800; // at 1x; the speed menu divides it
   var controls = box.querySelector(".player-controls");
