@@ -294,7 +294,8 @@ def test_compare_and_diverge_pages(app, sample):
     assert "Pass/fail by task and seed" in page and page.count('class="cell ch-lost"') == 4
     link = re.search(r'href="(/diverge\?a=[^"]+)"', page).group(1).replace("&amp;", "&")
     div = app.handle("GET", link).body.decode()
-    assert "First difference at" in div and "turn 0" in div
+    # turns numbered as the prompts number them
+    assert "First difference at <strong>turn 1</strong>" in div and "turn 0" not in div
     # the reference run sent no frames: its side says so rather than leaving a gap; the other shows its frame
     assert div.count("No frame was recorded") == 1 and div.count('class="frame small"') == 1
     assert app.handle("GET", "/compare?a=nope&b=nope").status == 404

@@ -272,7 +272,7 @@ def test_comparison_page_in_chromium(viewer, browser, recorded):
     assert browser.evaluate("!!document.querySelector('svg.rates')")
     browser.evaluate("document.querySelector('a.div-link').click()")
     browser.wait_for("location.pathname === '/diverge' && document.readyState === 'complete'")
-    assert "First difference at turn 0" in _text(browser, "#divergence")
+    assert "First difference at turn 1" in _text(browser, "#divergence")
     assert browser.evaluate(
         "Array.from(document.querySelectorAll('img.frame')).every(i => i.complete && i.naturalWidth > 0)"
     )
