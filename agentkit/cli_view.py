@@ -38,7 +38,12 @@ def view(
         None, "--run", help="With --export: every episode of this run (repeatable)."
     ),
     episode_ids: list[str] | None = typer.Option(
-        None, "--episode", help="With --export: this episode (repeatable)."
+        None, "--episode", help="With --export: this episode (repeatable); with --export-gif: the episode."
+    ),
+    export_gif: Path | None = typer.Option(
+        None,
+        "--export-gif",
+        help="Write one --episode's frames as an animated GIF (a turn a frame) to this file.",
     ),
 ) -> None:
     """Browse runs and step through episodes in a local, read-only web app (or --export a static bundle)."""
@@ -46,6 +51,9 @@ def view(
     from agentkit.viewer import ViewerServer, export_bundle
 
     store = open_reading_store(db)  # a bad or missing --db is one line
+    if export_gif is not None:
+        _write_gif(store, export_gif, episode_ids or [])
+        return
     if export is not None:
         try:
             counts = export_bundle(store, export, run_ids=run_ids or (), episode_ids=episode_ids or ())
@@ -71,6 +79,26 @@ def view(
         pass
     finally:
         server.httpd.server_close()
+
+
+def _write_gif(store: Any, target: Path, episode_ids: list[str]) -> None:
+    """``--export-gif``: one episode's frames as an animated GIF (agentkit.viewer.gif_export)."""
+    from agentkit.viewer.gif_export import NoFrames, episode_gif
+    from agentkit.viewer.queries import ViewerData
+
+    if len(episode_ids) != 1:
+        _fail("--export-gif writes one episode: name it with --episode ID")
+    try:
+        data = episode_gif(ViewerData(store), episode_ids[0])
+    except KeyError as exc:
+        _fail(str(exc.args[0]) if exc.args else f"no episode {episode_ids[0]}")
+    except NoFrames as exc:
+        _fail(str(exc))
+    try:
+        target.write_bytes(data)
+    except OSError as exc:
+        _fail(f"cannot write {target}: {exc.strerror or exc}")
+    err.print(f"wrote {target} ({len(data):,} bytes)")
 
 
 def rerender(

@@ -139,4 +139,4 @@ def test_an_episode_without_stored_poses_says_no_path(tmp_path):
             store.add_turn(episode, record)
     assert pose_of({"status_text": "Step: 1\nPosition: [1.0, 0.0, 3.0]"}) is None
     html = ViewerApp(open_readonly(url)).handle("GET", f"/episodes/{episode}").body.decode()
-    assert "no path: no positions are stored" in html and "one dot per turn" not in html
+    assert "no path: this episode's observations store no position" in html and "one dot per turn" not in html

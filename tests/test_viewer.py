@@ -294,7 +294,8 @@ def test_compare_and_diverge_pages(app, sample):
     assert "Pass/fail by task and seed" in page and page.count('class="cell ch-lost"') == 4
     link = re.search(r'href="(/diverge\?a=[^"]+)"', page).group(1).replace("&amp;", "&")
     div = app.handle("GET", link).body.decode()
-    assert "First difference at" in div and "turn 0" in div
+    # turns numbered as the prompts number them
+    assert "First difference at <strong>turn 1</strong>" in div and "turn 0" not in div
     # the reference run sent no frames: its side says so rather than leaving a gap; the other shows its frame
     assert div.count("No frame was recorded") == 1 and div.count('class="frame small"') == 1
     assert app.handle("GET", "/compare?a=nope&b=nope").status == 404
@@ -381,7 +382,7 @@ def test_a_turn_page_of_a_long_episode_stays_small(tmp_path):
     app = ViewerApp(open_readonly(db))
     page = app.handle("GET", f"/episodes/{episode}?turn=1800")
     html = page.body.decode()
-    assert page.status == 200 and "turn 1800 (last 2499)" in html
+    assert page.status == 200 and "turn 1801 of 2500" in html
     assert len(page.body) < 400_000
     assert html.count('class="chip') <= 61  # a window of the turn strip, not 2,500 links
     assert html.count('class="hit"') <= 5 * MAX_COLUMNS  # bucketed figure columns
@@ -482,11 +483,11 @@ def test_the_viewer_follows_an_episode_that_is_still_being_written(tmp_path):
 
     add(0)
     app = ViewerApp(open_readonly(db))
-    assert "turn 0 (last 0)" in app.handle("GET", f"/episodes/{episode}").body.decode()
+    assert "turn 1 of 1" in app.handle("GET", f"/episodes/{episode}").body.decode()
     add(1)
     add(2)
     page = app.handle("GET", f"/episodes/{episode}?turn=2").body.decode()
-    assert "turn 2 (last 2)" in page and "Go(3);" in page
+    assert "turn 3 of 3" in page and "Go(3);" in page
     assert "running" in app.handle("GET", "/").body.decode()
     writer.close()
 

@@ -203,13 +203,18 @@ def test_step_through_an_episode_in_chromium(viewer, browser, recorded):
 
     for index in range(4):
         browser.wait_for(
-            f"(document.getElementById('turn-label') || {{}}).textContent === 'turn {index} (last {len(turns) - 1})'"
+            f"(document.getElementById('turn-label') || {{}}).textContent === 'turn {index + 1} of {len(turns)}'"
         )
         browser.wait_for("document.readyState === 'complete'")
         assert _frames_loaded(browser), f"turn {index}: the frame did not load"
         prompt = _text(browser, "section.prompt details[open]")
         assert f"Turn {index + 1} of at most" in prompt and "Mission:" in prompt
-        assert browser.evaluate("document.querySelectorAll('section.prompt img.msg-img').length") >= 1
+        # the turn's frame is shown once, in the frames panel; the prompt says where it is
+        assert (
+            browser.evaluate("document.querySelectorAll('section.prompt details[open] img.msg-img').length")
+            == 0
+        )
+        assert "shown under Frames sent" in prompt
         assert _text(browser, "#answer") == turns[index].answer
         if turns[index].parse_error:
             assert turns[index].parse_error["message"][:40] in _text(browser, "#parse-error")
@@ -226,6 +231,40 @@ def test_step_through_an_episode_in_chromium(viewer, browser, recorded):
     assert (ARTIFACTS / "viewer-episode.png").stat().st_size > 20_000
 
 
+def test_playback_plays_and_pauses_the_frames_in_chromium(viewer, browser, recorded):
+    path, ids = recorded
+    store = TranscriptStore(f"sqlite:///{path}")
+    episode = next(e for e in store.list_episodes(run_id=ids["scripted"]) if e.task == "BabyAI-GoToLocal-v0")
+    turns = store.get_turns(episode.id, with_messages=False)
+    store.close()
+    shas = [t.observation["images"][0]["sha256"] for t in turns]
+    assert len(set(shas)) > 2  # the agent moves: its frames differ
+
+    browser.goto(f"{viewer.url}episodes/{episode.id}?turn=0")
+    browser.wait_for("!document.querySelector('#playback .player-controls').hidden")
+    assert browser.evaluate("document.getElementById('playback').dataset.playing") == "no"
+    assert _text(browser, "#playback .at").startswith("turn 1 (1 of")
+    browser.evaluate("document.querySelector('#playback select.speed').value = '4'")
+    browser.evaluate("document.querySelector('#playback button.play').click()")
+    assert _text(browser, "#playback button.play") == "pause"
+    browser.wait_for("Number(document.getElementById('playback').dataset.shown) >= 3")
+    browser.evaluate("document.querySelector('#playback button.play').click()")  # pause
+    assert browser.evaluate("document.getElementById('playback').dataset.playing") == "no"
+    held = int(browser.evaluate("document.getElementById('playback').dataset.shown"))
+    time.sleep(1.0)  # paused: at 4x a running player would have moved on by several turns
+    assert int(browser.evaluate("document.getElementById('playback').dataset.shown")) == held
+    src = browser.evaluate("document.querySelector('#playback img.frame').getAttribute('src')")
+    assert src == f"/blob/{shas[held - 1]}"  # the frame of the turn it shows
+    assert _frames_loaded(browser)
+    # played to the end, it stops on the last turn
+    browser.evaluate("document.querySelector('#playback button.play').click()")
+    browser.wait_for(
+        f"document.getElementById('playback').dataset.shown === '{len(turns)}' && "
+        "document.getElementById('playback').dataset.playing === 'no'"
+    )
+    assert browser.problems() == []
+
+
 def test_comparison_page_in_chromium(viewer, browser, recorded):
     _, ids = recorded
     browser.goto(f"{viewer.url}compare?a={ids['reference']}&b={ids['scripted']}")
@@ -233,7 +272,7 @@ def test_comparison_page_in_chromium(viewer, browser, recorded):
     assert browser.evaluate("!!document.querySelector('svg.rates')")
     browser.evaluate("document.querySelector('a.div-link').click()")
     browser.wait_for("location.pathname === '/diverge' && document.readyState === 'complete'")
-    assert "First difference at turn 0" in _text(browser, "#divergence")
+    assert "First difference at turn 1" in _text(browser, "#divergence")
     assert browser.evaluate(
         "Array.from(document.querySelectorAll('img.frame')).every(i => i.complete && i.naturalWidth > 0)"
     )

@@ -38,6 +38,9 @@ class LiveLinks:
     def blob(self, sha256: str, media_type: str = "") -> str:
         return f"/blob/{sha256}"
 
+    def episode_gif(self, episode_id: str) -> str | None:
+        return f"/episodes/{quote(episode_id, safe='')}/frames.gif"
+
     def static(self, name: str) -> str:
         return f"/static/{name}"
 
@@ -75,6 +78,9 @@ class ExportLinks:
 
     def static(self, name: str) -> str:
         return f"{self.root}static/{name}"
+
+    def episode_gif(self, episode_id: str) -> str | None:
+        return None  # made on request by the live viewer (or `agentkit view --export-gif`), not bundled
 
     def compare(self, run_a: str, run_b: str) -> str | None:
         return None

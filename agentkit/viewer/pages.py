@@ -20,6 +20,13 @@ from agentkit.actions.formatter import format_command
 from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
+from agentkit.viewer.episode_parts import (
+    clock_was_run_out,
+    fold_error,
+    playback,
+    shown_once,
+    turn_number,
+)
 from agentkit.viewer.model_call_view import model_call_html
 from agentkit.viewer.queries import (
     Page,
@@ -88,10 +95,11 @@ def render(template: str, **context: Any) -> str:
 
 @dataclass
 class Part:
-    kind: str  # "text" or "image"
+    kind: str  # "text", "image", or "note" (an image shown elsewhere on the page)
     text: str = ""
     src: str = ""
     label: str = ""
+    sha: str = ""
 
 
 @dataclass
@@ -115,7 +123,9 @@ def _parts(content: Any, links: Any, media: dict[str, str]) -> list[Part]:
         elif p.get("type") == "image_ref" and isinstance(p.get("sha256"), str):
             mt = str(p.get("media_type", ""))
             media[p["sha256"]] = mt
-            out.append(Part("image", src=links.blob(p["sha256"], mt), label=p["sha256"][:12]))
+            out.append(
+                Part("image", src=links.blob(p["sha256"], mt), label=p["sha256"][:12], sha=p["sha256"])
+            )
         elif p.get("type") == "image_url":
             out.append(Part("text", "[an inline image that was not stored as a blob]"))
         else:
@@ -173,7 +183,10 @@ def episode_page(
     turn: TurnDetail | None = data.turn(episode_id, points[current].index) if 0 <= current < n else None
     if n and turn is None:
         return 404, error_page(
-            links, 404, f"episode {episode_id} has no turn {current} (it has {n}: 0-{n - 1})"
+            links,
+            404,
+            f"episode {episode_id} has no turn {turn_number(current)} (it has {n}: turns 1-{n};"
+            f" ?turn= takes the stored index, 0-{n - 1})",
         )
 
     def href(i: int) -> str:
@@ -188,31 +201,51 @@ def episode_page(
                 current,
                 href,
                 markers=[p.reward for p in points],
+                axis="reward",
             )
         )
         if any(p.health is not None for p in points):
             charts.append(
                 svg.line_chart(
-                    "health after each turn", [p.health for p in points], current, href, color="#2faa4a"
+                    "health after each turn",
+                    [p.health for p in points],
+                    current,
+                    href,
+                    color="#2faa4a",
+                    axis="health",
                 )
             )
         charts.append(
             svg.bar_chart(
-                "tokens in / out",
+                "tokens per turn",
                 [
                     ("#8fb1ef", [p.input_tokens for p in points]),
                     ("#2b4fa8", [p.output_tokens for p in points]),
                 ],
                 current,
                 href,
+                unit="tokens",
+                legend=("in (prompt)", "out (answer)"),
             )
         )
         charts.append(
-            svg.bar_chart("latency", [("#e09b2d", [p.latency_s for p in points])], current, href, unit="s")
+            svg.bar_chart(
+                "latency of the model call",
+                [("#e09b2d", [p.latency_s for p in points])],
+                current,
+                href,
+                unit="seconds",
+            )
         )
         if any(p.cost_usd for p in points):
             charts.append(
-                svg.bar_chart("cost", [("#9a5fc7", [p.cost_usd for p in points])], current, href, unit="USD")
+                svg.bar_chart(
+                    "cost per turn",
+                    [("#9a5fc7", [p.cost_usd for p in points])],
+                    current,
+                    href,
+                    unit="US dollars",
+                )
             )
     observation = turn.observation if turn else {}
     poses = [p.pose for p in points]
@@ -241,20 +274,21 @@ def episode_page(
             history, now = msgs[:-1], msgs[-1:]
         hidden = max(0, len(history) - HISTORY_SHOWN)
         history = history[hidden:]
+    turn_frames = points[current].frames if 0 <= current < n else ()
     frames = []
-    for image in (observation.get("images") or []) if isinstance(observation, dict) else []:
-        if isinstance(image, dict) and isinstance(image.get("sha256"), str):
-            mt = str(image.get("media_type", ""))
-            media[image["sha256"]] = mt
-            frames.append(
-                {
-                    "src": links.blob(image["sha256"], mt),
-                    "label": image.get("label", ""),
-                    "width": image.get("width"),
-                    "height": image.get("height"),
-                    "sha": image["sha256"],
-                }
-            )
+    for f in turn_frames:
+        media[f.sha256] = f.media_type
+        frames.append(
+            {
+                "src": links.blob(f.sha256, f.media_type),
+                "label": f.label,
+                "width": f.width,
+                "height": f.height,
+                "sha": f.sha256,
+            }
+        )
+    for m in now:  # the turn's own images are its frames, shown once, in the frames panel
+        m.parts = shown_once(turn_frames, m.parts, lambda label: Part("note", label=label))
     outcome = episode_outcome(
         episode.status, episode.success, episode.metrics, episode.end_reason, run.config.get("pass_rule")
     )
@@ -273,6 +307,13 @@ def episode_page(
         the_map=the_map,
         path=path,
         no_path=not any(poses),  # an older transcript: no stored pose, and none guessed from text
+        pose_label=next((p.label for p in poses if p is not None and p.label), ""),
+        any_frames=any(p.frames for p in points),
+        playback=playback(points, links, media, current),
+        gif=links.episode_gif(episode_id) if any(p.frames for p in points) else None,
+        error=fold_error(episode.error),
+        clock_shown=clock_was_run_out((episode.metrics or {}).get("clock_run_out")),
+        number=turn_number,
         before=_before(observation),
         steps_this_turn=sum(1 for t, _ in path.points[1:] if t == current) if path else None,
         system=system,
@@ -284,7 +325,7 @@ def episode_page(
         model_call=model_call_html(turn),  # finish reason, retries, token counts
         outcome=outcome,
         outcome_word=outcome_label(outcome, run.env),
-        title=f"{episode.task} seed {episode.seed} · turn {current}",
+        title=f"{episode.task} seed {episode.seed} · turn {turn_number(current)} of {n}",
     )
     return 200, html
 

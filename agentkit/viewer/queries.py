@@ -27,6 +27,7 @@ from agentkit.outcome_words import (
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.listings import EpisodeSummary, Facets, Page, RunSummary, TurnFigures
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
+from agentkit.viewer.frame_refs import FrameRef, frame_refs
 from agentkit.viewer.step_path import StepPath, replay_step_path
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
 from agentkit.viewer.verdicts import VERDICT
@@ -95,6 +96,7 @@ class TurnPoint:
     latency_s: float
     cached: bool
     pose: Pose | None
+    frames: tuple[FrameRef, ...] = ()  # the images sent with the turn, for the page's playback
 
     @classmethod
     def of(cls, f: TurnFigures) -> TurnPoint:
@@ -113,6 +115,7 @@ class TurnPoint:
             f.latency_s,
             f.cached,
             pose_of(f.observation),
+            frame_refs(f.observation),
         )
 
 

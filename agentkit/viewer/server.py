@@ -27,6 +27,7 @@ from agentkit.http_service import HTTPService
 from agentkit.transcripts import TranscriptReader
 from agentkit.viewer import pages
 from agentkit.viewer.compare import compare_runs, first_divergence
+from agentkit.viewer.gif_export import NoFrames, episode_gif
 from agentkit.viewer.links import LiveLinks
 from agentkit.viewer.queries import OUTCOME_ALIASES, OUTCOMES, ViewerData
 
@@ -40,6 +41,7 @@ _ROUTES = (
     ("index", re.compile(r"/")),
     ("run", re.compile(rf"/runs/({ID})")),
     ("episode", re.compile(rf"/episodes/({ID})")),
+    ("gif", re.compile(rf"/episodes/({ID})/frames\.gif")),
     ("compare", re.compile(r"/compare")),
     ("diverge", re.compile(r"/diverge")),
     ("blob", re.compile(rf"/blob/({SHA256})")),
@@ -226,8 +228,27 @@ class ViewerApp:
         return self._html(pages.run_page(self.data, self.links, run_id, filters, episodes, others))
 
     def _episode(self, episode_id: str, params: dict[str, str], headers: dict[str, str]) -> Response:
-        status, html = pages.episode_page(self.data, self.links, episode_id, _int(params, "turn", None))
+        index = _int(params, "turn", None)  # the stored index (0 first), as links carry it
+        number = _int(params, "number", None, lo=1)  # the page's own 1-based number (its "go to" box)
+        if number is not None:
+            index = number - 1
+        status, html = pages.episode_page(self.data, self.links, episode_id, index)
         return self._html(html, status)
+
+    def _gif(self, episode_id: str, params: dict[str, str], headers: dict[str, str]) -> Response:
+        try:
+            data = episode_gif(self.data, episode_id)
+        except NoFrames as exc:
+            return self._error(404, str(exc))
+        return Response(
+            200,
+            data,
+            content_type="image/gif",
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Disposition": f'attachment; filename="episode-{episode_id}.gif"',
+            },
+        )
 
     def _compare(self, params: dict[str, str], headers: dict[str, str]) -> Response:
         a, b = _id(params, "a"), _id(params, "b")

@@ -20,7 +20,7 @@ from agentkit.viewer.trajectory import GridMap, Pose, WorldMap, WorldShape
 WIDTH = 640
 MAX_COLUMNS = 200  # columns per figure; longer episodes put consecutive turns in one column
 MAX_DOTS = 120  # clickable turn dots on the map: the turns near the current one, then a sample
-_PAD_L, _PAD_R, _PAD_T, _PAD_B = 46, 8, 16, 18
+_PAD_L, _PAD_R, _PAD_T, _PAD_B = 64, 10, 24, 34  # room for tick values, the axis titles and the turn axis
 
 COLORS = {
     "red": "#e23b3b",
@@ -58,16 +58,34 @@ def _buckets(n: int) -> list[tuple[int, int]]:
     return [(i, min(n, i + size)) for i in range(0, n, size)]
 
 
-def _frame(title: str, height: int, lo: float, hi: float) -> list[str]:
+def _frame(title: str, height: int, lo: float, hi: float, axis: str = "") -> list[str]:
+    """The figure's frame: title, value axis with three labelled ticks and light grid lines, and the
+    value axis's title (``axis``, e.g. "reward" or "tokens") written up its side."""
     bottom = height - _PAD_B
-    return [
+    mid = (lo + hi) / 2
+    y_mid = (bottom + _PAD_T) / 2
+    parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-label="{escape(title)}">',
-        f'<text x="{_PAD_L}" y="11" class="chart-title">{escape(title)}</text>',
-        f'<line x1="{_PAD_L}" y1="{bottom}" x2="{WIDTH - _PAD_R}" y2="{bottom}" stroke="#bbb"/>',
-        f'<text x="{_PAD_L - 4}" y="{_PAD_T + 8}" text-anchor="end" class="tick">{escape(_fmt(hi))}</text>',
-        f'<text x="{_PAD_L - 4}" y="{bottom}" text-anchor="end" class="tick">{escape(_fmt(lo))}</text>',
+        f'<text x="{_PAD_L}" y="15" class="chart-title">{escape(title)}</text>',
     ]
+    for y in (_PAD_T, y_mid):
+        parts.append(
+            f'<line x1="{_PAD_L}" y1="{y:.1f}" x2="{WIDTH - _PAD_R}" y2="{y:.1f}" stroke="#e6e6e6"/>'
+        )
+    parts += [
+        f'<line x1="{_PAD_L}" y1="{bottom}" x2="{WIDTH - _PAD_R}" y2="{bottom}" stroke="#999"/>',
+        f'<line x1="{_PAD_L}" y1="{_PAD_T}" x2="{_PAD_L}" y2="{bottom}" stroke="#999"/>',
+        f'<text x="{_PAD_L - 5}" y="{_PAD_T + 4}" text-anchor="end" class="tick">{escape(_fmt(hi))}</text>',
+        f'<text x="{_PAD_L - 5}" y="{y_mid + 4:.1f}" text-anchor="end" class="tick">{escape(_fmt(mid))}</text>',
+        f'<text x="{_PAD_L - 5}" y="{bottom + 4}" text-anchor="end" class="tick">{escape(_fmt(lo))}</text>',
+    ]
+    if axis:
+        parts.append(
+            f'<text x="12" y="{y_mid:.1f}" text-anchor="middle" transform="rotate(-90 12 {y_mid:.1f})" '
+            f'class="axis-title">{escape(axis)}</text>'
+        )
+    return parts
 
 
 class _Columns:
@@ -95,17 +113,22 @@ class _Columns:
         """Invisible clickable columns (one per bucket, linking to its first turn) and the turn axis."""
         out = []
         if href is not None:
-            for start, end in self.buckets:
-                label = f"turn {start}" if end - start == 1 else f"turns {start}-{end - 1}"
+            for start, end in self.buckets:  # turns named as the prompts name them, from 1
+                label = f"turn {start + 1}" if end - start == 1 else f"turns {start + 1}-{end}"
                 out.append(
                     f'<a href="{escape(href(start))}"><title>{label}</title>'
                     f'<rect x="{self.x(start) - self.width / 2:.1f}" y="{_PAD_T}" width="{self.width:.1f}" '
                     f'height="{height - _PAD_B - _PAD_T}" class="hit"/></a>'
                 )
-        out.append(f'<text x="{_PAD_L}" y="{height - 4}" class="tick">turn 0</text>')
+        tick_y = height - _PAD_B + 15
+        out.append(f'<text x="{self.x(0):.1f}" y="{tick_y}" text-anchor="middle" class="tick">1</text>')
+        if self.n > 1:
+            out.append(
+                f'<text x="{self.x(self.n - 1):.1f}" y="{tick_y}" text-anchor="middle" class="tick">{self.n}</text>'
+            )
+        centre = (_PAD_L + WIDTH - _PAD_R) / 2
         out.append(
-            f'<text x="{WIDTH - _PAD_R}" y="{height - 4}" text-anchor="end" class="tick">'
-            f"turn {max(0, self.n - 1)}</text>"
+            f'<text x="{centre:.1f}" y="{height - 3}" text-anchor="middle" class="axis-title">turn</text>'
         )
         return "".join(out)
 
@@ -116,8 +139,9 @@ def line_chart(
     current: int,
     href: TurnHref | None = None,
     color: str = "#3b6be2",
-    height: int = 110,
+    height: int = 190,
     markers: Sequence[float] | None = None,
+    axis: str = "",
 ) -> Markup:
     """A line over turns (e.g. total reward, health); ``markers`` dots turns with a non-zero value."""
     n = len(values)
@@ -128,7 +152,7 @@ def line_chart(
     if hi == lo:
         hi = lo + 1.0
     cols = _Columns(n)
-    parts = _frame(title, height, lo, hi)
+    parts = _frame(title, height, lo, hi, axis)
     parts.insert(1, cols.highlight(current, height))  # right after <svg>: the band is behind the data
     bottom = height - _PAD_B
 
@@ -140,12 +164,12 @@ def line_chart(
         chunk = [v for v in values[start:end] if v is not None]
         if chunk:
             points.append(f"{cols.x(start):.1f},{y_of(chunk[-1]):.1f}")
-    parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{color}" stroke-width="1.8"/>')
+    parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{color}" stroke-width="2.4"/>')
     if markers is not None:
         for start, end in cols.buckets:
             v = values[end - 1]
             if v is not None and any(markers[start:end]):
-                parts.append(f'<circle cx="{cols.x(start):.1f}" cy="{y_of(v):.1f}" r="2.6" fill="{color}"/>')
+                parts.append(f'<circle cx="{cols.x(start):.1f}" cy="{y_of(v):.1f}" r="3.5" fill="{color}"/>')
     parts.append(cols.overlay(height, href))
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -156,8 +180,9 @@ def bar_chart(
     stacks: Sequence[tuple[str, Sequence[float]]],
     current: int,
     href: TurnHref | None = None,
-    height: int = 90,
+    height: int = 170,
     unit: str = "",
+    legend: Sequence[str] = (),
 ) -> Markup:
     """Stacked bars over turns, one stack per (colour, values) pair; buckets show their sum."""
     n = len(stacks[0][1]) if stacks else 0
@@ -168,7 +193,14 @@ def bar_chart(
     hi = max((sum(c) for c in zip(*sums)), default=0.0)
     if hi <= 0:
         hi = 1.0
-    parts = _frame(title + (f" ({unit})" if unit else ""), height, 0.0, hi)
+    parts = _frame(title, height, 0.0, hi, unit)
+    x = WIDTH - _PAD_R
+    for (color, _), name in reversed(list(zip(stacks, legend))):  # a key, right-aligned by the title
+        x -= 7 * len(name) + 22
+        parts.append(
+            f'<rect x="{x}" y="6" width="10" height="10" fill="{color}"/>'
+            f'<text x="{x + 14}" y="15" class="tick">{escape(name)}</text>'
+        )
     parts.insert(1, cols.highlight(current, height))
     bottom = height - _PAD_B
     scale = (bottom - _PAD_T) / hi
@@ -382,7 +414,7 @@ def map_svg(
         cx, cy = to_px(p.x, p.y)
         dot = (
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{max(2.5, cell * 0.12):.1f}" fill="#d62d20" '
-            f'fill-opacity="{1.0 if i <= current else 0.3}"><title>turn {i} at ({_fmt(p.x)}, {_fmt(p.y)})</title></circle>'
+            f'fill-opacity="{1.0 if i <= current else 0.3}"><title>turn {i + 1} at ({_fmt(p.x)}, {_fmt(p.y)})</title></circle>'
         )
         out.append(f'<a href="{escape(href(i))}">{dot}</a>' if href is not None else dot)
     here = poses[current] if 0 <= current < len(poses) else None

@@ -6,8 +6,9 @@ backend-neutral, structured data the observers store with every turn, in this or
 1. ``structured.position`` (the structured view: ``[x, y]`` grid cells, or ``[x, y, z]`` world
    coordinates of which ``x`` and ``z`` are the ground plane, y being up as in Unity and pybullet
    scenes), with ``structured.orientation`` and ``structured.grid_size`` when present;
-2. ``pose`` (``{"position": [...], "heading": ...}``), the backend's pose, which the observation
-   stores whenever the backend reports one (``Observation.pose``);
+2. ``pose`` (``{"position": [...], "heading": ..., "label": ...}``), the backend's pose, which the
+   observation stores whenever the backend reports one (``Observation.pose``: every packaged
+   backend does; TriFinger's is its block's, labelled so, since no body of it walks);
 3. the ASCII map view (``observers.grid_ascii``), a grid world's map: its rows are the map, and its
    legend names the agent's cell ("... at x=6, y=5").
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 # The grid observers' ASCII legend line for the agent, e.g. "< = you, facing west, at x=6, y=5 (...)".
@@ -41,6 +42,7 @@ class Pose:
     x: float
     y: float
     heading: str | float | None = None
+    label: str = ""  # what the position is of, when not the agent itself (TriFinger: "block 0")
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,15 @@ def _shape(raw: Any) -> WorldShape | None:
 
 def pose_of(observation: dict[str, Any] | None) -> Pose | None:
     """The agent's pose in a stored observation, or None if nothing usable is stored."""
+    pose = _first_pose(observation)
+    extra = observation.get("pose") if isinstance(observation, dict) else None
+    label = extra.get("label") if isinstance(extra, dict) else None
+    if pose is not None and isinstance(label, str) and label:
+        return replace(pose, label=label[:40])
+    return pose
+
+
+def _first_pose(observation: dict[str, Any] | None) -> Pose | None:
     if not isinstance(observation, dict):
         return None
     structured = observation.get("structured")

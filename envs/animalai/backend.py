@@ -221,6 +221,9 @@ class AnimalAIBackend(Backend):
                 "lights": "on" if lights_on(self._steps, self._blackouts) else "off",
             },
             privileged=dict(self._view.episode.get("privileged") or {}),
+            # For the viewer's trajectory map: the vector observation gives the position but no
+            # heading (its velocity is in the agent's own frame), so the heading stays unknown.
+            pose={"position": [round(v, 2) + 0.0 for v in agent.position], "heading": None},
         )
         self._since_observe = 0.0
         return observation

@@ -215,6 +215,8 @@ class GridworldBackend(Backend):
                 "commands_useful_now": ", ".join(valid_commands(grid, self.vocabulary)),
             },
             privileged=privileged_state(env, grid.cells),
+            # for the viewer's map whatever views the prompt uses (cell, compass word)
+            pose={"position": [int(grid.agent_pos[0]), int(grid.agent_pos[1])], "heading": grid.agent_dir},
         )
         self._reward_since_observe = 0.0
         return observation

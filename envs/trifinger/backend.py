@@ -72,6 +72,7 @@ from agentkit.envs.trifinger.protocols import apply_selection, protocol_suites, 
 from agentkit.envs.trifinger.state_snapshot import read_state
 from agentkit.envs.trifinger.success_series import SuccessSeries
 from agentkit.envs.trifinger.tasks import task_infos
+from agentkit.envs.trifinger.top_down import top_down_map, top_down_pose
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.envs.trifinger.world import CONTROL_STEP_S, TIME_STEP_S, TriFingerWorld
 from agentkit.observers import RawObservation
@@ -291,6 +292,7 @@ class TriFingerBackend(Backend):
                 self.verdict() if self.profile == "causalworld" else None,
             ),
             privileged=structured_state(world, self.held_block, self._overlap),
+            pose=top_down_pose(world),  # block 0 on the floor, for the viewer's trajectory map
         )
         self._reward_since_observe = 0.0
         return observation
@@ -349,6 +351,12 @@ class TriFingerBackend(Backend):
             "camera_names": ["camera60", "camera180", "camera300"] if self.cameras else [],
             "goal_images": self.goal_images and self.cameras,
         }
+
+    def world_map(self) -> dict[str, Any] | None:
+        """The platform from above as the episode began (``top_down.top_down_map``)."""
+        if self._world is None or self._world.scene is None:
+            return None
+        return top_down_map(self._world)
 
     def close(self) -> None:
         if self._world is not None:
