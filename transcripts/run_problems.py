@@ -1,0 +1,93 @@
+"""What went wrong in each run, counted: parse-error codes of its turns and the end reasons of its episodes.
+
+Why: a pass rate alone cannot tell a model that plays badly from one that cannot write the script
+language or one whose server was down. The viewer's run list puts these counts beside the rate
+(``no_commands 12``, ``2 model errors``), so the reader sees which it was before opening an episode.
+
+Counted over the latest attempt of each (task, trial, seed), the attempt the verdict counts
+(``agentkit.transcripts.listings.latest_verdicts``), so the counts describe the same episodes as
+the pass count beside them. One grouped query per figure for a page of runs, whatever their size.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, Subquery, func, select
+
+from agentkit.transcripts.schema import Episode, Turn, table_of
+
+EPISODES = table_of(Episode)
+TURNS = table_of(Turn)
+#: The code shown for a stored parse error without one (none is expected; kept countable anyway).
+UNCODED = "uncoded"
+
+
+@dataclass(frozen=True)
+class RunProblems:
+    """Per run: turns by parse-error code and episodes by end reason (latest attempts only)."""
+
+    parse_errors: dict[str, int] = field(default_factory=dict)  # code -> turns whose answer did not parse
+    end_reasons: dict[str, int] = field(default_factory=dict)  # end reason -> episodes that ended so
+
+    @property
+    def parse_error_turns(self) -> int:
+        return sum(self.parse_errors.values())
+
+    def ended_by(self, reason: str) -> int:
+        """Episodes that ended for ``reason`` (an ``agentkit.records.EndReason`` value)."""
+        return self.end_reasons.get(reason, 0)
+
+
+def _latest_episode_ids(run_ids: Sequence[str]) -> Subquery:
+    """A subquery of (run_id, id) of the latest attempt of each (run, task, trial, seed) of ``run_ids``."""
+    keys = (EPISODES.c.run_id, EPISODES.c.task, EPISODES.c.trial, EPISODES.c.seed)
+    rank = func.row_number().over(
+        partition_by=keys,
+        order_by=(EPISODES.c.attempt.desc(), EPISODES.c.started_at.desc(), EPISODES.c.id.desc()),
+    )
+    ranked = (
+        select(EPISODES.c.run_id, EPISODES.c.id, EPISODES.c.end_reason, rank.label("attempt_rank"))
+        .where(EPISODES.c.run_id.in_(list(run_ids)))
+        .subquery("ranked_attempts")
+    )
+    return (
+        select(ranked.c.run_id, ranked.c.id, ranked.c.end_reason)
+        .where(ranked.c.attempt_rank == 1)
+        .subquery("latest_attempts")
+    )
+
+
+def count_run_problems(engine: Engine, run_ids: Sequence[str]) -> dict[str, RunProblems]:
+    """The problem counts of each run in ``run_ids`` (a run with none gets empty counts)."""
+    if not run_ids:
+        return {}
+    latest = _latest_episode_ids(run_ids)
+    code = func.coalesce(TURNS.c.parse_error["code"].as_string(), UNCODED)
+    codes = (
+        select(latest.c.run_id, code, func.count())
+        .select_from(TURNS.join(latest, latest.c.id == TURNS.c.episode_id))
+        .where(TURNS.c.parse_error.is_not(None))
+        .group_by(latest.c.run_id, code)
+    )
+    reasons = (
+        select(latest.c.run_id, latest.c.end_reason, func.count())
+        .where(latest.c.end_reason.is_not(None))
+        .group_by(latest.c.run_id, latest.c.end_reason)
+    )
+    parse: dict[str, dict[str, int]] = defaultdict(dict)
+    ended: dict[str, dict[str, int]] = defaultdict(dict)
+    with engine.connect() as conn:
+        for run_id, name, n in conn.execute(codes):
+            parse[run_id][str(name)] = int(n)
+        for run_id, reason, n in conn.execute(reasons):
+            ended[run_id][str(reason)] = int(n)
+    return {
+        r: RunProblems(
+            dict(sorted(parse[r].items(), key=lambda kv: (-kv[1], kv[0]))),
+            dict(sorted(ended[r].items(), key=lambda kv: (-kv[1], kv[0]))),
+        )
+        for r in run_ids
+    }
