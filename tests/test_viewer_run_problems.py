@@ -8,7 +8,9 @@ are recorded through the real loop, the real LiteLLM client and the local OpenAI
 
 from __future__ import annotations
 
+import logging
 import re
+import sqlite3
 import urllib.request
 from collections import Counter
 
@@ -16,7 +18,7 @@ import pytest
 from problem_runs import ANSWERS, problem_database
 
 from agentkit.transcripts import TranscriptStore
-from agentkit.viewer import ViewerServer, open_readonly
+from agentkit.viewer import ViewerApp, ViewerServer, open_readonly
 from agentkit.viewer.queries import ViewerData
 
 
@@ -111,3 +113,53 @@ def test_the_counts_read_the_same_on_postgresql(recorded, postgres_server):
     on_postgres = ViewerData(open_readonly(url)).run_problems(list(ids.values()))
     assert on_postgres == on_sqlite
     assert on_sqlite[ids["problems"]].parse_error_turns > 0
+
+
+def test_run_page_repeats_the_counts_in_its_header(recorded):
+    path, ids = recorded
+    codes, reasons = _stored_problems(path, ids["problems"])
+    with ViewerServer(open_readonly(f"sqlite:///{path}"), port=0) as server:
+        with urllib.request.urlopen(f"{server.url}runs/{ids['problems']}", timeout=30) as resp:
+            html = resp.read().decode()
+        with urllib.request.urlopen(f"{server.url}runs/{ids['reference']}", timeout=30) as resp:
+            clean = resp.read().decode()
+    line = " ".join(
+        re.sub(r"<[^>]+>", " ", re.search(r'<p class="meta run-problems">(.*?)</p>', html).group(1)).split()
+    )
+    assert line.startswith(f"parse errors in {sum(codes.values())} turns:")
+    assert all(f"{code} {n}" in line for code, n in codes.items())
+    assert line.endswith(f"· {reasons['model_error']} episode ended by a model error")
+    assert "run-problems" not in clean  # nothing went wrong: no line
+
+
+def test_a_parse_error_that_is_not_json_is_counted_apart_and_the_list_still_shows(recorded, tmp_path, caplog):
+    """A damaged database (one turn's parse_error made malformed text): SQLite refuses a JSON query
+    over it, the run list reads the values one by one instead and names the column in one warning."""
+    path, ids = recorded
+    codes, _ = _stored_problems(path, ids["problems"])
+    copy = tmp_path / "damaged.db"
+    copy.write_bytes(path.read_bytes())
+    con = sqlite3.connect(copy)
+    damaged = con.execute(
+        "SELECT t.id, json_extract(t.parse_error, '$.code') FROM turns t JOIN episodes e ON e.id = t.episode_id "
+        "WHERE e.run_id = ? AND t.parse_error IS NOT NULL ORDER BY t.id LIMIT 1",
+        (ids["problems"],),
+    ).fetchone()
+    con.execute(
+        "UPDATE turns SET parse_error = ? WHERE id = ?", ('{"code": "no_comm' + "[" * 5000, damaged[0])
+    )
+    con.commit()
+    con.close()
+
+    app = ViewerApp(open_readonly(f"sqlite:///{copy}"))
+    with caplog.at_level(logging.WARNING):
+        response = app.handle("GET", "/")
+    assert response.status == 200
+    parse = _cell(_row(response.body.decode(), ids["problems"]), "parse-errors")
+    assert "unreadable 1" in parse
+    codes[damaged[1]] -= 1
+    assert all(f"{code} {n}" in parse for code, n in codes.items() if n)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "turns.parse_error: 1 stored value is not JSON; counted as 'unreadable' on the run list"
+    ]

@@ -11,18 +11,25 @@ the pass count beside them. One grouped query per figure for a page of runs, wha
 
 from __future__ import annotations
 
-from collections import defaultdict
+import logging
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine, Subquery, func, select
+from sqlalchemy import Engine, Subquery, Text, func, select, type_coerce
+from sqlalchemy.exc import DBAPIError
 
+from agentkit.transcripts import stored_json
 from agentkit.transcripts.schema import Episode, Turn, table_of
+
+log = logging.getLogger(__name__)
 
 EPISODES = table_of(Episode)
 TURNS = table_of(Turn)
 #: The code shown for a stored parse error without one (none is expected; kept countable anyway).
 UNCODED = "uncoded"
+#: The code shown for a stored parse error that is not JSON at all (a damaged or hostile database).
+UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -79,9 +86,15 @@ def count_run_problems(engine: Engine, run_ids: Sequence[str]) -> dict[str, RunP
     )
     parse: dict[str, dict[str, int]] = defaultdict(dict)
     ended: dict[str, dict[str, int]] = defaultdict(dict)
+    try:
+        with engine.connect() as conn:
+            code_rows = [tuple(r) for r in conn.execute(codes)]
+    except DBAPIError as exc:  # SQLite's json_extract refuses the whole query for one malformed value
+        log.debug("parse-error codes by SQL failed (%s); reading them one by one", exc)
+        code_rows = _codes_one_by_one(engine, latest)
+    for run_id, name, n in code_rows:
+        parse[run_id][str(name)] = int(n)
     with engine.connect() as conn:
-        for run_id, name, n in conn.execute(codes):
-            parse[run_id][str(name)] = int(n)
         for run_id, reason, n in conn.execute(reasons):
             ended[run_id][str(reason)] = int(n)
     return {
@@ -91,3 +104,35 @@ def count_run_problems(engine: Engine, run_ids: Sequence[str]) -> dict[str, RunP
         )
         for r in run_ids
     }
+
+
+def _codes_one_by_one(engine: Engine, latest: Subquery) -> list[tuple[str, str, int]]:
+    """(run id, code, turns) read value by value, a stored ``parse_error`` that is not JSON counted
+    under UNREADABLE with one warning naming the column, so a damaged turn cannot take the run list
+    down (``agentkit.transcripts.stored_json`` reads each value, bounded as every reader does)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    unreadable = 0
+    raw = type_coerce(TURNS.c.parse_error, Text)
+    query = (
+        select(latest.c.run_id, raw)
+        .select_from(TURNS.join(latest, latest.c.id == TURNS.c.episode_id))
+        .where(TURNS.c.parse_error.is_not(None))
+    )
+    with engine.connect() as conn:
+        for run_id, text in conn.execute(query):
+            try:
+                value = stored_json.loads(text)
+            except stored_json.StoredJsonError:
+                unreadable += 1
+                counts[(run_id, UNREADABLE)] += 1
+                continue
+            code = value.get("code") if isinstance(value, dict) else None
+            counts[(run_id, code if isinstance(code, str) else UNCODED)] += 1
+    if unreadable:
+        log.warning(
+            "turns.parse_error: %d stored value%s not JSON; counted as %r on the run list",
+            unreadable,
+            " is" if unreadable == 1 else "s are",
+            UNREADABLE,
+        )
+    return [(run_id, code, n) for (run_id, code), n in counts.items()]

@@ -358,6 +358,8 @@ def run_page(
         episodes=episodes,
         other_runs=other_runs,
         outcomes=outcome_choices([run.env]),
+        problems=data.run_problems([run_id])[run_id],
+        model_error=EndReason.MODEL_ERROR.value,
         title=f"run {run.id}",
     )
 
