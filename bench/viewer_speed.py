@@ -67,8 +67,13 @@ def _turn(i: int, history: list[dict], frame, first: bool) -> TurnRecord:
         usage=Usage(900 + i, 40, 0.002),
         latency_s=1.2,
         cached=False,
-        script=[{"name": "Go", "args": [3]}],
-        parse_error=None,
+        # every fifth answer unusable, as a weak model's are: the run listing counts them by code
+        script=None if i % 5 == 4 else [{"name": "Go", "args": [3]}],
+        parse_error=(
+            {"code": "no_commands", "message": "no command found", "position": None, "snippet": None}
+            if i % 5 == 4
+            else None
+        ),
         compile_error=None,
         actions=[[1, 0]] * 3,
         reward=-0.003,

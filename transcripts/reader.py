@@ -25,6 +25,7 @@ from agentkit.transcripts.image_packs import PackReader, folder_of
 from agentkit.transcripts.liveness import _Liveness
 from agentkit.transcripts.message_images import ImageMode, _data_url, _restore
 from agentkit.transcripts.records import BlobInfo, EpisodeInfo, RunInfo, TurnInfo
+from agentkit.transcripts.run_problems import RunProblems, count_run_problems
 from agentkit.transcripts.schema import (
     Blob,
     Episode,
@@ -236,6 +237,10 @@ class TranscriptReader:
     ) -> listings.Page[listings.RunSummary]:
         """One page of runs, newest first, with verdict counts over their latest attempts."""
         return listings.run_summaries(self.engine, verdict, env, model, offset, limit)
+
+    def run_problems(self, run_ids: Sequence[str]) -> dict[str, RunProblems]:
+        """Per run: its turns by parse-error code and its episodes by end reason (latest attempts)."""
+        return count_run_problems(self.engine, run_ids)
 
     def episode_summaries(
         self,

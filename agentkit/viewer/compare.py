@@ -1,7 +1,10 @@
-"""Two runs side by side: which tasks each passed, per task and per level, and where paired episodes part.
+"""Two runs side by side: which tasks each passed, with what reward and tokens, per task and per level,
+and where paired episodes part.
 
 Why: the question after changing a prompt or a model is "what got better, what got worse, and
-where exactly did the new agent first do something different". Episodes are paired by
+where exactly did the new agent first do something different". A pass rate that did not move can
+hide a reward that did, or answers that now cost twice the tokens, so each tally carries the mean
+reward and tokens of the episodes it judged, beside the passes. Episodes are paired by
 (task, seed), the key that makes two episodes start from the same world; of relaunched attempts
 the latest counts, as in scoring. The per-level rows of an Animal-AI run carry the Testbed's level
 names ("L4 Avoidance"), from the table the report uses (``agentkit.reports.levels``: the viewer and
@@ -63,6 +66,22 @@ class Tally:
     a_total: int
     b_pass: int
     b_total: int
+    # Means over the same judged episodes as the pass counts (None: no such episode, or no figure):
+    # the episode's total reward, and the tokens it spent (input plus output, every turn).
+    a_reward: float | None = None
+    b_reward: float | None = None
+    a_tokens: float | None = None
+    b_tokens: float | None = None
+
+    @property
+    def reward_delta(self) -> float | None:
+        """B's mean reward minus A's."""
+        return _difference(self.a_reward, self.b_reward)
+
+    @property
+    def tokens_delta(self) -> float | None:
+        """B's mean tokens per episode minus A's."""
+        return _difference(self.a_tokens, self.b_tokens)
 
     @staticmethod
     def rate(passed: int, total: int) -> float | None:
@@ -137,9 +156,19 @@ def compare_runs(data: ViewerData, run_a: str, run_b: str) -> Comparison:
 
     def tally(name: str, cells: list[Cell]) -> Tally:
         judged = (PASSED, FAILED)
-        va = [c.a_outcome for c in cells if c.a is not None and c.a_outcome in judged]
-        vb = [c.b_outcome for c in cells if c.b is not None and c.b_outcome in judged]
-        return Tally(name, va.count(PASSED), len(va), vb.count(PASSED), len(vb))
+        ea = [(c.a, c.a_outcome) for c in cells if c.a is not None and c.a_outcome in judged]
+        eb = [(c.b, c.b_outcome) for c in cells if c.b is not None and c.b_outcome in judged]
+        return Tally(
+            name,
+            sum(o == PASSED for _, o in ea),
+            len(ea),
+            sum(o == PASSED for _, o in eb),
+            len(eb),
+            _mean([e.reward for e, _ in ea]),
+            _mean([e.reward for e, _ in eb]),
+            _mean([_tokens(e) for e, _ in ea]),
+            _mean([_tokens(e) for e, _ in eb]),
+        )
 
     all_cells = [c for _, cells in rows for c in cells if c is not None]
     per_task = [tally(t, [c for c in cells if c is not None]) for t, cells in rows]
@@ -153,6 +182,23 @@ def compare_runs(data: ViewerData, run_a: str, run_b: str) -> Comparison:
     animal_ai = any(_env(data.run(r)) in ANIMAL_AI_ENVS for r in (run_a, run_b))
     per_level = [tally(level_label(lv, animal_ai), by_level[lv]) for lv in sorted(by_level, key=_level_order)]
     return Comparison(run_a, run_b, seeds, rows, per_task, per_level, tally("all tasks", all_cells))
+
+
+def _mean(values: list[float | None]) -> float | None:
+    """The mean of the values that are there; None when none is."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def _tokens(e: EpisodeInfo) -> float | None:
+    """Tokens an episode spent, input and output; None when the store has no count for it."""
+    if e.input_tokens is None and e.output_tokens is None:
+        return None
+    return float((e.input_tokens or 0) + (e.output_tokens or 0))
 
 
 def _env(run: Any) -> str | None:

@@ -18,6 +18,7 @@ import jinja2
 from agentkit.actions import Command, Vocabulary
 from agentkit.actions.formatter import format_command
 from agentkit.outcome_words import FAILED, INCOMPLETE, NO_VERDICT, PASSED
+from agentkit.records import EndReason
 from agentkit.viewer import svg
 from agentkit.viewer.compare import Comparison, Divergence
 from agentkit.viewer.episode_parts import (
@@ -79,8 +80,29 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{v:.0%}"
 
 
+def _signed(v: float | None, digits: int = 2) -> str:
+    """A difference with its sign (``+0.25``, ``-1,204``); "-" when either side has no figure."""
+    return "-" if v is None else f"{v:+,.{digits}f}"
+
+
+def _whole(v: float | None) -> str:
+    """A mean count such as tokens per episode, to the unit with thousands separated; "-" when absent."""
+    return "-" if v is None else f"{v:,.0f}"
+
+
+def _trend(v: float | None) -> str:
+    """The CSS class of a B - A difference: up, down or flat."""
+    return "flat" if not v else "up" if v > 0 else "down"
+
+
 _ENV.filters.update(
-    money=_money, num=_num, pct=_pct, tojson_pretty=lambda v: json.dumps(v, indent=2, default=str)
+    money=_money,
+    num=_num,
+    pct=_pct,
+    signed=_signed,
+    whole=_whole,
+    trend=_trend,
+    tojson_pretty=lambda v: json.dumps(v, indent=2, default=str),
 )
 # Listing rows are the store's (agentkit.transcripts.listings); their words are the backend's.
 _ENV.globals.update(outcome_label=outcome_label, verdict_word=verdict_word)
@@ -358,6 +380,9 @@ def index_page(data: ViewerData, links: Any, filters: dict[str, Any], runs: Page
         runs=runs,
         episodes=episodes,
         outcomes=outcome_choices(envs),
+        problems=data.run_problems([r.id for r in runs.items]),
+        model_error=EndReason.MODEL_ERROR.value,
+        env_error=EndReason.ENV_ERROR.value,
         title="agentkit transcripts",
     )
 
@@ -374,6 +399,8 @@ def run_page(
         episodes=episodes,
         other_runs=other_runs,
         outcomes=outcome_choices([run.env]),
+        problems=data.run_problems([run_id])[run_id],
+        model_error=EndReason.MODEL_ERROR.value,
         title=f"run {run.id}",
     )
 

@@ -27,6 +27,7 @@ from agentkit.outcome_words import (
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.listings import EpisodeSummary, Facets, Page, RunSummary, TurnFigures
 from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
+from agentkit.transcripts.run_problems import RunProblems
 from agentkit.viewer.frame_refs import FrameRef, frame_refs
 from agentkit.viewer.step_path import StepPath, replay_step_path
 from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
@@ -38,6 +39,7 @@ __all__ = [
     "OUTCOMES",
     "OUTCOME_ALIASES",
     "Page",
+    "RunProblems",
     "RunSummary",
     "TurnDetail",
     "TurnPoint",
@@ -143,6 +145,11 @@ class ViewerData:
     ) -> Page[RunSummary]:
         """Runs newest first, with their episodes, passes and judged episodes (latest attempts)."""
         return self.store.run_summaries(VERDICT, env=env, model=model, offset=offset, limit=limit)
+
+    def run_problems(self, run_ids: list[str]) -> dict[str, RunProblems]:
+        """Per run: turns by parse-error code and episodes by end reason, over the latest attempts
+        the pass counts beside them count (what the run list shows of how its runs went wrong)."""
+        return self.store.run_problems(run_ids)
 
     def episodes(
         self,
