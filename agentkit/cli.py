@@ -30,6 +30,7 @@ from agentkit.cli_common import (
     open_store,
     out,
     refuse_human_setup,
+    verdict_mark,
     warn_unpriced_budget,
     with_human_frames,
 )
@@ -68,26 +69,24 @@ def _setup_logging(verbose: bool, log_level: str | None = None) -> None:
 
 
 def _outcome_text(episode) -> str:
-    """An episode's verdict by its backend's word: ``pass=`` where the backend judges a pass mark."""
-    metrics = episode.metrics or {}
-    return f"pass={metrics['pass']}" if "pass" in metrics else f"success={episode.success}"
+    """An episode's verdict in `transcripts show`: ``outcome=pass|fail|no-verdict`` (agentkit.outcome_words)."""
+    from agentkit.outcome_words import verdict, verdict_text
+
+    return f"outcome={verdict_text(verdict(episode.success, episode.metrics))}"
 
 
 def _listed_outcome(run, episode) -> str:
-    """An episode's outcome in `transcripts list`, as eval, the viewer and the report count it, in its
-    backend's words (Animal-AI: pass/fail, the pass mark; elsewhere success/failure), or why it has
-    none (incomplete, no-verdict)."""
-    from agentkit.outcome_words import FAILED, PASSED, fail_word, outcome_word, stored_outcome
+    """An episode's outcome in `transcripts list`, as eval, the viewer and the report count it: pass,
+    fail, or why it has none (incomplete, no-verdict), the one vocabulary of agentkit.outcome_words."""
+    from agentkit.outcome_words import stored_outcome
 
-    outcome = stored_outcome(
+    return stored_outcome(
         episode.status,
         episode.success,
         episode.end_reason,
         episode.metrics,
         (run.config or {}).get("pass_rule"),
     )
-    word = outcome_word(run.env)
-    return {PASSED: word.word, FAILED: fail_word(word)}.get(outcome, outcome)
 
 
 def _store(db: str | None):
@@ -233,18 +232,10 @@ def _episode_line(config, as_json: bool):
     """What to print as each episode ends: its verdict by the backend's word (nothing with --json)."""
 
     def line(result) -> None:
-        if not as_json:  # each episode says its backend's word (Animal-AI: pass/fail), as the summary does
-            from agentkit.outcome_words import fail_word, outcome_word, verdict
+        if not as_json:  # each episode says pass/fail, as the summary and `agentkit eval` do
+            from agentkit.outcome_words import verdict
 
-            word = outcome_word(config.env)
-            passed = verdict(result.success, result.metrics)
-            mark = (
-                "[yellow]no verdict[/yellow]"
-                if passed is None
-                else f"[green]{word.word}[/green]"
-                if passed
-                else f"[red]{fail_word(word)}[/red]"
-            )
+            mark = verdict_mark(verdict(result.success, result.metrics))  # agentkit.cli_common
             out.print(
                 f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
                 f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}"

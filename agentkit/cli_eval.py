@@ -27,6 +27,7 @@ from agentkit.cli_common import (
     open_store,
     out,
     refuse_human_setup,
+    verdict_mark,
     warn_unpriced_budget,
 )
 from agentkit.cli_executor import executor_overrides
@@ -367,14 +368,7 @@ def _episode_line(model: str, as_json: bool) -> Any:
 
     def line(result: Any) -> None:
         if not as_json:
-            verdict = _verdict(result.to_json())  # the verdict the run's rates count
-            mark = (
-                "[yellow]no verdict[/yellow]"
-                if verdict is None
-                else "[green]pass[/green]"
-                if verdict
-                else "[red]fail[/red]"
-            )
+            mark = verdict_mark(_verdict(result.to_json()))  # the verdict the run's rates count
             out.print(
                 f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
                 f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})"
