@@ -111,7 +111,10 @@ def _main(
     COMMON_FLAGS, RUN_FLAGS
 )  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
 def run(
-    env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
+    ctx: typer.Context,
+    env: str | None = typer.Option(
+        None, help="Backend: gridworld, aai-arena, animalai, trifinger (see `agentkit tasks --help`)."
+    ),
     task: list[str] | None = typer.Option(
         None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."
     ),
@@ -158,9 +161,23 @@ def run(
     pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP),
     human_frames: str = typer.Option(default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    resume: str | None = typer.Option(
+        None,
+        "--resume",
+        help="Run id to continue (same id): plays only its episodes without a final result.",
+    ),
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
+    if resume:
+        from agentkit.cli_run_resume import refuse_settings_beside_resume, resumed_run_config
+
+        refuse_settings_beside_resume(ctx)
+        config = resumed_run_config(db, resume, {**run_flags.given(), "api_base": api_base})
+        _start_run(config, db, api_key_env, as_json, resume)
+        return
+    if env is None:
+        _fail("name an --env (gridworld, aai-arena, animalai, trifinger), or --resume RUN")
     tasks_to_run = _tasks_of(env, task, suite)
     if pass_rule not in PASS_RULES:
         _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
@@ -185,6 +202,11 @@ def run(
     )
     config = with_human_frames(config, human_frames)
     config = _with_flags(config, run_flags)
+    _start_run(config, db, api_key_env, as_json, None)
+
+
+def _start_run(config, db: str | None, api_key_env: str | None, as_json: bool, resume: str | None) -> None:
+    """Check the set-up and the model's reach, play the run (or the rest of run ``resume``), print it."""
     _refuse_human_setup(config)
     _warn_unpriced_budget(config)
     from agentkit.run_preflight import PreflightError, check_model_access
@@ -194,8 +216,8 @@ def run(
     except PreflightError as exc:
         _fail(str(exc))
     api_key = os.environ.get(api_key_env) if api_key_env else None
-    store, summary = _play_run(config, db, api_key, as_json)
-    _print_run_summary(store, summary, config, as_json)
+    store, summary = _play_run(config, db, api_key, as_json, resume)
+    _print_run_summary(store, summary, summary.config, as_json)
     from agentkit.cli_stops import exit_if_stopped
 
     exit_if_stopped(summary)  # 3 and one line when the run stopped before playing everything
@@ -244,11 +266,13 @@ def _episode_line(config, as_json: bool):
     return line
 
 
-def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
-    """The store and the summary of the run played; a run that cannot start or write ends in one line."""
+def _play_run(config, db: str | None, api_key: str | None, as_json: bool, resume: str | None = None):
+    """The store and the summary of the run played (or of run ``resume``, continued under its own id);
+    a run that cannot start or write, or one another process is writing, ends in one line."""
     from agentkit.prompts import TemplateError
     from agentkit.records import StorageError
     from agentkit.runner import execute_run
+    from agentkit.transcripts.run_lease import RunBusyError
 
     try:
         store = _store(db)
@@ -258,9 +282,12 @@ def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
             api_key=api_key,
             on_episode=_episode_line(config, as_json),
             show_progress=not as_json,
+            resume_run_id=resume,
         )
     except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
+    except RunBusyError as exc:
+        _fail(f"--resume: {exc}")
     except KeyboardInterrupt as exc:
         from agentkit.cli_stops import exit_interrupted
 
