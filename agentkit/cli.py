@@ -36,6 +36,7 @@ from agentkit.cli_common import (
 )
 from agentkit.cli_db import register as register_db
 from agentkit.cli_eval import register as register_eval
+from agentkit.cli_help import HELP_ALL, HELP_LAYOUT, pointer
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_play import register as register_play
 from agentkit.cli_report import register as register_report
@@ -50,8 +51,11 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Embody language models in simulated worlds and measure them.",
+    **HELP_LAYOUT,
 )
-transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
+transcripts_app = typer.Typer(
+    no_args_is_help=True, help="List, show and export stored transcripts.", **HELP_LAYOUT
+)
 app.add_typer(transcripts_app, name="transcripts")
 
 log = logging.getLogger("agentkit")
@@ -106,7 +110,7 @@ def _main(
     _setup_logging(verbose, log_level)
 
 
-@app.command()
+@app.command(epilog=pointer("run"))
 @with_run_flags(
     COMMON_FLAGS, RUN_FLAGS
 )  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
@@ -135,37 +139,45 @@ def run(
     db: str | None = typer.Option(None, help=DB_HELP),
     max_scripts: int = typer.Option(default.MAX_SCRIPTS, min=1, help="Scripts (model answers) per episode."),
     max_parse_failures: int = typer.Option(
-        default.MAX_PARSE_FAILURES, min=1, help="Consecutive unusable answers before the episode ends."
+        default.MAX_PARSE_FAILURES,
+        min=1,
+        help="Consecutive unusable answers before the episode ends.",
+        hidden=True,
     ),
     memory: str = typer.Option(
-        default.MEMORY, help="History policy: full, markovian, window:K, last-images:K."
+        default.MEMORY, help="History policy: full, markovian, window:K, last-images:K.", hidden=True
     ),
     templates: Path | None = typer.Option(
         None, help="Folder of Jinja templates overriding the built-in ones."
     ),
     no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
-    temperature: float = typer.Option(default.TEMPERATURE),
-    max_tokens: int = typer.Option(default.MAX_TOKENS),
+    temperature: float = typer.Option(default.TEMPERATURE, help="Sampling temperature.", hidden=True),
+    max_tokens: int = typer.Option(default.MAX_TOKENS, help="Output tokens per answer."),
     max_consecutive_model_errors: int = typer.Option(
         default.MAX_CONSECUTIVE_MODEL_ERRORS,
         min=0,
         help="Stop the run after this many episodes in a row end in model errors (0: never).",
+        hidden=True,
     ),
-    max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars."),
+    max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars.", hidden=True),
     aai_build: str | None = typer.Option(
         None,
         "--aai-build",
         help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD.",
+        hidden=True,
     ),
-    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
-    pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP),
-    human_frames: str = typer.Option(default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP),
+    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP, hidden=True),
+    pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP, hidden=True),
+    human_frames: str = typer.Option(
+        default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP, hidden=True
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     resume: str | None = typer.Option(
         None,
         "--resume",
         help="Run id to continue (same id): plays only its episodes without a final result.",
     ),
+    help_all: bool = HELP_ALL,
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
@@ -417,26 +429,9 @@ def transcripts_list(
     if as_json:
         _emit_json(listing)
         return
-    table = Table(title="transcripts")
-    for col in ("run", "episode", "task", "seed", "status", "outcome", "reward", "end", "scripts", "model"):
-        # ids are copied into other commands: whole, never cut to "3269…" (long tasks wrap instead)
-        table.add_column(col, overflow="fold", min_width={"run": 12, "episode": 16}.get(col))
-    for item in listing:
-        r = item["run"]
-        for e in item["episodes"]:
-            table.add_row(
-                r["id"],
-                e["id"],
-                e["task"],
-                str(e["seed"]),
-                e["status"],
-                e["outcome"],
-                "" if e["reward"] is None else f"{e['reward']:.3f}",
-                e["end_reason"] or "",
-                str(e["scripts"] or ""),
-                r["model"],
-            )
-    out.print(table)
+    from agentkit.transcript_listing import print_listing
+
+    print_listing(out, listing)
 
 
 @transcripts_app.command("show")
@@ -456,6 +451,15 @@ def transcripts_show(
     if as_json:
         _emit_json({"episode": episode.to_json(), "turns": [t.to_json() for t in turns]})
         return
+    out.soft_wrap = False  # read by a person: wrapped between words at the terminal's width
+    try:
+        _print_episode(episode, turns, messages)
+    finally:
+        out.soft_wrap = True
+
+
+def _print_episode(episode, turns, messages: bool) -> None:
+    """`transcripts show`'s text: the episode's heading and error, then every turn."""
     out.print(
         f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
         f"status={episode.status}  {_outcome_text(episode)}  end={episode.end_reason}"

@@ -22,6 +22,7 @@ from rich.console import Console
 from agentkit.cli_common import DB_HELP
 from agentkit.cli_common import emit_json as _emit_json
 from agentkit.cli_common import fail as _fail
+from agentkit.cli_help import HELP_LAYOUT
 
 if TYPE_CHECKING:  # the reports are imported only when the command runs
     from agentkit.reports.aai_report import AAIReport
@@ -32,7 +33,7 @@ log = logging.getLogger("agentkit.report")
 # Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
-report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.")
+report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.", **HELP_LAYOUT)
 
 
 def _split_ids(values: list[str] | None) -> list[str]:
