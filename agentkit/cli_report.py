@@ -12,6 +12,7 @@ the reference episodes stay inspectable in the transcript store like any other r
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,8 +31,9 @@ if TYPE_CHECKING:  # the reports are imported only when the command runs
     from agentkit.reports.run_results import RunResults
 
 log = logging.getLogger("agentkit.report")
-# Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns.
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+# Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns,
+# unless COLUMNS names a width: then, as on a terminal, the table's cells wrap between words.
+out = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160)
 
 report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.", **HELP_LAYOUT)
 

@@ -99,3 +99,15 @@ def test_a_narrower_listing_leaves_out_columns_and_says_which(tmp_path):
     assert max(map(len, listed.splitlines())) <= 50
     assert data["episodes"][0]["episode_id"] in listed and "BabyAI-GoToLocal-v0" in listed
     assert "not shown at 50 columns: scripts, end" in " ".join(listed.split())
+
+
+def test_the_report_table_reads_at_80_columns(tmp_path):
+    """`report aai` piped keeps its wide table; with COLUMNS=80 its cells wrap between words."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    data = run_json(["run", "--env", "aai-arena", "--task", "01-04-03", "--db", db], tmp_path)
+    args = ["report", "aai", "--runs", data["run_id"], "--db", db, "--out", str(tmp_path / "report")]
+    narrow = run_cli(args, tmp_path, env=NARROW).stdout
+    _check_narrow(narrow)
+    assert "L10 Causal" in narrow and "1320/2360" in narrow  # a level's name, the children's count whole
+    wide = run_cli(args, tmp_path, env={k: v for k, v in cli_env().items() if k != "COLUMNS"}).stdout
+    assert max(map(len, wide.splitlines())) > 80  # piped without COLUMNS: one row per level, as before
