@@ -272,7 +272,8 @@ def _episode_line(config, as_json: bool):
             mark = verdict_mark(verdict(result.success, result.metrics))  # agentkit.cli_common
             out.print(
                 f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
-                f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}"
+                f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}",
+                soft_wrap=False,  # past the terminal's width it wraps between fields, never inside one
             )
 
     return line

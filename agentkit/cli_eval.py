@@ -393,7 +393,8 @@ def _episode_line(model: str, as_json: bool) -> Any:
             mark = verdict_mark(_verdict(result.to_json()))  # the verdict the run's rates count
             out.print(
                 f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
-                f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})"
+                f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})",
+                soft_wrap=False,  # past the terminal's width it wraps between fields, never inside one
             )
 
     return line

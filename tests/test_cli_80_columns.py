@@ -111,3 +111,21 @@ def test_the_report_table_reads_at_80_columns(tmp_path):
     assert "L10 Causal" in narrow and "1320/2360" in narrow  # a level's name, the children's count whole
     wide = run_cli(args, tmp_path, env={k: v for k, v in cli_env().items() if k != "COLUMNS"}).stdout
     assert max(map(len, wide.splitlines())) > 80  # piped without COLUMNS: one row per level, as before
+
+
+def test_run_and_eval_episode_lines_wrap_between_fields(tmp_path):
+    """Each episode's line of `run` and `eval` wraps between its fields at 80 columns, ids whole.
+    (The run's summary line is not checked here: issue 30 item 7 rewrites it.)"""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    task = "BabyAI-GoToLocal-v0"
+    ran = run_cli(["run", "--env", "gridworld", "--task", task, "--db", db], tmp_path, env=NARROW).stdout
+    experiment = tmp_path / "exp.yaml"
+    experiment.write_text(
+        f"env: gridworld\ntasks: ['{task}']\ntrials: 1\nmodel: reference\n", encoding="utf-8"
+    )
+    evaluated = run_cli(["eval", str(experiment), "--db", db], tmp_path, env=NARROW).stdout
+    for text in (ran, evaluated):
+        lines = [line for line in text.splitlines() if not line.startswith(("run ", "  "))]
+        assert lines and all(len(line) <= 80 for line in lines), text
+        first = next(line for line in lines if f"  {task}  " in line)
+        assert re.match(r"[0-9a-f]{16}  ", first), first  # the episode id whole at the start
