@@ -10,7 +10,7 @@ the short help points to.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import typer
 
@@ -27,13 +27,14 @@ def _keep_hyphenated_words_whole() -> None:
     tests/test_cli_80_columns.py fails if a flag is split again.
     """
     import importlib
+    import textwrap
 
     for name in ("typer._click._textwrap", "click._textwrap"):
         try:
             module = importlib.import_module(name)
         except ImportError:
             continue
-        base = module.TextWrapper
+        base: type[textwrap.TextWrapper] = vars(module)["TextWrapper"]
         if getattr(base, "keeps_hyphenated_words", False):
             continue
 
@@ -44,7 +45,7 @@ def _keep_hyphenated_words_whole() -> None:
                 kwargs.setdefault("break_on_hyphens", False)
                 super().__init__(*args, **kwargs)
 
-        module.TextWrapper = WholeWords
+        vars(module)["TextWrapper"] = WholeWords
 
 
 _keep_hyphenated_words_whole()
@@ -64,7 +65,7 @@ def _show_every_option(ctx: typer.Context, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
     for param in ctx.command.params:
-        param.hidden = False
+        cast(Any, param).hidden = False  # options have it; arguments are never hidden
     ctx.command.epilog = None  # the pointer to the rest has nothing left to point to
     typer.echo(ctx.get_help(), color=ctx.color)
     raise typer.Exit()
