@@ -232,7 +232,7 @@ def _start_run(config, db: str | None, api_key_env: str | None, as_json: bool, r
     _print_run_summary(store, summary, summary.config, as_json)
     from agentkit.cli_stops import exit_if_stopped
 
-    exit_if_stopped(summary)  # 3 and one line when the run stopped before playing everything
+    exit_if_stopped(summary, command="run")  # 3 and one line when the run stopped before playing everything
 
 
 def _tasks_of(env: str, task: list[str] | None, suite: str | None) -> list[str]:
@@ -304,11 +304,11 @@ def _play_run(config, db: str | None, api_key: str | None, as_json: bool, resume
     except KeyboardInterrupt as exc:
         from agentkit.cli_stops import exit_interrupted
 
-        exit_interrupted(getattr(exc, "run_id", None))
+        exit_interrupted(getattr(exc, "run_id", None), command="run")
     if summary.error:  # the store could not write: the run stopped (agentkit.records.StorageError)
         from agentkit.cli_stops import exit_store_failed
 
-        exit_store_failed(summary)
+        exit_store_failed(summary, command="run")
     return store, summary
 
 
