@@ -399,10 +399,26 @@ def _protocol_preview(env: str, protocol: str, sample: int, task: str | None, as
     if as_json:
         _emit_json(entries)
         return
+    # Blocks above goals in one column, so that the intervened variables' names (as wide as their
+    # longest word, e.g. tool_block.cylindrical_position) fit beside them in 80 columns, whole.
+    rows = [
+        (t, seed, f"{blocks}\n{goals}", changed)
+        for t, seed, blocks, goals, changed in previews.table_rows(entries)
+    ]
     table = Table(title=f"trifinger {protocol}: {sample} seed(s) per task")
-    for col in ("task", "seed", "blocks", "goals", "intervened"):
-        table.add_column(col, overflow="fold")
-    for row in previews.table_rows(entries):
+    columns = ("task", "seed", "blocks, goals", "intervened")
+    longest = [
+        max([len(col), *(len(word) for row in rows for word in str(row[i]).split())])
+        for i, col in enumerate(columns)
+    ]
+    # what is left of the width for the poses once the other columns and the borders (3 a column) have theirs
+    left = max(out.width - longest[0] - longest[1] - longest[3] - 3 * len(columns) - 1, longest[2])
+    for i, col in enumerate(columns):
+        whole = col != "blocks, goals"
+        table.add_column(
+            col, overflow="fold", min_width=longest[i] if whole else None, max_width=None if whole else left
+        )
+    for row in rows:
         table.add_row(*row)
     out.print(table)
 

@@ -129,3 +129,11 @@ def test_run_and_eval_episode_lines_wrap_between_fields(tmp_path):
         assert lines and all(len(line) <= 80 for line in lines), text
         first = next(line for line in lines if f"  {task}  " in line)
         assert re.match(r"[0-9a-f]{16}  ", first), first  # the episode id whole at the start
+
+
+def test_a_protocols_draws_read_at_80_columns(tmp_path):
+    """`tasks trifinger --protocol P10`: variable names whole (they were folded mid-name), lines <= 80."""
+    args = ["tasks", "trifinger", "--protocol", "P10", "--sample", "2", "--task", "pushing"]
+    text = run_cli(args, tmp_path, env=NARROW).stdout
+    _check_narrow(text)
+    assert "tool_block.cylindrical_position" in text and "pushing" in text
