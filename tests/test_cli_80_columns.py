@@ -137,3 +137,13 @@ def test_a_protocols_draws_read_at_80_columns(tmp_path):
     text = run_cli(args, tmp_path, env=NARROW).stdout
     _check_narrow(text)
     assert "tool_block.cylindrical_position" in text and "pushing" in text
+
+
+def test_the_preset_list_reads_at_80_columns(tmp_path):
+    text = run_cli(["eval", "--list-presets"], tmp_path, env=NARROW).stdout
+    _check_narrow(text)
+    assert [line.split()[0] for line in text.splitlines() if not line.startswith(" ")] == [
+        "causalworld",
+        "llm-aai-exp1",
+        "llm-aai-exp2",
+    ]
