@@ -306,7 +306,5 @@ def _execute(
             f"{error}; run {summary.run_id} stopped, what was written is kept: "
             f"{storage_fix(error)}, then agentkit.evaluate(resume={summary.run_id!r})"
         )
-    log.info(
-        "run %s: %d episodes, success rate %.3f", summary.run_id, len(summary.episodes), summary.success_rate
-    )
+    log.info("run %s: %d episodes, pass rate %.3f", summary.run_id, len(summary.episodes), summary.pass_rate)
     return summary

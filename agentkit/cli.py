@@ -30,11 +30,13 @@ from agentkit.cli_common import (
     open_store,
     out,
     refuse_human_setup,
+    verdict_mark,
     warn_unpriced_budget,
     with_human_frames,
 )
 from agentkit.cli_db import register as register_db
 from agentkit.cli_eval import register as register_eval
+from agentkit.cli_help import HELP_ALL, HELP_LAYOUT, pointer
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_play import register as register_play
 from agentkit.cli_report import register as register_report
@@ -49,8 +51,11 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Embody language models in simulated worlds and measure them.",
+    **HELP_LAYOUT,
 )
-transcripts_app = typer.Typer(no_args_is_help=True, help="List, show and export stored transcripts.")
+transcripts_app = typer.Typer(
+    no_args_is_help=True, help="List, show and export stored transcripts.", **HELP_LAYOUT
+)
 app.add_typer(transcripts_app, name="transcripts")
 
 log = logging.getLogger("agentkit")
@@ -68,26 +73,24 @@ def _setup_logging(verbose: bool, log_level: str | None = None) -> None:
 
 
 def _outcome_text(episode) -> str:
-    """An episode's verdict by its backend's word: ``pass=`` where the backend judges a pass mark."""
-    metrics = episode.metrics or {}
-    return f"pass={metrics['pass']}" if "pass" in metrics else f"success={episode.success}"
+    """An episode's verdict in `transcripts show`: ``outcome=pass|fail|no-verdict`` (agentkit.outcome_words)."""
+    from agentkit.outcome_words import verdict, verdict_text
+
+    return f"outcome={verdict_text(verdict(episode.success, episode.metrics))}"
 
 
 def _listed_outcome(run, episode) -> str:
-    """An episode's outcome in `transcripts list`, as eval, the viewer and the report count it, in its
-    backend's words (Animal-AI: pass/fail, the pass mark; elsewhere success/failure), or why it has
-    none (incomplete, no-verdict)."""
-    from agentkit.outcome_words import FAILED, PASSED, fail_word, outcome_word, stored_outcome
+    """An episode's outcome in `transcripts list`, as eval, the viewer and the report count it: pass,
+    fail, or why it has none (incomplete, no-verdict), the one vocabulary of agentkit.outcome_words."""
+    from agentkit.outcome_words import stored_outcome
 
-    outcome = stored_outcome(
+    return stored_outcome(
         episode.status,
         episode.success,
         episode.end_reason,
         episode.metrics,
         (run.config or {}).get("pass_rule"),
     )
-    word = outcome_word(run.env)
-    return {PASSED: word.word, FAILED: fail_word(word)}.get(outcome, outcome)
 
 
 def _store(db: str | None):
@@ -107,12 +110,15 @@ def _main(
     _setup_logging(verbose, log_level)
 
 
-@app.command()
+@app.command(epilog=pointer("run"))
 @with_run_flags(
     COMMON_FLAGS, RUN_FLAGS
 )  # --timeout-s, --max-retries, budgets, cache, ... (agentkit.cli_run_options)
 def run(
-    env: str = typer.Option(..., help="Backend: see `agentkit tasks --help` (gridworld, ...)."),
+    ctx: typer.Context,
+    env: str | None = typer.Option(
+        None, help="Backend: gridworld, aai-arena, animalai, trifinger (see `agentkit tasks --help`)."
+    ),
     task: list[str] | None = typer.Option(
         None, help="Task name, e.g. BabyAI-GoToLocal-v0 (see `agentkit tasks ENV`); repeatable."
     ),
@@ -133,35 +139,57 @@ def run(
     db: str | None = typer.Option(None, help=DB_HELP),
     max_scripts: int = typer.Option(default.MAX_SCRIPTS, min=1, help="Scripts (model answers) per episode."),
     max_parse_failures: int = typer.Option(
-        default.MAX_PARSE_FAILURES, min=1, help="Consecutive unusable answers before the episode ends."
+        default.MAX_PARSE_FAILURES,
+        min=1,
+        help="Consecutive unusable answers before the episode ends.",
+        hidden=True,
     ),
     memory: str = typer.Option(
-        default.MEMORY, help="History policy: full, markovian, window:K, last-images:K."
+        default.MEMORY, help="History policy: full, markovian, window:K, last-images:K.", hidden=True
     ),
     templates: Path | None = typer.Option(
         None, help="Folder of Jinja templates overriding the built-in ones."
     ),
     no_images: bool = typer.Option(False, "--no-images", help="Send text only (for text-only models)."),
-    temperature: float = typer.Option(default.TEMPERATURE),
-    max_tokens: int = typer.Option(default.MAX_TOKENS),
+    temperature: float = typer.Option(default.TEMPERATURE, help="Sampling temperature.", hidden=True),
+    max_tokens: int = typer.Option(default.MAX_TOKENS, help="Output tokens per answer."),
     max_consecutive_model_errors: int = typer.Option(
         default.MAX_CONSECUTIVE_MODEL_ERRORS,
         min=0,
         help="Stop the run after this many episodes in a row end in model errors (0: never).",
+        hidden=True,
     ),
-    max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars."),
+    max_cost: float | None = typer.Option(None, help="Cost budget per episode in US dollars.", hidden=True),
     aai_build: str | None = typer.Option(
         None,
         "--aai-build",
         help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD.",
+        hidden=True,
     ),
-    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
-    pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP),
-    human_frames: str = typer.Option(default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP),
+    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP, hidden=True),
+    pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP, hidden=True),
+    human_frames: str = typer.Option(
+        default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP, hidden=True
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    resume: str | None = typer.Option(
+        None,
+        "--resume",
+        help="Run id to continue (same id): plays only its episodes without a final result.",
+    ),
+    help_all: bool = HELP_ALL,
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
+    if resume:
+        from agentkit.cli_run_resume import refuse_settings_beside_resume, resumed_run_config
+
+        refuse_settings_beside_resume(ctx)
+        config = resumed_run_config(db, resume, {**run_flags.given(), "api_base": api_base})
+        _start_run(config, db, api_key_env, as_json, resume)
+        return
+    if env is None:
+        _fail("name an --env (gridworld, aai-arena, animalai, trifinger), or --resume RUN")
     tasks_to_run = _tasks_of(env, task, suite)
     if pass_rule not in PASS_RULES:
         _fail(f"--pass-rule: {pass_rule!r} is not one of {', '.join(PASS_RULES)}")
@@ -186,6 +214,11 @@ def run(
     )
     config = with_human_frames(config, human_frames)
     config = _with_flags(config, run_flags)
+    _start_run(config, db, api_key_env, as_json, None)
+
+
+def _start_run(config, db: str | None, api_key_env: str | None, as_json: bool, resume: str | None) -> None:
+    """Check the set-up and the model's reach, play the run (or the rest of run ``resume``), print it."""
     _refuse_human_setup(config)
     _warn_unpriced_budget(config)
     from agentkit.run_preflight import PreflightError, check_model_access
@@ -195,11 +228,11 @@ def run(
     except PreflightError as exc:
         _fail(str(exc))
     api_key = os.environ.get(api_key_env) if api_key_env else None
-    store, summary = _play_run(config, db, api_key, as_json)
-    _print_run_summary(store, summary, config, as_json)
+    store, summary = _play_run(config, db, api_key, as_json, resume)
+    _print_run_summary(store, summary, summary.config, as_json)
     from agentkit.cli_stops import exit_if_stopped
 
-    exit_if_stopped(summary)  # 3 and one line when the run stopped before playing everything
+    exit_if_stopped(summary, command="run")  # 3 and one line when the run stopped before playing everything
 
 
 def _tasks_of(env: str, task: list[str] | None, suite: str | None) -> list[str]:
@@ -233,31 +266,26 @@ def _episode_line(config, as_json: bool):
     """What to print as each episode ends: its verdict by the backend's word (nothing with --json)."""
 
     def line(result) -> None:
-        if not as_json:  # each episode says its backend's word (Animal-AI: pass/fail), as the summary does
-            from agentkit.outcome_words import fail_word, outcome_word, verdict
+        if not as_json:  # each episode says pass/fail, as the summary and `agentkit eval` do
+            from agentkit.outcome_words import verdict
 
-            word = outcome_word(config.env)
-            passed = verdict(result.success, result.metrics)
-            mark = (
-                "[yellow]no verdict[/yellow]"
-                if passed is None
-                else f"[green]{word.word}[/green]"
-                if passed
-                else f"[red]{fail_word(word)}[/red]"
-            )
+            mark = verdict_mark(verdict(result.success, result.metrics))  # agentkit.cli_common
             out.print(
                 f"{result.episode_id}  {result.task}  seed={result.seed}  {mark}  "
-                f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}"
+                f"reward={result.reward:.3f}  end={result.end_reason.value}  scripts={result.scripts}",
+                soft_wrap=False,  # past the terminal's width it wraps between fields, never inside one
             )
 
     return line
 
 
-def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
-    """The store and the summary of the run played; a run that cannot start or write ends in one line."""
+def _play_run(config, db: str | None, api_key: str | None, as_json: bool, resume: str | None = None):
+    """The store and the summary of the run played (or of run ``resume``, continued under its own id);
+    a run that cannot start or write, or one another process is writing, ends in one line."""
     from agentkit.prompts import TemplateError
     from agentkit.records import StorageError
     from agentkit.runner import execute_run
+    from agentkit.transcripts.run_lease import RunBusyError
 
     try:
         store = _store(db)
@@ -267,17 +295,20 @@ def _play_run(config, db: str | None, api_key: str | None, as_json: bool):
             api_key=api_key,
             on_episode=_episode_line(config, as_json),
             show_progress=not as_json,
+            resume_run_id=resume,
         )
     except (ValueError, TemplateError, StorageError) as exc:
         _fail(str(exc))
+    except RunBusyError as exc:
+        _fail(f"--resume: {exc}")
     except KeyboardInterrupt as exc:
         from agentkit.cli_stops import exit_interrupted
 
-        exit_interrupted(getattr(exc, "run_id", None))
+        exit_interrupted(getattr(exc, "run_id", None), command="run")
     if summary.error:  # the store could not write: the run stopped (agentkit.records.StorageError)
         from agentkit.cli_stops import exit_store_failed
 
-        exit_store_failed(summary)
+        exit_store_failed(summary, command="run")
     return store, summary
 
 
@@ -373,10 +404,26 @@ def _protocol_preview(env: str, protocol: str, sample: int, task: str | None, as
     if as_json:
         _emit_json(entries)
         return
+    # Blocks above goals in one column, so that the intervened variables' names (as wide as their
+    # longest word, e.g. tool_block.cylindrical_position) fit beside them in 80 columns, whole.
+    rows = [
+        (t, seed, f"{blocks}\n{goals}", changed)
+        for t, seed, blocks, goals, changed in previews.table_rows(entries)
+    ]
     table = Table(title=f"trifinger {protocol}: {sample} seed(s) per task")
-    for col in ("task", "seed", "blocks", "goals", "intervened"):
-        table.add_column(col, overflow="fold")
-    for row in previews.table_rows(entries):
+    columns = ("task", "seed", "blocks, goals", "intervened")
+    longest = [
+        max([len(col), *(len(word) for row in rows for word in str(row[i]).split())])
+        for i, col in enumerate(columns)
+    ]
+    # what is left of the width for the poses once the other columns and the borders (3 a column) have theirs
+    left = max(out.width - longest[0] - longest[1] - longest[3] - 3 * len(columns) - 1, longest[2])
+    for i, col in enumerate(columns):
+        whole = col != "blocks, goals"
+        table.add_column(
+            col, overflow="fold", min_width=longest[i] if whole else None, max_width=None if whole else left
+        )
+    for row in rows:
         table.add_row(*row)
     out.print(table)
 
@@ -404,26 +451,9 @@ def transcripts_list(
     if as_json:
         _emit_json(listing)
         return
-    table = Table(title="transcripts")
-    for col in ("run", "episode", "task", "seed", "status", "outcome", "reward", "end", "scripts", "model"):
-        # ids are copied into other commands: whole, never cut to "3269…" (long tasks wrap instead)
-        table.add_column(col, overflow="fold", min_width={"run": 12, "episode": 16}.get(col))
-    for item in listing:
-        r = item["run"]
-        for e in item["episodes"]:
-            table.add_row(
-                r["id"],
-                e["id"],
-                e["task"],
-                str(e["seed"]),
-                e["status"],
-                e["outcome"],
-                "" if e["reward"] is None else f"{e['reward']:.3f}",
-                e["end_reason"] or "",
-                str(e["scripts"] or ""),
-                r["model"],
-            )
-    out.print(table)
+    from agentkit.transcript_listing import print_listing
+
+    print_listing(out, listing)
 
 
 @transcripts_app.command("show")
@@ -443,6 +473,15 @@ def transcripts_show(
     if as_json:
         _emit_json({"episode": episode.to_json(), "turns": [t.to_json() for t in turns]})
         return
+    out.soft_wrap = False  # read by a person: wrapped between words at the terminal's width
+    try:
+        _print_episode(episode, turns, messages)
+    finally:
+        out.soft_wrap = True
+
+
+def _print_episode(episode, turns, messages: bool) -> None:
+    """`transcripts show`'s text: the episode's heading and error, then every turn."""
     out.print(
         f"[bold]episode {episode.id}[/bold]  run {episode.run_id}  {episode.task}  seed={episode.seed}  "
         f"status={episode.status}  {_outcome_text(episode)}  end={episode.end_reason}"

@@ -87,6 +87,15 @@ def animal_ai_options(aai_build: str | None, aai_version: str | None) -> dict[st
     return {key: value for key, value in (("aai_build", aai_build), ("aai_version", aai_version)) if value}
 
 
+def verdict_mark(passed: bool | None) -> str:
+    """An episode's verdict as `run` and `eval` print it as it ends: pass (green), fail (red), or
+    no-verdict (yellow), the one vocabulary of agentkit.outcome_words."""
+    from agentkit.outcome_words import verdict_text
+
+    colour = "yellow" if passed is None else "green" if passed else "red"
+    return f"[{colour}]{verdict_text(passed)}[/{colour}]"
+
+
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2 (``message`` is plain text: an install
     hint's ``[arena]`` or a file's ``[1, 2]`` is printed as written, never read as rich markup)."""

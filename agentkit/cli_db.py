@@ -18,10 +18,12 @@ from typing import TypeVar
 import typer
 
 from agentkit.cli_common import emit_json, err, fail
+from agentkit.cli_help import HELP_LAYOUT
 
 db_app = typer.Typer(
     no_args_is_help=True,
     help="Upgrade a transcript database made by an older agentkit; move its images into it.",
+    **HELP_LAYOUT,
 )
 
 

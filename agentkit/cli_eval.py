@@ -27,9 +27,11 @@ from agentkit.cli_common import (
     open_store,
     out,
     refuse_human_setup,
+    verdict_mark,
     warn_unpriced_budget,
 )
 from agentkit.cli_executor import executor_overrides
+from agentkit.cli_help import HELP_ALL, pointer
 from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
 from agentkit.outcome_words import outcome_word
 
@@ -93,17 +95,19 @@ def eval_command(
         None, help="Run id to continue: plays only missing or failed episodes."
     ),
     max_concurrency: int | None = typer.Option(None, min=1, help="Episodes in flight at once."),
-    workers: str | None = typer.Option(None, help="auto, threads or processes."),
+    workers: str | None = typer.Option(None, help="auto, threads or processes.", hidden=True),
     executor: str | None = typer.Option(
         None,
         help="Where episodes run: local (this machine, default) or ray (Ray tasks on a cluster; the "
         "'ray' extra). Stored with the run.",
+        hidden=True,
     ),
     ray_address: str | None = typer.Option(
         None,
         "--ray-address",
         help="The Ray cluster to join (HOST:PORT or ray://HOST:PORT; default $RAY_ADDRESS, else a new "
         "local one). Implies --executor ray. A SQLite --db only with a cluster on this machine.",
+        hidden=True,
     ),
     api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
     api_key_env: str | None = typer.Option(None, help="Environment variable holding the API key."),
@@ -117,23 +121,41 @@ def eval_command(
         None,
         "--aai-build",
         help="Animal-AI build for --env animalai: its executable, or 'builtin' (agentkit's arena); default $AAI_BUILD.",
+        hidden=True,
     ),
-    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP),
-    categories: str | None = typer.Option(None, help="Catalogue categories, comma-separated (default: all)."),
-    difficulties: str | None = typer.Option(None, help="easy,medium,hard,expert (default: all)."),
-    seeds_per_pair: int | None = typer.Option(None, min=1, help="Episodes per (task, difficulty)."),
+    aai_version: str | None = typer.Option(None, "--aai-version", help=AAI_VERSION_HELP, hidden=True),
+    categories: str | None = typer.Option(
+        None, help="Catalogue categories, comma-separated (default: all).", hidden=True
+    ),
+    difficulties: str | None = typer.Option(
+        None, help="easy,medium,hard,expert (default: all).", hidden=True
+    ),
+    seeds_per_pair: int | None = typer.Option(
+        None, min=1, help="Episodes per (task, difficulty).", hidden=True
+    ),
     modality: str | None = typer.Option(
-        None, help="What the model is shown (see `agentkit tasks gridworld`)."
+        None,
+        help="What the model is shown (see `agentkit tasks gridworld`).",
+        hidden=True,
     ),
-    harness: str | None = typer.Option(None, help="markovian, markovian-reasoner, react, window-K."),
+    harness: str | None = typer.Option(
+        None, help="markovian, markovian-reasoner, react, window-K.", hidden=True
+    ),
     task: str | None = typer.Option(
-        None, "--task", help="causalworld: the task whose protocols are played (e.g. pushing)."
+        None,
+        "--task",
+        help="causalworld: the task whose protocols are played (e.g. pushing).",
+        hidden=True,
     ),
     episodes_per_protocol: int | None = typer.Option(
-        None, "--episodes-per-protocol", min=1, help="causalworld: episodes per protocol (default 200)."
+        None,
+        "--episodes-per-protocol",
+        min=1,
+        help="causalworld: episodes per protocol (default 200).",
+        hidden=True,
     ),
-    figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here."),
-    pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP),
+    figure: Path | None = typer.Option(None, help="Write the per-category figure (PNG) here.", hidden=True),
+    pass_rule: str | None = typer.Option(None, "--pass-rule", help=PASS_RULE_HELP, hidden=True),
     tasks: str | None = typer.Option(
         None,
         "--tasks",
@@ -148,6 +170,7 @@ def eval_command(
     list_presets: bool = typer.Option(
         False, "--list-presets", help="List the packaged experiment presets and exit."
     ),
+    help_all: bool = HELP_ALL,
     run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
 ) -> None:
     """Run an experiment file (or an env's whole catalogue): one run per model, stored, resumable.
@@ -215,7 +238,7 @@ def eval_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``agentkit eval`` to the command line, with the run settings' flags (agentkit.cli_run_options)."""
-    app.command("eval")(with_run_flags(COMMON_FLAGS, EVAL_FLAGS)(eval_command))
+    app.command("eval", epilog=pointer("eval"))(with_run_flags(COMMON_FLAGS, EVAL_FLAGS)(eval_command))
 
 
 def _check_model_access(configs: list[Any], api_key_env: str | None) -> None:
@@ -368,17 +391,11 @@ def _episode_line(model: str, as_json: bool) -> Any:
 
     def line(result: Any) -> None:
         if not as_json:
-            verdict = _verdict(result.to_json())  # the verdict the run's rates count
-            mark = (
-                "[yellow]no verdict[/yellow]"
-                if verdict is None
-                else "[green]pass[/green]"
-                if verdict
-                else "[red]fail[/red]"
-            )
+            mark = verdict_mark(_verdict(result.to_json()))  # the verdict the run's rates count
             out.print(
                 f"{result.episode_id}  {result.task}  trial={result.trial}  {mark}  "
-                f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})"
+                f"reward={result.reward:.3f}  end={result.end_reason.value}  ({model})",
+                soft_wrap=False,  # past the terminal's width it wraps between fields, never inside one
             )
 
     return line

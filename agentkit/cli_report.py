@@ -12,6 +12,7 @@ the reference episodes stay inspectable in the transcript store like any other r
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from rich.console import Console
 from agentkit.cli_common import DB_HELP
 from agentkit.cli_common import emit_json as _emit_json
 from agentkit.cli_common import fail as _fail
+from agentkit.cli_help import HELP_LAYOUT
 
 if TYPE_CHECKING:  # the reports are imported only when the command runs
     from agentkit.reports.aai_report import AAIReport
@@ -29,10 +31,11 @@ if TYPE_CHECKING:  # the reports are imported only when the command runs
     from agentkit.reports.run_results import RunResults
 
 log = logging.getLogger("agentkit.report")
-# Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns.
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+# Piped output (a file, a test) gets a wide fixed width so the table is not folded into 80 columns,
+# unless COLUMNS names a width: then, as on a terminal, the table's cells wrap between words.
+out = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160)
 
-report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.")
+report_app = typer.Typer(no_args_is_help=True, help="Compare runs with baselines.", **HELP_LAYOUT)
 
 
 def _split_ids(values: list[str] | None) -> list[str]:

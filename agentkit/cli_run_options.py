@@ -57,6 +57,7 @@ import typer
 
 from agentkit import run_defaults as default
 from agentkit.cli_executor import executor_for
+from agentkit.cli_help import BRIEF_RUN_FLAGS
 
 
 @dataclass(frozen=True)
@@ -443,6 +444,7 @@ def with_run_flags(*groups: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], 
                     help=f.help,
                     min=f.min,
                     show_default=False,
+                    hidden=f.param not in BRIEF_RUN_FLAGS,  # listed by --help-all (agentkit.cli_help)
                 ),
             )
             for f in flags
@@ -459,7 +461,13 @@ def with_run_flags(*groups: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], 
             if flag.type is bool and "/" not in flag.decl:
                 added[i] = p.replace(
                     default=typer.Option(
-                        None, flag.decl, help=flag.help, is_flag=True, flag_value=True, show_default=False
+                        None,
+                        flag.decl,
+                        help=flag.help,
+                        is_flag=True,
+                        flag_value=True,
+                        show_default=False,
+                        hidden=flag.param not in BRIEF_RUN_FLAGS,
                     )
                 )
         parameters = [*kept, *added]

@@ -6,19 +6,24 @@ simulator, no numpy), and when stdout is not a terminal, a table whose every cel
 is written here line by line: rich spends ~0.2 s laying out the Testbed's 900 rows, yet such a
 table is only column widths. The lines are exactly rich's (tests/test_cli_tasks_listing.py
 compares them); a table rich would wrap or style, or with text rich would read as markup or emoji,
-still goes through rich.
+still goes through rich, as ``task_table`` lays it out: task ids are never cut (issue 30 item 3:
+``gridworld/goto-object-e…`` at 80 columns), descriptions wrap between words, and where the
+terminal cannot hold a category column the category leads the description instead.
 """
 
 from __future__ import annotations
 
 import string
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 
 from agentkit.cli_common import emit_json, fail, out
 
 HEADERS = ("task", "category", "description")
+# The narrowest description column worth keeping a separate category column for.
+_MIN_DESCRIPTION = 30
 
 # Cells the plain writer takes: printable ASCII that rich shows as it is (no "[" markup, no ":"
 # emoji codes, no tabs or newlines).
@@ -49,14 +54,32 @@ def print_table(console: Console, title: str, rows: Sequence[tuple[str, ...]]) -
     if lines is not None:
         console.file.write("".join(line + "\n" for line in lines))
         return
+    console.print(task_table(title, rows, console.width))
+
+
+def task_table(title: str, rows: Sequence[tuple[str, ...]], width: int) -> Any:
+    """The rich Table of ``rows`` (task, category, description) for a console ``width`` wide: the
+    task column never wraps nor shortens, the description wraps between words (a word longer than
+    its column is folded, never cut), and the category joins the description when a column of its
+    own would leave the description less than ``_MIN_DESCRIPTION`` characters."""
     from rich.table import Table
 
+    name_width = max((len(row[0]) for row in rows), default=4)
+    category_width = max((len(row[1] or "") for row in rows), default=8)
+    description_width = min(max((len(row[2] or "") for row in rows), default=11), _MIN_DESCRIPTION)
+    borders = 3 * len(HEADERS) + 1  # "│ " before and " " after every cell, and the last edge
+    with_category = name_width + category_width + description_width + borders <= width
     table = Table(title=title)
-    for header in HEADERS:
-        table.add_column(header)
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+    table.add_column(HEADERS[0], no_wrap=True, min_width=name_width)
+    if with_category:
+        table.add_column(HEADERS[1], no_wrap=True)
+    table.add_column(HEADERS[2], overflow="fold")
+    for name, category, description in rows:
+        if with_category:
+            table.add_row(name, category, description)
+        else:
+            table.add_row(name, f"{category}: {description}" if category else description)
+    return table
 
 
 def plain_table_lines(console: Console, title: str, rows: Sequence[tuple[str, ...]]) -> list[str] | None:

@@ -13,9 +13,10 @@ import typer
 from rich.table import Table
 
 from agentkit.cli_common import emit_json, err, fail, out
+from agentkit.cli_help import HELP_LAYOUT
 
 templates_app = typer.Typer(
-    no_args_is_help=True, help="List, show and copy the packaged prompt template sets."
+    no_args_is_help=True, help="List, show and copy the packaged prompt template sets.", **HELP_LAYOUT
 )
 
 

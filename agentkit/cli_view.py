@@ -247,11 +247,13 @@ def _replay_command(original: Any) -> Any:
 
 def _print_continued(report: LiveReport) -> None:
     """``agentkit replay --live-from``'s text report: the new episode's outcome, then where the replay differed."""
+    from agentkit.outcome_words import verdict, verdict_text
+
     r = report.result
     out.print(
         f"episode {report.source_episode_id}: replayed {report.replayed_turns} turns, then {report.model} "
         f"played on -> episode {report.episode_id} (run {report.run_id}): "
-        f"{'success' if r['success'] else 'fail'}, reward {r['reward']:.3f}, end {r['end_reason']}, "
+        f"{verdict_text(verdict(r['success'], r.get('metrics')))}, reward {r['reward']:.3f}, end {r['end_reason']}, "
         f"{r['scripts']} scripts",
         markup=False,
     )

@@ -25,8 +25,15 @@ def print_presets(as_json: bool) -> None:
     if as_json:
         emit_json({"presets": [{"name": p.name, "description": p.description} for p in found]})
         return
+    from rich.table import Table
+    from rich.text import Text
+
+    listing = Table.grid(padding=(0, 2))  # names whole; descriptions wrap between words beside them
+    listing.add_column(no_wrap=True)
+    listing.add_column()
     for preset in found:
-        out.print(f"{preset.name}  {preset.description}", markup=False)
+        listing.add_row(Text(preset.name), Text(preset.description))
+    out.print(listing)
 
 
 def plan_overrides(

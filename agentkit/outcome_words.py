@@ -1,10 +1,12 @@
-"""The one word each backend's episode verdict goes by, and what it means, for every command.
+"""The one vocabulary of an episode's verdict (pass, fail, incomplete, no-verdict), for every command.
 
 Why: the same Animal-AI run was a "success rate" in `agentkit run`, a "pass rate" in `eval` and
-"pass" in the report, with different figures (success = a goal was reached; pass = the final reward
-reached the task's pass mark, which is what Animal-AI and the report count). Every command now
-counts ``verdict`` (the backend's pass metric where it reports one, else its success) and names it
-with ``outcome_word``, saying what it means; each backend declares its own word (``envs/base.py``).
+"pass" in the report, with different figures; then each backend named its verdict its own way, so
+a gridworld episode was a "failure" in `agentkit run` and a "fail" in `agentkit eval`. Every
+command, report and viewer page now counts ``verdict`` (the backend's pass metric where it reports
+one, else its success flag) and calls it **pass** or **fail**, whatever the backend; only what a
+pass means differs, and each backend says it (``Backend.outcome_meaning``, ``envs/base.py``).
+docs/scoring.md lists the words.
 """
 
 from __future__ import annotations
@@ -15,25 +17,31 @@ from typing import Any
 
 from agentkit.pass_rule import PASS
 
+#: The whole vocabulary of an episode's outcome, in every command, report, export and viewer page:
+#: a verdict (``pass``/``fail``), or why it has none (``incomplete``: not finished; ``no-verdict``:
+#: finished, but its run's pass rule leaves it unjudged and uncounted).
+PASSED, FAILED, INCOMPLETE, NO_VERDICT = "pass", "fail", "incomplete", "no-verdict"
+OUTCOMES = (PASSED, FAILED, INCOMPLETE, NO_VERDICT)
+
 
 @dataclass(frozen=True)
 class OutcomeWord:
-    word: str  # "pass" or "success"
-    meaning: str  # one clause, shown next to the rate
+    word: str  # always PASSED: one vocabulary for every backend
+    meaning: str  # what a pass is on this backend, one clause shown next to the rate
 
 
-_DEFAULT = OutcomeWord("success", "the backend's success flag")
+_DEFAULT_MEANING = "the backend's success flag"
 
 
 def outcome_word(env: str) -> OutcomeWord:
-    """What the backend ``env`` calls its verdict (``Backend.outcome_word`` / ``outcome_meaning``)."""
+    """The verdict's word ("pass") and what a pass means on backend ``env`` (``Backend.outcome_meaning``)."""
     from agentkit.envs import get_backend
 
     try:
         backend = get_backend(env)
     except ValueError:  # an unknown env, or one whose extra is missing
-        return _DEFAULT
-    return OutcomeWord(backend.outcome_word, backend.outcome_meaning)
+        return OutcomeWord(PASSED, _DEFAULT_MEANING)
+    return OutcomeWord(PASSED, backend.outcome_meaning)
 
 
 def verdict(success: bool | None, metrics: Mapping[str, Any] | None) -> bool | None:
@@ -42,14 +50,14 @@ def verdict(success: bool | None, metrics: Mapping[str, Any] | None) -> bool | N
     return None if value is None else bool(value)
 
 
-#: What an episode shows in the viewer: a verdict (``pass``/``fail``), or why it has none.
-PASSED, FAILED, INCOMPLETE, NO_VERDICT = "pass", "fail", "incomplete", "no-verdict"
-OUTCOMES = (PASSED, FAILED, INCOMPLETE, NO_VERDICT)
-
-
 def fail_word(word: OutcomeWord) -> str:
-    """The word of a negative verdict: "fail" beside "pass", "failure" beside "success"."""
-    return {"pass": "fail", "success": "failure"}.get(word.word, f"no {word.word}")
+    """The word of a negative verdict: always FAILED (kept so callers name the pair in one place)."""
+    return FAILED
+
+
+def verdict_text(passed: bool | None) -> str:
+    """The word of one verdict as printed: "pass", "fail", or "no-verdict" (None: left out of rates)."""
+    return NO_VERDICT if passed is None else PASSED if passed else FAILED
 
 
 def stored_outcome(

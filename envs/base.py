@@ -83,9 +83,9 @@ class Backend(ABC):
     # actions again (the agent's whole path on the map, ``agentkit.viewer.step_path``): only for a
     # backend that then starts no program and reads nothing named by the stored run but its task.
     replays_in_viewer: ClassVar[bool] = False
-    # The word the episode verdict goes by in every command (``agentkit.outcome_words``) and what it
-    # means for this backend: "pass" where the backend reports a pass metric, else "success".
-    outcome_word: ClassVar[str] = "success"
+    # What a pass means on this backend, shown beside every rate. The verdict is called "pass" or
+    # "fail" on every backend (``agentkit.outcome_words``): the backend's pass metric where it
+    # reports one, else its success flag.
     outcome_meaning: ClassVar[str] = "the backend's success flag"
     # The episode protocols this backend plays (``agentkit.protocols``: when the clock starts, what
     # the model sees first, what an unusable answer costs). Every backend plays agentkit's own; the

@@ -1,9 +1,9 @@
-"""`agentkit tasks ENV` prints what it printed when it asked the backend and let rich lay out the table.
+"""`agentkit tasks ENV` prints what rich would print for the backend's own tasks, and reads at 80 columns.
 
-Why: the listing now reads a light catalogue and writes a table that fits its lines itself
-(agentkit/cli_tasks.py); researchers and scripts read this output, so it must not change by a
-character. The reference here is the former way: the backend's own tasks() and suites(), and
-rich's Table on a console like the command's.
+Why: the listing reads a light catalogue and writes a table that fits its lines itself
+(agentkit/cli_tasks.py); researchers and scripts read this output, so it must be the table rich
+lays out (``task_table``) for the backend's own tasks() and suites(), character for character.
+At 80 columns no id is cut and no line is longer (issue 30 item 3).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from agentkit.cli_tasks import HEADERS, plain_table_lines, print_table
+from agentkit.cli_tasks import HEADERS, plain_table_lines, print_table, task_table
 from agentkit.envs.registry import catalogue_from_backend
 from agentkit.testing.cli_runner import cli_env, run_cli
 
@@ -25,13 +25,9 @@ def _console(width: int = 80, **kwargs) -> Console:
 
 
 def _rich_text(title: str, rows: list[tuple[str, ...]], width: int = 80) -> str:
+    """The table as rich lays it out (``task_table``: ids whole, descriptions wrapped)."""
     console = _console(width)
-    table = Table(title=title)
-    for header in HEADERS:
-        table.add_column(header)
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+    console.print(task_table(title, rows, width))
     return console.file.getvalue()
 
 
@@ -99,6 +95,31 @@ def test_what_rich_would_change_goes_through_rich(rows):
     assert plain_table_lines(console, "some tasks", rows) is None
     print_table(console, "some tasks", rows)
     assert console.file.getvalue() == _rich_text("some tasks", rows)
+
+
+def test_the_plain_lines_are_a_default_rich_tables():
+    """Where every cell fits, the plain writer's lines are those of rich's default Table too."""
+    rows = [("01-01-01", "level 01", "Animal-AI Testbed task 01-01-01")]
+    console = _console()
+    table = Table(title="some tasks")
+    for header in HEADERS:
+        table.add_column(header)
+    table.add_row(*rows[0])
+    console.print(table)
+    assert "".join(line + "\n" for line in plain_table_lines(_console(), "some tasks", rows)) == (
+        console.file.getvalue()
+    )
+
+
+@pytest.mark.parametrize("env", ["gridworld", "trifinger", "aai-arena"])
+def test_at_80_columns_no_line_is_longer_and_no_id_is_cut(env, tmp_path):
+    """Issue 30 item 3: `tasks gridworld` printed `gridworld/goto-object-e…` at 80 columns."""
+    done = run_cli(["tasks", env], tmp_path, env=cli_env(COLUMNS="80"))
+    lines = done.stdout.splitlines()
+    assert max(map(len, lines)) <= 80 and "…" not in done.stdout
+    shown = {cell.strip() for line in lines for cell in line.split("│")}
+    names = [t.name for t in catalogue_from_backend(env).tasks]
+    assert [n for n in names if n not in shown] == []  # every id whole, in a cell of its own
 
 
 def test_a_terminal_gets_riches_table():

@@ -232,7 +232,7 @@ def test_context_window_error_ends_the_episode_once_with_its_text(tmp_path):
     assert len(episodes) == 1 and requests == 1  # one attempt: no retry, no relaunch
     assert episodes[0].end_reason == "model_error"
     assert "maximum context length" in (episodes[0].error or "")
-    shown = run_cli(["transcripts", "show", episodes[0].id, "--db", db], tmp_path, cli_env())
+    shown = run_cli(["transcripts", "show", episodes[0].id, "--db", db], tmp_path, cli_env(COLUMNS="250"))
     assert "maximum context length" in shown.stdout
 
 

@@ -59,6 +59,7 @@ CLI_ENTRY = "agentkit.cli"
 CLI_HELPERS = {
     "agentkit.cli_common",
     "agentkit.cli_executor",
+    "agentkit.cli_help",  # the short --help, --help-all and the plain help layout of every command
     "agentkit.cli_logging",
     "agentkit.cli_run_options",
     "agentkit.cli_stops",

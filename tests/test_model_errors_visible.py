@@ -68,7 +68,8 @@ def test_a_turn_cut_by_max_tokens_is_stored_with_its_finish_reason_retries_and_c
     assert calls[0].our_input_tokens and calls[0].our_input_tokens > 100
     assert calls[0].warning is None  # the server read the whole prompt
 
-    shown = run_cli(["transcripts", "show", episode.id, "--db", db], tmp_path, cli_env()).stdout
+    # wide, so that each figure stays on one line (at 80 columns the text wraps between words)
+    shown = run_cli(["transcripts", "show", episode.id, "--db", db], tmp_path, cli_env(COLUMNS="250")).stdout
     assert shown.count("finish reason: length (cut by --max-tokens)") == 2
     assert "1 retry" in shown and f"provider tokens {calls[0].provider_input_tokens} in" in shown
     shown_json = json.loads(

@@ -147,7 +147,7 @@ def test_every_declared_flag_is_tested_and_documented_in_help(tmp_path):
         ("run", [*COMMON, *RUN_ONLY, *RAY_ONLY, *BACKEND_ONLY, *CONTROL_ONLY]),
         ("eval", [*COMMON, *EVAL_ONLY, *HUMAN_ONLY_EVAL, *BACKEND_ONLY, *CONTROL_ONLY]),
     ):
-        shown = run_cli([command, "--help"], tmp_path, {**cli_env(), "COLUMNS": "250"}).stdout
+        shown = run_cli([command, "--help-all"], tmp_path, {**cli_env(), "COLUMNS": "250"}).stdout
         missing = [flag for flag in flags if flag not in shown]
         assert not missing, f"{command} --help lacks {missing}"
 

@@ -142,5 +142,5 @@ def test_ctrl_c_prints_the_run_id_and_the_resume_command(tmp_path):
             if proc.poll() is None:
                 proc.kill()
     assert proc.returncode == EXIT_INTERRUPTED, stderr
-    lines = [line for line in stderr.splitlines() if f"agentkit eval --resume {run_id}" in line]
+    lines = [line for line in stderr.splitlines() if f"agentkit run --resume {run_id}" in line]
     assert len(lines) == 1 and run_id in lines[0]

@@ -201,7 +201,7 @@ def test_an_experiment_file_sets_it_and_eval_has_the_flag(tmp_path):
     )
     with pytest.raises(ValueError, match="action_format.*needs a model that makes tool calls"):
         load_experiment(path)
-    help_text = run_cli(["eval", "--help"], tmp_path, env=cli_env(COLUMNS="200")).stdout
+    help_text = run_cli(["eval", "--help-all"], tmp_path, env=cli_env(COLUMNS="200")).stdout
     assert "--action-format" in help_text
 
 

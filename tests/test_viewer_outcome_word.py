@@ -236,21 +236,24 @@ def test_the_static_export_says_the_same(stored, tmp_path):
     assert sorted(words) == sorted("pass" if e["pass"] else "fail" for e in a["episodes"])
 
 
-def test_other_backends_keep_their_own_word(tmp_path):
+def test_other_backends_use_the_same_words(tmp_path):
+    """A gridworld run (no pass metric: its success flag is the verdict) says pass/fail too, never
+    success/failure (issue 30 item 6: one vocabulary everywhere)."""
     db = f"sqlite:///{tmp_path / 'grid.db'}"
     data = run_json(
         ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "2", "--db", db],
         tmp_path,
     )
-    assert data["outcome"] == "success"
+    assert data["outcome"] == "pass"
     passed = sum(bool(e["success"]) for e in data["episodes"])
     with ViewerServer(open_readonly(db), port=0) as server:
         run_page = _get(server, f"/runs/{data['run_id']}")
         index = _get(server, "/")
     words = [w for _, w in _badges(run_page)]
-    assert len(words) == 2 and set(words) <= {"success", "failure"} and words.count("success") == passed
-    assert f"{passed}/2 success" in _visible(index)
-    assert '<option value="pass">success</option>' in run_page  # the filter in the backend's word
+    assert len(words) == 2 and set(words) <= {"pass", "fail"} and words.count("pass") == passed
+    assert f"{passed}/2 pass" in _visible(index)
+    assert '<option value="pass">pass</option>' in run_page
+    assert "success" not in _visible(run_page) and "failure" not in _visible(run_page)
 
 
 def test_a_relaunched_trial_counts_once_as_in_the_report(stored, tmp_path):

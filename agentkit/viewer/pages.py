@@ -353,20 +353,9 @@ def episode_page(
 
 
 def outcome_choices(envs: list[str]) -> list[tuple[str, str]]:
-    """(value, label) of the outcome filter: the backends' own words ("pass"/"fail" on Animal-AI),
-    both words when the listing mixes backends that name their verdict differently."""
-    labels: dict[str, list[str]] = {PASSED: [], FAILED: []}
-    for env in envs or ["?"]:
-        for outcome, words in labels.items():
-            word = outcome_label(outcome, env)
-            if word not in words:
-                words.append(word)
-    return [
-        (PASSED, " / ".join(labels[PASSED])),
-        (FAILED, " / ".join(labels[FAILED])),
-        (INCOMPLETE, INCOMPLETE),
-        (NO_VERDICT, NO_VERDICT),
-    ]
+    """(value, label) of the outcome filter: the one vocabulary (agentkit.outcome_words), whatever the
+    backends of the listing (``envs``, kept for callers)."""
+    return [(outcome, outcome) for outcome in (PASSED, FAILED, INCOMPLETE, NO_VERDICT)]
 
 
 def index_page(data: ViewerData, links: Any, filters: dict[str, Any], runs: Page, episodes: Page) -> str:
@@ -421,12 +410,9 @@ def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> 
             for t in comparison.per_task + comparison.per_level
         ]
     )
-    # The runs' own word for their verdict; two backends that name it differently share "outcome".
-    words = {outcome_label(PASSED, run_a.env), outcome_label(PASSED, run_b.env)}
-    word = words.pop() if len(words) == 1 else "outcome"
-    fails = {outcome_label(FAILED, run_a.env), outcome_label(FAILED, run_b.env)}
-    fail = fails.pop() if len(fails) == 1 else "no " + word
-    labels = {PASSED: word, FAILED: fail, INCOMPLETE: INCOMPLETE, NO_VERDICT: "no verdict"}
+    # One vocabulary on every backend (agentkit.outcome_words), so both runs share their words.
+    word = PASSED
+    labels = {outcome: outcome for outcome in (PASSED, FAILED, INCOMPLETE, NO_VERDICT)}
     symbols = {PASSED: "✓", FAILED: "✗", INCOMPLETE: "…", NO_VERDICT: "–"}
 
     def delta(t: Any) -> float | None:
@@ -440,7 +426,7 @@ def compare_page(links: Any, comparison: Comparison, run_a: Any, run_b: Any) -> 
         run_b=run_b,
         rates=rates,
         word=word,
-        fail=fail,
+        fail=FAILED,
         labels=labels,
         symbols=symbols,
         delta=delta,

@@ -20,8 +20,6 @@ from agentkit.outcome_words import (
     INCOMPLETE,
     NO_VERDICT,
     PASSED,
-    fail_word,
-    outcome_word,
     stored_outcome,
 )
 from agentkit.transcripts import TranscriptReader
@@ -69,14 +67,14 @@ def episode_outcome(
 
 
 def outcome_label(outcome: str, env: str) -> str:
-    """The word shown for an outcome: the backend's own ("pass"/"fail", "success"/"failure")."""
-    word = outcome_word(env)
-    return {PASSED: word.word, FAILED: fail_word(word)}.get(outcome, outcome)
+    """The word shown for an outcome: the outcome itself (pass, fail, incomplete, no-verdict) on every
+    backend, the one vocabulary of agentkit.outcome_words; ``env`` is kept for the pages that pass it."""
+    return outcome
 
 
 def verdict_word(env: str) -> str:
-    """The backend's word for its verdict ("pass" on Animal-AI, "success" elsewhere)."""
-    return outcome_word(env).word
+    """The word of a verdict on backend ``env``: "pass" on every backend (agentkit.outcome_words)."""
+    return PASSED
 
 
 @dataclass(frozen=True)

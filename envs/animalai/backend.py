@@ -66,7 +66,6 @@ class AnimalAIBackend(Backend):
     """
 
     name: ClassVar[str] = "animalai"
-    outcome_word: ClassVar[str] = "pass"
     outcome_meaning: ClassVar[str] = "final reward >= the task's pass mark"
     template_set: ClassVar[str] = "aai-arena"
     frameless_options: ClassVar[dict[str, Any]] = {"frames": False}

@@ -84,7 +84,6 @@ class ArenaBackend(Backend):
     """
 
     name: ClassVar[str] = "aai-arena"
-    outcome_word: ClassVar[str] = "pass"
     outcome_meaning: ClassVar[str] = "final reward >= the task's pass mark"
     template_set: ClassVar[str] = "aai-arena"
     frameless_options: ClassVar[dict[str, Any]] = {"frames": False}

@@ -55,7 +55,6 @@ class GridworldBackend(Backend):
     """
 
     name: ClassVar[str] = "gridworld"
-    outcome_word: ClassVar[str] = "success"
     outcome_meaning: ClassVar[str] = "the mission was completed before the step limit"
     template_set: ClassVar[str] = "gridworld"
     frameless_options: ClassVar[dict[str, Any]] = {"frame": "none"}

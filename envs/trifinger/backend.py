@@ -105,7 +105,6 @@ class TriFingerBackend(Backend):
     """
 
     name: ClassVar[str] = "trifinger"
-    outcome_word: ClassVar[str] = "success"
     outcome_meaning: ClassVar[str] = (
         "the blocks filled the goal shape by more than 90% (by default CausalWorld's axis-aligned "
         "measure; reaching: fingertips within 1 cm on average)"
