@@ -22,7 +22,7 @@ MODEL_ERROR, ENV_ERROR = EndReason.MODEL_ERROR.value, EndReason.ENV_ERROR.value
 class ErrorsApart:
     """Judged episodes, their passes, and how many of them a model or environment error ended."""
 
-    word: str  # the backend's outcome word ("pass" or "success"), agentkit.outcome_words
+    word: str  # the outcome word ("pass": one vocabulary, docs/scoring.md), agentkit.outcome_words
     judged: int
     passed: int
     model_errors: int = 0

@@ -108,7 +108,8 @@ def test_the_report_table_reads_at_80_columns(tmp_path):
     args = ["report", "aai", "--runs", data["run_id"], "--db", db, "--out", str(tmp_path / "report")]
     narrow = run_cli(args, tmp_path, env=NARROW).stdout
     _check_narrow(narrow)
-    assert "L10 Causal" in narrow and "1320/2360" in narrow  # a level's name, the children's count whole
+    assert "L1 Food" in narrow and "53/59" in narrow  # a level's name, the children's count whole
+    assert "compared: 1 of 40 tasks; level 1." in narrow  # what the table covers (issue 30 item 4)
     wide = run_cli(args, tmp_path, env={k: v for k, v in cli_env().items() if k != "COLUMNS"}).stdout
     assert max(map(len, wide.splitlines())) > 80  # piped without COLUMNS: one row per level, as before
 

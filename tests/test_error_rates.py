@@ -103,8 +103,8 @@ def test_a_server_killed_mid_run_is_an_outage_not_a_bad_model(tmp_path):
     run = ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--episodes", "4"]
     out, err, code, base = _run_through_an_outage(tmp_path, [*run, "--max-scripts", "3", "--db", db], path)
     assert code == 3, err  # stopped: three episodes in a row ended in model errors
-    assert "success rate 0.0% (0/4;" in out  # the headline still counts them as failures
-    assert "\nsuccess 0.0% of 4; 3 model errors: 0.0% of the 1 that played\n" in out
+    assert "pass rate 0.0% (0/4;" in out  # the headline still counts them as failures
+    assert "\npass 0.0% of 4; 3 model errors: 0.0% of the 1 that played\n" in out
     assert f"connection refused to {base}" in out and "InternalServerError" not in out + err
 
     store = TranscriptStore(db)
@@ -128,7 +128,7 @@ def test_eval_json_carries_the_rate_without_errors(tmp_path):
     data = json.loads(out)
     apart = data["errors_apart"]
     assert (apart["judged"], apart["model_errors"], apart["played"]) == (4, 3, 1)
-    assert apart["word"] == "success" and apart["rate"] == 0.0 and apart["played_rate"] == 0.0
+    assert apart["word"] == "pass" and apart["rate"] == 0.0 and apart["played_rate"] == 0.0
 
 
 def test_report_aai_states_the_rate_without_errors_per_run(tmp_path):
