@@ -34,6 +34,7 @@ from agentkit.cli_common import (
     with_human_frames,
 )
 from agentkit.cli_db import register as register_db
+from agentkit.cli_endpoint_check import ENDPOINT_CHECK_HELP, run_endpoint_check
 from agentkit.cli_eval import register as register_eval
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
 from agentkit.cli_play import register as register_play
@@ -159,6 +160,9 @@ def run(
     pass_rule: str = typer.Option(default.PASS_RULE, "--pass-rule", help=PASS_RULE_HELP),
     human_frames: str = typer.Option(default.HUMAN_FRAMES, "--human-frames", help=HUMAN_FRAMES_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    endpoint_check: bool = typer.Option(
+        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP
+    ),
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
     """Run episodes of a task with a model (by default the backend's reference agent) and store them."""
@@ -195,6 +199,8 @@ def run(
     except PreflightError as exc:
         _fail(str(exc))
     api_key = os.environ.get(api_key_env) if api_key_env else None
+    if endpoint_check:
+        run_endpoint_check([config], api_key, _fail)
     store, summary = _play_run(config, db, api_key, as_json)
     _print_run_summary(store, summary, config, as_json)
     from agentkit.cli_stops import exit_if_stopped
