@@ -86,7 +86,7 @@ def check_endpoints(configs: list[Any], api_key: str | None, use_cache: bool = T
     """:func:`check_endpoint` for each distinct endpoint and needs among ``configs`` (an experiment's
     models); the warnings of all, each once."""
     lines: list[str] = []
-    seen = set()
+    seen: set[tuple[str, str | None, EndpointNeeds]] = set()
     for config in configs:
         key = (config.model, config.api_base, EndpointNeeds.of(config))
         if key not in seen:

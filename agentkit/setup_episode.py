@@ -122,7 +122,7 @@ def wrap_model(
     if config.rate_limit_rpm:
         wrapped = RateLimitedModel(wrapped, limiter_for(provider_of(config.model), config.rate_limit_rpm))
     if config.cache and cache is not None:
-        params = {
+        params: dict[str, Any] = {
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
             "api_base": config.api_base,

@@ -109,3 +109,24 @@ def test_an_empty_stop_sequence_is_refused_in_one_line(tmp_path):
     assert proc.returncode == 2
     assert "--stop: a stop sequence cannot be empty" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "r.db").exists()
+
+
+def test_stop_sequences_are_part_of_the_response_cache_key_only_when_given(tmp_path):
+    """An answer cut at "\\nUser:" is another answer than an uncut one: never served for the other."""
+    from agentkit.config import RunConfig
+    from agentkit.models.cached_model import CachedModel
+    from agentkit.models.litellm_model import LiteLLMModel
+    from agentkit.setup_episode import wrap_model
+    from agentkit.transcripts import TranscriptStore
+
+    store = TranscriptStore(f"sqlite:///{tmp_path / 'c.db'}")
+    base = {"env": "gridworld", "tasks": ["BabyAI-GoToLocal-v0"], "model": "openai/m", "cache": True}
+    params = []
+    for stop in (None, ["\nUser:"]):
+        config = RunConfig(**base, stop=stop)
+        wrapped = wrap_model(LiteLLMModel("openai/m", stop=config.stop, warm_up=False), config, store)
+        assert isinstance(wrapped, CachedModel)
+        params.append(wrapped.params)
+    store.close()
+    assert "stop" not in params[0]  # the keys of runs without --stop are those of before
+    assert params[1]["stop"] == ["\nUser:"]

@@ -291,7 +291,7 @@ def fingerprint(target: EndpointTarget) -> str:
         str(e.get("id")) for e in _model_entries(_metadata(_route(target.api_base, "/models"), target))
     )
     props = _metadata(_route(target.api_base, "/props", root=True), target)
-    kept = {}
+    kept: dict[str, Any] = {}
     if isinstance(props, dict):
         settings = props.get("default_generation_settings")
         kept = {
