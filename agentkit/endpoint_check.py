@@ -66,7 +66,8 @@ class EndpointNeeds:
         """The needs of a ``RunConfig``."""
         return cls(
             system=not config.fold_system,
-            images=bool(config.include_images),
+            # images reach the model only when sent and made (a text modality's observer makes none)
+            images=bool(config.include_images) and "image" in config.observer.views,
             tools=config.action_format == "tools",
             max_tokens=int(config.max_tokens),
         )

@@ -87,6 +87,12 @@ def test_the_fix_named_makes_the_run_pass_the_check():
         )  # nothing left to ask but the plain one
 
 
+def test_a_run_that_makes_no_images_is_not_refused_for_an_endpoint_without_them():
+    with FakeOpenAIServer(images="reject") as server:
+        assert check_endpoint(_config(server, observer={"views": ["ascii", "language"]}), None) == []
+    assert not any(isinstance(m["content"], list) for b in server.requests for m in b["messages"])
+
+
 def test_a_cached_refusal_is_asked_again_so_a_fixed_server_runs():
     with FakeOpenAIServer(system_role="drop") as server:
         with pytest.raises(EndpointRefused):
