@@ -452,6 +452,9 @@ def with_run_flags(*groups: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], 
                     *f.decl.split("/") if f.type is not bool else [f.decl],
                     help=f.help,
                     min=f.min,
+                    metavar="<str>"
+                    if f.type == list[str]
+                    else None,  # not "<list[str]>": given once per value
                     show_default=False,
                 ),
             )
