@@ -59,9 +59,13 @@ def _setup_errors() -> Iterator[None]:
         raise RunSetupError(str(exc)) from None
 
 
-def _preflight(config: RunConfig, api_key_env: str | None, warn: bool = True) -> None:
+def _preflight(
+    config: RunConfig, api_key_env: str | None, warn: bool = True, endpoint_check: bool = False
+) -> None:
     """What the CLI checks before a run: the model's key variable and server, a human's frame display
-    and terminal (one episode at a time, in this process); and its warning for an unpriced budget."""
+    and terminal (one episode at a time, in this process), with ``endpoint_check`` what the server
+    keeps of a prompt (``agentkit.endpoint_check``: a refusal raises, warnings are logged and
+    raised as ``UserWarning``); and its warning for an unpriced budget."""
     from agentkit.run_preflight import check_model_access
 
     with _setup_errors():
@@ -75,6 +79,14 @@ def _preflight(config: RunConfig, api_key_env: str | None, warn: bool = True) ->
         if refusal is not None:
             raise RunSetupError(refusal)
         check_model_access(config.model, config.api_base, api_key_env)
+        if endpoint_check:
+            import warnings
+
+            from agentkit.endpoint_check import check_endpoint
+
+            for line in check_endpoint(config, os.environ.get(api_key_env) if api_key_env else None):
+                log.warning("%s", line)
+                warnings.warn(line, UserWarning, stacklevel=4)
     if warn:
         _warn_unpriced_budget(config)
 
@@ -146,6 +158,7 @@ def run(
     api_key_env: str | None = None,
     progress: bool = False,
     on_episode: Callable[[EpisodeResult], None] | None = None,
+    endpoint_check: bool = True,
     **options: Any,
 ) -> RunSummary:
     """Play ``tasks`` (and/or a ``suite``) of ``env`` with ``model`` into the store; the run's summary.
@@ -154,7 +167,8 @@ def run(
     ``max_scripts``, ``memory``, ``templates_dir``, ``pass_rule``, ``max_concurrency``, ...), and any
     option of the backend (e.g. ``aai_version="4.1.0"``, ``render_size=256``), which goes to
     ``backend_options``. ``api_key_env`` names the environment variable holding the API key (the key
-    is never stored). ``on_episode`` is called with each finished episode.
+    is never stored). ``on_episode`` is called with each finished episode. ``endpoint_check=False``
+    skips asking the model's server what it keeps of a prompt (``agentkit.endpoint_check``).
     """
     from agentkit.suite_tasks import suite_tasks
 
@@ -174,7 +188,8 @@ def run(
                 "backend_options": {**settings.pop("backend_options", {}), **backend_options},
             }
         )
-    _preflight(config, api_key_env)  # before the store: a run that cannot start leaves no database behind
+    # before the store: a run that cannot start leaves no database behind
+    _preflight(config, api_key_env, endpoint_check=endpoint_check)
     with open_store(db) as store:
         return _execute(
             config, store, api_key_env, progress, on_episode, explicit_workers="workers" in options
@@ -190,12 +205,14 @@ def evaluate(
     api_key_env: str | None = None,
     progress: bool = False,
     on_episode: Callable[[EpisodeResult], None] | None = None,
+    endpoint_check: bool = True,
     **overrides: Any,
 ) -> EvaluationResult:
     """Run an experiment (a YAML file's path, a packaged preset's name such as ``"llm-aai-exp1"``, or the
     same fields as a dict) into the store: one run per
     model. ``model`` replaces the experiment's model(s); ``overrides`` set any run field (``env``,
-    ``max_concurrency``, ...). ``resume=RUN_ID`` continues a stopped or killed run instead."""
+    ``max_concurrency``, ...). ``resume=RUN_ID`` continues a stopped or killed run instead.
+    ``endpoint_check=False`` skips asking the models' servers what they keep of a prompt."""
     from agentkit.experiment import expand_experiment, load_experiment
 
     configs: list[RunConfig] = []
@@ -213,7 +230,7 @@ def evaluate(
                     experiment_path(experiment), given
                 )  # a file, or a preset's name
         for config in configs:
-            _preflight(config, api_key_env)
+            _preflight(config, api_key_env, endpoint_check=endpoint_check)
     with open_store(db) as store:
         if resume is not None:
             if experiment is not None:

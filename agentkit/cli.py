@@ -35,6 +35,7 @@ from agentkit.cli_common import (
     with_human_frames,
 )
 from agentkit.cli_db import register as register_db
+from agentkit.cli_endpoint_check import ENDPOINT_CHECK_HELP, run_endpoint_check
 from agentkit.cli_eval import register as register_eval
 from agentkit.cli_help import HELP_ALL, HELP_LAYOUT, pointer
 from agentkit.cli_logging import LOG_LEVEL_HELP, hoist_log_level, setup_logging
@@ -177,6 +178,9 @@ def run(
         "--resume",
         help="Run id to continue (same id): plays only its episodes without a final result.",
     ),
+    endpoint_check: bool = typer.Option(
+        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP
+    ),
     help_all: bool = HELP_ALL,
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags
 ) -> None:
@@ -186,7 +190,7 @@ def run(
 
         refuse_settings_beside_resume(ctx)
         config = resumed_run_config(db, resume, {**run_flags.given(), "api_base": api_base})
-        _start_run(config, db, api_key_env, as_json, resume)
+        _start_run(config, db, api_key_env, as_json, resume, endpoint_check)
         return
     if env is None:
         _fail("name an --env (gridworld, aai-arena, animalai, trifinger), or --resume RUN")
@@ -214,10 +218,12 @@ def run(
     )
     config = with_human_frames(config, human_frames)
     config = _with_flags(config, run_flags)
-    _start_run(config, db, api_key_env, as_json, None)
+    _start_run(config, db, api_key_env, as_json, None, endpoint_check)
 
 
-def _start_run(config, db: str | None, api_key_env: str | None, as_json: bool, resume: str | None) -> None:
+def _start_run(
+    config, db: str | None, api_key_env: str | None, as_json: bool, resume: str | None, endpoint_check: bool
+) -> None:
     """Check the set-up and the model's reach, play the run (or the rest of run ``resume``), print it."""
     _refuse_human_setup(config)
     _warn_unpriced_budget(config)
@@ -228,6 +234,8 @@ def _start_run(config, db: str | None, api_key_env: str | None, as_json: bool, r
     except PreflightError as exc:
         _fail(str(exc))
     api_key = os.environ.get(api_key_env) if api_key_env else None
+    if endpoint_check:
+        run_endpoint_check([config], api_key, _fail)
     store, summary = _play_run(config, db, api_key, as_json, resume)
     _print_run_summary(store, summary, summary.config, as_json)
     from agentkit.cli_stops import exit_if_stopped

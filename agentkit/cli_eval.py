@@ -30,6 +30,7 @@ from agentkit.cli_common import (
     verdict_mark,
     warn_unpriced_budget,
 )
+from agentkit.cli_endpoint_check import ENDPOINT_CHECK_HELP, run_endpoint_check
 from agentkit.cli_executor import executor_overrides
 from agentkit.cli_help import HELP_ALL, pointer
 from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, with_run_flags
@@ -170,6 +171,9 @@ def eval_command(
     list_presets: bool = typer.Option(
         False, "--list-presets", help="List the packaged experiment presets and exit."
     ),
+    endpoint_check: bool = typer.Option(
+        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP
+    ),
     help_all: bool = HELP_ALL,
     run_flags: Any = None,  # a RunFlags, filled in by with_run_flags
 ) -> None:
@@ -230,6 +234,8 @@ def eval_command(
     for config in configs:  # a person with worker processes or parallel episodes: one line, before any run
         refuse_human_setup(config)
     _check_model_access(configs, api_key_env)  # every model's key and server, before any run or database
+    if endpoint_check:  # what each model's server keeps of a prompt (agentkit.endpoint_check)
+        run_endpoint_check(configs, os.environ.get(api_key_env) if api_key_env else None, fail)
     if store is None:  # a refused command leaves no database behind
         store = open_store(db)
     results, stopped_runs = _play_each(configs, store, api_key_env, resume, figure, as_json)

@@ -17,6 +17,7 @@ env, model, api_base         --env --model --api-base --env --model --api-base (
 tasks                        --task --suite          --tasks (file: tasks, suite)
 episodes, seed               --episodes --seed       --trials --seed (file: trials, seed)
 temperature, max_tokens      --temperature ...       --temperature --max-tokens
+stop                         --stop (repeatable)     --stop (file: stop)
 max_scripts, parse failures  --max-scripts ...       --max-scripts --max-parse-failures
 max_cost_usd                 --max-cost              --max-cost
 max_input/output_tokens      --max-input-tokens ...  the same
@@ -167,6 +168,14 @@ COMMON_FLAGS: tuple[Flag, ...] = (
         bool,
         "Send the system message as the start of the first user message "
         "(models without a system role); recorded with the run.",
+    ),
+    Flag(
+        "stop",
+        "--stop",
+        list[str],
+        "A stop sequence: the server ends the answer where it appears (repeat for more; OpenAI takes "
+        'at most 4). For base models that run on past their answer, e.g. --stop "<end_of_turn>". '
+        "Recorded with the run.",
     ),
     Flag(
         "prompt_cache",
@@ -336,7 +345,8 @@ class RunFlags:
         self.flags = {f.param: f for f in flags}
 
     def given(self) -> dict[str, Any]:
-        return {k: v for k, v in self.values.items() if v is not None}
+        # a repeatable flag not given arrives as an empty list
+        return {k: v for k, v in self.values.items() if v is not None and v != []}
 
     def overrides(self) -> dict[str, Any]:
         """The RunConfig fields set, nested ones (``observer.max_side``, ``backend_options.x``) as
@@ -443,6 +453,9 @@ def with_run_flags(*groups: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], 
                     *f.decl.split("/") if f.type is not bool else [f.decl],
                     help=f.help,
                     min=f.min,
+                    metavar="<str>"
+                    if f.type == list[str]
+                    else None,  # not "<list[str]>": given once per value
                     show_default=False,
                     hidden=f.param not in BRIEF_RUN_FLAGS,  # listed by --help-all (agentkit.cli_help)
                 ),

@@ -21,7 +21,9 @@ from agentkit.runner import RESUMABLE_SETTINGS
 
 #: The `agentkit run` parameters that may be given with --resume: which run and store, the key,
 #: the output form, and the settings a resumed run takes from the command that resumes it.
-_ALLOWED_WITH_RESUME = frozenset({"resume", "db", "api_key_env", "as_json", *RESUMABLE_SETTINGS})
+_ALLOWED_WITH_RESUME = frozenset(
+    {"resume", "db", "api_key_env", "as_json", "endpoint_check", *RESUMABLE_SETTINGS}
+)
 
 
 def refuse_settings_beside_resume(ctx: typer.Context) -> None:

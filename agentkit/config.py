@@ -23,6 +23,7 @@ from agentkit.models.controller_agent import is_controller_model
 from agentkit.observers import ObserverConfig
 
 MAX_SEED = 2**63 - 1  # the largest value of the store's 64-bit seed column
+MAX_STOP_CHARS = 200  # a stop sequence is a marker such as "\nUser:", never a paragraph
 MAX_EPISODES = 1_000_000  # episodes one run may plan (tasks x episodes, or an explicit plan)
 
 
@@ -49,7 +50,10 @@ class RunConfig(BaseModel):
     model: str = default.MODEL
     api_base: str | None = None
     temperature: float = default.TEMPERATURE
-    max_tokens: int = default.MAX_TOKENS
+    max_tokens: int = Field(default.MAX_TOKENS, ge=1)
+    # Stop sequences (``--stop``): the provider ends an answer where one of them appears (litellm's
+    # ``stop``). None: only the model's own end of turn.
+    stop: list[str] | None = None
     episodes: int = Field(default.EPISODES, ge=1)  # per task
     seed: int = default.SEED
     max_scripts: int = Field(default.MAX_SCRIPTS, ge=1)
@@ -141,6 +145,18 @@ class RunConfig(BaseModel):
                 "--action-format tools cannot use --cache (the response cache keeps answer text, not tool calls)"
             )
         return value
+
+    @field_validator("stop")
+    @classmethod
+    def _check_stop(cls, value: list[str] | None) -> list[str] | None:
+        if not value:
+            return None  # none given: the field stays out of requests and cache keys
+        for sequence in value:
+            if not sequence:
+                raise ValueError("--stop: a stop sequence cannot be empty")
+            if len(sequence) > MAX_STOP_CHARS:
+                raise ValueError(f"--stop: a stop sequence is at most {MAX_STOP_CHARS} characters")
+        return list(dict.fromkeys(value))
 
     @field_validator("control")
     @classmethod

@@ -1,6 +1,6 @@
 """The defaults of a run, written once: the run configuration, the loop and the command line read them here.
 
-Why one place: the 30 scripts, 5 parse failures and 1024 output tokens used to be written in
+Why one place: the 30 scripts, 5 parse failures and 512 output tokens used to be written in
 ``cli.py``'s flags, in ``RunConfig`` and in the loop's ``EpisodeLimits``, with the help texts
 saying them a fourth time; changing one left the others behind. ``agentkit.config.RunConfig``
 takes its field defaults from here, and so do ``EpisodeLimits``, the flags of ``agentkit run``,
@@ -17,7 +17,12 @@ from typing import Final
 
 MODEL: Final = "reference"  # the backend's reference agent: no key, no network
 TEMPERATURE: Final = 0.0
-MAX_TOKENS: Final = 1024  # output tokens per answer
+# Output tokens per answer. A script is short: the longest a reference agent wrote on the packaged
+# tasks is 149 tokens (trifinger, a stack of nine commands), the longest example in the packaged
+# templates 71; 512 leaves more than three times that for a model's longer Think("..."). A base model
+# that never stops (issue 30: two episodes took 6 min 49 s at 1,024) now stops at half the cost.
+# tests/test_answer_token_default.py measures it again; reasoning models need more (endpoint_check).
+MAX_TOKENS: Final = 512
 EPISODES: Final = 1  # per task
 SEED: Final = 0  # of each task's first episode; episode i uses seed + i
 MAX_SCRIPTS: Final = 30  # model answers per episode, as in the LLM-AAI paper

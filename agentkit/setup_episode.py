@@ -88,6 +88,7 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
         api_key=api_key,
         temperature=config.temperature,
         max_tokens=config.max_tokens,
+        stop=config.stop,
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
         retry_base_s=config.retry_base_s,
@@ -121,7 +122,7 @@ def wrap_model(
     if config.rate_limit_rpm:
         wrapped = RateLimitedModel(wrapped, limiter_for(provider_of(config.model), config.rate_limit_rpm))
     if config.cache and cache is not None:
-        params = {
+        params: dict[str, Any] = {
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
             "api_base": config.api_base,
@@ -130,6 +131,10 @@ def wrap_model(
             config.fold_system
         ):  # another request than the unfolded one (kept out otherwise: old keys stay valid)
             params["fold_system"] = True
+        if (
+            config.stop
+        ):  # answers cut at other places are other answers (kept out without: old keys stay valid)
+            params["stop"] = list(config.stop)
         wrapped = CachedModel(wrapped, cache, params, config.cache_max_age_s)
     return wrapped
 

@@ -35,6 +35,7 @@ def test_an_openai_compatible_model_sees_the_arena_and_drives_it(tmp_path):
                 "openai/fake-model",
                 "--api-base",
                 server.base_url,
+                "--no-endpoint-check",  # the answers, in order, are the episode's
                 "--api-key-env",
                 "MY_TEST_KEY",
                 "--max-scripts",

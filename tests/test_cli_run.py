@@ -68,6 +68,7 @@ def test_openai_compatible_model_gets_text_and_image_and_tokens_are_stored(tmp_p
                 "--db",
                 db,
                 "--json",
+                "--no-endpoint-check",  # every request is the episode's: the answers are in turn order
             ],
             tmp_path,
             env,

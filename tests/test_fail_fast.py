@@ -222,6 +222,7 @@ def test_context_window_error_ends_the_episode_once_with_its_text(tmp_path):
                     "--db",
                     db,
                     "--json",
+                    "--no-endpoint-check",  # the server's one request is the episode's
                 ],
                 tmp_path,
                 cli_env(MY_KEY="sk-some-key-000000"),

@@ -58,6 +58,7 @@ FAMILIES: dict[str, frozenset[str]] = {
 CLI_ENTRY = "agentkit.cli"
 CLI_HELPERS = {
     "agentkit.cli_common",
+    "agentkit.cli_endpoint_check",
     "agentkit.cli_executor",
     "agentkit.cli_help",  # the short --help, --help-all and the plain help layout of every command
     "agentkit.cli_logging",

@@ -50,6 +50,7 @@ def test_a_turn_cut_by_max_tokens_is_stored_with_its_finish_reason_retries_and_c
                 "2",
                 "--db",
                 db,
+                "--no-endpoint-check",  # the first request, and its forced 500, are the episode's
             ],
             tmp_path,
             cli_env(),

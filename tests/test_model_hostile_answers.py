@@ -190,6 +190,7 @@ def test_a_lone_surrogate_in_a_tool_call_is_a_parse_error_the_model_reads(tmp_pa
     key = "sk-test-hostile-0001"
     args = ["run", "--env", "gridworld", "--task", "BabyAI-GoToLocal-v0", "--model", "openai/fake-model"]
     args += ["--api-key-env", "HOSTILE_KEY", "--action-format", "tools", "--max-scripts", "2"]
+    args += ["--no-endpoint-check"]  # every request is the episode's (bodies counts them)
     with FakeOpenAIServer(responder=respond, api_key=key) as server:
         data = run_json(
             [*args, "--api-base", server.base_url, "--db", f"sqlite:///{tmp_path / 'r.db'}"],

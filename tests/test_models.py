@@ -21,6 +21,7 @@ import litellm
 import pytest
 from rich.console import Console
 
+from agentkit import run_defaults
 from agentkit.actions import Command, CommandSpec, ParamSpec, ParamType, Vocabulary
 from agentkit.models.base import ModelError
 from agentkit.models.human_model import HumanModel
@@ -95,7 +96,7 @@ def test_multimodal_request_round_trips(openai_endpoint: Any, fake_api_key: str,
     # What went over the wire: the image as an image_url part with its data URL.
     (body,) = recorded_bodies(vcr)
     assert body["model"] == "fake-model"
-    assert body["temperature"] == 0.0 and body["max_tokens"] == 1024
+    assert body["temperature"] == 0.0 and body["max_tokens"] == run_defaults.MAX_TOKENS
     parts = body["messages"][1]["content"]
     assert parts[1] == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_2X2}"}}
     assert vcr.all_played or openai_endpoint.recording

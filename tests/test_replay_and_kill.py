@@ -45,6 +45,7 @@ def test_replay_of_a_model_episode_needs_no_server(tmp_path):
                 "openai/fake-model",
                 "--api-base",
                 server.base_url,
+                "--no-endpoint-check",  # the answers, in order, are the episode's
                 "--max-scripts",
                 "5",
                 "--db",

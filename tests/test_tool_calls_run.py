@@ -235,7 +235,9 @@ def test_the_run_flag_reaches_the_stored_config_and_the_model_is_sent_tools(tmp_
     )
     with TranscriptStore(db) as store:
         assert store.get_run(data["run_id"]).config["action_format"] == "tools"
-    sent = [b for b in fake_openai.requests if b["messages"][0]["content"] != "warm-up"]
+    probes = [b for b in fake_openai.requests if b.get("max_tokens") == 1]  # the endpoint check's
+    assert [b for b in probes if b.get("tools")]  # it asked whether the server takes tools
+    sent = [b for b in fake_openai.requests if b["messages"][0]["content"] != "warm-up" and b not in probes]
     assert len(sent) == 2 and all(b["tool_choice"] == "auto" for b in sent)
     assert sent[1]["messages"][-2] == {
         "role": "tool",

@@ -40,8 +40,12 @@ def _scan(data: bytes, where: str) -> None:
 
 def test_run_with_credentials_in_api_base_stores_and_logs_none(tmp_path: Path) -> None:
     answers = iter(["Turn(90);", "Go(1);"])
+
     # No key required: the user info of the URL turns into a Basic auth header, as httpx sends it.
-    with FakeOpenAIServer(responder=lambda body: next(answers, "Go(1);")) as server:
+    def respond(body: dict) -> str:  # the endpoint check's 1-token probes take no answer of the episode's
+        return "ready" if body.get("max_tokens") == 1 else next(answers, "Go(1);")
+
+    with FakeOpenAIServer(responder=respond) as server:
         host = server.base_url.split("://", 1)[1]
         api_base = f"http://{USER}:{PASSWORD}@{host}?api_key={QUERY_KEY}&mode=fast"
         db = tmp_path / "runs.db"
@@ -67,8 +71,11 @@ def test_run_with_credentials_in_api_base_stores_and_logs_none(tmp_path: Path) -
             tmp_path,
             cli_env(),
         )
-        targets = list(server.targets)
-    # the requests went to the real URL, its query included
+        sent = list(zip(server.targets, server.requests))
+    targets = [t for t, body in sent if body.get("max_tokens") != 1]
+    probes = [t for t, body in sent if body.get("max_tokens") == 1]  # the endpoint check's
+    # the requests went to the real URL, its query included; the endpoint check's too
+    assert probes and all(QUERY_KEY in t for t in probes), probes
     assert len(targets) == 3 and all(QUERY_KEY in t for t in targets), targets
     con = sqlite3.connect(db)
     run_id, config = con.execute("SELECT id, config FROM runs").fetchone()
@@ -110,10 +117,13 @@ def test_resume_sends_to_the_full_url_given_again(tmp_path: Path) -> None:
         host = server.base_url.split("://", 1)[1]
         api_base = f"http://{USER}:{PASSWORD}@{host}?api_key={QUERY_KEY}"
         server.fail_next(400)  # the first episode ends in a model error: resume plays it again
-        first = run_cli(["eval", "exp.yaml", "--api-base", api_base, "--db", url], tmp_path, check=False)
+        quiet = "--no-endpoint-check"  # every request is an episode's: the forced 400 is the first one's
+        first = run_cli(
+            ["eval", "exp.yaml", "--api-base", api_base, "--db", url, quiet], tmp_path, check=False
+        )
         run_id = sqlite3.connect(db).execute("SELECT id FROM runs").fetchone()[0]
         n_first = len(server.targets)
-        resumed = run_cli(["eval", "--resume", run_id, "--api-base", api_base, "--db", url], tmp_path)
+        resumed = run_cli(["eval", "--resume", run_id, "--api-base", api_base, "--db", url, quiet], tmp_path)
         targets = server.targets[n_first:]
     assert n_first == 1, first.stdout + first.stderr
     assert len(targets) == 2 and all(QUERY_KEY in t for t in targets), targets

@@ -10,7 +10,15 @@ Misbehaving providers, for the client's limits: ``drip_interval_s`` sends every 
 at a time (a server that never stalls long enough for a read timeout yet never finishes), and
 ``usage`` replaces the token counts of every answer (negative, huge or not numbers at all).
 
-Implemented: ``POST /v1/chat/completions`` (non-streaming) and ``GET /v1/models``. Message
+Servers that do not take the whole prompt, as llama.cpp's with some chat formats: ``system_role``
+"drop" (the system message vanishes before the prompt is counted, as with its ``gemma`` format)
+or "reject" (a 400 answer), ``images`` "drop" or "reject" (a text-only model without its vision
+projector), ``tools`` "drop" or "reject" (a server started without tool-call templates), and
+``context_tokens`` (its context size, reported at ``GET /props`` as llama.cpp does; a longer
+request gets its 400 "exceeds the available context size"). The prompt is counted after the drop,
+as the real server counts what it kept.
+
+Implemented: ``POST /v1/chat/completions`` (non-streaming), ``GET /v1/models`` and ``GET /props``. Message
 content may be a string or a list of parts (``text`` and ``image_url`` with data URLs). Token
 counts are rough estimates (see :func:`estimate_prompt_tokens`), good enough for budget tests.
 
@@ -88,6 +96,11 @@ def estimate_prompt_tokens(messages: list[dict[str, Any]]) -> int:
     return total
 
 
+def tool_tokens(tools: Any) -> int:
+    """Rough size of a request's tool schemas: their JSON text, one token per four characters."""
+    return text_tokens(json.dumps(tools)) if tools else 0
+
+
 def count_images(body: dict[str, Any]) -> int:
     """How many image parts a chat request carries (handy in responders and assertions)."""
     n = 0
@@ -133,7 +146,22 @@ class FakeOpenAIServer:
         drip_interval_s: float | None = None,
         drip_bytes: int = 4,
         usage: dict[str, Any] | None = None,
+        system_role: str = "keep",
+        images: str = "take",
+        tools: str = "take",
+        context_tokens: int | None = None,
     ) -> None:
+        for name, value, kept in (
+            ("system_role", system_role, "keep"),
+            ("images", images, "take"),
+            ("tools", tools, "take"),
+        ):
+            if value not in (kept, "drop", "reject"):
+                raise ValueError(f"{name} must be {kept!r}, 'drop' or 'reject', not {value!r}")
+        self.system_role = system_role  # what becomes of a system message: keep, drop or reject
+        self.images = images  # what becomes of image parts: take, drop or reject
+        self.tools = tools  # what becomes of tool schemas: take, drop or reject
+        self.context_tokens = context_tokens  # the context size, when the server has one
         self.responder: Responder = responder or (lambda _body: DEFAULT_ANSWER)
         self.drip_interval_s = drip_interval_s  # when set, answers go out drip_bytes at a time
         self.drip_bytes = drip_bytes
@@ -251,6 +279,16 @@ class FakeOpenAIServer:
         fault = self._pop_fault()
         if fault is not None:
             return fault, _error_body(fault, f"forced error {fault} (fault injection)")
+        refusal = self._refusal(body)
+        if refusal is not None:
+            return refusal
+        body = self._kept(body)
+        messages = body["messages"]
+        prompt_tokens = estimate_prompt_tokens(messages) + tool_tokens(body.get("tools"))
+        if self.context_tokens is not None and prompt_tokens > self.context_tokens:
+            return 400, _error_body(
+                400, "the request exceeds the available context size, try increasing it"
+            )  # llama.cpp's words
         answer = self.responder(body)
         tool_calls: list[dict[str, Any]] | None = None
         if isinstance(answer, dict):  # {"content": text or None, "tool_calls": [{"name", "arguments"}]}
@@ -272,7 +310,6 @@ class FakeOpenAIServer:
         if isinstance(max_tokens, int) and text_tokens(answer) > max_tokens:
             answer = answer[: max_tokens * CHARS_PER_TOKEN]
             finish_reason = "length"
-        prompt_tokens = estimate_prompt_tokens(messages)
         completion_tokens = text_tokens(answer) + sum(
             text_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in tool_calls or []
         )
@@ -307,6 +344,49 @@ class FakeOpenAIServer:
         if wait > 0:
             time.sleep(wait)
         return 200, response
+
+    def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """The error a server answers to what it does not take (``reject`` modes), or None."""
+        messages = body["messages"]
+        if self.system_role == "reject" and any(m.get("role") == "system" for m in messages):
+            return 400, _error_body(400, "System role not supported")  # a Jinja chat template's raise
+        if self.images == "reject" and count_images(body):
+            return 500, _error_body(
+                500,
+                "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+            )  # llama.cpp's words for a model loaded without its vision projector
+        if self.tools == "reject" and body.get("tools"):
+            return 400, _error_body(400, "tools param requires --jinja flag")  # llama.cpp's words
+        return None
+
+    def _kept(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` as a server that drops parts (``drop`` modes) reads it; the responder sees this too."""
+        messages = body["messages"]
+        if self.system_role == "drop":
+            messages = [m for m in messages if m.get("role") != "system"]
+        if self.images == "drop":
+            messages = [
+                {
+                    **m,
+                    "content": [
+                        p for p in m["content"] if not (isinstance(p, dict) and p.get("type") == "image_url")
+                    ],
+                }
+                if isinstance(m.get("content"), list)
+                else m
+                for m in messages
+            ]
+        body = {**body, "messages": messages}
+        if self.tools == "drop":
+            body.pop("tools", None)
+        return body
+
+    def _props(self) -> dict[str, Any]:
+        """llama.cpp's ``/props``: the server's context size among its settings (404 without one)."""
+        return {
+            "default_generation_settings": {"n_ctx": self.context_tokens},
+            "model_path": self.model_ids[0],
+        }
 
     def _models(self) -> dict[str, Any]:
         return {
@@ -381,6 +461,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     self._send_json(401, _error_body(401, "Incorrect API key provided."))
                     return
                 self._send_json(200, server._models())
+            elif self._path() == "/props" and server.context_tokens is not None:
+                self._send_json(200, server._props())
             else:
                 self._send_json(404, _error_body(404, f"no route for GET {self._path()}"))
 
