@@ -34,6 +34,7 @@ from agentkit import __version__, terminal_hold
 from agentkit.config import RunConfig
 from agentkit.control import make_control
 from agentkit.error_rates import run_errors_apart
+from agentkit.freed_memory import release_freed_memory
 from agentkit.models.controller_agent import is_controller_model
 from agentkit.outcome_words import outcome_word, verdict
 from agentkit.pass_rule import has_verdict
@@ -236,6 +237,7 @@ def _execute(
         raise RunInterrupted(run_id) from exc
     finally:
         _close_run(store, summary, lease, status, keeper)
+        release_freed_memory()  # the run's freed buffers back to the system (agentkit.freed_memory)
     order = {key: i for i, key in enumerate(config.episode_plan())}
     summary.episodes.sort(key=lambda e: order.get((e.task, e.trial, e.seed), len(order)))
     return summary

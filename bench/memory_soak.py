@@ -7,13 +7,18 @@ message hashes in the store, litellm's logging objects, per-episode backends) wo
 rising RSS; a flat one after warm-up is the pass: the slope (least squares over the blocks after
 the first ``--warm-up`` episodes) under ``--max-slope`` MB per 100 episodes, else the exit status is 1.
 
-Issue 29 row 14, 1,000 episodes in blocks of 100: before, the model client's caches (message JSON,
-data URLs, image token counts, typed messages with their JPEG bytes) were sized far beyond what a run
-resends, and RSS rose to 460.2 MB at +12.94 MB per 100 episodes. Sized to the run's messages
-(``agentkit.models.reuse_window``): 362-364 MB at 1,000 episodes, +1.7 to +3.2 MB per 100 in blocks
-of 100; in blocks of 200, flat at 356.1 MB from episode 1,400 on (+0.59 per 100 after 400). What
-still rises is per run, not per episode (each block is a run; blocks of 50 give +4.6 MB per 100),
-and outside the Python heap: tracemalloc's total stays within 0.1 MB per run.
+Issue 29 row 14, 1,000 episodes in blocks of 50 (each block a run), on 2 busy cores:
+- before: the model client's caches (message JSON, data URLs, image token counts, typed messages
+  with their JPEG bytes) were sized far beyond what a run resends: 460.2 MB, +12.94 MB per 100.
+- caches sized to the run's messages (``agentkit.models.reuse_window``): +4.59 MB per 100. What
+  still rose was per run and outside the Python heap.
+- memray's native traces named it: every model client built its own TLS context (certifi's CA
+  bundle loaded into OpenSSL, ~450,000 allocations, freed again), fragmenting the C heap by run.
+  One context per process (``agentkit.models.tls_context``): +1.05 to +1.50 per 100, flat at
+  360 MB from episode 550.
+- a run's end hands the heap's free pages back (``agentkit.freed_memory``): +0.69, +0.87, +0.87,
+  +1.05 in four runs (median +0.87), 344-346 MB flat from episode 500; the live allocations of
+  episodes 250-1,000 are the rotating caches' current contents (7 MB, bounded).
 
 Usage: python bench/memory_soak.py [--episodes 500] [--block 50] [--scripts 3] [--warm-up 200]
 """
