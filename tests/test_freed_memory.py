@@ -25,7 +25,7 @@ def test_freed_pages_go_back_to_the_system_on_glibc() -> None:
     # 64 MB in blocks under the mmap threshold, so they live in the heap; keep every 16th block
     # so the heap's top is not free and only a trim of its middle can give pages back.
     blocks = [libc.malloc(64 * 1024) for _ in range(1024)]
-    for i, block in enumerate(blocks):
+    for block in blocks:
         ctypes.memset(block, 1, 64 * 1024)
     for i, block in enumerate(blocks):
         if i % 16:
