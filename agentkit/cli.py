@@ -179,7 +179,7 @@ def run(
         help="Run id to continue (same id): plays only its episodes without a final result.",
     ),
     endpoint_check: bool = typer.Option(
-        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP
+        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP, hidden=True
     ),
     help_all: bool = HELP_ALL,
     run_flags: RunFlags = None,  # type: ignore[assignment]  # filled in by with_run_flags

@@ -172,7 +172,7 @@ def eval_command(
         False, "--list-presets", help="List the packaged experiment presets and exit."
     ),
     endpoint_check: bool = typer.Option(
-        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP
+        True, "--endpoint-check/--no-endpoint-check", help=ENDPOINT_CHECK_HELP, hidden=True
     ),
     help_all: bool = HELP_ALL,
     run_flags: Any = None,  # a RunFlags, filled in by with_run_flags

@@ -34,6 +34,7 @@ COMMON: dict[str, tuple[str | None, str, Any]] = {
     "--run-max-wall-s": ("600", "run_max_wall_s", 600.0),
     "--price-per-mtok": ("1.5,6", "price_per_mtok", [1.5, 6.0]),
     "--fold-system": (None, "fold_system", True),
+    "--stop": ("<end_of_turn>", "stop", ["<end_of_turn>"]),
     "--prompt-cache": ("off", "prompt_cache", False),
     "--image-size": ("64", "observer.max_side", 64),
     "--commands": ("api", "backend_options.commands", "api"),
