@@ -26,6 +26,7 @@ from agentkit.cli_common import (
     emit_json,
     err,
     fail,
+    fitted,
     open_reading_store,
     open_store,
     out,
@@ -335,8 +336,10 @@ def _print_run_summary(store, summary, config, as_json: bool) -> None:
     note = f"; {left_out} without a verdict" if left_out else ""
     word = outcome_word(config.env)  # the verdict eval, the viewer and the report count, by its name
     out.print(
-        f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
-        f"{word.word}: {word.meaning}; pass rule {config.pass_rule}; protocol {config.protocol}{note})",
+        fitted(
+            f"run {summary.run_id}: {word.word} rate {summary.pass_rate:.1%} ({summary.passed}/{len(judged)}; "
+            f"{word.word}: {word.meaning}; pass rule {config.pass_rule}; protocol {config.protocol}{note})"
+        ),
         markup=False,
     )
     from agentkit.error_rates import run_errors_apart

@@ -96,6 +96,21 @@ def verdict_mark(passed: bool | None) -> str:
     return f"[{colour}]{verdict_text(passed)}[/{colour}]"
 
 
+def fitted(line: str) -> str:
+    """``line`` wrapped between words to the terminal's width (continuation lines indented by two
+    spaces), where a width is known: a terminal, or ``COLUMNS`` set. Piped output with no
+    ``COLUMNS`` keeps the line whole, so scripts that read a summary as one line still can."""
+    import os
+    import textwrap
+
+    if not (out.is_terminal or os.environ.get("COLUMNS")):
+        return line
+    lines = textwrap.wrap(
+        line, width=max(40, out.width), subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+    )
+    return "\n".join(lines) or line
+
+
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2 (``message`` is plain text: an install
     hint's ``[arena]`` or a file's ``[1, 2]`` is printed as written, never read as rich markup)."""

@@ -24,6 +24,7 @@ from agentkit.cli_common import (
     animal_ai_options,
     emit_json,
     fail,
+    fitted,
     open_store,
     out,
     refuse_human_setup,
@@ -476,9 +477,11 @@ def _print_run(summary: Any, data: dict[str, Any], config: Any) -> None:
     unjudged = f", {data['not_judged']} without a verdict" if data["not_judged"] else ""
     word = outcome_word(summary.config.env)  # the same name and verdict as `agentkit run`
     out.print(
-        f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
-        f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
-        f"pass rule {config.pass_rule}; protocol {config.protocol}{unjudged}){stopped}",
+        fitted(
+            f"run {summary.run_id} ({config.model}): {len(summary.episodes)} episodes, "
+            f"{word.word} rate {data['pass_rate']:.1%} ({word.word}: {word.meaning}; "
+            f"pass rule {config.pass_rule}; protocol {config.protocol}{unjudged}){stopped}"
+        ),
         markup=False,
     )
     from agentkit.error_rates import run_errors_apart

@@ -115,8 +115,8 @@ def test_the_report_table_reads_at_80_columns(tmp_path):
 
 
 def test_run_and_eval_episode_lines_wrap_between_fields(tmp_path):
-    """Each episode's line of `run` and `eval` wraps between its fields at 80 columns, ids whole.
-    (The run's summary line is not checked here: issue 30 item 7 rewrites it.)"""
+    """Each episode's line of `run` and `eval` wraps between its fields at 80 columns, ids whole;
+    so does the run's summary (its continuation lines indented), words whole."""
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     task = "BabyAI-GoToLocal-v0"
     ran = run_cli(["run", "--env", "gridworld", "--task", task, "--db", db], tmp_path, env=NARROW).stdout
@@ -126,8 +126,11 @@ def test_run_and_eval_episode_lines_wrap_between_fields(tmp_path):
     )
     evaluated = run_cli(["eval", str(experiment), "--db", db], tmp_path, env=NARROW).stdout
     for text in (ran, evaluated):
+        assert all(len(line) <= 80 for line in text.splitlines()), text
+        summary = text[text.index("\nrun ") + 1 :]
+        assert "pass rate" in summary and "before the step limit" in " ".join(summary.split()), summary
         lines = [line for line in text.splitlines() if not line.startswith(("run ", "  "))]
-        assert lines and all(len(line) <= 80 for line in lines), text
+        assert lines, text
         first = next(line for line in lines if f"  {task}  " in line)
         assert re.match(r"[0-9a-f]{16}  ", first), first  # the episode id whole at the start
 
