@@ -29,6 +29,7 @@ from inspect_ai.model import (
 )
 
 import agentkit
+from agentkit import run_defaults
 from agentkit.inspect_tasks import suite_task
 from agentkit.inspect_tasks.litellm_provider import to_openai_chat
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
@@ -100,7 +101,7 @@ def test_inspect_eval_cli_plays_an_episode_against_a_local_openai_server(tmp_pat
     assert _scores(log)["pass"] == 1.0  # the server's answers were the reference's: the episode passed
     # Every turn went over HTTP to the server, as agentkit's prompt: instructions first, then the turn.
     assert len(turns) == len(answers)
-    assert all(r["model"] == "local-model" and r["max_tokens"] == 1024 for r in turns)
+    assert all(r["model"] == "local-model" and r["max_tokens"] == run_defaults.MAX_TOKENS for r in turns)
     assert [m["role"] for m in turns[0]["messages"]][:2] == ["system", "user"]
     assert "Go" in turns[0]["messages"][0]["content"]  # the script language is explained up front
     with agentkit.open_store(db, read_only=True) as store:

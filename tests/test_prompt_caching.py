@@ -241,6 +241,7 @@ def test_run_summary_says_input_tokens_cached_and_saved(anthropic_server: _Serve
             "0",
             "--db",
             db,
+            "--no-endpoint-check",  # this canned server counts 1,000 input tokens whatever it is sent
         ],
         tmp_path,
         cli_env(),

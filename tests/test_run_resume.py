@@ -18,7 +18,7 @@ from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
 TASKS = ["01-04-03", "01-06-02", "03-09-01"]
-EPISODES = 2  # per task: six episodes in all
+EPISODES = 6  # per task: 18 in all, so a kill after the second leaves many to play (they take ~0.2 s)
 
 
 def _finished(db_path) -> int:
@@ -49,7 +49,7 @@ def test_a_killed_run_is_resumed_to_completion_without_repeating_an_episode(tmp_
     try:
         deadline = time.time() + 240
         while time.time() < deadline and _finished(db_path) < 2 and proc.poll() is None:
-            time.sleep(0.3)
+            time.sleep(0.05)
         assert proc.poll() is None and _finished(db_path) >= 2, "the run ended before it could be killed"
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)

@@ -11,8 +11,15 @@ from pathlib import Path
 AGENTKIT = [sys.executable, "-m", "agentkit.cli"]
 
 
+# The terminal size a test worker inherits: pytest-xdist starts its workers with COLUMNS=80 and
+# LINES=24, which would lay out piped output as a terminal's only under xdist. A test that wants a
+# width names it (``cli_env(COLUMNS="80")``).
+_TERMINAL_SIZE = ("COLUMNS", "LINES")
+
+
 def cli_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    """The environment of a user's shell for the command: no API keys, no inherited terminal size."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k not in _TERMINAL_SIZE}
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     env.update(extra)
     return env
