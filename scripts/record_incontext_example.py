@@ -9,7 +9,7 @@ ordinary parser and backend, and each turn's picture, prompt text and answer are
 
     .venv/bin/python scripts/record_incontext_example.py
 
-It lives in ``scripts/``, outside the shipped package (DESIGN.md: development scripts stay out of it),
+It lives in ``scripts/``, outside the shipped package (development scripts stay out of the package: tests/test_layers.py checks it),
 and writes into the prompt set's folder.
 
 Frames are stored at ``--size`` pixels (default 256) with a reduced palette, to keep the prompt

@@ -1,6 +1,6 @@
-"""The layers of DESIGN.md ("Layers: which part may import which") hold: imports point one way.
+"""The layers of docs/architecture.md ("The layers: which part may import which") hold: imports point one way.
 
-Why: the table in DESIGN.md is only a wish unless something fails when a module breaks it. This
+Why: the table in docs/architecture.md is only a wish unless something fails when a module breaks it. This
 test reads every import of every module of the project with ``ast`` (top-level ones, ones inside
 functions, and ones under ``if TYPE_CHECKING:``), maps both ends to their part of the table, and
 fails naming the file, the line and the forbidden direction.
@@ -41,8 +41,8 @@ SOURCE_FOLDERS = {
 # The face of envs/: the Backend interface and the registry that maps names to backends.
 ENVS_FACE = {"agentkit.envs", "agentkit.envs.base", "agentkit.envs.registry", "agentkit.envs.gym_registry"}
 
-# Helper packages shared by a family of backends (DESIGN.md: "a shared helper package of its
-# family"), and the backends of that family. They are rules and helpers, not backends: the upper
+# Helper packages shared by a family of backends (docs/architecture.md: "a shared helper package
+# of its family"), and the backends of that family. They are rules and helpers, not backends: the upper
 # layers (reports, the CLI) may read them without starting a backend.
 FAMILIES: dict[str, frozenset[str]] = {
     "animalai_common": frozenset({"arena", "animalai"}),
@@ -169,7 +169,7 @@ def imports_of(name: str, path: Path, known: set[str]) -> list[ImportLine]:
 
 
 def part_of(module: str) -> str:
-    """The part of DESIGN.md's layer table a module belongs to."""
+    """The part of docs/architecture.md's layer table a module belongs to."""
     if module == "agentkit.records" or module.startswith("agentkit.records.") or module in LEAF_HELPERS:
         return "records"
     for part in ("actions", "observers", "memory", "prompts", "transcripts", "models"):
@@ -183,7 +183,7 @@ def part_of(module: str) -> str:
     return "app"  # the loop, runner, config, evaluations, reports, viewer, CLI
 
 
-# Which parts each part may import (besides itself), straight from DESIGN.md's table.
+# Which parts each part may import (besides itself), straight from docs/architecture.md's table.
 MAY_IMPORT = {
     "records": set(),
     "actions": {"records"},
@@ -236,7 +236,7 @@ def forbidden(importer: str, imported: str) -> str | None:
         return f"{src} reaches a backend ({dst}) other than through envs/base.py and the registry"
     if dst in MAY_IMPORT[src]:
         return None
-    return f"{src} must not import {dst} (imports point down DESIGN.md's layer table)"
+    return f"{src} must not import {dst} (imports point down docs/architecture.md's layer table)"
 
 
 def crossings(root: Path, folders: dict[str, str] = SOURCE_FOLDERS) -> list[Crossing]:
@@ -255,7 +255,7 @@ def crossings(root: Path, folders: dict[str, str] = SOURCE_FOLDERS) -> list[Cros
 def test_no_import_points_the_wrong_way():
     found = [c for c in crossings(ROOT) if (c.where.importer, c.where.imported) not in ALLOWED]
     report = "\n".join(str(c).replace(str(ROOT) + "/", "") for c in found)
-    assert not found, f"{len(found)} imports cross DESIGN.md's layers:\n{report}"
+    assert not found, f"{len(found)} imports cross docs/architecture.md's layers:\n{report}"
 
 
 def test_every_allowed_crossing_still_exists():

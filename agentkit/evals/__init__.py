@@ -2,7 +2,7 @@
 
 Why a package of its own: an evaluation reads the run configuration and scores finished runs (the
 gridworld's catalogue plan and ONS leaderboard), which the backends in envs/ may not know about
-(DESIGN.md's layer table). ``get_evaluation(env)`` is the one place that maps an env name to its
+(docs/architecture.md, "The layers"). ``get_evaluation(env)`` is the one place that maps an env name to its
 protocol, so ``agentkit eval`` and experiment files name no backend; each protocol has the typed
 face ``Evaluation``. Protocols are imported lazily, on first use.
 """

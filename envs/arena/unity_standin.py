@@ -17,7 +17,7 @@ not offered. One arena YAML may hold several arenas; like the arena backend, thi
 
 It lives with the arena (the world it serves) and takes what both ends of the link agree on
 (``protocol``, the hand-written ``wire`` messages) from ``envs/animalai_common``, so the ``animalai``
-backend, the other end, never imports the arena backend (DESIGN.md's layer table).
+backend, the other end, never imports the arena backend (docs/architecture.md, "The layers").
 """
 
 from __future__ import annotations

@@ -2,6 +2,6 @@
 random and reference baselines, and the ONS leaderboard.
 
 Why here and not in envs/gridworld: an evaluation reads the run configuration and scores runs, which
-a backend may not know about (DESIGN.md's layer table). It may use its own backend's modules (the
+a backend may not know about (docs/architecture.md, "The layers"). It may use its own backend's modules (the
 catalogue, seeds, the backend for baselines); nothing in envs/ imports it.
 """
