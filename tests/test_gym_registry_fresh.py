@@ -48,13 +48,15 @@ def _agentkit_ids() -> list[str]:
     return own + sorted(info.name for info in CATALOGUE)
 
 
-def test_a_fresh_interpreter_makes_and_steps_every_id_by_naming_the_module():
+def test_a_fresh_interpreter_makes_and_steps_every_id_by_naming_the_module(tmp_path):
+    """Run from an empty folder, as a user's training script would, not from the repository."""
     ids = _agentkit_ids()
     assert len(ids) == 2 + 9 + 55
     done = subprocess.run(
         [sys.executable, "-c", MAKE_EACH_ID, json.dumps(ids), json.dumps(BACKEND_MODULES)],
         capture_output=True,
         text=True,
+        cwd=tmp_path,
         timeout=600,
         check=False,
     )
