@@ -1,9 +1,11 @@
 """Gymnasium ids for agentkit's worlds, so RL code reaches them with ``gymnasium.make``.
 
-Why a module of its own: gymnasium 1.x has no plugin discovery, so ids exist only once something
+Why a module of its own: gymnasium 1.x has no plugin discovery (0.x's ``gymnasium.envs`` entry-point
+group was removed, so a package entry point would never be read), so ids exist only once something
 registers them; importing this module (or naming it in the id, ``gymnasium.make(
-"agentkit.envs.gym_registry:agentkit/AnimalAI-v0")``) does, without importing any backend (entry
-points are strings, as in ``registry.py``), so a missing optional extra fails only the env it needs.
+"agentkit.envs.gym_registry:agentkit/AnimalAI-v0")``, which works from a fresh interpreter) does,
+without importing any backend (entry points are strings, as in ``registry.py``), so a missing
+optional extra fails only the env it needs. Registering again is a no-op, never a warning.
 
 * ``agentkit/AnimalAI-v0``: the pybullet Animal-AI arena (``envs/arena/gym_env.py``): options
   ``task``, ``aai_version``, ``render_size``, ``flatten_actions``;
