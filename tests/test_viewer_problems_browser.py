@@ -4,7 +4,8 @@ A researcher opens the index at 1400x1000: each run's parse errors (by code) and
 be on screen beside its passes, the table must fit the window (no sideways scrolling), and the
 page must raise no script error nor break the Content-Security-Policy. The same for the compare
 page with its reward and token differences. Both are kept as screenshots in ``test-artifacts/``
-(``docs/figures/viewer-index.png`` and ``viewer-compare.png`` are copies of them).
+(``docs/figures/viewer-index.png`` and ``viewer-compare.png`` are copies of them), and so are three
+episode pages, an arena one, a gridworld one and a reference agent's (``viewer-episode-*.png``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from problem_runs import record_problem_run
-from viewer_sample import record_run, record_sample
+from viewer_sample import ScriptedModel, record_run, record_sample
 
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import ViewerServer, open_readonly
@@ -34,6 +35,8 @@ pytestmark = pytest.mark.skipif(
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 WIDTH, HEIGHT = 1400, 1000
+# A weak arena player, for the arena episode's screenshot.
+ARENA_ANSWERS = ("Turn(90); Go(5);", 'Think("the goal may be behind me"); Turn(180); Go(10);', "Go(8);")
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +48,14 @@ def recorded(tmp_path_factory):
         ids = record_sample(store)
         ids["problems"] = record_problem_run(store)
         ids["problems_reference"] = record_run(store, ["BabyAI-GoToLocal-v0"], episodes=3, max_scripts=4)
+        ids["arena"] = record_run(
+            store,
+            ["04-03-01"],
+            episodes=1,
+            model=ScriptedModel(ARENA_ANSWERS),
+            max_scripts=5,
+            env="aai-arena",
+        )
     finally:
         store.close()
     return path, ids
@@ -122,4 +133,21 @@ def test_compare_page_shows_reward_and_token_differences_within_the_window(viewe
     )  # the scripted model spends tokens, the reference agent none
     assert _fits(browser)
     _window_shot(browser, ARTIFACTS / "viewer-compare.png")
+    assert browser.problems() == []
+
+
+@pytest.mark.parametrize(
+    "name,run,turn",
+    [("arena", "arena", 2), ("gridworld", "scripted", 3), ("reference", "reference", 0)],
+)
+def test_episode_pages_read_within_the_window(viewer, browser, recorded, name, run, turn):
+    """An episode page of each kind at 1400x1000: the page's turn is the one asked for, numbered
+    from 1, nothing scrolls sideways; kept as the docs' screenshots."""
+    path, ids = recorded
+    with TranscriptStore(f"sqlite:///{path}") as store:
+        episode = store.list_episodes(run_id=ids[run])[0]
+    browser.goto(f"{viewer.url}episodes/{episode.id}?turn={turn}")
+    assert f"turn {turn + 1} of" in browser.evaluate("document.body.innerText")
+    assert _fits(browser)
+    _window_shot(browser, ARTIFACTS / f"viewer-episode-{name}.png")
     assert browser.problems() == []
