@@ -13,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import time
+from contextlib import closing
 
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
@@ -25,8 +26,9 @@ def _finished(db_path) -> int:
     """Finished episodes stored so far (0 while the database is not yet made)."""
     if not db_path.exists():
         return 0
-    try:
-        with sqlite3.connect(db_path, timeout=5) as con:
+    try:  # closed here, not whenever the garbage collector gets to it: a connection left open in
+        # this process would lose its locks when agentkit later reads the file (see docs/storage.md)
+        with closing(sqlite3.connect(db_path, timeout=5)) as con:
             return con.execute("SELECT count(*) FROM episodes WHERE status='finished'").fetchone()[0]
     except sqlite3.OperationalError:  # the tables are not made yet
         return 0

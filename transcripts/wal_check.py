@@ -233,11 +233,40 @@ def check_wal(db: Path, attempts: int = 3) -> None:
             time.sleep(0.1)
 
 
+def _open_in_this_process(db: Path) -> bool:
+    """Whether a file descriptor of this process already points at ``db`` or its -wal or -shm (Linux's
+    /proc; False where there is none to look at).
+
+    Why: closing any descriptor of a file drops every POSIX lock this process holds on it, those of
+    its open SQLite connections included (sqlite.org/howtocorrupt.html, 2.2). Reading the files with
+    Python here, while such a connection is open (a second store on the same file, a notebook's own
+    sqlite3 connection), would leave that connection unprotected: another process's checkpoint could
+    then truncate the log under it, and the file was found "malformed" afterwards. A log this process
+    is already using is the database's own, so the check is skipped then, touching nothing.
+    """
+    fds = Path("/proc/self/fd")
+    try:
+        entries = list(fds.iterdir())
+    except OSError:
+        return False
+    names = {str(db.resolve()), f"{db.resolve()}-wal", f"{db.resolve()}-shm"}
+    for entry in entries:
+        try:
+            if os.readlink(entry) in names:
+                return True
+        except OSError:  # closed meanwhile
+            continue
+    return False
+
+
 def _check_once(db: Path) -> None:
     wal = db.with_name(db.name + "-wal")
     try:
         if not wal.is_file() or wal.stat().st_size < _WAL_HEADER or db.stat().st_size < 100:
             return  # no log, an empty one (SQLite ignores it), or a database not written yet
+        if _open_in_this_process(db):
+            log.debug("%s: already open in this process; its log is not read again", db)
+            return
         with wal.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
             _check_log(db, wal, data)
     except (OSError, ValueError):  # ValueError: mmap of a log emptied meanwhile
