@@ -163,3 +163,30 @@ def test_a_parse_error_that_is_not_json_is_counted_apart_and_the_list_still_show
     assert warnings == [
         "turns.parse_error: 1 stored value is not JSON; counted as 'unreadable' on the run list"
     ]
+
+
+def test_a_static_export_says_each_runs_problems_as_the_run_page_does(recorded, tmp_path):
+    """`agentkit view --export`: each run's section carries the run page's line (counted over the
+    whole run, and said so), and a run without problems has none."""
+    from agentkit.viewer.export import export_bundle
+
+    path, ids = recorded
+    codes, reasons = _stored_problems(path, ids["problems"])
+    reader = open_readonly(f"sqlite:///{path}")
+    try:
+        export_bundle(reader, tmp_path / "bundle", run_ids=[ids["problems"], ids["reference"]])
+    finally:
+        reader.close()
+    html = (tmp_path / "bundle" / "index.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<section id="run-([0-9a-f]+)">(.*?)</section>', html, re.S))
+    line = " ".join(
+        re.sub(
+            r"<[^>]+>",
+            " ",
+            re.search(r'<p class="meta run-problems">(.*?)</p>', sections[ids["problems"]], re.S).group(1),
+        ).split()
+    )
+    assert line.startswith(f"whole run: parse errors in {sum(codes.values())} turns:")
+    assert all(f"{code} {n}" in line for code, n in codes.items())
+    assert line.endswith(f"· {reasons['model_error']} episode ended by a model error")
+    assert "run-problems" not in sections[ids["reference"]]

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from agentkit.records import EndReason
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.blob_files import checked_image_file, image_file_name
 from agentkit.transcripts.listings import EpisodeSummary
@@ -148,6 +149,8 @@ def _write(data: ViewerData, episodes: list[EpisodeInfo], root: Path) -> dict[st
         "bundle.html",
         links=ExportLinks(depth=0),
         groups=groups,
+        problems=data.run_problems(list(runs)),  # over the whole run, as the live run page counts
+        model_error=EndReason.MODEL_ERROR.value,
         episode_count=len(episodes),
         exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         title="exported transcripts",
