@@ -19,13 +19,13 @@ built-in controller, replayed answers and Inspect's ``mockllm`` never need it.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from agentkit.endpoint_check_cache import cache_key, cached_report, store_report
 from agentkit.models.controller_agent import is_controller_model
 from agentkit.models.endpoint_probe import EndpointReport, EndpointTarget, fingerprint, probe_endpoint
+from agentkit.models.local_server_key import key_for_server
 from agentkit.run_preflight import LOCAL_MODELS, PreflightError
 
 logger = logging.getLogger(__name__)
@@ -102,8 +102,7 @@ def check_endpoint(config: Any, api_key: str | None, use_cache: bool = True) -> 
     if not needs_endpoint_check(config.model):
         return []
     needs = EndpointNeeds.of(config)
-    if api_key is None and config.api_base and not os.environ.get("OPENAI_API_KEY"):
-        api_key = "no-key-needed"  # as the run's client sends (agentkit.setup_episode.make_model)
+    api_key = key_for_server(api_key, config.api_base)  # as the run's client sends it
     target = EndpointTarget(config.model, config.api_base, api_key, min(config.timeout_s, PROBE_TIMEOUT_S))
     report = _report(target, needs, use_cache)
     refusal = refusal_line(report, needs, target)

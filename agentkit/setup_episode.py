@@ -5,7 +5,6 @@ This is the one place that turns names into objects, so the loop stays ignorant 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -78,14 +77,12 @@ def make_model(config: RunConfig, backend: Backend, api_key: str | None = None) 
 
         return HumanModel(frames=shared_frame_display(config.human_frames), hold=terminal_hold.held)
     from agentkit.models.litellm_model import LiteLLMModel
+    from agentkit.models.local_server_key import key_for_server
 
-    if api_key is None and config.api_base and not os.environ.get("OPENAI_API_KEY"):
-        # Local OpenAI-compatible servers usually want no key, but the client refuses to send none.
-        api_key = "no-key-needed"
     return LiteLLMModel(
         config.model,
         api_base=config.api_base,
-        api_key=api_key,
+        api_key=key_for_server(api_key, config.api_base),
         temperature=config.temperature,
         max_tokens=config.max_tokens,
         stop=config.stop,

@@ -17,7 +17,6 @@ settings ``--max-tokens``, ``--temperature``, ``--stop-seqs``, ``--top-p`` and `
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from inspect_ai.model import (
@@ -35,12 +34,10 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from agentkit import run_defaults
 from agentkit.models.litellm_model import LiteLLMModel
+from agentkit.models.local_server_key import key_for_server
 
 # The provider name users type before the litellm model id: ``--model agentkit/openai/gpt-4o``.
 PROVIDER = "agentkit"
-# What a local OpenAI-compatible server gets as its key when none is set: the openai client refuses to
-# send no key at all, and such servers ignore it (as agentkit run does for --api-base).
-_LOCAL_KEY = "no-key-needed"
 
 
 def to_openai_chat(messages: list[ChatMessage]) -> list[dict[str, Any]]:
@@ -89,9 +86,7 @@ class AgentkitModelAPI(ModelAPI):
             )
         if not isinstance(fold_system, bool):
             raise ValueError(f"-M fold_system: true or false, not {fold_system!r}")
-        if api_key is None and base_url and not os.environ.get("OPENAI_API_KEY"):
-            api_key = _LOCAL_KEY
-        self._api_key = api_key
+        self._api_key = key_for_server(api_key, base_url)
         self._fold_system = fold_system
         self._timeout_s = float(timeout_s)
         self._max_retries = int(max_retries)
