@@ -26,7 +26,7 @@ from agentkit.memory.policies import AnyMessage
 from agentkit.messages import Message, escape_lone_surrogates
 from agentkit.models.base import Model, ModelError
 from agentkit.models.participant import Answer, Participant, as_participant
-from agentkit.observers import Observation
+from agentkit.observers import Observation, WorldMap
 from agentkit.observers.observer import Observer
 from agentkit.pass_rule import PASS, PassRule, apply, runs_out_clock
 from agentkit.prompts import PromptRenderer
@@ -164,7 +164,7 @@ class _Episode:
     observation: Observation
     context: dict[str, Any]
     prefix: list[Message]  # system message, then the worked example if the set has one
-    world_map: Any  # as the episode began, for viewers
+    world_map: WorldMap | None  # as the episode began, for viewers
     task_source: Any  # the task's file text, when the task is named by a path
     budget: _Budget
     started: float = field(default_factory=time.monotonic)
@@ -392,7 +392,7 @@ def _store_turn(ep: _Episode, turn: _Turn, sink: TurnSink | None) -> bool:
                 done=turn.next_observation.done,
                 timings=turn.timings,
                 prompt_context=ep.context if first else None,  # the store's JSON encoder takes numpy values
-                world_map=ep.world_map if first else None,
+                world_map=ep.world_map.to_json() if first and ep.world_map is not None else None,
                 task_source=ep.task_source if first else None,
                 model_call=reply.call,
                 tool_calls=[c.to_json() for c in reply.tool_calls] or None,

@@ -138,7 +138,8 @@ class TurnRecord:
     # vocabulary, limits, and the backend's facts of this episode, such as an arena's time limit).
     # Stored once per episode, so a re-render meets the same facts without rebuilding the world.
     prompt_context: dict[str, Any] | None = None
-    # Also on the first turn only: the backend's top-down drawing of the world (Backend.world_map).
+    # Also on the first turn only: the backend's top-down drawing of the world (Backend.world_map),
+    # as its stored JSON (agentkit.observers.WorldMap.to_json(); this module is a leaf).
     world_map: dict[str, Any] | None = None
     # Also on the first turn only: the text of the file the task was read from (Backend.task_source),
     # ``{"name", "text", "sha256"}``, for tasks named by a path; replay plays it instead of the file.

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from agentkit.actions import Command, Vocabulary
 from agentkit.actions.policy import ScriptPolicy  # re-exported: the backends' face names it
-from agentkit.observers import Observation, RawObservation
+from agentkit.observers import Observation, RawObservation, WorldMap
 from agentkit.records import EndReason
 
 
@@ -215,17 +215,14 @@ class Backend(ABC):
             f"the {self.name} backend does not read tasks from files; cannot play {task!r} from stored text"
         )
 
-    def world_map(self) -> dict[str, Any] | None:
+    def world_map(self) -> WorldMap | None:
         """A top-down drawing of the world as the episode began, for viewers; None if there is none.
 
         Why: someone reading an episode wants to see where the agent went among the things of its
         world, and the viewer knows no backend, so a backend that can describes its world in plain
-        shapes (stored once per episode). JSON-able: ``{"bounds": [x_min, y_min, x_max, y_max],
-        "y_up": bool, "shapes": [...]}``, each shape ``{"kind": "rect", "x", "y", "w", "h",
-        "angle"}`` (centre, sizes, degrees clockwise seen from above) or ``{"kind": "circle", "x",
-        "y", "r"}``, with ``"fill"`` ("#rrggbb"), optional ``"opacity"`` and a ``"label"``. The
-        axes are those of the agent positions the observations carry (the ground plane); ``y_up``
-        says the second axis points up on the drawing.
+        footprints (``WorldMap`` of ``WorldShape``, stored once per episode as its ``to_json``).
+        The axes are those of the ``Pose`` its observations carry (the ground plane). A grid world
+        draws none: its map is the ASCII view of every turn.
         """
         return None
 

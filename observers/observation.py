@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from agentkit.observers.pose import Pose
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -53,8 +55,8 @@ class RawObservation:
     status: dict[str, Any] = field(default_factory=dict)  # extra status fields, rendered as text
     privileged: dict[str, Any] = field(default_factory=dict)  # JSON-able; never shown to models
     # Where the agent is, for maps of its trajectory (the structured view carries it for backends
-    # without a grid): {"position": [x, y(, z)], "heading": degrees or a compass word}.
-    pose: dict[str, Any] | None = None
+    # without a grid); see Pose for the heading's convention.
+    pose: Pose | None = None
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,9 @@ class Observation:
     done: bool = False
     success: bool | None = None
     privileged: dict[str, Any] = field(default_factory=dict)
-    # Where the agent stands and faces ({"position": [...], "heading": compass degrees}), kept for
-    # viewers' trajectory maps whatever views the prompt uses; templates need not show it.
-    pose: dict[str, Any] | None = None
+    # Where the agent stands and faces, kept for viewers' trajectory maps whatever views the prompt
+    # uses; templates need not show it. Stored as Pose.to_json().
+    pose: Pose | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The views as JSON, images by reference (hash), for transcripts."""
@@ -119,5 +121,5 @@ class Observation:
             "health": self.health,
             "done": self.done,
             "success": self.success,
-            **({"pose": self.pose} if self.pose is not None else {}),
+            **({"pose": self.pose.to_json()} if self.pose is not None else {}),
         }

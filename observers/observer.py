@@ -96,11 +96,15 @@ class Observer:
 
 
 def _pose_view(raw: RawObservation) -> dict[str, Any]:
-    """The structured view of a backend without a grid: its pose (for trajectory maps) and status."""
+    """The structured view of a backend without a grid: its pose (for trajectory maps) and status.
+
+    Its keys are those of the grid's structured view (``grid_structured``), which a prompt may show
+    as JSON: the heading is called "orientation" there, the word models have been shown since the
+    first transcripts; in code it is ``Pose.heading``."""
     assert raw.pose is not None
     return {
         "step": raw.step,
-        "position": list(raw.pose.get("position", [])),
-        "orientation": raw.pose.get("heading"),
+        "position": raw.pose.to_json()["position"],
+        "orientation": raw.pose.heading,
         "status": dict(raw.status),
     }

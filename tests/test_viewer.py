@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from viewer_sample import sample_database
 
+from agentkit.observers import Pose
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import DatabaseNotFound, ViewerApp, ViewerServer, export_bundle, open_readonly
 from agentkit.viewer.compare import compare_runs, first_divergence
 from agentkit.viewer.queries import ViewerData
 from agentkit.viewer.svg import MAX_COLUMNS
-from agentkit.viewer.trajectory import Pose, grid_of, pose_of
+from agentkit.viewer.trajectory import grid_of, pose_of
 
 
 @pytest.fixture(scope="module")

@@ -221,7 +221,7 @@ def test_trifinger_observations_carry_the_block_pose_and_a_map(recorded):
     store = TranscriptStore(f"sqlite:///{db_path}")
     try:
         (first, *_) = store.get_turns(episodes["trifinger"], with_messages=False)
-        drawing = store.get_world_map(episodes["trifinger"])
+        drawing = store.get_world_map(episodes["trifinger"]).to_json()
     finally:
         store.close()
     pose = first.observation["pose"]

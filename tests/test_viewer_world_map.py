@@ -12,17 +12,17 @@ import re
 import pytest
 
 from agentkit.envs.arena.backend import ArenaBackend
+from agentkit.observers import Pose, WorldMap
 from agentkit.testing.cli_runner import run_json
 from agentkit.viewer import ViewerApp, open_readonly
 from agentkit.viewer.svg import map_svg
-from agentkit.viewer.trajectory import Pose, world_map_of
 
 
 def test_the_arena_draws_its_spawned_items_from_above():
     backend = ArenaBackend(frames=False)
     try:
         backend.reset("07-16-01", 0)  # a GoodGoal beyond a DeathZone turned 45 degrees
-        drawing = backend.world_map()
+        drawing = backend.world_map().to_json()  # as stored
         state = backend.privileged_state()
     finally:
         backend.close()
@@ -56,7 +56,7 @@ def arena_db(tmp_path_factory):
 def test_the_map_is_stored_once_with_the_first_turn_and_poses_with_every_turn(arena_db):
     db, episode_id = arena_db
     store = open_readonly(db)
-    drawing = store.get_world_map(episode_id)
+    drawing = store.get_world_map(episode_id).to_json()
     assert drawing and any(s["label"] == "GoodGoal" for s in drawing["shapes"])
     turns = store.get_turns(episode_id, with_messages=False)
     assert len(turns) > 1
@@ -78,7 +78,7 @@ def test_the_episode_page_draws_the_items_under_the_path_with_the_agents_heading
 
 def test_compass_headings_point_the_right_way_on_a_map_with_y_up():
     """0 degrees faces +y (up on the drawing), 90 faces +x (right): the arrow's tip says so."""
-    drawing = world_map_of({"bounds": [0, 0, 10, 10], "y_up": True, "shapes": []})
+    drawing = WorldMap.from_json({"bounds": [0, 0, 10, 10], "y_up": True, "shapes": []})
     centre = 5.0 * 48.0  # 480 px for 10 units
     for heading, (dx, dy) in {0.0: (0, -1), 90.0: (1, 0), 180.0: (0, 1), 270.0: (-1, 0)}.items():
         svg = str(map_svg(None, [Pose(5.0, 5.0, heading)], 0, world=drawing))
@@ -106,12 +106,12 @@ def test_stored_maps_are_data_not_markup():
             "nonsense",
         ],
     }
-    drawing = world_map_of(hostile)
+    drawing = WorldMap.from_json(hostile)
     assert drawing is not None and len(drawing.shapes) == 1 and drawing.shapes[0].fill == "#999999"
     svg = str(map_svg(None, [Pose(2.0, 2.0, None)], 0, world=drawing))
     assert "onmouseover" not in svg and "<script>" not in svg and "&lt;script&gt;" in svg
     for bad in (None, {}, {"bounds": [0, 0, 0, 10]}, {"bounds": [0, 0, "a", 1]}, {"bounds": [0, 0, 1]}):
-        assert world_map_of(bad) is None
+        assert WorldMap.from_json(bad) is None
 
 
 def test_the_unity_connector_draws_the_map_where_it_is_known(tmp_path):
@@ -148,7 +148,7 @@ def test_the_unity_connector_draws_the_map_where_it_is_known(tmp_path):
     try:
         assert unity.world_map() is None  # no episode yet
         unity._arena_spec, unity._seed = load_task(str(fixed)).first(), 7  # as reset() leaves them
-        (goal,) = unity.world_map()["shapes"]
+        (goal,) = unity.world_map().to_json()["shapes"]
         assert (goal["x"], goal["y"], goal["r"]) == (10.0, 30.0, 0.999)  # a size-2 goal is built 1.998 wide
         unity._arena_spec = load_task(str(random)).first()
         assert unity.world_map() is None

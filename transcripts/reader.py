@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.engine import Connection
@@ -38,6 +38,9 @@ from agentkit.transcripts.schema import (
 )
 from agentkit.transcripts.schema_check import check_columns
 from agentkit.transcripts.schema_version import check_readable, stored_version
+
+if TYPE_CHECKING:
+    from agentkit.observers.world_map import WorldMap
 
 RUNS = table_of(Run)
 EPISODES = table_of(Episode)
@@ -295,9 +298,15 @@ class TranscriptReader:
         turn), or None: no turn yet, or a database written before they were stored."""
         return self._episode_start(CONTEXTS.c.context, episode_id)
 
-    def get_world_map(self, episode_id: str) -> dict[str, Any] | None:
-        """The backend's top-down drawing of the episode's world (``Backend.world_map``), or None."""
-        return self._episode_start(CONTEXTS.c.world_map, episode_id)
+    def get_world_map(self, episode_id: str) -> WorldMap | None:
+        """The backend's top-down drawing of the episode's world (``Backend.world_map``), or None:
+        none stored, or a stored one that is not usable (``WorldMap.from_json`` reads it
+        defensively, as any stored JSON)."""
+        # Imported here: agentkit.observers brings numpy and pydantic, which the commands that
+        # read a store without drawing maps (db, report, export) need not pay for.
+        from agentkit.observers.world_map import WorldMap
+
+        return WorldMap.from_json(self._episode_start(CONTEXTS.c.world_map, episode_id))
 
     def get_task_source(self, episode_id: str) -> dict[str, str] | None:
         """The text of the file the episode's task was read from (``{"name", "text", "sha256"}``,

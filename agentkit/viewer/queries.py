@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from agentkit.observers import Pose, WorldMap
 from agentkit.outcome_words import (
     FAILED,
     INCOMPLETE,
@@ -28,7 +29,7 @@ from agentkit.transcripts.records import EpisodeInfo, RunInfo, TurnInfo
 from agentkit.transcripts.run_problems import RunProblems
 from agentkit.viewer.frame_refs import FrameRef, frame_refs
 from agentkit.viewer.step_path import StepPath, replay_step_path
-from agentkit.viewer.trajectory import Pose, WorldMap, pose_of, world_map_of
+from agentkit.viewer.trajectory import pose_of
 from agentkit.viewer.verdicts import VERDICT
 
 __all__ = [
@@ -182,7 +183,7 @@ class ViewerData:
 
     def world_map(self, episode_id: str) -> WorldMap | None:
         """The backend's top-down drawing of the episode's world, if it stored one."""
-        return world_map_of(self.store.get_world_map(episode_id))
+        return self.store.get_world_map(episode_id)
 
     def episode(self, episode_id: str) -> EpisodeInfo:
         return self.store.get_episode(episode_id)

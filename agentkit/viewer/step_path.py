@@ -26,8 +26,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.observers import Pose, RawObservation
 from agentkit.transcripts import TranscriptReader
-from agentkit.viewer.trajectory import Pose, pose_of
+from agentkit.viewer.trajectory import pose_of
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,9 @@ def _close(a: Pose | None, b: Pose | None) -> bool:
     return a is not None and b is not None and abs(a.x - b.x) <= TOLERANCE and abs(a.y - b.y) <= TOLERANCE
 
 
-def _pose(raw: Any) -> Pose | None:
-    pose = getattr(raw, "pose", None)
-    return pose_of({"pose": pose}) if isinstance(pose, dict) else None
+def _pose(raw: RawObservation) -> Pose | None:
+    """Where the replayed backend says the agent is (its typed pose, as the store keeps it)."""
+    return raw.pose
 
 
 def replay_step_path(store: TranscriptReader, episode_id: str) -> StepPath:

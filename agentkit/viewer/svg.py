@@ -15,7 +15,8 @@ from html import escape
 
 from markupsafe import Markup
 
-from agentkit.viewer.trajectory import GridMap, Pose, WorldMap, WorldShape
+from agentkit.observers import Pose, WorldMap, WorldShape
+from agentkit.viewer.trajectory import GridMap
 
 WIDTH = 640
 MAX_COLUMNS = 200  # columns per figure; longer episodes put consecutive turns in one column

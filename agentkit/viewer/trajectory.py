@@ -5,10 +5,12 @@ backend-neutral, structured data the observers store with every turn, in this or
 
 1. ``structured.position`` (the structured view: ``[x, y]`` grid cells, or ``[x, y, z]`` world
    coordinates of which ``x`` and ``z`` are the ground plane, y being up as in Unity and pybullet
-   scenes), with ``structured.orientation`` and ``structured.grid_size`` when present;
-2. ``pose`` (``{"position": [...], "heading": ..., "label": ...}``), the backend's pose, which the
-   observation stores whenever the backend reports one (``Observation.pose``: every packaged
-   backend does; TriFinger's is its block's, labelled so, since no body of it walks);
+   scenes), with ``structured.orientation`` (the structured view's word for the heading, as
+   models are shown it) and ``structured.grid_size`` when present;
+2. ``pose`` (``Pose.to_json()``: ``{"position": [...], "heading": ..., "label": ...}``), the
+   backend's pose, which the observation stores whenever the backend reports one
+   (``Observation.pose``: every packaged backend does; TriFinger's is its block's, labelled so,
+   since no body of it walks);
 3. the ASCII map view (``observers.grid_ascii``), a grid world's map: its rows are the map, and its
    legend names the agent's cell ("... at x=6, y=5").
 
@@ -16,33 +18,25 @@ Positions are never parsed back out of the status text meant for the model: a tr
 observations carry none of these (one stored before observations kept the pose) gets no map and
 no path, and the rest of the viewer works.
 What the agent moved among comes from the ASCII view (grid worlds) or, where the backend draws one,
-from the episode's stored world map (``Backend.world_map``: footprints on the ground plane). A
-numeric heading is in compass degrees: 0 towards +y of the ground plane, growing clockwise.
+from the episode's stored world map (``Backend.world_map``, a ``WorldMap`` of footprints on the
+ground plane, which the store's reader hands back typed). A numeric heading is in compass degrees:
+0 towards +y of the ground plane, growing clockwise (``agentkit.observers.pose``).
 Observations are those the model saw *before* each turn's script ran, so the trajectory has one
 point per turn; where the agent ended after the last script is not stored.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
+
+from agentkit.observers.pose import Pose
 
 # The grid observers' ASCII legend line for the agent, e.g. "< = you, facing west, at x=6, y=5 (...)".
 _AGENT_LEGEND = re.compile(r"^(\S) = you, facing (\w+), at x=(-?\d+), y=(-?\d+)")
 _AGENT_GLYPHS = {">": "east", "v": "south", "<": "west", "^": "north"}
 _HEADINGS = {"east", "south", "west", "north"}
-
-
-@dataclass(frozen=True)
-class Pose:
-    """The agent's place on the ground plane (grid cells or world units) and heading if known."""
-
-    x: float
-    y: float
-    heading: str | float | None = None
-    label: str = ""  # what the position is of, when not the agent itself (TriFinger: "block 0")
 
 
 @dataclass(frozen=True)
@@ -61,86 +55,6 @@ class GridMap:
         return len(self.rows)
 
 
-@dataclass(frozen=True)
-class WorldShape:
-    """One footprint of a backend's world map (see ``Backend.world_map``), checked and clamped."""
-
-    kind: str  # "rect" or "circle"
-    x: float
-    y: float
-    w: float = 0.0
-    h: float = 0.0
-    r: float = 0.0
-    angle: float = 0.0
-    fill: str = "#999999"
-    opacity: float = 1.0
-    label: str = ""
-
-
-@dataclass(frozen=True)
-class WorldMap:
-    """A backend's top-down drawing of an episode's world, in the ground-plane units of its poses."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    y_up: bool
-    shapes: tuple[WorldShape, ...]
-
-
-_FILL = re.compile(r"^#[0-9a-fA-F]{6}$")
-MAX_SHAPES = 2000  # a map is a sketch; a transcript cannot make the page arbitrarily heavy
-
-
-def world_map_of(data: Any) -> WorldMap | None:
-    """A stored world map as a ``WorldMap``, or None when absent or not usable.
-
-    Stored data is read defensively (it is data, and a page must not break on it): shapes with
-    missing or non-numeric geometry are left out, colours that are not ``#rrggbb`` become grey.
-    """
-    if not isinstance(data, dict):
-        return None
-    bounds = data.get("bounds")
-    if not (isinstance(bounds, list) and len(bounds) == 4 and all(_number(v) for v in bounds)):
-        return None
-    x0, y0, x1, y1 = (float(v) for v in bounds)
-    if not (x1 > x0 and y1 > y0 and all(math.isfinite(v) for v in (x0, y0, x1, y1))):
-        return None
-    shapes: list[WorldShape] = []
-    for raw in data.get("shapes") or []:
-        if len(shapes) >= MAX_SHAPES:
-            break
-        shape = _shape(raw)
-        if shape is not None:
-            shapes.append(shape)
-    return WorldMap(x0, y0, x1, y1, bool(data.get("y_up")), tuple(shapes))
-
-
-def _shape(raw: Any) -> WorldShape | None:
-    if not isinstance(raw, dict) or raw.get("kind") not in ("rect", "circle"):
-        return None
-    keys = ("x", "y", "w", "h") if raw["kind"] == "rect" else ("x", "y", "r")
-    if not all(_number(raw.get(k)) and math.isfinite(raw[k]) for k in keys):
-        return None
-    given_fill, given_label = raw.get("fill"), raw.get("label")
-    fill = given_fill if isinstance(given_fill, str) and _FILL.match(given_fill) else "#999999"
-    opacity = float(raw["opacity"]) if _number(raw.get("opacity")) else 1.0
-    angle = float(raw["angle"]) if _number(raw.get("angle")) and math.isfinite(raw["angle"]) else 0.0
-    label = given_label if isinstance(given_label, str) else ""
-    sizes = {k: abs(float(raw[k])) for k in keys[2:]}
-    return WorldShape(
-        raw["kind"],
-        float(raw["x"]),
-        float(raw["y"]),
-        angle=angle,
-        fill=fill,
-        opacity=min(1.0, max(0.0, opacity)),
-        label=label[:80],
-        **sizes,
-    )
-
-
 def pose_of(observation: dict[str, Any] | None) -> Pose | None:
     """The agent's pose in a stored observation, or None if nothing usable is stored."""
     pose = _first_pose(observation)
@@ -156,12 +70,12 @@ def _first_pose(observation: dict[str, Any] | None) -> Pose | None:
         return None
     structured = observation.get("structured")
     if isinstance(structured, dict):
-        pose = _from_position(structured.get("position"), structured.get("orientation"))
+        pose = Pose.from_position(structured.get("position"), structured.get("orientation"))
         if pose is not None:
             return pose
     extra = observation.get("pose")
     if isinstance(extra, dict):
-        pose = _from_position(extra.get("position"), extra.get("heading"))
+        pose = Pose.from_position(extra.get("position"), extra.get("heading"))
         if pose is not None:
             return pose
     ascii_text = observation.get("ascii")
@@ -204,24 +118,6 @@ def grid_size_of(observation: dict[str, Any] | None) -> tuple[int, int] | None:
     if grid is not None:
         return grid.width, grid.height
     return None
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _from_position(position: Any, heading: Any) -> Pose | None:
-    if not isinstance(position, (list, tuple)) or not all(_number(v) for v in position):
-        return None
-    if len(position) == 2:
-        x, y = position
-    elif len(position) == 3:
-        x, y = position[0], position[2]  # the ground plane of a y-up world
-    else:
-        return None
-    if not (isinstance(heading, str) or _number(heading)):
-        heading = None
-    return Pose(float(x), float(y), heading)
 
 
 def _pose_from_ascii(text: str) -> Pose | None:

@@ -48,7 +48,7 @@ from agentkit.envs.base import (
     TaskInfo,
     step_until_done,
 )
-from agentkit.observers import RawObservation
+from agentkit.observers import Pose, RawObservation, WorldMap
 from agentkit.records import EndReason
 
 logger = logging.getLogger(__name__)
@@ -220,9 +220,7 @@ class AnimalAIBackend(Backend):
                 "lights": "on" if lights_on(self._steps, self._blackouts) else "off",
             },
             privileged=dict(self._view.episode.get("privileged") or {}),
-            # For the viewer's trajectory map: the vector observation gives the position but no
-            # heading (its velocity is in the agent's own frame), so the heading stays unknown.
-            pose={"position": [round(v, 2) + 0.0 for v in agent.position], "heading": None},
+            pose=_pose(agent.position),
         )
         self._since_observe = 0.0
         return observation
@@ -275,7 +273,7 @@ class AnimalAIBackend(Backend):
     def prompt_context(self) -> dict[str, Any]:
         return episode_facts.prompt_context(self._t, self._pass_mark)
 
-    def world_map(self) -> dict[str, Any] | None:
+    def world_map(self) -> WorldMap | None:
         """The arena's items from above, where they are known: the builtin build spawns them as the
         arena backend does (the same layout for the seed); a Unity build places random items its own
         way, so for it the map is drawn only when the file fixes what is drawn (the drawings of two
@@ -367,3 +365,11 @@ def infer_end_reason(
     if health <= 1e-6:
         return EndReason.DIED
     return EndReason.FAILED
+
+
+def _pose(position: tuple[float, float, float]) -> Pose:
+    """The agent's pose for the viewer's map: x and z on the floor, the height kept. The vector
+    observation gives the position but no heading (its velocity is in the agent's own frame), so
+    the heading stays unknown."""
+    x, height, z = (round(v, 2) + 0.0 for v in position)
+    return Pose(x, z, None, height=height)

@@ -49,7 +49,7 @@ from agentkit.envs.base import (
     TaskInfo,
     step_until_done,
 )
-from agentkit.observers import RawObservation
+from agentkit.observers import Pose, RawObservation, WorldMap
 
 logger = logging.getLogger(__name__)
 
@@ -264,10 +264,7 @@ class ArenaBackend(Backend):
                 "lights": "on" if lights_on(rules.steps, self._blackouts) else "off",
             },
             privileged=self.privileged_state(),
-            pose={
-                "position": [round(v, 2) + 0.0 for v in position],
-                "heading": round(world.heading % 360.0, 1),
-            },
+            pose=_pose(position, world.heading),
         )
         self._reward_since_observe = 0.0
         return observation
@@ -364,7 +361,7 @@ class ArenaBackend(Backend):
         load_task(task, text)  # a clear error now rather than at reset
         self._pinned_text[base] = text
 
-    def world_map(self) -> dict[str, Any] | None:
+    def world_map(self) -> WorldMap | None:
         from agentkit.envs.animalai_common.world_map import arena_world_map
 
         return arena_world_map(self._layout) if self._layout is not None else None
@@ -471,3 +468,10 @@ def _local_velocity(velocity: tuple[float, float, float], heading_deg: float) ->
     vx, vy, vz = velocity
     fx, fz = math.sin(math.radians(heading_deg)), math.cos(math.radians(heading_deg))
     return (vx * fz - vz * fx, vy, vx * fx + vz * fz)
+
+
+def _pose(position: tuple[float, float, float], heading_deg: float) -> Pose:
+    """The agent's pose for the viewer's map: x and z on the floor (to the centimetre, as the status
+    shows it), the height kept, and the heading in compass degrees (0 faces +z, clockwise)."""
+    x, height, z = (round(v, 2) + 0.0 for v in position)
+    return Pose(x, z, round(heading_deg % 360.0, 1), height=height)

@@ -27,7 +27,7 @@ from agentkit.envs.gridworld.state import SeenMap, grid_view, privileged_state, 
 from agentkit.envs.gridworld.tasks import TASKS
 from agentkit.envs.gridworld.valid_commands import valid_commands
 from agentkit.envs.gridworld.vocabulary import MAX_GO, VOCABULARY, Act, turn_actions
-from agentkit.observers import RawObservation
+from agentkit.observers import Pose, RawObservation
 from agentkit.records import EndReason
 
 logger = logging.getLogger(__name__)
@@ -215,7 +215,7 @@ class GridworldBackend(Backend):
             },
             privileged=privileged_state(env, grid.cells),
             # for the viewer's map whatever views the prompt uses (cell, compass word)
-            pose={"position": [int(grid.agent_pos[0]), int(grid.agent_pos[1])], "heading": grid.agent_dir},
+            pose=Pose(int(grid.agent_pos[0]), int(grid.agent_pos[1]), grid.agent_dir),
         )
         self._reward_since_observe = 0.0
         return observation

@@ -75,7 +75,7 @@ from agentkit.envs.trifinger.tasks import task_infos
 from agentkit.envs.trifinger.top_down import top_down_map, top_down_pose
 from agentkit.envs.trifinger.vocabulary import VOCABULARY
 from agentkit.envs.trifinger.world import CONTROL_STEP_S, TIME_STEP_S, TriFingerWorld
-from agentkit.observers import RawObservation
+from agentkit.observers import RawObservation, WorldMap
 from agentkit.records import EndReason
 
 if TYPE_CHECKING:
@@ -351,7 +351,7 @@ class TriFingerBackend(Backend):
             "goal_images": self.goal_images and self.cameras,
         }
 
-    def world_map(self) -> dict[str, Any] | None:
+    def world_map(self) -> WorldMap | None:
         """The platform from above as the episode began (``top_down.top_down_map``)."""
         if self._world is None or self._world.scene is None:
             return None

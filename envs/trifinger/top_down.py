@@ -18,6 +18,7 @@ import numpy as np
 
 from agentkit.envs.trifinger.geometry import Cuboid, yaw_of
 from agentkit.envs.trifinger.world import TriFingerWorld
+from agentkit.observers import Pose, WorldMap, WorldShape
 
 ARENA_RADIUS_M = 0.19  # the floor disc inside the stage's wall (as the prompts state it)
 _BOUND = 0.2  # the drawing's half-width: the disc and a margin
@@ -32,43 +33,37 @@ def _compass(yaw_rad: float) -> float:
     return round((90.0 - math.degrees(yaw_rad)) % 360.0, 1)
 
 
-def top_down_pose(world: TriFingerWorld) -> dict[str, Any]:
+def top_down_pose(world: TriFingerWorld) -> Pose:
     """Where block 0 is (or the fingertips, without blocks), on the floor plane, for the viewer."""
     blocks = world.block_cuboids()
     if blocks:
         c = blocks[0]
         x, y = float(c.position[0]), float(c.position[1])
-        return {
-            "position": [round(x, 4) + 0.0, round(y, 4) + 0.0],
-            "heading": _compass(yaw_of(c.orientation)),
-            "label": "block 0",
-        }
+        return Pose(round(x, 4) + 0.0, round(y, 4) + 0.0, _compass(yaw_of(c.orientation)), label="block 0")
     tips = np.asarray(world.tips())
     x, y = float(tips[:, 0].mean()), float(tips[:, 1].mean())
-    return {"position": [round(x, 4) + 0.0, round(y, 4) + 0.0], "heading": None, "label": "fingertips"}
+    return Pose(round(x, 4) + 0.0, round(y, 4) + 0.0, None, label="fingertips")
 
 
-def _rect(c: Cuboid, fill: str, label: str, opacity: float = 1.0) -> dict[str, Any]:
-    shape: dict[str, Any] = {
-        "kind": "rect",
-        "x": round(float(c.position[0]), 4),
-        "y": round(float(c.position[1]), 4),
-        "w": round(float(c.size[0]), 4),
-        "h": round(float(c.size[1]), 4),
-        # world_map angles are clockwise seen from above; a yaw is counter-clockwise
-        "angle": round(-math.degrees(yaw_of(c.orientation)), 2),
-        "fill": fill,
-        "label": label,
-    }
-    if opacity < 1.0:
-        shape["opacity"] = opacity
-    return shape
+def _rect(c: Cuboid, fill: str, label: str, opacity: float = 1.0) -> WorldShape:
+    return WorldShape(
+        "rect",
+        round(float(c.position[0]), 4),
+        round(float(c.position[1]), 4),
+        w=round(float(c.size[0]), 4),
+        h=round(float(c.size[1]), 4),
+        # map angles are clockwise seen from above; a yaw is counter-clockwise
+        angle=round(-math.degrees(yaw_of(c.orientation)), 2),
+        fill=fill,
+        opacity=opacity,
+        label=label,
+    )
 
 
-def top_down_map(world: TriFingerWorld) -> dict[str, Any]:
+def top_down_map(world: TriFingerWorld) -> WorldMap:
     """The ``Backend.world_map`` drawing of the episode as it began (floor disc, goals, obstacles, blocks)."""
-    shapes: list[dict[str, Any]] = [
-        {"kind": "circle", "x": 0.0, "y": 0.0, "r": ARENA_RADIUS_M, "fill": "#e9e6dc", "label": "arena floor"}
+    shapes: list[WorldShape] = [
+        WorldShape("circle", 0.0, 0.0, r=ARENA_RADIUS_M, fill="#e9e6dc", label="arena floor")
     ]
     for i, (goal, c) in enumerate(zip(world.goal_specs, world.goal_cuboids())):
         shapes.append(_rect(c, _hex(goal.color), f"goal {i}", opacity=0.45))
@@ -77,16 +72,16 @@ def top_down_map(world: TriFingerWorld) -> dict[str, Any]:
             shapes.append(_rect(c, "#555555", f"obstacle {spec.name}"))
         for i, tip in enumerate(world.scene.tip_goals):
             shapes.append(
-                {
-                    "kind": "circle",
-                    "x": round(float(tip[0]), 4),
-                    "y": round(float(tip[1]), 4),
-                    "r": 0.008,
-                    "fill": "#2faa4a",
-                    "opacity": 0.6,
-                    "label": f"fingertip target {i}",
-                }
+                WorldShape(
+                    "circle",
+                    round(float(tip[0]), 4),
+                    round(float(tip[1]), 4),
+                    r=0.008,
+                    fill="#2faa4a",
+                    opacity=0.6,
+                    label=f"fingertip target {i}",
+                )
             )
     for i, (spec, c) in enumerate(zip(world.block_specs, world.block_cuboids())):
         shapes.append(_rect(c, _hex(spec.color), f"block {i} at the start", opacity=0.6))
-    return {"bounds": [-_BOUND, -_BOUND, _BOUND, _BOUND], "y_up": True, "shapes": shapes}
+    return WorldMap(-_BOUND, -_BOUND, _BOUND, _BOUND, True, tuple(shapes))
