@@ -4,8 +4,10 @@ listing, replay and export (the reading methods are ``agentkit.transcripts.reade
 Writes are shaped for crash safety: ``start_episode`` commits at once and every ``add_turn`` is
 its own short transaction, committed before it returns, so killing the process loses at most the
 turn in flight. ``add_turn`` is the hot path (called once per model answer, possibly from many
-parallel episodes), so it uses prepared Core insert statements and remembers which blobs are
-already stored instead of asking the database.
+parallel episodes): what to write is decided by ``encode_turn`` (``agentkit.transcripts.turn_encoding``,
+pure code given what this store remembers: the blobs already stored, each episode's message rows and
+last prompt), and the rows go in through prepared Core insert statements. The response cache is a
+``ResponseCache`` (``agentkit.transcripts.response_cache``) the store holds and passes through.
 
 Status of episodes (and runs)
 -----------------------------
