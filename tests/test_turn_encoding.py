@@ -13,7 +13,13 @@ from agentkit.messages import ImagePart, Message, TextPart, ToolCall
 from agentkit.records import ModelCall, TurnRecord, Usage
 from agentkit.transcripts.dict_messages import DictMessage, DictMessages
 from agentkit.transcripts.prompt_spans import EpisodeMessages
-from agentkit.transcripts.turn_encoding import JSON_MEDIA_TYPE, KnownToStore, TurnRows, encode_turn
+from agentkit.transcripts.turn_encoding import (
+    JSON_MEDIA_TYPE,
+    KnownToStore,
+    TurnRows,
+    UntypedMessageError,
+    encode_turn,
+)
 
 SYSTEM = Message("system", "You are an agent.")
 FRAME = ImagePart.of(b"\x89PNG frame bytes", "image/png")
@@ -44,7 +50,9 @@ def turn(index: int, messages: list[Any], **overrides: Any) -> TurnRecord:
 
 
 def encode(record: TurnRecord, known: KnownToStore | None = None) -> TurnRows:
-    return encode_turn(record, known or KnownToStore(set()), episode_id="ep", created_at=1000.0)
+    return encode_turn(
+        record, known or KnownToStore(set(), EpisodeMessages()), episode_id="ep", created_at=1000.0
+    )
 
 
 def json_sha(value: Any) -> str:
@@ -94,7 +102,7 @@ def test_an_image_becomes_a_blob_and_an_image_ref_unless_already_stored() -> Non
     ]
     assert fresh.messages[1]["content_sha256"] == json_sha(stored_content)
 
-    already = encode(turn(0, [SYSTEM, user]), KnownToStore({FRAME.sha256}))
+    already = encode(turn(0, [SYSTEM, user]), KnownToStore({FRAME.sha256}, EpisodeMessages()))
     assert [b["media_type"] for b in already.blobs] == [JSON_MEDIA_TYPE, JSON_MEDIA_TYPE]
     assert already.messages[1]["content_sha256"] == json_sha(stored_content)
 
@@ -146,7 +154,7 @@ def test_a_windowed_prompt_names_earlier_rows_instead_of_adding_them() -> None:
 def test_an_already_encoded_message_is_not_encoded_again() -> None:
     user = Message("user", (TextPart("look"), FRAME))
     first = encode(turn(0, [user]))
-    known = KnownToStore({b["sha256"] for b in first.blobs}, encoded=dict(first.encoded))
+    known = KnownToStore({b["sha256"] for b in first.blobs}, EpisodeMessages(), encoded=dict(first.encoded))
     again = encode(turn(0, [user]), known)
     assert again.encoded == {} and again.blobs == []
     assert again.messages == first.messages
@@ -194,7 +202,7 @@ def test_a_first_turn_carries_its_context_source_and_model_call_rows() -> None:
 
 
 def test_an_untyped_message_is_refused() -> None:
-    with pytest.raises(TypeError, match="agentkit.messages.Message"):
+    with pytest.raises(UntypedMessageError, match="agentkit.messages.Message, not dict"):
         encode(turn(0, [{"role": "user", "content": "hi"}]))
 
 

@@ -80,6 +80,7 @@ from agentkit.transcripts.turn_encoding import (
     KnownToStore,
     SentPrompt,
     TurnRows,
+    UntypedMessageError,
     encode_turn,
 )
 from agentkit.transcripts.wal_checkpointer import BACKSTOP_PAGES, WalCheckpointer
@@ -378,7 +379,6 @@ class TranscriptStore(TranscriptReader):
         The episode's message log is remembered from its earlier turns, or read back when another
         store wrote them; if another store wrote turns since (its rows took the seqs taken here as
         free), the insert conflicts and the turn is encoded and tried once more on a fresh log."""
-        turn = self._dict_messages.typed(episode_id, turn)  # TEMPORARY: until no dict reaches the store
         log_of_episode = self._episode_logs.get(episode_id)
         if log_of_episode is None:
             with self._writing() as conn, conn.begin():
@@ -386,7 +386,11 @@ class TranscriptStore(TranscriptReader):
         known = KnownToStore(
             self._known_blobs, log_of_episode, self._last_prompts.get(episode_id), self._typed_hashes
         )
-        rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
+        try:
+            rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
+        except UntypedMessageError:  # TEMPORARY: dict messages converted once, until none reach the store
+            turn = self._dict_messages.typed(episode_id, turn)
+            rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
         self._remember_encoded(rows.encoded)
         blob_rows, blob_bytes_in_db = self._place_blobs(rows.blobs)
         try:
