@@ -386,9 +386,13 @@ class TranscriptStore(TranscriptReader):
         known = KnownToStore(
             self._known_blobs, log_of_episode, self._last_prompts.get(episode_id), self._typed_hashes
         )
+        # TEMPORARY, until no dict message reaches the store: dicts converted once, here. A prompt of
+        # dicts ends with one; a dict elsewhere among typed messages is met by encode_turn.
+        if turn.messages and isinstance(turn.messages[-1], dict):
+            turn = self._dict_messages.typed(episode_id, turn)
         try:
             rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
-        except UntypedMessageError:  # TEMPORARY: dict messages converted once, until none reach the store
+        except UntypedMessageError:
             turn = self._dict_messages.typed(episode_id, turn)
             rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
         self._remember_encoded(rows.encoded)
