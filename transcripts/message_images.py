@@ -1,9 +1,10 @@
-"""Message images: base64 data URLs in, stored ``image_ref`` parts out, and back again.
+"""Message images on reading: stored ``image_ref`` parts turned back into data URLs.
 
-The store keeps each image once, as a blob addressed by SHA-256, and replaces it in the message
-content with an ``image_ref`` part; on read the parts are turned back into the exact data URLs
-that were sent (or left as references). These helpers are pure functions on URLs and parsed JSON,
-separate from the store because they know nothing about the database.
+The store keeps each image once, as a blob addressed by SHA-256, and refers to it in the message
+content with an ``image_ref`` part (written by ``agentkit.transcripts.turn_encoding``); on read the
+parts are turned back into the exact data URLs that were sent (or left as references). These
+helpers are pure functions on parsed JSON, separate from the store because they know nothing about
+the database.
 """
 
 from __future__ import annotations
@@ -12,30 +13,9 @@ import base64
 import logging
 from typing import Any, Literal
 
-from agentkit.messages import ImagePart
-
 log = logging.getLogger(__name__)
 
 ImageMode = Literal["data_url", "ref"]
-
-
-def _split_data_url(url: str) -> tuple[str, str] | None:
-    """(media type, base64 payload) of a plain ``data:<type>;base64,`` URL, else None.
-
-    Only this exact shape is converted to a blob, because only it is rebuilt byte for byte on read.
-    """
-    if not url.startswith("data:"):
-        return None
-    comma = url.find(",", 5)
-    if comma < 0:
-        return None
-    header = url[5:comma]
-    if not header.endswith(";base64"):
-        return None
-    media_type = header[: -len(";base64")]
-    if not media_type or ";" in media_type:
-        return None
-    return media_type, url[comma + 1 :]
 
 
 def _data_url(media_type: str, data: bytes) -> str:
@@ -75,27 +55,3 @@ def _copy(obj: Any) -> Any:
     if isinstance(obj, list):
         return [_copy(v) for v in obj]
     return obj
-
-
-def stored_content(content: Any, new_blobs: dict[str, dict[str, Any]], known: set[str]) -> Any:
-    """The stored JSON of a typed message's content (``agentkit.messages``): text as it is, text
-    parts as ``text`` parts, image parts as ``image_ref`` parts by sha256 (the form the data-URL
-    path stores, so both read back the same). Images not in ``known`` are queued in ``new_blobs``
-    from the part's own bytes and hash: nothing is decoded or hashed again."""
-    if isinstance(content, str):
-        return content
-    out: list[dict[str, Any]] = []
-    for part in content:
-        if not isinstance(part, ImagePart):
-            out.append({"type": "text", "text": part.text})
-            continue
-        sha = part.sha256
-        if sha not in known and sha not in new_blobs:
-            new_blobs[sha] = {
-                "sha256": sha,
-                "media_type": part.media_type,
-                "data": part.data,
-                "size": len(part.data),
-            }
-        out.append({"type": "image_ref", "sha256": sha, "media_type": part.media_type})
-    return out

@@ -8,7 +8,7 @@ because it is an optional, backend-specific optimisation; the store works the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ class _Prepared:
         fields = tuple((name, _bind_processor(table.c[name].type, dialect)) for name in compiled.positiontup)
         return cls(str(compiled), fields)
 
-    def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
+    def params(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         return tuple([row[name] if proc is None else proc(row[name]) for name, proc in self.fields])
 
 
@@ -94,9 +94,9 @@ class _SQLiteTurnWriter:
     def add_turn(
         self,
         conn: Connection,
-        row: dict[str, Any],
-        blobs: list[dict[str, Any]],
-        messages: list[dict[str, Any]],
+        row: Mapping[str, Any],
+        blobs: Sequence[Mapping[str, Any]],
+        messages: Sequence[Mapping[str, Any]],
     ) -> int:
         """Insert the turn's new blobs, the turn (its row carries its prompt's spans, layout 2:
         ``agentkit.transcripts.prompt_spans``) and the episode's new message rows; the turn's id."""

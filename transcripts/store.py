@@ -4,8 +4,10 @@ listing, replay and export (the reading methods are ``agentkit.transcripts.reade
 Writes are shaped for crash safety: ``start_episode`` commits at once and every ``add_turn`` is
 its own short transaction, committed before it returns, so killing the process loses at most the
 turn in flight. ``add_turn`` is the hot path (called once per model answer, possibly from many
-parallel episodes), so it uses prepared Core insert statements and remembers which blobs are
-already stored instead of asking the database.
+parallel episodes): what to write is decided by ``encode_turn`` (``agentkit.transcripts.turn_encoding``,
+pure code given what this store remembers: the blobs already stored, each episode's message rows and
+last prompt), and the rows go in through prepared Core insert statements. The response cache is a
+``ResponseCache`` (``agentkit.transcripts.response_cache``) the store holds and passes through.
 
 Status of episodes (and runs)
 -----------------------------
@@ -23,9 +25,6 @@ renews and that expires (``agentkit.transcripts.run_lease``).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 import logging
 import os
 import sqlite3
@@ -34,11 +33,10 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Engine, Insert, delete, func, insert, select, update
+from sqlalchemy import Engine, Insert, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
@@ -46,12 +44,11 @@ from agentkit.messages import Message
 from agentkit.records import VERSION as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, StorageError, TurnRecord, templates_hash
 from agentkit.transcripts import prompt_reader, run_lease
-from agentkit.transcripts.db import WAL_AUTOCHECKPOINT_PAGES, begin_write, canonical_json, make_engine
+from agentkit.transcripts.db import WAL_AUTOCHECKPOINT_PAGES, begin_write, make_engine
+from agentkit.transcripts.dict_messages import DictMessages  # TEMPORARY: until no dict reaches the store
 from agentkit.transcripts.image_packs import PackWriteError, PackWriter, folder_of
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
-from agentkit.transcripts.message_images import _split_data_url, stored_content
-from agentkit.transcripts.message_tool_calls import tool_extra
-from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
+from agentkit.transcripts.prompt_spans import EpisodeMessages
 from agentkit.transcripts.reader import (
     BLOBS,
     CALLS,
@@ -71,11 +68,21 @@ from agentkit.transcripts.records import (  # re-exported
     TurnExistsError,
     TurnInfo,
 )
-from agentkit.transcripts.schema import CachedResponse, EpisodeMessage, table_of
+from agentkit.transcripts.response_cache import ResponseCache
+from agentkit.transcripts.schema import EpisodeMessage, table_of
 from agentkit.transcripts.scrub import scrub_secrets
 from agentkit.transcripts.sqlite_driver import sqlite_connection
 from agentkit.transcripts.sqlite_turn_writer import _SQLiteTurnWriter
-from agentkit.transcripts.storable_text import escape_turn, escape_value, is_unstorable_text_error
+from agentkit.transcripts.storable_text import escape_turn, is_unstorable_text_error
+from agentkit.transcripts.turn_encoding import (
+    BlobRow,
+    EncodedMessage,
+    KnownToStore,
+    SentPrompt,
+    TurnRows,
+    UntypedMessageError,
+    encode_turn,
+)
 from agentkit.transcripts.wal_checkpointer import BACKSTOP_PAGES, WalCheckpointer
 
 __all__ = [
@@ -93,17 +100,15 @@ log = logging.getLogger(__name__)
 EPISODE_MESSAGES = table_of(
     EpisodeMessage
 )  # the reader's tables (RUNS, TURNS, ...) come from agentkit.transcripts.reader
-CACHE = table_of(CachedResponse)
 
-JSON_MEDIA_TYPE = "application/json"
-_IMAGE_CACHE_SIZE = 512  # data URLs remembered with their hash (full-history prompts resend them)
+_PACKED_SIZE = 512  # images appended to a pack by turns that failed, remembered for their retry
 _MESSAGE_CACHE_SIZE = 4096  # message objects remembered with their content hash (treated as immutable)
 _EPISODE_LOG_SIZE = (
     1024  # episodes whose message rows are remembered (others are read back on their next turn)
 )
 
 
-# --- content addressing ----------------------------------------------------------------------------
+# --- helpers ---------------------------------------------------------------------------------------
 
 
 def _new_id(n: int) -> str:
@@ -190,16 +195,15 @@ class TranscriptStore(TranscriptReader):
             if background_checkpoints and sqlite and not self.is_memory
             else None
         )
-        # data URL -> (sha256, media type): resent images are not decoded and hashed again.
-        self._image_hashes: dict[str, tuple[str, str]] = {}
         # Typed messages (agentkit.messages) by value -> (content sha256, key): a resent message is not encoded again.
-        self._typed_hashes: dict[Message, tuple[str, MessageKey]] = {}
+        self._typed_hashes: dict[Message, EncodedMessage] = {}
         # Per episode, the message rows it has committed: a turn writes only the ones it adds.
         self._episode_logs: dict[str, EpisodeMessages] = {}
         # Per episode, its last prompt as sent and encoded: a full-history prompt repeats it.
-        self._last_prompts: dict[
-            str, tuple[list[dict[str, Any]], list[MessageKey], dict[MessageKey, Any]]
-        ] = {}
+        self._last_prompts: dict[str, SentPrompt] = {}
+        # TEMPORARY (until every writer sends typed messages): dict messages converted at add_turn's edge.
+        self._dict_messages = DictMessages()
+        self._responses = ResponseCache(self.engine, self._transaction)
 
     @property
     def url(self) -> str:
@@ -339,28 +343,15 @@ class TranscriptStore(TranscriptReader):
     # --- response cache -------------------------------------------------------------------------
 
     def cache_get(self, key: str, max_age_s: float | None = None) -> dict[str, Any] | None:
-        """A cached answer for ``key`` younger than ``max_age_s`` (None: any age), or None."""
-        with self.engine.connect() as conn:
-            row = conn.execute(select(CACHE).where(CACHE.c.key == key)).first()
-        if row is None or (max_age_s is not None and time.time() - row.created_at > max_age_s):
-            return None
-        return dict(row._mapping)
+        """A cached answer for ``key`` younger than ``max_age_s`` (None: any age), or None
+        (``agentkit.transcripts.response_cache``)."""
+        return self._responses.get(key, max_age_s)
 
     def cache_put(
         self, key: str, model: str, answer: str, input_tokens: int, output_tokens: int, cost_usd: float
     ) -> None:
-        row = {
-            "key": key,
-            "model": model,
-            "answer": escape_value(answer),
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-            "cost_usd": cost_usd,
-            "created_at": time.time(),
-        }
-        with self._transaction() as conn:
-            conn.execute(delete(CACHE).where(CACHE.c.key == key))
-            conn.execute(insert(CACHE), row)
+        """Keep the answer for ``key`` in the response cache."""
+        self._responses.put(key, model, answer, input_tokens, output_tokens, cost_usd)
 
     def add_turn(self, episode_id: str, turn: TurnRecord) -> None:
         """Store one turn in its own transaction, committed before returning.
@@ -383,153 +374,107 @@ class TranscriptStore(TranscriptReader):
             self._add_turn(episode_id, escape_turn(turn))
 
     def _add_turn(self, episode_id: str, turn: TurnRecord, reread: bool = False) -> None:
-        keys, extras, new_blobs = self._encode_prompt(episode_id, turn.messages)
-        blob_rows, blob_bytes_in_db = self._place_blobs(new_blobs)
-        usage = turn.usage
-        row = {
-            "episode_id": episode_id,
-            "index": turn.index,
-            "observation": turn.observation,
-            "answer": turn.answer,
-            "script": turn.script,
-            "parse_error": turn.parse_error,
-            "compile_error": turn.compile_error,
-            "actions": turn.actions,
-            "reward": turn.reward,
-            "total_reward": turn.total_reward,
-            "health": turn.health,
-            "done": turn.done,
-            "timings": turn.timings,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cost_usd": usage.cost_usd,
-            "latency_s": turn.latency_s,
-            "cached": turn.cached,
-            "created_at": time.time(),
-            "tool_calls": turn.tool_calls,
-        }
-        fast = self._fast
+        """Read what the store knows, encode the turn (``encode_turn``, no database), insert its rows.
+
+        The episode's message log is remembered from its earlier turns, or read back when another
+        store wrote them; if another store wrote turns since (its rows took the seqs taken here as
+        free), the insert conflicts and the turn is encoded and tried once more on a fresh log."""
+        log_of_episode = self._episode_logs.get(episode_id)
+        if log_of_episode is None:
+            with self._writing() as conn, conn.begin():
+                log_of_episode = prompt_reader.episode_messages(conn, episode_id)
+        known = KnownToStore(
+            self._known_blobs, log_of_episode, self._last_prompts.get(episode_id), self._typed_hashes
+        )
+        # TEMPORARY, until no dict message reaches the store: dicts converted once, here. A prompt of
+        # dicts ends with one; a dict elsewhere among typed messages is met by encode_turn.
+        if turn.messages and isinstance(turn.messages[-1], dict):
+            turn = self._dict_messages.typed(episode_id, turn)
+        try:
+            rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
+        except UntypedMessageError:
+            turn = self._dict_messages.typed(episode_id, turn)
+            rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
+        self._remember_encoded(rows.encoded)
+        blob_rows, blob_bytes_in_db = self._place_blobs(rows.blobs)
         try:
             # The first INSERT opens the transaction (BEGIN IMMEDIATE on SQLite, see db.py).
             with self._writing() as conn, conn.begin():
-                log_of_episode = self._episode_log(conn, episode_id)
-                plan = log_of_episode.plan(keys)
-                row["prompt_spans"] = plan.spans
-                new_rows = [
-                    {
-                        "episode_id": episode_id,
-                        "seq": seq,
-                        "role": key[0],
-                        "content_sha256": key[1],
-                        "extra": extras.get(key),
-                    }
-                    for seq, key in plan.new_rows
-                ]
                 if blob_bytes_in_db and self._checkpointer is not None:
                     self._checkpointer.wrote(blob_bytes_in_db)
-                if fast is not None:
-                    turn_id = fast.add_turn(conn, row, blob_rows, new_rows)
-                else:
-                    if blob_rows:
-                        self._insert_blobs(conn, blob_rows)
-                    primary = conn.execute(self._turn_insert, row).inserted_primary_key
-                    assert primary is not None  # a one-row INSERT with an autoincrement key
-                    turn_id = primary[0]
-                    if new_rows:
-                        conn.execute(self._message_insert, new_rows)
-                if turn.prompt_context is not None:  # an episode's first turn: its prompt variables
-                    conn.execute(
-                        insert(CONTEXTS),
-                        {
-                            "episode_id": episode_id,
-                            "context": turn.prompt_context,
-                            "world_map": turn.world_map,
-                        },
-                    )
-                if turn.task_source is not None:  # the task's file, for a task named by a path
-                    conn.execute(insert(SOURCES), {"episode_id": episode_id, **turn.task_source})
-                if turn.model_call is not None:  # an API model's call: finish reason, retries, its counts
-                    conn.execute(insert(CALLS), {"turn_id": turn_id, **asdict(turn.model_call)})
+                self._insert_turn(conn, rows, blob_rows)
         except (IntegrityError, sqlite3.IntegrityError) as exc:
-            if not reread and episode_id in self._episode_logs:
-                # Another store wrote turns of this episode since (its message rows took the seqs
-                # remembered here as free): read the episode's rows back and try once more.
+            if not reread:
                 self._episode_logs.pop(episode_id, None)
                 self._last_prompts.pop(episode_id, None)
                 return self._add_turn(episode_id, turn, reread=True)
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
-        if new_blobs:  # only after the commit: a rolled-back blob is not known
-            self._known_blobs.update(new_blobs)
+        if rows.blobs:  # only after the commit: a rolled-back blob is not known
+            self._known_blobs.update(b["sha256"] for b in rows.blobs)
             if self._packed:
-                for sha in new_blobs:
-                    self._packed.pop(sha, None)
-        self._commit_plan(episode_id, log_of_episode, plan)
-        self._last_prompts[episode_id] = (list(turn.messages), keys, extras)
+                for blob in rows.blobs:
+                    self._packed.pop(blob["sha256"], None)
+        log_of_episode.commit(rows.plan)
+        self._remember_log(episode_id, log_of_episode)
+        self._last_prompts[episode_id] = rows.prompt
 
-    def _place_blobs(self, new_blobs: dict[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-        """The rows of a turn's new blobs, and how many of their bytes go into the database.
+    def _insert_turn(self, conn: Connection, rows: TurnRows, blob_rows: list[dict[str, Any]]) -> None:
+        """The turn's rows, inside the caller's transaction: its new blobs, the turn, the episode's new
+        message rows, and the rows of a first turn and of the model call when it has them."""
+        if self._fast is not None:
+            turn_id = self._fast.add_turn(conn, rows.turn, blob_rows, rows.messages)
+        else:
+            if blob_rows:
+                self._insert_blobs(conn, blob_rows)
+            primary = conn.execute(self._turn_insert, rows.turn).inserted_primary_key
+            assert primary is not None  # a one-row INSERT with an autoincrement key
+            turn_id = primary[0]
+            if rows.messages:
+                conn.execute(self._message_insert, rows.messages)
+        if rows.context is not None:  # an episode's first turn: its prompt variables
+            conn.execute(insert(CONTEXTS), rows.context)
+        if rows.source is not None:  # the task's file, for a task named by a path
+            conn.execute(insert(SOURCES), rows.source)
+        if rows.call is not None:  # an API model's call: finish reason, retries, its counts
+            conn.execute(insert(CALLS), {"turn_id": turn_id, **rows.call})
+
+    def _remember_encoded(self, encoded: dict[Message, EncodedMessage]) -> None:
+        """Keep the typed messages a turn encoded, so a full-history prompt does not encode them again."""
+        memo = self._typed_hashes
+        for message, done in encoded.items():
+            if len(memo) >= _MESSAGE_CACHE_SIZE:
+                try:  # evict the oldest entry; another thread may be evicting at the same moment
+                    memo.pop(next(iter(memo)), None)
+                except (RuntimeError, StopIteration):
+                    pass
+            memo[message] = done
+
+    def _place_blobs(self, new_blobs: list[BlobRow]) -> tuple[list[dict[str, Any]], int]:
+        """The rows of a turn's new blobs as inserted, and how many of their bytes go into the database.
 
         An image of a SQLite file store is appended to this process's pack first (before the
         transaction, outside the writer lock) and its row names where; other blobs (message
         contents, images of other backends) keep their bytes in the row."""
         packs = self._packs
         in_db = 0
-        for sha, blob in new_blobs.items():  # the rows as queued for this turn: completed in place
-            if packs is None or not str(blob["media_type"]).startswith("image/"):
-                blob["pack"] = blob["pack_offset"] = None
+        placed: list[dict[str, Any]] = []
+        for blob in new_blobs:
+            if packs is None or not blob["media_type"].startswith("image/"):
+                placed.append({**blob, "pack": None, "pack_offset": None})
                 in_db += blob["size"]
                 continue
+            sha = blob["sha256"]
             where = self._packed.get(sha)
             if where is None:
                 try:
                     where = packs.append(blob["data"])
                 except PackWriteError as exc:
                     raise StorageError(f"the transcript store cannot write: {exc.strerror}") from exc
-                if len(self._packed) >= _IMAGE_CACHE_SIZE:  # only failed turns leave entries behind
+                if len(self._packed) >= _PACKED_SIZE:  # only failed turns leave entries behind
                     self._packed.clear()
                 self._packed[sha] = where
-            blob.update(data=b"", pack=where[0], pack_offset=where[1])
-        return list(new_blobs.values()), in_db
-
-    def _encode_prompt(
-        self, episode_id: str, messages: list[Message | dict[str, Any]]
-    ) -> tuple[list[MessageKey], dict[MessageKey, dict[str, Any]], dict[str, dict[str, Any]]]:
-        """``_encode_messages`` of a prompt, reusing the keys of the episode's previous prompt when
-        this one starts with it (full history: only the turn's new messages are encoded). Equal
-        messages have equal keys, and the list comparison is by identity first, at C speed."""
-        last = self._last_prompts.get(episode_id)
-        if last is not None:
-            sent, keys, extras = last
-            k = len(sent)
-            try:
-                continues = 0 < k <= len(messages) and messages[:k] == sent
-            except (TypeError, ValueError):  # values without a plain == (an array, say): encode afresh
-                continues = False
-            if continues:
-                new_keys, new_extras, new_blobs = self._encode_messages(messages[k:])
-                return [*keys, *new_keys], {**extras, **new_extras} if new_extras else extras, new_blobs
-            # Not a continuation (a markovian or windowed prompt): the messages it still shares with
-            # the previous prompt at its start (the system message, a worked example) keep their keys.
-            same = 0
-            for now, before in zip(messages, sent):
-                if now is not before:
-                    break
-                same += 1
-            if same and not extras:
-                new_keys, new_extras, new_blobs = self._encode_messages(messages[same:])
-                return [*keys[:same], *new_keys], new_extras, new_blobs
-        return self._encode_messages(messages)
-
-    def _episode_log(self, conn: Connection, episode_id: str) -> EpisodeMessages:
-        """The episode's committed message rows: remembered, or read back (another store wrote them)."""
-        found = self._episode_logs.get(episode_id)
-        if found is None:
-            found = prompt_reader.episode_messages(conn, episode_id)
-        return found
-
-    def _commit_plan(self, episode_id: str, log_of_episode: EpisodeMessages, plan: PromptPlan) -> None:
-        log_of_episode.commit(plan)
-        self._remember_log(episode_id, log_of_episode)
+            placed.append({**blob, "data": b"", "pack": where[0], "pack_offset": where[1]})
+        return placed, in_db
 
     def _remember_log(self, episode_id: str, log_of_episode: EpisodeMessages) -> None:
         logs = self._episode_logs
@@ -631,7 +576,8 @@ class TranscriptStore(TranscriptReader):
         # they hold message objects and data URLs alive, so a long run would grow by them.
         # Emptying them here costs episodes still running one re-hash of their history.
         self._typed_hashes.clear()
-        self._image_hashes.clear()
+        self._dict_messages.forget_images()
+        self._dict_messages.forget_episode(episode_id)
         self._episode_logs.pop(episode_id, None)
         self._last_prompts.pop(episode_id, None)
 
@@ -642,6 +588,7 @@ class TranscriptStore(TranscriptReader):
         """
         self._episode_logs.pop(episode_id, None)
         self._last_prompts.pop(episode_id, None)
+        self._dict_messages.forget_episode(episode_id)
         with self._transaction(reads_first=True) as conn:
             if self._mark_unfinished(conn, [episode_id], error):
                 return True
@@ -706,103 +653,6 @@ class TranscriptStore(TranscriptReader):
         return stale
 
     # --- internals ---------------------------------------------------------------------------------
-
-    def _encode_messages(
-        self, messages: list[Message | dict[str, Any]]
-    ) -> tuple[list[MessageKey], dict[MessageKey, dict[str, Any]], dict[str, dict[str, Any]]]:
-        """Each message's key (role, content hash, extra keys), the extra keys of those that have
-        any, and the blobs not yet known to be stored."""
-        known = self._known_blobs
-        new_blobs: dict[str, dict[str, Any]] = {}
-        keys: list[MessageKey] = []
-        extras: dict[MessageKey, dict[str, Any]] = {}
-        typed_cache = self._typed_hashes
-        for message in messages:
-            if isinstance(message, Message):  # typed: images come with their bytes and sha256
-                typed = typed_cache.get(message)
-                if typed is None or typed[0] not in known:
-                    data = canonical_json(stored_content(message.content, new_blobs, known))
-                    sha = hashlib.sha256(data).hexdigest()
-                    if sha not in known and sha not in new_blobs:
-                        new_blobs[sha] = {
-                            "sha256": sha,
-                            "media_type": JSON_MEDIA_TYPE,
-                            "data": data,
-                            "size": len(data),
-                        }
-                    typed = (sha, prompt_reader.message_key(message.role, sha, tool_extra(message)))
-                    if len(typed_cache) >= _MESSAGE_CACHE_SIZE:
-                        typed_cache.pop(next(iter(typed_cache)), None)
-                    typed_cache[message] = typed
-                keys.append(typed[1])
-                if typed[1][2] is not None:  # a tool call or result: its keys go to the row's extra
-                    extras[typed[1]] = tool_extra(message) or {}
-                continue
-            # An OpenAI-style dict (a caller not on typed messages): encoded afresh; a full-history
-            # prompt's earlier messages were already skipped by _encode_prompt.
-            content = message.get("content")
-            if isinstance(content, list):
-                content = self._encode_parts(content, new_blobs)
-            data = canonical_json(content)
-            sha = hashlib.sha256(data).hexdigest()
-            if sha not in known and sha not in new_blobs:
-                new_blobs[sha] = {
-                    "sha256": sha,
-                    "media_type": JSON_MEDIA_TYPE,
-                    "data": data,
-                    "size": len(data),
-                }
-            extra = {k: v for k, v in message.items() if k != "role" and k != "content"} or None
-            key = prompt_reader.message_key(message.get("role", ""), sha, extra)
-            keys.append(key)
-            if extra is not None:
-                extras[key] = extra
-        return keys, extras, new_blobs
-
-    def _encode_parts(self, parts: list[Any], new_blobs: dict[str, dict[str, Any]]) -> list[Any]:
-        """Content parts with every base64 data-URL image replaced by an ``image_ref`` part."""
-        out: list[Any] = []
-        for part in parts:
-            image_url = (
-                part.get("image_url") if isinstance(part, dict) and part.get("type") == "image_url" else None
-            )
-            url = image_url.get("url") if isinstance(image_url, dict) else None
-            ref = self._image_ref(url, new_blobs) if isinstance(url, str) else None
-            if ref is None:
-                out.append(part)
-                continue
-            sha, media_type = ref
-            new_part = {k: v for k, v in part.items() if k not in ("type", "image_url")}
-            new_part.update(type="image_ref", sha256=sha, media_type=media_type)
-            options = {k: v for k, v in (image_url or {}).items() if k != "url"}  # e.g. "detail"; a dict here
-            if options:
-                new_part["image_url_options"] = options
-            out.append(new_part)
-        return out
-
-    def _image_ref(self, url: str, new_blobs: dict[str, dict[str, Any]]) -> tuple[str, str] | None:
-        """(sha256, media type) of a data-URL image, queuing its blob if not stored yet."""
-        cached = self._image_hashes.get(url)
-        if cached is not None and (cached[0] in self._known_blobs or cached[0] in new_blobs):
-            return cached
-        split = _split_data_url(url)
-        if split is None:
-            return None
-        media_type, payload = split
-        try:
-            data = base64.b64decode(payload, validate=True)
-        except (binascii.Error, ValueError):
-            return None  # kept inline in the message content, still stored once per distinct content
-        sha = hashlib.sha256(data).hexdigest()
-        if sha not in self._known_blobs and sha not in new_blobs:
-            new_blobs[sha] = {"sha256": sha, "media_type": media_type, "data": data, "size": len(data)}
-        if len(self._image_hashes) >= _IMAGE_CACHE_SIZE:
-            try:  # evict the oldest entry; another thread may be evicting at the same moment
-                self._image_hashes.pop(next(iter(self._image_hashes)), None)
-            except (RuntimeError, StopIteration):
-                pass
-        self._image_hashes[url] = (sha, media_type)
-        return sha, media_type
 
     def _insert_blobs(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
         if self._blob_insert is not None:
