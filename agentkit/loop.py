@@ -19,11 +19,12 @@ from typing import Any, Protocol
 from agentkit import run_defaults
 from agentkit.actions import CompileError, ParseError, Script
 from agentkit.actions.tool_results import tool_results
-from agentkit.control import Control, FrameWatch
+from agentkit.control import Control, FrameWatch, choose_reader
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.memory.policies import AnyMessage
 from agentkit.messages import Message, escape_lone_surrogates
+from agentkit.models.answer_reader import AnswerReader
 from agentkit.models.base import Model, ModelError
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation, WorldMap
@@ -69,6 +70,12 @@ class EpisodeSetup:
     watch: FrameWatch | None = None  # frames taken during a script (--observe every:K|events)
     action_format: str = "text"  # "tools": the model answers with tool calls (agentkit.actions.tool_calls)
     protocol: EpisodeProtocol = AGENTKIT  # the start, the reply to unusable answers (agentkit.protocols)
+
+    @property
+    def reader(self) -> AnswerReader:
+        """How this episode's replies are read, which follows from the control mode and the action
+        format alone (ValueError for tool calls under frame-by-frame control)."""
+        return choose_reader(self.control, self.action_format)
 
 
 class _Budget:
@@ -248,7 +255,7 @@ def _begin(setup: EpisodeSetup, task: str, seed: int, episode_id: str) -> _Episo
     }
     return _Episode(
         setup=setup,
-        player=as_participant(setup.model, setup.action_format),
+        player=as_participant(setup.model, setup.reader),  # the one reading of every reply
         episode_id=episode_id,
         observation=observation,
         context=context,
@@ -323,9 +330,7 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     ep.scripts += 1
     ep.budget.add(answer.reply.usage)
     ep.calls.add(answer.reply.call)
-    script, parse_error = setup.control.reread(
-        answer.reply.text, answer.script, answer.parse_error
-    )  # frame-by-frame
+    script, parse_error = answer.script, answer.parse_error
 
     execution, next_observation = _act(ep, script, timings)
     if execution.last is not None:

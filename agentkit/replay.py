@@ -8,6 +8,7 @@ the parser or the compiler no longer behaves as it did when the episode was reco
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
+from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
 from agentkit.models.base import PromptMessage
 from agentkit.models.participant import Answer, ModelParticipant, as_participant
 from agentkit.models.replay_model import ReplayModel
@@ -159,7 +161,8 @@ class HandOverModel:
 
     Why: to see what a different (or the same, re-sampled) model does from a chosen point of a
     recorded episode, the world has to be brought to that point exactly as it was, which replaying
-    the recorded answers does without calling any model.
+    the recorded answers does without calling any model. Both parts read their replies with the
+    episode's reader, which the loop hands over (``reading_with``) before the first turn.
     """
 
     def __init__(
@@ -167,13 +170,21 @@ class HandOverModel:
         recorded: list[str],
         live: Any,
         tool_calls: list[list[dict[str, str]] | None] | None = None,
-        action_format: str = "text",
+        reader: AnswerReader = SCRIPT_READER,
     ) -> None:
         self._replay = ReplayModel(recorded, tool_calls=tool_calls)
         self.live = live
-        self._replayed = ModelParticipant(self._replay, action_format)
-        self._live = as_participant(live, action_format)
+        self._replayed = ModelParticipant(self._replay, reader)
+        self._live = as_participant(live, reader)
         self.name = getattr(live, "name", "live")
+
+    def reading_with(self, reader: AnswerReader) -> HandOverModel:
+        """This hand-over reading both parts' replies with ``reader`` (the recorded answers not yet
+        given stay where they are)."""
+        bound = copy.copy(self)
+        bound._replayed = ModelParticipant(self._replay, reader)
+        bound._live = as_participant(self.live, reader)
+        return bound
 
     @property
     def handed_over(self) -> bool:
@@ -279,7 +290,7 @@ def continue_live(
             if model_factory
             else wrap_model(make_model(config, backend, api_key), config, store)
         )
-        return HandOverModel(answers, live, calls, config.action_format)
+        return HandOverModel(answers, live, calls)  # the loop hands it the episode's reader
 
     setup = make_setup(config, templates=run.templates, model_factory=build)
     use_stored_source(store, episode_id, episode.task, setup.backend)

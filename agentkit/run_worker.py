@@ -105,7 +105,7 @@ class Worker:
             setup = make_setup(
                 self.ctx.config, templates=self.ctx.templates, api_key=self.ctx.api_key, cache=self.store
             )
-            setup.model = _BudgetedPlayer(as_participant(setup.model, setup.action_format), self.budget)
+            setup.model = _BudgetedPlayer(as_participant(setup.model, setup.reader), self.budget)
             self.setup = setup
         return self.setup
 

@@ -16,6 +16,7 @@ from agentkit.envs.gridworld.vocabulary import VOCABULARY
 from agentkit.experiment import load_experiment
 from agentkit.memory import TurnMessages, memory_policy_from_spec
 from agentkit.messages import ImagePart, Message, TextPart, ToolCall
+from agentkit.models.answer_reader import TOOL_CALL_READER
 from agentkit.models.openai_messages import to_openai, typed_request_key
 from agentkit.models.participant import ModelParticipant
 from agentkit.models.replay_model import ReplayModel
@@ -137,7 +138,7 @@ def test_every_history_policy_keeps_each_call_with_its_result(spec):
 
 def test_the_replay_model_gives_the_recorded_calls_back_and_the_participant_reads_them():
     model = ReplayModel(["", "Go(1)"], tool_calls=[[GO_FAR.to_json(), THINK.to_json()], None])
-    player = ModelParticipant(model, "tools")
+    player = ModelParticipant(model, TOOL_CALL_READER)
     first = player.answer([], None, VOCABULARY)
     assert first.reply.tool_calls == (GO_FAR, THINK) and first.parse_error.code == "out_of_range"
     second = player.answer([], None, VOCABULARY)

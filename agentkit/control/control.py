@@ -1,19 +1,18 @@
-"""The loop's view of a control mode: how an answer is read, how a command becomes steps, and
-what the prompt templates are told.
+"""The loop's view of a control mode: how a command becomes steps, and what the prompt templates
+are told.
 
-Why an object: the loop asks the same three questions whatever the mode, so it holds one
-``Control`` and stays ignorant of modes (as it is of backends). ``script`` parses with the
-action-script language and compiles with the backend; ``frame-by-frame`` reads one primitive
-name and repeats its low-level action for the mode's N steps.
+Why an object: the loop asks the same questions whatever the mode, so it holds one ``Control``
+and stays ignorant of modes (as it is of backends). ``script`` compiles with the backend;
+``frame-by-frame`` repeats a primitive's low-level action for the mode's N steps. How an answer is
+read is chosen from it once per episode (``agentkit.control.answer_reading``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agentkit.actions import Command, CompileError, ParseError, Script, Vocabulary, parse_script
+from agentkit.actions import Command, CompileError
 from agentkit.control.modes import ControlMode, ObserveMode
-from agentkit.control.primitive_answer import parse_primitive
 from agentkit.envs.base import Backend, PrimitiveAction
 
 
@@ -38,21 +37,10 @@ class Control:
     def frame_by_frame(self) -> bool:
         return self.mode.kind == "frame-by-frame"
 
-    def parse(self, text: str, vocabulary: Vocabulary) -> Script | ParseError:
-        """The answer as a Script (frame-by-frame: one command naming a primitive) or a ParseError."""
-        if self.frame_by_frame:
-            return parse_primitive(text, list(self._primitives))
-        return parse_script(text, vocabulary)
-
-    def reread(
-        self, text: str, script: Script | None, parse_error: ParseError | None
-    ) -> tuple[Script | None, ParseError | None]:
-        """The turn's (script, parse error): as read already in script mode; in frame-by-frame mode
-        the answer read again, strictly, as one primitive action name."""
-        if not self.frame_by_frame:
-            return script, parse_error
-        parsed = parse_primitive(text, list(self._primitives))
-        return (parsed, None) if isinstance(parsed, Script) else (None, parsed)
+    @property
+    def primitive_names(self) -> tuple[str, ...]:
+        """The names a frame-by-frame answer may give, in the backend's order."""
+        return tuple(self._primitives)
 
     def compile(self, backend: Backend, command: Command) -> list[Any]:
         """The low-level actions of one command: the backend's compiler, or N copies of a primitive."""

@@ -2,8 +2,9 @@
 
 Why: agentkit's loop is synchronous and runs in a worker thread, while Inspect's model is an async
 API living on the eval's event loop. This adapter turns each turn's prompt (typed messages or
-OpenAI-style dicts) into Inspect chat messages, calls the model back on the event loop, and parses the
-answer with agentkit's script language, so the loop cannot tell it from any other model.
+OpenAI-style dicts) into Inspect chat messages, calls the model back on the event loop, and reads the
+answer with the episode's reader (a script, or one primitive action name under frame-by-frame
+control), so the loop cannot tell it from any other model.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from inspect_ai.model import (
     ModelOutput,
 )
 
-from agentkit.actions import Vocabulary, parse_script
+from agentkit.actions import Vocabulary
 from agentkit.messages import ImagePart, Message
+from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
 from agentkit.models.base import ModelError, PromptMessage
 from agentkit.models.openai_messages import data_url
 from agentkit.models.participant import Answer
@@ -85,6 +87,13 @@ class InspectParticipant:
         self.name = f"inspect/{model}"
         self.last_input: list[ChatMessage] = []
         self.last_output: ModelOutput | None = None
+        self.reader = SCRIPT_READER
+
+    def reading_with(self, reader: AnswerReader) -> InspectParticipant:
+        """Read this sample's replies with its episode's ``reader``; the same object plays on, so the
+        solver still finds the last prompt and output on it."""
+        self.reader = reader
+        return self
 
     def answer(
         self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
@@ -109,5 +118,5 @@ class InspectParticipant:
         text = output.completion
         reply = ModelReply(text=text, usage=usage, latency_s=latency, model=str(self.model))
         start = time.perf_counter()
-        parsed = parse_script(text, vocabulary)
+        parsed = self.reader.read(reply, vocabulary)
         return Answer(reply, parsed, time.perf_counter() - start)

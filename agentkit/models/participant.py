@@ -4,6 +4,11 @@ Why: a model answers chat messages with text that must be parsed; the reference 
 Observation's privileged state and knows its commands already. Both are participants of the loop,
 so neither has to pretend to be the other: the loop hands each turn the messages and the
 Observation, and gets back the reply (whose text the transcript keeps) and the script it means.
+
+A reply is read once, by the participant, with the episode's reader
+(:mod:`agentkit.models.answer_reader`), which the loop chooses at set-up for the control mode and
+the action format and hands over when it makes the episode's player (:func:`as_participant`).
+What the participant returns is what the turn executes and stores.
 """
 
 from __future__ import annotations
@@ -12,14 +17,14 @@ import time
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from agentkit.actions import ParseError, Script, Vocabulary, parse_script
-from agentkit.actions.tool_calls import script_from_tool_calls
+from agentkit.actions import ParseError, Script, Vocabulary
+from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
 from agentkit.models.base import Model, PromptMessage
 from agentkit.models.openai_messages import messages_for
 from agentkit.observers import Observation
 from agentkit.records import ModelReply
 
-__all__ = ["Answer", "Participant", "ModelParticipant", "as_participant"]
+__all__ = ["Answer", "Participant", "ModelParticipant", "TakesReader", "as_participant"]
 
 
 @dataclass
@@ -51,31 +56,38 @@ class Participant(Protocol):
     ) -> Answer: ...
 
 
+@runtime_checkable
+class TakesReader(Protocol):
+    """A participant made before its episode (by a ``model_factory``) whose replies need reading: the
+    loop hands it the episode's reader before the first turn, and plays the participant it returns."""
+
+    def reading_with(self, reader: AnswerReader) -> Participant: ...
+
+
 class ModelParticipant:
-    """A model's turn: it answers the messages (never sees the Observation) and its text is parsed.
+    """A model's turn: it answers the messages (never sees the Observation) and ``reader`` reads the
+    reply once: its text as a script (the default), its tool calls (``--action-format tools``:
+    ``agentkit.models.answer_reader.TOOL_CALL_READER``) or one primitive action name
+    (frame-by-frame control)."""
 
-    With ``action_format="tools"`` the answer's tool calls are read instead, by the same rules
-    (``agentkit.actions.tool_calls``); an answer that calls no tool is refused, never read as text.
-    """
-
-    def __init__(self, model: Model, action_format: str = "text") -> None:
+    def __init__(self, model: Model, reader: AnswerReader = SCRIPT_READER) -> None:
         self.model = model
         self.name = model.name
-        self.action_format = action_format
+        self.reader = reader
 
     def answer(
         self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
     ) -> Answer:
         reply = self.model.complete(messages_for(self.model, messages))
         start = time.perf_counter()
-        if self.action_format == "tools":
-            parsed = script_from_tool_calls(list(reply.tool_calls), vocabulary)
-        else:
-            parsed = parse_script(reply.text, vocabulary)
+        parsed = self.reader.read(reply, vocabulary)
         return Answer(reply, parsed, time.perf_counter() - start)
 
 
-def as_participant(source: Model | Participant, action_format: str = "text") -> Participant:
-    """``source`` itself when it plays turns, else the model wrapped to play them (reading tool
-    calls when ``action_format`` is ``"tools"``)."""
-    return source if isinstance(source, Participant) else ModelParticipant(source, action_format)
+def as_participant(source: Model | Participant, reader: AnswerReader = SCRIPT_READER) -> Participant:
+    """The player of an episode whose replies ``reader`` reads: a model wrapped to play turns, a
+    participant that takes a reader given it, or ``source`` itself when it reads no replies (the
+    reference agent, a built-in controller: they return their scripts as they are)."""
+    if isinstance(source, TakesReader):
+        return source.reading_with(reader)
+    return source if isinstance(source, Participant) else ModelParticipant(source, reader)

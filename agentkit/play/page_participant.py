@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentkit.actions import Script, Vocabulary, parse_script
-from agentkit.control.primitive_answer import parse_primitive
+from agentkit.actions import Script, Vocabulary
+from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
 from agentkit.models.base import ModelError
 from agentkit.models.participant import Answer
 from agentkit.observers import Observation
@@ -80,15 +80,23 @@ class _Board:
 
 class PageParticipant:
     """Plays the turns the page answers. ``keyboard`` mode answers primitive action names (one step
-    each, under frame-by-frame control); ``script`` mode answers Go/Turn scripts."""
+    each, under frame-by-frame control); ``script`` mode answers Go/Turn scripts. Either is read by
+    the episode's reader, which the loop hands over before the first turn (``reading_with``)."""
 
-    def __init__(self, name: str, mode: str, primitive_names: list[str] | None = None) -> None:
+    def __init__(self, name: str, mode: str) -> None:
         if mode not in ("keyboard", "script"):
             raise ValueError(f"play mode must be keyboard or script, not {mode!r}")
         self.name = name
         self.mode = mode
-        self.primitive_names = list(primitive_names or [])  # the backend's, for keyboard mode
+        self.reader = SCRIPT_READER
         self.board = _Board()
+
+    def reading_with(self, reader: AnswerReader) -> PageParticipant:
+        """Read the page's answers with the episode's ``reader`` (keyboard mode's run is played frame
+        by frame, so its reader takes one primitive action name); the same object plays on, since
+        the page's requests hand their answers to it."""
+        self.reader = reader
+        return self
 
     # ------------------------------------------------------------ episode thread
     def answer(self, messages: list[Any], observation: Observation, vocabulary: Vocabulary) -> Answer:
@@ -111,17 +119,13 @@ class PageParticipant:
             if board.pending is None:
                 raise ModelError("the participant's session was closed")
             text, board.pending, board.waiting = board.pending, None, False
-        start = time.perf_counter()
-        parsed: Script | Any = (
-            parse_primitive(text, self.primitive_names)
-            if self.mode == "keyboard"
-            else parse_script(text, vocabulary)
-        )
-        with board.cond:
-            board.view.feedback = "" if isinstance(parsed, Script) else parsed.message
         reply = ModelReply(
             text=text, usage=Usage(), latency_s=0.0, model=self.name, raw={"human": True, "play": self.mode}
         )
+        start = time.perf_counter()
+        parsed = self.reader.read(reply, vocabulary)
+        with board.cond:
+            board.view.feedback = "" if isinstance(parsed, Script) else parsed.message
         return Answer(reply, parsed, time.perf_counter() - start)
 
     # ------------------------------------------------------------ request threads

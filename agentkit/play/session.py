@@ -229,7 +229,6 @@ class PlaySession:
         backend = make_backend(self.config)
         try:
             templates = resolve_templates(backend.template_set, self.config.templates_dir)
-            names = [p.name for p in backend.primitive_actions()]
         finally:
             backend.close()
         if self.resume is not None:  # the stored templates, so the sitting reads as it began
@@ -250,7 +249,7 @@ class PlaySession:
                 config=config,
                 templates=templates,
             )
-        self.participant = PageParticipant(self.config.model, self.options.mode, names)
+        self.participant = PageParticipant(self.config.model, self.options.mode)
         self._thread = threading.Thread(
             target=self._play_all, name=f"play-{self.options.participant}", daemon=True
         )
