@@ -11,7 +11,7 @@ from agentkit.envs.animalai_common.layout import ARENA_SIZE, Layout
 from agentkit.observers import WorldMap, WorldShape
 
 ZONE_OPACITY = 0.45  # a floor zone is drawn see-through, so the path over it shows
-TRANSPARENT_OPACITY = 0.35  # a transparent wall, fainter still
+TRANSPARENT_OPACITY = 0.35  # a transparent item, fainter still
 
 
 def _hex(rgb: tuple[int, int, int]) -> str:
