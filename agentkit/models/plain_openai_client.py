@@ -46,7 +46,9 @@ def _sdk_body_order() -> tuple[str, ...]:
         if isinstance(node, ast.Dict) and {"messages", "model"} <= {
             k.value for k in node.keys if isinstance(k, ast.Constant)
         }:
-            keys = tuple(k.value for k in node.keys if isinstance(k, ast.Constant))
+            keys = tuple(
+                k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            )
             return keys + tuple(p for p in _PARAMETERS if p not in keys)
     return _PARAMETERS
 
