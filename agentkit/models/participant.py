@@ -14,8 +14,8 @@ from typing import Protocol, runtime_checkable
 
 from agentkit.actions import ParseError, Script, Vocabulary, parse_script
 from agentkit.actions.tool_calls import script_from_tool_calls
-from agentkit.models.base import Model, PromptMessage
-from agentkit.models.openai_messages import messages_for
+from agentkit.messages import Message
+from agentkit.models.base import Model
 from agentkit.observers import Observation
 from agentkit.records import ModelReply
 
@@ -46,9 +46,7 @@ class Participant(Protocol):
 
     name: str
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer: ...
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer: ...
 
 
 class ModelParticipant:
@@ -63,10 +61,8 @@ class ModelParticipant:
         self.name = model.name
         self.action_format = action_format
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
-        reply = self.model.complete(messages_for(self.model, messages))
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
+        reply = self.model.complete(messages)
         start = time.perf_counter()
         if self.action_format == "tools":
             parsed = script_from_tool_calls(list(reply.tool_calls), vocabulary)
