@@ -5,6 +5,9 @@ every reader after the renderer (the store, the cache key, rerender) had to fish
 out or remember which string was which. A typed part carries what they all need (bytes, media
 type, sha256), so only the model client makes base64 and provider JSON, and everything else refers
 to an image by its sha256. A leaf: it imports nothing of agentkit's, so every layer may use it.
+
+It is the one message type: every model takes it. OpenAI-style dicts from outside are read into it
+once, at the edge, by :func:`messages_from_openai` (below), which names the field it cannot read.
 """
 
 from __future__ import annotations
