@@ -22,7 +22,6 @@ from agentkit.actions.tool_results import tool_results
 from agentkit.control import Control, FrameWatch, choose_reader
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
-from agentkit.memory.policies import AnyMessage
 from agentkit.messages import Message, escape_lone_surrogates
 from agentkit.models.answer_reader import AnswerReader
 from agentkit.models.base import Model, ModelError
@@ -195,7 +194,7 @@ class _Turn:
     """What one turn produced, from the prompt to the observation that followed."""
 
     user: Message
-    messages: list[AnyMessage]  # typed (agentkit.messages): only the model client makes OpenAI dicts
+    messages: list[Message]  # typed (agentkit.messages): only the model client makes OpenAI dicts
     answer: Answer
     script: Script | None
     parse_error: ParseError | None
@@ -314,7 +313,7 @@ def _play_turn(ep: _Episode) -> _Turn | None:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     user = setup.renderer.typed_turn_message(ep.observation, ep.context, ep.feedback, ep.scripts)
-    messages: list[AnyMessage] = [*ep.prefix, *setup.memory.select(ep.history), user]
+    messages: list[Message] = [*ep.prefix, *setup.memory.select(ep.history), user]
     timings["render"] = time.perf_counter() - start
 
     start = time.perf_counter()

@@ -17,8 +17,8 @@ from typing import Any
 from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
+from agentkit.messages import Message
 from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
-from agentkit.models.base import PromptMessage
 from agentkit.models.participant import Answer, ModelParticipant, as_participant
 from agentkit.models.replay_model import ReplayModel
 from agentkit.observers import Observation
@@ -190,9 +190,7 @@ class HandOverModel:
     def handed_over(self) -> bool:
         return self._replay.remaining == 0
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
         if self._replay.remaining:
             return self._replayed.answer(messages, observation, vocabulary)
         return self._live.answer(messages, observation, vocabulary)

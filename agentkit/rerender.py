@@ -536,14 +536,6 @@ def _prefix(renderer: PromptRenderer, context: dict[str, Any]) -> list[TypedMess
     return renderer.typed_prefix_messages(context)
 
 
-def _typed_only(selected: list[TypedMessage | dict[str, Any]]) -> list[TypedMessage]:
-    """A memory policy's selection from a history of typed messages: typed messages only."""
-    typed = [m for m in selected if isinstance(m, TypedMessage)]
-    if len(typed) != len(selected):
-        raise TypeError("the memory policy returned a dict message from a history of typed messages")
-    return typed
-
-
 def _rerender_episode(
     job: _Job,
     episode_id: str,
@@ -579,7 +571,7 @@ def _rerender_episode(
         assistant_message = TypedMessage("assistant", turn.answer, calls)
         user = msgs.of_typed(user_message)
         msgs.of_typed(assistant_message)
-        selected = _typed_only(job.policy.select(history))
+        selected = job.policy.select(history)
         # the history's messages are interned already; a policy that rewrites messages (dropping images) makes new ones
         found = [
             m if m is not None else msgs.of_typed(d) for m, d in zip(map(interned.get, selected), selected)

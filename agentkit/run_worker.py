@@ -17,7 +17,7 @@ from typing import Any
 from agentkit.actions import Vocabulary
 from agentkit.config import RunConfig
 from agentkit.loop import EpisodeSetup, run_episode
-from agentkit.models.base import PromptMessage
+from agentkit.messages import Message
 from agentkit.models.controller_agent import is_controller_model
 from agentkit.models.participant import Answer, Participant, as_participant
 from agentkit.observers import Observation
@@ -82,9 +82,7 @@ class _BudgetedPlayer:
     def __init__(self, inner: Participant, budget: RunBudget) -> None:
         self.inner, self.budget, self.name = inner, budget, inner.name
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
         answer = self.inner.answer(messages, observation, vocabulary)
         self.budget.add(answer.reply.usage)
         return answer

@@ -21,10 +21,10 @@ a turn (``latency_s``), for the warm-up.
 The prompts are the real ones: one aai-arena episode (512 px JPEG frames) played through the loop
 by bench/prompt_cost.py's recorder, given to the client as the loop gives them: typed messages
 (agentkit.messages), an earlier turn's message the same object on every later turn, so the
-client's conversion to OpenAI dicts is counted too (``--prompts dicts`` sends the recorded dicts).
+client's conversion to OpenAI dicts is counted too (a model takes typed messages only).
 
 Usage: python bench/model_client.py [--repeats 20] [--turns 1,30,100] [--routes direct,litellm]
-[--prompts typed|dicts] [--threads 4]
+[--threads 4]
 
 With ``--threads N`` (default 4; 0 skips it) it also prints how many calls per second N threads
 sharing one model make at turn 30 (the last turn measured, if fewer), the way threaded episodes
@@ -108,7 +108,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--turns", default="1,30,100")
     parser.add_argument("--routes", default="direct,litellm")
-    parser.add_argument("--prompts", choices=("typed", "dicts"), default="typed")
     parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -117,7 +116,7 @@ def main() -> None:
     turns = [int(t) for t in args.turns.split(",")]
     routes = args.routes.split(",")
     requests = arena_requests(max(turns))
-    prompts: list[Any] = typed_prompts(requests) if args.prompts == "typed" else requests
+    prompts = typed_prompts(requests)
 
     from agentkit.models.litellm_model import LiteLLMModel
 

@@ -30,6 +30,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the bundled map
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
+from agentkit.models.dict_model import OpenAIDictModel
 from agentkit.models.prompt_size import count_input_tokens, counter_for
 from agentkit.records import ModelReply
 from agentkit.setup_episode import make_setup
@@ -74,7 +75,7 @@ def arena_requests(turns: int, task: str = "01-04-03", seed: int = 0) -> list[li
     requests: list[list[dict[str, Any]]] = []
     while len(requests) < turns:
         model = RecordingModel()
-        setup = make_setup(config, model_factory=lambda backend, recorder=model: recorder)
+        setup = make_setup(config, model_factory=lambda backend, recorder=model: OpenAIDictModel(recorder))
         try:
             run_episode(setup, task, seed)
         finally:

@@ -5,21 +5,21 @@
 - ``last-images:K``: every turn's text, but images only for the last K turns (the cost of images
   grows fastest, so this keeps the narrative while bounding image tokens).
 - ``markovian``: the current observation only.
+
+They read and return typed messages (``agentkit.messages.Message``) only, as the loop and rerender
+make them.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
 
 from agentkit.messages import ImagePart, Message, TextPart
 
 IMAGE_PLACEHOLDER = "[an image was shown here]"
 
 
-# A prompt message: typed (agentkit.messages), or an OpenAI-style dict while callers move to typed ones.
-AnyMessage = Message | dict[str, Any]
 _PLACEHOLDER_PART = TextPart(IMAGE_PLACEHOLDER)
 _STRIPPED_SIZE = (
     4096  # typed messages whose image-free form is remembered (last-images:K strips each every turn)
@@ -34,35 +34,26 @@ class TurnMessages:
     policy keeps or drops a call and its results together (an API refuses a result without its call,
     and a call without its results)."""
 
-    user: AnyMessage
-    assistant: AnyMessage
-    results: tuple[AnyMessage, ...] = ()
+    user: Message
+    assistant: Message
+    results: tuple[Message, ...] = ()
 
 
-def strip_images(message: AnyMessage) -> AnyMessage:
+def strip_images(message: Message) -> Message:
     """The message with image parts replaced by a short text marker (text parts kept as they were)."""
-    if isinstance(message, Message):
-        stripped = _stripped.get(message)
-        if stripped is None:  # each turn strips the same older messages again: remembered by value
-            if isinstance(message.content, str) or not message.images:
-                return message
-            parts = tuple(_PLACEHOLDER_PART if isinstance(p, ImagePart) else p for p in message.content)
-            stripped = Message(message.role, parts)
-            if len(_stripped) >= _STRIPPED_SIZE:
-                try:  # forget the oldest; another thread may be doing the same
-                    _stripped.pop(next(iter(_stripped)), None)
-                except (RuntimeError, StopIteration):
-                    pass
-            _stripped[message] = stripped
-        return stripped
-    content = message.get("content")
-    if not isinstance(content, list):
-        return message
-    kept = [
-        part if part.get("type") != "image_url" else {"type": "text", "text": IMAGE_PLACEHOLDER}
-        for part in content
-    ]
-    return {**message, "content": kept}
+    stripped = _stripped.get(message)
+    if stripped is None:  # each turn strips the same older messages again: remembered by value
+        if isinstance(message.content, str) or not message.images:
+            return message
+        parts = tuple(_PLACEHOLDER_PART if isinstance(p, ImagePart) else p for p in message.content)
+        stripped = Message(message.role, parts)
+        if len(_stripped) >= _STRIPPED_SIZE:
+            try:  # forget the oldest; another thread may be doing the same
+                _stripped.pop(next(iter(_stripped)), None)
+            except (RuntimeError, StopIteration):
+                pass
+        _stripped[message] = stripped
+    return stripped
 
 
 class MemoryPolicy(ABC):
@@ -71,11 +62,11 @@ class MemoryPolicy(ABC):
     spec: str
 
     @abstractmethod
-    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]: ...
+    def select(self, turns: list[TurnMessages]) -> list[Message]: ...
 
 
-def _flatten(turns: list[TurnMessages]) -> list[AnyMessage]:
-    out: list[AnyMessage] = []
+def _flatten(turns: list[TurnMessages]) -> list[Message]:
+    out: list[Message] = []
     for t in turns:
         out.append(t.user)
         out.append(t.assistant)
@@ -86,14 +77,14 @@ def _flatten(turns: list[TurnMessages]) -> list[AnyMessage]:
 class FullHistory(MemoryPolicy):
     spec = "full"
 
-    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
+    def select(self, turns: list[TurnMessages]) -> list[Message]:
         return _flatten(turns)
 
 
 class Markovian(MemoryPolicy):
     spec = "markovian"
 
-    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
+    def select(self, turns: list[TurnMessages]) -> list[Message]:
         return []
 
 
@@ -104,7 +95,7 @@ class Window(MemoryPolicy):
         self.k = k
         self.spec = f"window:{k}"
 
-    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
+    def select(self, turns: list[TurnMessages]) -> list[Message]:
         return _flatten(turns[-self.k :])
 
 
@@ -115,9 +106,9 @@ class LastKImages(MemoryPolicy):
         self.k = k
         self.spec = f"last-images:{k}"
 
-    def select(self, turns: list[TurnMessages]) -> list[AnyMessage]:
+    def select(self, turns: list[TurnMessages]) -> list[Message]:
         cut = len(turns) - self.k
-        out: list[AnyMessage] = []
+        out: list[Message] = []
         for i, t in enumerate(turns):
             out.append(t.user if i >= cut else strip_images(t.user))
             out.append(t.assistant)

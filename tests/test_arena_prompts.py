@@ -194,6 +194,7 @@ def test_loop_sends_the_worked_example_between_system_message_and_first_turn():
     """The in-context example must reach the model on every call, not only in the renderer."""
     from agentkit.config import RunConfig
     from agentkit.loop import run_episode
+    from agentkit.models.dict_model import OpenAIDictModel
     from agentkit.records import ModelReply
     from agentkit.setup_episode import make_setup
 
@@ -209,7 +210,7 @@ def test_loop_sends_the_worked_example_between_system_message_and_first_turn():
     config = RunConfig(
         env="aai-arena", tasks=["01-01-01"], templates_dir="aai-arena-incontext", max_scripts=2
     )
-    setup = make_setup(config, model_factory=lambda backend: Recorder())
+    setup = make_setup(config, model_factory=lambda backend: OpenAIDictModel(Recorder()))
     try:
         run_episode(setup, "01-01-01", seed=0)
     finally:

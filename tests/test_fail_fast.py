@@ -12,6 +12,7 @@ import socket
 
 import pytest
 
+from agentkit.messages import messages_from_openai
 from agentkit.models.base import ModelError
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.testing.cli_runner import cli_env, run_cli
@@ -172,7 +173,7 @@ def test_client_does_not_retry_a_refused_key():
             retry_base_s=0.01,
         )
         with pytest.raises(ModelError, match="after 1 attempt"):
-            model.complete(MESSAGES)
+            model.complete(messages_from_openai(MESSAGES))
         assert server.request_count == 1
 
 
@@ -185,7 +186,7 @@ def test_client_does_not_retry_a_refused_connection():
         retry_base_s=0.01,
     )
     with pytest.raises(ModelError, match="after 1 attempt"):
-        model.complete(MESSAGES)
+        model.complete(messages_from_openai(MESSAGES))
 
 
 def test_client_still_retries_a_server_error():
@@ -198,7 +199,7 @@ def test_client_still_retries_a_server_error():
             max_retries=2,
             retry_base_s=0.01,
         )
-        model.complete(MESSAGES)
+        model.complete(messages_from_openai(MESSAGES))
         assert server.request_count == 2
 
 

@@ -25,7 +25,6 @@ class _TypedRecorder:
     """Takes typed messages and answers a short script every turn."""
 
     name = "typed-recorder"
-    takes_typed_messages = True
 
     def __init__(self) -> None:
         self.seen: list[list[Any]] = []

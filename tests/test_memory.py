@@ -1,26 +1,27 @@
-"""History policies choose the right earlier messages and strip images only where asked."""
+"""History policies choose the right earlier messages and strip images only where asked.
+
+The turns are typed messages, as the loop makes them; what a policy selects is read here in the
+OpenAI form the model client sends (``to_openai``).
+"""
 
 import pytest
 
 from agentkit.memory import FullHistory, LastKImages, Markovian, TurnMessages, Window, memory_policy_from_spec
 from agentkit.memory.policies import IMAGE_PLACEHOLDER
+from agentkit.messages import ImagePart, Message, TextPart
+from agentkit.models.openai_messages import to_openai
 
 
 def _turn(i: int) -> TurnMessages:
-    user = {
-        "role": "user",
-        "content": [
-            {"type": "text", "text": f"obs {i}"},
-            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{i}"}},
-        ],
-    }
-    return TurnMessages(user=user, assistant={"role": "assistant", "content": f"answer {i}"})
+    user = Message("user", (TextPart(f"obs {i}"), ImagePart.of(bytes([i]), "image/png")))
+    return TurnMessages(user=user, assistant=Message("assistant", f"answer {i}"))
 
 
 TURNS = [_turn(i) for i in range(4)]
 
 
 def _texts(messages):
+    messages = to_openai(messages)
     return [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"] for m in messages]
 
 
@@ -37,13 +38,13 @@ def test_window_keeps_last_k_turns():
 
 
 def test_last_k_images_keeps_text_and_drops_old_images():
-    selected = LastKImages(1).select(TURNS)
+    selected = to_openai(LastKImages(1).select(TURNS))
     assert len(selected) == 8
     old_parts = [p["type"] for p in selected[0]["content"]]
     assert old_parts == ["text", "text"] and selected[0]["content"][1]["text"] == IMAGE_PLACEHOLDER
     assert [p["type"] for p in selected[6]["content"]] == ["text", "image_url"]
     # the recorded turn itself is untouched
-    assert TURNS[0].user["content"][1]["type"] == "image_url"
+    assert to_openai([TURNS[0].user])[0]["content"][1]["type"] == "image_url"
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import litellm
 import pytest
 from openai._utils._json import openapi_dumps
 
-from agentkit.messages import ImagePart, Message, TextPart
+from agentkit.messages import ImagePart, Message, TextPart, messages_from_openai
 from agentkit.models import chat_body
 from agentkit.models.base import ModelError
 from agentkit.models.direct_chat import direct_fields, takes_direct
@@ -87,7 +87,7 @@ def _both_ways(
         with FakeOpenAIServer(_answer, api_key=KEY) as server:
             model = LiteLLMModel(model_id, api_base=server.base_url, api_key=KEY, **kwargs)
             model.direct.enabled = direct
-            reply = model.complete(messages)
+            reply = model.complete(messages_from_openai(messages))
             results.append((reply, server.requests[-1], server.targets[-1]))
     return results
 
@@ -132,8 +132,8 @@ def test_the_direct_route_sends_and_reads_what_litellm_does(messages, kwargs, mo
 def test_the_async_route_answers_as_the_sync_one() -> None:
     with FakeOpenAIServer(_answer, api_key=KEY) as server:
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY)
-        sync_reply = model.complete(HISTORY)
-        async_reply = asyncio.run(model.acomplete(HISTORY))
+        sync_reply = model.complete(messages_from_openai(HISTORY))
+        async_reply = asyncio.run(model.acomplete(messages_from_openai(HISTORY)))
         assert server.requests[-1] == server.requests[-2]
     _same_reply(sync_reply, async_reply)
 
@@ -147,7 +147,7 @@ def test_errors_are_litellms_classes_and_words(status: int) -> None:
             model.direct.enabled = direct
             server.fail_next(status)
             with pytest.raises(ModelError) as err:
-                model.complete(HISTORY)
+                model.complete(messages_from_openai(HISTORY))
             errors.append((str(err.value), err.value.transient, type(err.value.__cause__).__name__))
     assert errors[0] == errors[1]
     assert f" {status}" in errors[0][0]
@@ -165,7 +165,7 @@ def test_a_refused_connection_and_a_timeout_are_worded_as_before() -> None:
                 )
                 model.direct.enabled = direct
                 with pytest.raises(ModelError) as err:
-                    model.complete(HISTORY)
+                    model.complete(messages_from_openai(HISTORY))
                 errors.append((str(err.value), err.value.transient))
             assert errors[0] == errors[1]
 
@@ -307,7 +307,12 @@ def test_typed_prompts_send_what_their_dicts_send(fold_system: bool) -> None:
     make (and, with the system message folded, the one litellm's route sends)."""
     typed = _typed_history()
     bodies = []
-    for prompt, direct in ((typed, True), (typed, True), (to_openai(typed), True), (typed, False)):
+    for prompt, direct in (
+        (typed, True),
+        (typed, True),
+        (messages_from_openai(to_openai(typed)), True),
+        (typed, False),
+    ):
         with FakeOpenAIServer(_answer, api_key=KEY) as server:
             model = LiteLLMModel(
                 "openai/fake-model", api_base=server.base_url, api_key=KEY, fold_system=fold_system

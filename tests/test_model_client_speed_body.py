@@ -8,6 +8,7 @@ import asyncio
 
 import openai
 
+from agentkit.messages import messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.models.plain_openai_client import _plain, async_plain_messages, plain_messages
 from agentkit.testing.fake_openai import FakeOpenAIServer
@@ -87,7 +88,7 @@ def test_the_async_client_answers_through_the_plain_path():
 def test_litellm_model_replies_and_counts_through_the_plain_path():
     with FakeOpenAIServer(api_key=KEY) as server:
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key=KEY, max_retries=0)
-        reply = model.complete(MESSAGES)
-        again = asyncio.run(model.acomplete(MESSAGES))
+        reply = model.complete(messages_from_openai(MESSAGES))
+        again = asyncio.run(model.acomplete(messages_from_openai(MESSAGES)))
     assert reply.text and again.text == reply.text and reply.usage.input_tokens > 0
     assert server.requests[0]["messages"] == MESSAGES == server.requests[1]["messages"]

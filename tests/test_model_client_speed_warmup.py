@@ -19,11 +19,12 @@ KEY = "sk-test-warmup-000000000000"
 # A fresh interpreter: in this one, other tests have long since imported and built everything.
 _SCRIPT = """
 import json, sys
+from agentkit.messages import messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel
 model = LiteLLMModel("openai/fake-model", api_base=sys.argv[1], api_key=sys.argv[2], max_retries=0,
                      warm_up=sys.argv[3] == "on", extra=json.loads(sys.argv[4]))
 messages = [{"role": "system", "content": "rules"}, {"role": "user", "content": "look"}]
-print(json.dumps([model.complete(messages).latency_s for _ in range(6)]))
+print(json.dumps([model.complete(messages_from_openai(messages)).latency_s for _ in range(6)]))
 """
 
 

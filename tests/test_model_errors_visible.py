@@ -13,6 +13,7 @@ import logging
 import sqlite3
 
 from agentkit.config import RunConfig
+from agentkit.messages import messages_from_openai
 from agentkit.model_call_summary import describe_call, model_call_line, model_call_totals
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.records import EndReason, EpisodeResult, ModelCall, ModelCallTotals, TurnRecord, Usage
@@ -159,7 +160,7 @@ def test_a_server_that_drops_part_of_the_prompt_is_warned_about_once_and_stored(
 def test_no_warning_when_the_provider_counts_the_whole_prompt(caplog):
     with FakeOpenAIServer() as server, caplog.at_level(logging.WARNING):
         model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="sk-x-0000000")
-        reply = model.complete(BIG_PROMPT)
+        reply = model.complete(messages_from_openai(BIG_PROMPT))
     assert reply.call.our_input_tokens > 200 and reply.call.warning is None
     assert not [r for r in caplog.records if "dropped" in r.getMessage()]
 
@@ -173,7 +174,7 @@ def test_cached_prompt_tokens_are_kept_when_the_provider_gives_them():
     }
     with FakeOpenAIServer(usage=usage) as server:
         reply = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="sk-x-0000000").complete(
-            BIG_PROMPT
+            messages_from_openai(BIG_PROMPT)
         )
     assert reply.call.provider_cached_tokens == 512 and reply.call.provider_input_tokens == 600
     assert "(512 cached)" in describe_call(reply.call)

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from hostile_model_server import CannedAnswer, HostileModelServer
 
+from agentkit.messages import messages_from_openai
 from agentkit.models.base import ModelError
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.testing.cli_runner import cli_env, run_json
@@ -68,8 +69,8 @@ def ask(server: HostileModelServer, route: str, max_retries: int = 2) -> Any:
         extra={"top_k": 3} if route == "litellm" else None,
     )
     if route == "direct-async":
-        return asyncio.run(client.acomplete(MESSAGES))
-    return client.complete(MESSAGES)
+        return asyncio.run(client.acomplete(messages_from_openai(MESSAGES)))
+    return client.complete(messages_from_openai(MESSAGES))
 
 
 def peak_bytes(call: Callable[[], Any]) -> tuple[Any, int]:

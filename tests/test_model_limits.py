@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from agentkit.messages import messages_from_openai
 from agentkit.models.base import ModelError
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.testing.fake_openai import DEFAULT_ANSWER, FakeOpenAIServer
@@ -36,7 +37,7 @@ def test_a_dripping_server_is_cut_off_at_the_timeout_and_retried() -> None:
         client = model(server, timeout_s=1.0, max_retries=1)
         started = time.monotonic()
         with pytest.raises(ModelError) as caught:
-            client.complete(MESSAGES)
+            client.complete(messages_from_openai(MESSAGES))
         elapsed = time.monotonic() - started
         assert "TimeoutError" in str(caught.value) and "after 2 attempts" in str(caught.value)
         assert server.request_count == 2
@@ -48,13 +49,13 @@ def test_the_async_client_is_cut_off_too() -> None:
     with FakeOpenAIServer(drip_interval_s=0.25, drip_bytes=4) as server:
         client = model(server, timeout_s=1.0, max_retries=0)
         with pytest.raises(ModelError, match="TimeoutError"):
-            asyncio.run(client.acomplete(MESSAGES))
+            asyncio.run(client.acomplete(messages_from_openai(MESSAGES)))
         assert server.request_count == 1
 
 
 def test_a_slow_but_whole_answer_within_the_timeout_is_kept() -> None:
     with FakeOpenAIServer(latency_s=0.2) as server:
-        reply = model(server, timeout_s=30, max_retries=0).complete(MESSAGES)
+        reply = model(server, timeout_s=30, max_retries=0).complete(messages_from_openai(MESSAGES))
     assert reply.text == DEFAULT_ANSWER and reply.raw and "usage" not in reply.raw
 
 
@@ -75,7 +76,7 @@ def test_token_counts_that_are_not_counts_are_recorded_as_unknown(usage, caplog)
     with FakeOpenAIServer(usage=usage) as server:
         client = model(server, timeout_s=30, max_retries=2, price_per_mtok=(1.0, 1.0))
         with caplog.at_level(logging.WARNING, logger="agentkit"):
-            reply = client.complete(MESSAGES)
+            reply = client.complete(messages_from_openai(MESSAGES))
         assert server.request_count == 1  # the paid answer is kept, not bought again
     assert reply.text == DEFAULT_ANSWER
     assert reply.raw is not None and reply.raw["usage"] is None and reply.raw["priced"] is False
@@ -88,7 +89,7 @@ def test_the_async_client_keeps_an_answer_with_text_counts_too() -> None:
         usage={"prompt_tokens": "lots", "completion_tokens": 2, "total_tokens": "x"}
     ) as server:
         client = model(server, timeout_s=30, max_retries=2)
-        reply = asyncio.run(client.acomplete(MESSAGES))
+        reply = asyncio.run(client.acomplete(messages_from_openai(MESSAGES)))
         assert server.request_count == 1
     assert reply.text == DEFAULT_ANSWER and reply.raw is not None and reply.raw["usage"] is None
 
@@ -97,8 +98,8 @@ def test_honest_counts_are_kept_as_reported() -> None:
     usage = {"prompt_tokens": 120, "completion_tokens": 7, "total_tokens": 127}
     with FakeOpenAIServer(usage=usage) as server:
         client = model(server, timeout_s=30, max_retries=0, price_per_mtok=(1.0, 2.0))
-        sync_reply = client.complete(MESSAGES)
-        async_reply = asyncio.run(client.acomplete(MESSAGES))
+        sync_reply = client.complete(messages_from_openai(MESSAGES))
+        async_reply = asyncio.run(client.acomplete(messages_from_openai(MESSAGES)))
     for reply in (sync_reply, async_reply):
         assert (reply.usage.input_tokens, reply.usage.output_tokens) == (120, 7)
         assert reply.usage.cost_usd == pytest.approx((120 * 1.0 + 7 * 2.0) / 1e6)

@@ -23,6 +23,7 @@ from rich.console import Console
 
 from agentkit import run_defaults
 from agentkit.actions import Command, CommandSpec, ParamSpec, ParamType, Vocabulary
+from agentkit.messages import messages_from_openai
 from agentkit.models.base import ModelError
 from agentkit.models.human_model import HumanModel
 from agentkit.models.litellm_model import LiteLLMModel, is_transient, redact
@@ -79,7 +80,7 @@ def test_multimodal_request_round_trips(openai_endpoint: Any, fake_api_key: str,
     messages = image_messages()
     model = make_model(openai_endpoint.base_url, fake_api_key)
 
-    reply = model.complete(messages)
+    reply = model.complete(messages_from_openai(messages))
 
     assert reply.text == 'Think("I see 1 image(s)"); Go(1);'
     assert reply.model == "openai/fake-model"
@@ -106,7 +107,7 @@ def test_multimodal_request_round_trips(openai_endpoint: Any, fake_api_key: str,
 def test_priced_model_has_cost_from_litellm_table(openai_endpoint: Any, fake_api_key: str) -> None:
     model = make_model(openai_endpoint.base_url, fake_api_key, model="openai/gpt-4o-mini")
 
-    reply = model.complete(text_messages())
+    reply = model.complete(messages_from_openai(text_messages()))
 
     prices = litellm.model_cost["gpt-4o-mini"]
     expected = (
@@ -122,7 +123,7 @@ def test_priced_model_has_cost_from_litellm_table(openai_endpoint: Any, fake_api
 def test_price_override_for_local_model(openai_endpoint: Any, fake_api_key: str) -> None:
     model = make_model(openai_endpoint.base_url, fake_api_key, price_per_mtok=(2.0, 8.0))
 
-    reply = model.complete(text_messages())
+    reply = model.complete(messages_from_openai(text_messages()))
 
     expected = (reply.usage.input_tokens * 2.0 + reply.usage.output_tokens * 8.0) / 1e6
     assert reply.usage.cost_usd == pytest.approx(expected)
@@ -133,7 +134,7 @@ def test_price_override_for_local_model(openai_endpoint: Any, fake_api_key: str)
 def test_stop_and_max_tokens_are_sent(openai_endpoint: Any, fake_api_key: str, vcr: Any) -> None:
     model = make_model(openai_endpoint.base_url, fake_api_key, stop=["Go("], max_tokens=64, temperature=0.5)
 
-    reply = model.complete(text_messages())
+    reply = model.complete(messages_from_openai(text_messages()))
 
     assert reply.text == 'Think("I see 0 image(s)"); '  # the server honours the stop sequence
     (body,) = recorded_bodies(vcr)
@@ -148,7 +149,7 @@ def test_rate_limit_and_unavailable_are_retried(
     model = make_model(openai_endpoint.base_url, fake_api_key, max_retries=3)
     caplog.set_level(logging.DEBUG, logger="agentkit")
 
-    reply = model.complete(text_messages())
+    reply = model.complete(messages_from_openai(text_messages()))
 
     assert reply.text == 'Think("I see 0 image(s)"); Go(1);'
     assert reply.raw is not None and reply.raw["attempts"] == 3
@@ -167,7 +168,7 @@ def test_persistent_server_error_gives_model_error_after_retries(
     model = make_model(openai_endpoint.base_url, fake_api_key, max_retries=2)
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages())
+        model.complete(messages_from_openai(text_messages()))
 
     message = str(err.value)
     assert "\n" not in message
@@ -183,7 +184,7 @@ def test_unauthorised_is_not_retried(
     caplog.set_level(logging.DEBUG, logger="agentkit")
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages())
+        model.complete(messages_from_openai(text_messages()))
 
     assert vcr.play_count == 1  # one request sent (on replay: one served from the cassette)
     assert len(vcr.requests) == 1
@@ -196,7 +197,7 @@ def test_acomplete_matches_complete(openai_endpoint: Any, fake_api_key: str) -> 
     openai_endpoint.fail_next(429)
     model = make_model(openai_endpoint.base_url, fake_api_key)
 
-    reply = asyncio.run(model.acomplete(image_messages()))
+    reply = asyncio.run(model.acomplete(messages_from_openai(image_messages())))
 
     assert reply.text == 'Think("I see 1 image(s)"); Go(1);'
     assert reply.usage.input_tokens == estimate_prompt_tokens(image_messages())
@@ -225,7 +226,7 @@ def test_timeout_is_retried_then_model_error(fake_openai: FakeOpenAIServer, fake
     model = make_model(fake_openai.base_url, fake_api_key, timeout_s=0.2, max_retries=1)
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages())
+        model.complete(messages_from_openai(text_messages()))
 
     assert "Timeout" in str(err.value) and "after 2 attempts" in str(err.value)
     assert len(fake_openai.requests) == 2
@@ -240,7 +241,7 @@ def test_connection_refused_is_not_retried() -> None:
     model = make_model(dead, "sk-test-not-a-real-key-000000", max_retries=2, timeout_s=5)
 
     with pytest.raises(ModelError) as err:
-        model.complete(text_messages())
+        model.complete(messages_from_openai(text_messages()))
 
     assert "after 1 attempt)" in str(err.value)
     # named as what it is, not as litellm's "InternalServerError 500 ... Connection error" (issue 30 item 7)
@@ -254,7 +255,7 @@ def test_bad_request_is_not_retried(fake_openai: FakeOpenAIServer, fake_api_key:
         fake_openai.fail_next(status)
         before = len(fake_openai.requests)
         with pytest.raises(ModelError, match="after 1 attempt"):
-            make_model(fake_openai.base_url, fake_api_key).complete(text_messages())
+            make_model(fake_openai.base_url, fake_api_key).complete(messages_from_openai(text_messages()))
         assert len(fake_openai.requests) - before == 1
 
 
@@ -326,15 +327,15 @@ def test_fake_server_protocol(fake_openai: FakeOpenAIServer, fake_api_key: str) 
 def test_replay_returns_answers_in_order_then_errors() -> None:
     model = ReplayModel(["Go(1);", "TurnLeft();"])
 
-    first = model.complete(text_messages())
-    second = model.complete(text_messages())
+    first = model.complete(messages_from_openai(text_messages()))
+    second = model.complete(messages_from_openai(text_messages()))
 
     assert [first.text, second.text] == ["Go(1);", "TurnLeft();"]
     assert first.usage.input_tokens == first.usage.output_tokens == 0 and first.usage.cost_usd == 0.0
     assert first.raw == {"replayed": True} and first.model == "replay"
     assert model.remaining == 0
     with pytest.raises(ModelError, match="replay ran out of recorded answers at turn 2"):
-        model.complete(text_messages())
+        model.complete(messages_from_openai(text_messages()))
 
 
 # --------------------------------------------------------------------------- reference
@@ -389,8 +390,8 @@ def test_human_model_reads_multiline_script_and_shows_prompt(tmp_path: Path) -> 
         image_dir=tmp_path,
     )
 
-    first = model.complete(image_messages())
-    second = model.complete(text_messages("Next turn."))
+    first = model.complete(messages_from_openai(image_messages()))
+    second = model.complete(messages_from_openai(text_messages("Next turn.")))
 
     assert first.text == 'Think("left");\nTurnLeft();'
     assert second.text == "Go(2);"
@@ -408,6 +409,6 @@ def test_human_model_eof_ends_input() -> None:
     console, _ = _console()
     model = HumanModel(input_fn=_fake_input(["Go(1);"]), output=console)
 
-    assert model.complete(text_messages()).text == "Go(1);"  # EOF after text submits it
+    assert model.complete(messages_from_openai(text_messages())).text == "Go(1);"  # EOF after text submits it
     with pytest.raises(ModelError, match="human ended input"):
-        model.complete(text_messages())
+        model.complete(messages_from_openai(text_messages()))

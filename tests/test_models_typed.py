@@ -1,9 +1,10 @@
 """Models take typed prompt messages: the client alone makes OpenAI dicts and base64.
 
 Checks, on a real local OpenAI-compatible server and a real SQLite store: a typed prompt goes over
-the wire exactly as its OpenAI-dict twin did; the response cache keys typed prompts by text and
-image hashes and still hits; a model that never learnt typed messages is handed OpenAI dicts; the
-human model shows a typed prompt's text and frames.
+the wire exactly as its OpenAI-dict twin did (read in once at the edge); the response cache keys
+typed prompts by text and image hashes and still hits; a model that never learnt typed messages is
+handed OpenAI dicts through its explicit adapter (``OpenAIDictModel``); the human model shows a
+typed prompt's text and frames.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import pytest
 from rich.console import Console
 
 from agentkit.actions import CommandSpec, ParamSpec, ParamType, Vocabulary
-from agentkit.messages import ImagePart, Message, TextPart
-from agentkit.models.cached_model import CachedModel, request_key
+from agentkit.messages import ImagePart, Message, TextPart, messages_from_openai
+from agentkit.models.cached_model import CachedModel
+from agentkit.models.dict_model import OpenAIDictModel
 from agentkit.models.human_model import HumanModel
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.models.openai_messages import to_openai, typed_request_key
@@ -58,7 +60,7 @@ def _model(server: FakeOpenAIServer, key: str) -> LiteLLMModel:
 def test_a_typed_prompt_is_sent_as_its_openai_twin(fake_openai: FakeOpenAIServer, fake_api_key: str) -> None:
     model = _model(fake_openai, fake_api_key)
     typed_reply = model.complete(TYPED)
-    dict_reply = model.complete(to_openai(TYPED))
+    dict_reply = model.complete(messages_from_openai(to_openai(TYPED)))
     typed_body, dict_body = fake_openai.requests[-2], fake_openai.requests[-1]
     assert typed_body["messages"] == dict_body["messages"]
     url = typed_body["messages"][1]["content"][1]["image_url"]["url"]
@@ -86,35 +88,26 @@ class _Counting:
 def test_the_cache_keys_a_typed_prompt_by_its_hashes_and_hits(tmp_path) -> None:
     inner = _Counting()
     with TranscriptStore(f"sqlite:///{tmp_path / 'cache.db'}") as store:
-        cached = CachedModel(inner, store, {"temperature": 0})
+        cached = CachedModel(OpenAIDictModel(inner), store, {"temperature": 0})
         first = cached.complete(TYPED)
         again = cached.complete(list(TYPED))
         assert not first.cached and again.cached and again.text == "Go(1);"
         assert again.raw == {"cache_key": typed_request_key("counting", {"temperature": 0}, TYPED)}
         assert len(inner.seen) == 1 and inner.seen[0] == to_openai(TYPED)  # the old model got dicts
-        # A prompt of dicts keeps the key it always had.
-        assert not cached.complete(to_openai(TYPED)).cached
-        dicts = cached.complete(to_openai(TYPED))
-        assert dicts.cached and dicts.raw == {
-            "cache_key": request_key("counting", {"temperature": 0}, to_openai(TYPED))
-        }
 
 
 def test_participant_hands_typed_messages_only_to_models_that_take_them() -> None:
     old = _Counting()
-    ModelParticipant(old).answer(TYPED, Observation(step=0), VOCABULARY)
+    ModelParticipant(OpenAIDictModel(old)).answer(TYPED, Observation(step=0), VOCABULARY)
     assert old.seen == [to_openai(TYPED)]
 
     limited = _Counting()
-    ModelParticipant(RateLimitedModel(limited, RateLimiter(60_000))).answer(
+    ModelParticipant(RateLimitedModel(OpenAIDictModel(limited), RateLimiter(60_000))).answer(
         TYPED, Observation(step=0), VOCABULARY
     )
     assert limited.seen == [to_openai(TYPED)]  # passed through the wrapper, made into dicts for the old model
 
-    class Typed(_Counting):
-        takes_typed_messages = True
-
-    typed = Typed()
+    typed = _Counting()  # written for dicts, but unwrapped: it is handed the typed messages
     answer = ModelParticipant(typed).answer(TYPED, Observation(step=0), VOCABULARY)
     assert typed.seen == [TYPED] and isinstance(typed.seen[0][1], Message)
     assert answer.script is not None

@@ -11,7 +11,7 @@ import base64
 
 import openai
 
-from agentkit.messages import ImagePart, Message, TextPart
+from agentkit.messages import ImagePart, Message, TextPart, messages_from_openai
 from agentkit.models.openai_messages import data_url, to_openai, typed_request_key
 from agentkit.testing.fake_openai import FakeOpenAIServer
 
@@ -51,9 +51,9 @@ def test_a_typed_prompt_is_sent_as_the_equal_data_url_dicts():
     assert server.requests[0]["messages"] == DICTS
 
 
-def test_dicts_pass_through_untouched_beside_typed_messages():
-    mixed = to_openai([DICTS[0], TYPED[1]])
-    assert mixed[0] is DICTS[0] and mixed[1] == DICTS[1]
+def test_outside_dicts_are_read_once_into_the_typed_messages_they_were_made_from():
+    assert messages_from_openai(DICTS) == TYPED
+    assert to_openai(messages_from_openai(DICTS)) == DICTS
 
 
 def test_the_cache_key_uses_text_and_image_hashes_only():

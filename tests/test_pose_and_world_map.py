@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from agentkit.envs.animalai.backend import AnimalAIBackend
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.gridworld.backend import GridworldBackend

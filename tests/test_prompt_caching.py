@@ -14,6 +14,7 @@ import pytest
 
 from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
 from agentkit.config import RunConfig
+from agentkit.messages import messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.models.prompt_cache import (
     cache_rates,
@@ -140,7 +141,7 @@ def test_anthropic_request_carries_markers_and_cached_tokens_are_priced(anthropi
     )
     messages = _history(5)
     before = json.dumps(messages)
-    reply = model.complete(messages)
+    reply = model.complete(messages_from_openai(messages))
 
     assert json.dumps(messages) == before  # the caller's (stored) messages are left as rendered
     body = anthropic_server.bodies[0]
@@ -168,7 +169,7 @@ def test_prompt_cache_off_sends_no_markers(anthropic_server: _Server) -> None:
         max_retries=0,
         prompt_cache=False,
     )
-    model.complete(_history(3))
+    model.complete(messages_from_openai(_history(3)))
     assert _marked_parts(anthropic_server.bodies[0]) == []
     assert "cache_control" not in json.dumps(anthropic_server.bodies[0])
 
@@ -176,7 +177,7 @@ def test_prompt_cache_off_sends_no_markers(anthropic_server: _Server) -> None:
 def test_openai_request_is_unchanged_and_cached_tokens_are_counted(openai_server: _Server) -> None:
     model = LiteLLMModel(OPENAI_MODEL, api_base=openai_server.url, api_key="sk-test-000000", max_retries=0)
     messages = _history(3)
-    reply = model.complete(messages)
+    reply = model.complete(messages_from_openai(messages))
     body = openai_server.bodies[0]
     assert "cache_control" not in json.dumps(body)
     assert body["messages"] == messages  # byte-stable prefix: sent as rendered

@@ -29,6 +29,7 @@ import pytest
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
 from agentkit.messages import ToolCall
+from agentkit.models.dict_model import OpenAIDictModel
 from agentkit.prompts.template_sets import get_set, set_names
 from agentkit.records import EndReason, ModelReply
 from agentkit.setup_episode import make_setup
@@ -203,7 +204,7 @@ def _play(case: Case) -> tuple[list[list[dict[str, Any]]], set[str]]:
     config = RunConfig(
         env=case.env, tasks=[case.task], templates_dir=templates, max_scripts=10, **MODEL, **case.options
     )
-    setup = make_setup(config, model_factory=lambda backend: Recorder())
+    setup = make_setup(config, model_factory=lambda backend: OpenAIDictModel(Recorder()))
     names = {spec.name for spec in setup.backend.vocabulary.commands}
     try:
         result = run_episode(

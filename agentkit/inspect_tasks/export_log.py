@@ -26,11 +26,19 @@ from inspect_ai.log import (
     EvalSpec,
     write_eval_log,
 )
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ModelOutput
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    Content,
+    ContentImage,
+    ContentText,
+    ModelOutput,
+)
 from inspect_ai.scorer import Score
 from inspect_ai.tool import ToolCall
 
-from agentkit.inspect_tasks.inspect_participant import to_inspect
+from agentkit.inspect_tasks.inspect_participant import chat_message
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.records import EpisodeInfo, TurnInfo
 
@@ -47,9 +55,27 @@ def _conversation(turns: list[TurnInfo]) -> list[ChatMessage]:
         messages = turn.messages or []
         if chat:  # the tool results answering the previous answer's calls (--action-format tools)
             chat.extend(_tool_results(messages[:-1]))
-        chat.extend(to_inspect(messages if not chat else messages[-1:]))
+        chat.extend(_stored_to_inspect(messages if not chat else messages[-1:]))
         chat.append(ChatMessageAssistant(content=turn.answer, tool_calls=_tool_calls(turn.tool_calls)))
     return chat
+
+
+def _stored_to_inspect(messages: list[dict[str, Any]]) -> list[ChatMessage]:
+    """Stored prompt messages (the OpenAI form the store reads back) as Inspect chat messages."""
+    return [chat_message(str(m.get("role", "user")), _stored_content(m.get("content"))) for m in messages]
+
+
+def _stored_content(content: Any) -> str | list[Content]:
+    """A stored message's content as Inspect content (text, or text and image parts)."""
+    if isinstance(content, str):
+        return content
+    parts: list[Content] = []
+    for part in content or []:
+        if part.get("type") == "image_url":
+            parts.append(ContentImage(image=part["image_url"]["url"]))
+        else:
+            parts.append(ContentText(text=str(part.get("text", ""))))
+    return parts
 
 
 def _tool_calls(calls: list[dict[str, str]] | None) -> list[ToolCall] | None:

@@ -1,8 +1,8 @@
 """The Participant that plays agentkit's turns with Inspect's model (``get_model().generate``).
 
 Why: agentkit's loop is synchronous and runs in a worker thread, while Inspect's model is an async
-API living on the eval's event loop. This adapter turns each turn's prompt (typed messages or
-OpenAI-style dicts) into Inspect chat messages, calls the model back on the event loop, and reads the
+API living on the eval's event loop. This adapter turns each turn's prompt (typed
+messages) into Inspect chat messages, calls the model back on the event loop, and reads the
 answer with the episode's reader (a script, or one primitive action name under frame-by-frame
 control), so the loop cannot tell it from any other model.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import anyio.from_thread
 from inspect_ai.model import (
@@ -29,7 +28,7 @@ from inspect_ai.model import (
 from agentkit.actions import Vocabulary
 from agentkit.messages import ImagePart, Message
 from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
-from agentkit.models.base import ModelError, PromptMessage
+from agentkit.models.base import ModelError
 from agentkit.models.openai_messages import data_url
 from agentkit.models.participant import Answer
 from agentkit.observers import Observation
@@ -41,41 +40,29 @@ from agentkit.token_count import token_counter
 token_counter()
 
 
-def _parts_of_dict(content: Any) -> str | list[Content]:
-    """An OpenAI-style message's content as Inspect content (text, or text and image parts)."""
-    if isinstance(content, str):
-        return content
-    parts: list[Content] = []
-    for part in content or []:
-        if part.get("type") == "image_url":
-            parts.append(ContentImage(image=part["image_url"]["url"]))
-        else:
-            parts.append(ContentText(text=str(part.get("text", ""))))
-    return parts
-
-
-def to_inspect(messages: Sequence[PromptMessage]) -> list[ChatMessage]:
+def to_inspect(messages: Sequence[Message]) -> list[ChatMessage]:
     """agentkit's prompt as Inspect chat messages (system, user and assistant roles)."""
     out: list[ChatMessage] = []
     for message in messages:
-        if isinstance(message, Message):
-            role = message.role
-            if isinstance(message.content, str):
-                content: str | list[Content] = message.content
-            else:
-                content = [
-                    ContentImage(image=data_url(p)) if isinstance(p, ImagePart) else ContentText(text=p.text)
-                    for p in message.content
-                ]
+        role = message.role
+        if isinstance(message.content, str):
+            content: str | list[Content] = message.content
         else:
-            role, content = str(message.get("role", "user")), _parts_of_dict(message.get("content"))
-        if role == "system":
-            out.append(ChatMessageSystem(content=content))
-        elif role == "assistant":
-            out.append(ChatMessageAssistant(content=content))
-        else:
-            out.append(ChatMessageUser(content=content))
+            content = [
+                ContentImage(image=data_url(p)) if isinstance(p, ImagePart) else ContentText(text=p.text)
+                for p in message.content
+            ]
+        out.append(chat_message(role, content))
     return out
+
+
+def chat_message(role: str, content: str | list[Content]) -> ChatMessage:
+    """One Inspect chat message of ``role`` (system, assistant; any other role is the user's)."""
+    if role == "system":
+        return ChatMessageSystem(content=content)
+    if role == "assistant":
+        return ChatMessageAssistant(content=content)
+    return ChatMessageUser(content=content)
 
 
 class InspectParticipant:
@@ -95,9 +82,7 @@ class InspectParticipant:
         self.reader = reader
         return self
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
         chat = to_inspect(messages)
         start = time.perf_counter()
         try:

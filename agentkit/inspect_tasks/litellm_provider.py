@@ -31,6 +31,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from agentkit import run_defaults
+from agentkit.messages import messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.models.local_server_key import key_for_server
 
@@ -39,7 +40,8 @@ PROVIDER = "agentkit"
 
 
 def to_openai_chat(messages: list[ChatMessage]) -> list[dict[str, Any]]:
-    """Inspect's chat messages as OpenAI-style dicts (text and image parts), which LiteLLMModel takes.
+    """Inspect's chat messages as OpenAI-style dicts (text and image parts), which the edge then reads
+    into typed messages for LiteLLMModel (``agentkit.messages.messages_from_openai``).
 
     agentkit's turns carry only system, user and assistant messages of text and images; a tool message
     (from some other Inspect task's tools) is refused in one line rather than sent half-translated.
@@ -122,7 +124,8 @@ class AgentkitModelAPI(ModelAPI):
     ) -> ModelOutput:
         if tools:
             raise ValueError(f"{PROVIDER}/ models answer in text; this task offers Inspect tools")
-        reply = await self._client(config).acomplete(to_openai_chat(input))
+        # Inspect's messages are outside ones: read into typed messages once, here (images as data URLs)
+        reply = await self._client(config).acomplete(messages_from_openai(to_openai_chat(input)))
         call = reply.call
         output = ModelOutput.from_content(
             model=self.model_name,

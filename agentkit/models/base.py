@@ -1,17 +1,17 @@
-"""The one method the loop needs from a model: answer these chat messages."""
+"""The one method the loop needs from a model: answer these chat messages.
+
+Every model takes typed messages (``agentkit.messages.Message``) and nothing else: the renderer,
+memory and the loop make them, and a caller's OpenAI-style dicts are read into them once, at the
+edge (``agentkit.messages.messages_from_openai``). Provider JSON is made inside the model client.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from agentkit.messages import Message
 from agentkit.records import ModelReply
-
-# A prompt message as models receive it: typed (agentkit.messages), or an OpenAI-style dict from a
-# caller (or a model) written before typed messages. A model that reads typed messages says so with
-# ``takes_typed_messages = True``; others are handed OpenAI dicts (agentkit.models.openai_messages).
-PromptMessage = Message | dict[str, Any]
 
 
 class ModelError(Exception):
@@ -36,4 +36,4 @@ class Model(Protocol):
 
     name: str
 
-    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply: ...
+    def complete(self, messages: Sequence[Message]) -> ModelReply: ...

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from agentkit.messages import Message
 from agentkit.models import reuse_window
 
 # Remembered encodings: the run's messages in flight (reuse_window), and at most this many bytes of
@@ -36,7 +37,7 @@ _FUNCTION_KEYS = frozenset({"name", "arguments"})
 
 _messages: dict[tuple[Any, ...], bytes] = {}
 _cached_bytes = 0
-_typed: dict[Any, bytes] = {}  # a typed message (frozen, compared by value) -> its JSON
+_typed: dict[Message, bytes] = {}  # a typed message (frozen, compared by value) -> its JSON
 _lock = threading.Lock()
 
 
@@ -49,7 +50,7 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def encode_body(body: dict[str, Any], typed: Sequence[Any] | None = None) -> bytes | None:
+def encode_body(body: dict[str, Any], typed: Sequence[Message] | None = None) -> bytes | None:
     """``body`` (a chat request's fields, ``messages`` first, in the order to send them) as JSON
     bytes, or None when a message is not of the plain shape or a field is not JSON (or not UTF-8: a
     lone surrogate, which the SDK refuses too and litellm words as before).
@@ -66,7 +67,7 @@ def encode_body(body: dict[str, Any], typed: Sequence[Any] | None = None) -> byt
         for i, message in enumerate(messages):
             if i:
                 pieces.append(b",")
-            if typed is not None and not isinstance(typed[i], dict):
+            if typed is not None:
                 pieces.append(_encoded_typed(typed[i], message))
             else:
                 pieces.append(encoded_message(message))
@@ -97,7 +98,7 @@ def encoded_message(message: Any) -> bytes:
     return data
 
 
-def _encoded_typed(typed: Any, message: Any) -> bytes:
+def _encoded_typed(typed: Message, message: Any) -> bytes:
     data = _typed.get(typed)
     if data is None:
         data = encoded_message(message)

@@ -16,6 +16,7 @@ trip after their imports were done; a failed warm-up is logged at debug level an
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import threading
@@ -24,21 +25,20 @@ from typing import Any, cast
 
 import httpx
 
+from agentkit.messages import ImagePart, Message, TextPart
+from agentkit.models.openai_messages import to_openai
+
 logger = logging.getLogger(__name__)
 
 _warmed: set[str] = set()
 _lock = threading.Lock()
 WARM_UP_TIMEOUT_S = 10.0
-_PIXEL = (
-    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJR"
-    "U5ErkJggg=="
+_PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )  # a 1x1 PNG: the image path (size read for the token count) is warmed too
 _PROMPT = [
-    {"role": "system", "content": "warm-up"},
-    {
-        "role": "user",
-        "content": [{"type": "text", "text": "warm-up"}, {"type": "image_url", "image_url": {"url": _PIXEL}}],
-    },
+    Message("system", "warm-up"),
+    Message("user", (TextPart("warm-up"), ImagePart.of(_PIXEL, "image/png"))),
 ]
 
 _OPENAI_ANSWER = {
@@ -139,7 +139,7 @@ def warm_up(model: Any) -> None:
                 twin._checked_client = _openai_twin_client(WARM_UP_TIMEOUT_S)
                 twin.direct.use_transport(_AnsweringTransport())  # its direct route (direct_chat) too
                 # the route the model's own requests take: its extra parameters may need litellm's
-                twin.direct.enabled = model.direct.body(model._request(_PROMPT)) is not None
+                twin.direct.enabled = model.direct.body(model._request(to_openai(_PROMPT))) is not None
             twin.complete(_PROMPT)
         except Exception as exc:  # a warm-up only saves time; the real call reports errors
             logger.debug("%s: client warm-up did not complete (%s)", model.name, type(exc).__name__)

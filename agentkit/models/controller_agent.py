@@ -21,7 +21,7 @@ from __future__ import annotations
 from agentkit.actions import Vocabulary
 from agentkit.actions.controller_command import CONTROLLER_VOCABULARY, controller_script
 from agentkit.actions.formatter import format_script
-from agentkit.models.base import PromptMessage
+from agentkit.messages import Message
 from agentkit.models.participant import Answer
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
@@ -52,9 +52,7 @@ class ControllerAgent:
         self._script = controller_script(name, span_s)
         self._text = format_script(self._script, CONTROLLER_VOCABULARY)
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
         reply = ModelReply(
             text=self._text, usage=Usage(), latency_s=0.0, model=self.name, raw={"controller": True}
         )

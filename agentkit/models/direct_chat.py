@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import httpx
 
+from agentkit.messages import Message
 from agentkit.models import chat_body, usage_guard
 from agentkit.models.request_deadline import deadline, deadline_transport
 from agentkit.models.tls_context import shared_tls_context
@@ -266,7 +267,7 @@ class DirectRoute:
         self._chat: DirectChat | None = self._new_client(None) if self.enabled else None
         self._priced: bool | None = None  # None until the first answer was priced (or found unpriced)
 
-    def body(self, request: dict[str, Any], typed: Sequence[Any] | None = None) -> bytes | None:
+    def body(self, request: dict[str, Any], typed: Sequence[Message] | None = None) -> bytes | None:
         """The JSON body to post for a litellm ``request``, or None when litellm should send it.
         ``typed``: the prompt the request's messages were made from one for one, by ``to_openai``
         and nothing else (typed messages, frozen and hashed once, are looked up as they are; see

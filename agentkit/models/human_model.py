@@ -16,8 +16,6 @@ the prompt or the typed text.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import sys
 import time
@@ -30,7 +28,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentkit.messages import Message
-from agentkit.models.base import ModelError, PromptMessage
+from agentkit.models.base import ModelError
 from agentkit.models.human_frames import FrameDisplay
 from agentkit.records import ModelReply, Usage
 
@@ -75,45 +73,9 @@ def human_setup_refusal(config: Any) -> str | None:
     return refusal
 
 
-def _content_text(content: Any) -> str:
-    """The text of a message's content, whether a string or a list of parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
-        )
-    return ""
-
-
-def _image_urls(content: Any) -> list[str]:
-    if not isinstance(content, list):
-        return []
-    urls = []
-    for part in content:
-        if isinstance(part, dict) and part.get("type") == "image_url":
-            image = part.get("image_url")
-            url = image.get("url") if isinstance(image, dict) else image
-            urls.append(str(url or ""))
-    return urls
-
-
-def _role(message: PromptMessage) -> str:
-    return message.role if isinstance(message, Message) else str(message.get("role", ""))
-
-
-def _message_text(message: PromptMessage) -> str:
-    """The text a person reads: a typed message's text, or a dict's text content."""
-    return message.text if isinstance(message, Message) else _content_text(message.get("content"))
-
-
-def _attached(message: PromptMessage) -> tuple[int, list[bytes]]:
-    """How many images the message attaches, and the bytes of those that can be shown (a typed
-    message's own; a dict's data-URL images decoded, other URLs only counted)."""
-    if isinstance(message, Message):
-        return len(message.images), [image.data for image in message.images]
-    urls = _image_urls(message.get("content"))
-    return len(urls), HumanModel._decode_images(urls)
+def _attached(message: Message) -> tuple[int, list[bytes]]:
+    """How many images the message attaches, and their bytes (to show them)."""
+    return len(message.images), [image.data for image in message.images]
 
 
 def _read_line_prompting_on_stderr(prompt: str) -> str:
@@ -162,9 +124,7 @@ class HumanModel:
         self._turn = 0
         self._instructions_shown = False
 
-    takes_typed_messages = True  # shows their text and image bytes as they are
-
-    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
         """Show the latest user message (and, once, the system instructions); return the typed script."""
         with self.hold():
             self._show(messages)
@@ -189,38 +149,25 @@ class HumanModel:
             self._frames.close()
 
     # ----------------------------------------------------------------- display
-    def _show(self, messages: Sequence[PromptMessage]) -> None:
+    def _show(self, messages: Sequence[Message]) -> None:
         if not self._instructions_shown:
-            system = [m for m in messages if _role(m) == "system"]
+            system = [m for m in messages if m.role == "system"]
             if system:
                 self.console.rule("instructions")
-                self.console.print(Text(_message_text(system[0])))
+                self.console.print(Text(system[0].text))
             self._instructions_shown = True
-        user = next((m for m in reversed(messages) if _role(m) == "user"), None)
+        user = next((m for m in reversed(messages) if m.role == "user"), None)
         self.console.rule(f"turn {self._turn}")
         if user is None:
             self.console.print(Text("(no user message this turn)"))
         else:
-            self.console.print(Text(_message_text(user)))
+            self.console.print(Text(user.text))
             count, images = _attached(user)
             if count:
                 self.console.print(Text(f"[{count} image(s) attached]", style="bold"))
                 for line in self.frames.show(self._turn, images):
                     self.console.print(Text(f"  {line}"))
         self.console.print(Text("Type your script; finish with an empty line (Ctrl-D to stop).", style="dim"))
-
-    @staticmethod
-    def _decode_images(urls: list[str]) -> list[bytes]:
-        """The bytes of data-URL images; other URLs are shown only as a count."""
-        images = []
-        for url in urls:
-            if not url.startswith("data:") or ";base64," not in url:
-                continue
-            try:
-                images.append(base64.b64decode(url.split(";base64,", 1)[1], validate=True))
-            except (binascii.Error, ValueError):
-                continue
-        return images
 
     # ----------------------------------------------------------------- input
     def _read_script(self) -> str:

@@ -42,10 +42,10 @@ from tenacity import (
 
 from agentkit import run_defaults  # a leaf: the defaults a run gives every model, written once
 from agentkit.log_streams import import_litellm
-from agentkit.messages import ToolCall, escape_lone_surrogates, has_lone_surrogate
+from agentkit.messages import Message, ToolCall, escape_lone_surrogates, has_lone_surrogate
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.answer_size import refusal_in
-from agentkit.models.base import ModelError, PromptMessage
+from agentkit.models.base import ModelError
 from agentkit.models.direct_chat import DirectRoute
 from agentkit.models.fold_system import fold_system_message
 from agentkit.models.openai_messages import to_openai
@@ -256,16 +256,13 @@ class LiteLLMModel:
         # OpenAI-compatible servers at an api_base: the request built and posted by us (direct_chat)
         self.direct = DirectRoute(model, api_base, api_key, timeout_s)
 
-    takes_typed_messages = True  # made into OpenAI dicts (data URLs) here, and nowhere before
-
     def __repr__(self) -> str:
         api_base = redact_url(self.api_base) if self.api_base else None
         return f"LiteLLMModel(model={self.model!r}, api_base={api_base!r})"
 
     # ----------------------------------------------------------------- public
-    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
-        """Answer ``messages``: typed messages (made into OpenAI chat dicts with data-URL images here),
-        or messages already in that shape."""
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
+        """Answer ``messages``, made into OpenAI chat dicts (images as data URLs) here and nowhere before."""
         chat = to_openai(messages)
         if self.warm_up and not client_warmup.is_warm(self.model):
             client_warmup.warm_up(self)
@@ -284,7 +281,7 @@ class LiteLLMModel:
             raise self._model_error(exc, attempts) from exc
         return self._reply(response, time.perf_counter() - start, attempts, chat)
 
-    async def acomplete(self, messages: Sequence[PromptMessage]) -> ModelReply:
+    async def acomplete(self, messages: Sequence[Message]) -> ModelReply:
         """As :meth:`complete`, without blocking the event loop (for running episodes concurrently)."""
         chat = to_openai(messages)
         if self.warm_up and not client_warmup.is_warm(self.model):
@@ -304,7 +301,7 @@ class LiteLLMModel:
 
     # ----------------------------------------------------------------- internals
     def _completion_within_deadline(
-        self, request: dict[str, Any], typed: Sequence[PromptMessage] | None = None
+        self, request: dict[str, Any], typed: Sequence[Message] | None = None
     ) -> Any:
         """``litellm.completion`` that gives up after ``timeout_s`` in all (the thread it ran in is left
         to finish or time out on its own; it is a daemon and holds nothing of the caller's). ``typed``:
@@ -337,7 +334,7 @@ class LiteLLMModel:
         return outcome["response"]
 
     async def _acompletion_within_deadline(
-        self, request: dict[str, Any], typed: Sequence[PromptMessage] | None = None
+        self, request: dict[str, Any], typed: Sequence[Message] | None = None
     ) -> Any:
         body = self.direct.body(request, typed)
         client = None
@@ -356,7 +353,7 @@ class LiteLLMModel:
             if client is not None:
                 await client.close()
 
-    def _as_sent(self, messages: Sequence[PromptMessage]) -> Sequence[PromptMessage] | None:
+    def _as_sent(self, messages: Sequence[Message]) -> Sequence[Message] | None:
         """The prompt, when the request's messages are made from it one for one (by ``to_openai``
         alone), for the direct route to look typed messages up by; None when ``_request`` changes
         them (a folded system message, cache markers)."""

@@ -2,9 +2,9 @@
 
 Why here: base64 data URLs and provider JSON are the model client's business alone. The renderer,
 memory and the store speak ``agentkit.messages`` (images as bytes with their sha256); this module is
-where a prompt becomes the list of dicts litellm and the OpenAI SDK send. Messages that are already
-OpenAI-style dicts pass through untouched (the same objects), so callers may mix both while the
-rest of the code moves to typed messages.
+where a prompt becomes the list of dicts litellm and the OpenAI SDK send. It takes typed messages
+only: a caller's own dicts were read into typed ones once, at the edge
+(``agentkit.messages.messages_from_openai``).
 
 A frame is resent on every turn of a full-history episode, so its data URL is remembered by
 sha256 (a value-keyed cache of the frames the run resends, ``reuse_window``) instead of base64-encoding the same bytes again each turn.
@@ -39,10 +39,8 @@ def data_url(image: ImagePart) -> str:
     return url
 
 
-def openai_message(message: Message | dict[str, Any]) -> dict[str, Any]:
+def openai_message(message: Message) -> dict[str, Any]:
     """One message as an OpenAI chat dict: text parts as ``text``, images as ``image_url`` parts."""
-    if not isinstance(message, Message):
-        return message
     if message.tool_calls or message.tool_call_id:
         return _tool_message(message)
     if isinstance(message.content, str):
@@ -68,28 +66,13 @@ def _tool_message(message: Message) -> dict[str, Any]:
     }
 
 
-def to_openai(messages: Sequence[Message | dict[str, Any]]) -> list[dict[str, Any]]:
-    """A prompt as OpenAI chat dicts (dicts given pass through as they are)."""
+def to_openai(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """A prompt as OpenAI chat dicts."""
     return [openai_message(m) for m in messages]
 
 
-def takes_typed(model: object) -> bool:
-    """Whether ``model`` reads typed messages itself (it says so with ``takes_typed_messages = True``)."""
-    return bool(getattr(model, "takes_typed_messages", False))
-
-
-def messages_for(
-    model: object, messages: Sequence[Message | dict[str, Any]]
-) -> list[Message | dict[str, Any]]:
-    """The prompt as ``model`` reads it: as it is for a model that takes typed messages, else as
-    OpenAI chat dicts (a model written before typed messages, such as a test's scripted fake)."""
-    return list(messages) if takes_typed(model) else list(to_openai(messages))
-
-
-def _keyed(message: Message | dict[str, Any]) -> Any:
+def _keyed(message: Message) -> Any:
     """What of a message goes into a cache key: images by sha256, never their bytes or base64."""
-    if not isinstance(message, Message):
-        return message
     if message.tool_calls or message.tool_call_id:
         return _tool_message(message)  # text only: nothing to leave out
     if isinstance(message.content, str):
@@ -105,9 +88,7 @@ def _keyed(message: Message | dict[str, Any]) -> Any:
     }
 
 
-def typed_request_key(
-    model: str, params: dict[str, Any], messages: Sequence[Message | dict[str, Any]]
-) -> str:
+def typed_request_key(model: str, params: dict[str, Any], messages: Sequence[Message]) -> str:
     """SHA-256 of the model, its parameters and a prompt's text and image hashes.
 
     Equal prompts have equal keys; an image changes the key through its sha256 alone, so making the

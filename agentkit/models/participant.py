@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from agentkit.actions import ParseError, Script, Vocabulary
+from agentkit.messages import Message
 from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
-from agentkit.models.base import Model, PromptMessage
-from agentkit.models.openai_messages import messages_for
+from agentkit.models.base import Model
 from agentkit.observers import Observation
 from agentkit.records import ModelReply
 
@@ -51,9 +51,7 @@ class Participant(Protocol):
 
     name: str
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer: ...
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer: ...
 
 
 @runtime_checkable
@@ -75,10 +73,8 @@ class ModelParticipant:
         self.name = model.name
         self.reader = reader
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
-        reply = self.model.complete(messages_for(self.model, messages))
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
+        reply = self.model.complete(messages)
         start = time.perf_counter()
         parsed = self.reader.read(reply, vocabulary)
         return Answer(reply, parsed, time.perf_counter() - start)

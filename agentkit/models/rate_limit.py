@@ -10,8 +10,8 @@ import threading
 import time
 from collections.abc import Sequence
 
-from agentkit.models.base import Model, PromptMessage
-from agentkit.models.openai_messages import messages_for
+from agentkit.messages import Message
+from agentkit.models.base import Model
 from agentkit.records import ModelReply
 
 
@@ -59,13 +59,11 @@ def limiter_for(provider: str, requests_per_minute: float) -> RateLimiter:
 
 
 class RateLimitedModel:
-    takes_typed_messages = True  # passed on as the inner model reads them (messages_for)
-
     def __init__(self, inner: Model, limiter: RateLimiter) -> None:
         self.inner = inner
         self.name = inner.name
         self.limiter = limiter
 
-    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
         self.limiter.acquire()
-        return self.inner.complete(messages_for(self.inner, messages))
+        return self.inner.complete(messages)

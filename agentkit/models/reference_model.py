@@ -16,7 +16,7 @@ from agentkit.actions import Script, Vocabulary, parse_script
 from agentkit.actions.formatter import format_script
 from agentkit.actions.policy import ScriptPolicy
 from agentkit.actions.typed_commands import as_written
-from agentkit.models.base import PromptMessage
+from agentkit.messages import Message
 from agentkit.models.participant import Answer
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
@@ -29,9 +29,7 @@ class ReferenceAgent:
         self.name = name
         self.policy = policy
 
-    def answer(
-        self, messages: list[PromptMessage], observation: Observation, vocabulary: Vocabulary
-    ) -> Answer:
+    def answer(self, messages: list[Message], observation: Observation, vocabulary: Vocabulary) -> Answer:
         """The policy's commands for this observation; the chat messages are not read."""
         start = time.perf_counter()
         commands = list(self.policy.next_commands(observation))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit.messages import ToolCall
-from agentkit.models.base import ModelError, PromptMessage
+from agentkit.messages import Message, ToolCall
+from agentkit.models.base import ModelError
 from agentkit.records import ModelReply, Usage
 
 
@@ -26,8 +26,6 @@ class ReplayModel:
     "arguments"}]`` or None, as stored with the turn), given back with it: a tool-call episode
     replays its very calls.
     """
-
-    takes_typed_messages = True  # it reads none of them
 
     def __init__(
         self,
@@ -49,7 +47,7 @@ class ReplayModel:
         """Answers not yet given."""
         return len(self._answers) - self._turn
 
-    def complete(self, messages: Sequence[PromptMessage]) -> ModelReply:
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
         """The next recorded answer; the messages are ignored."""
         if self._turn >= len(self._answers):
             if self.record_end is not None:

@@ -22,6 +22,7 @@ from typing import Any
 from agentkit import __version__
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
+from agentkit.messages import Message, TextPart
 from agentkit.models.base import Model
 from agentkit.records import ModelReply, Usage
 from agentkit.setup_episode import make_setup
@@ -48,16 +49,15 @@ class ScriptedModel:
         self.name = name
         self._answers = itertools.cycle(answers)
 
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+    def complete(self, messages: Sequence[Message]) -> ModelReply:
         chars = images = 0
         for m in messages:
-            content = m.get("content")
-            if isinstance(content, str):
-                chars += len(content)
-            elif isinstance(content, list):
-                for part in content:
-                    if part.get("type") == "text":
-                        chars += len(part.get("text", ""))
+            if isinstance(m.content, str):
+                chars += len(m.content)
+            else:
+                for part in m.content:
+                    if isinstance(part, TextPart):
+                        chars += len(part.text)
                     else:
                         images += 1
         text = next(self._answers)
