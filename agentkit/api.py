@@ -6,8 +6,8 @@ and ``agentkit eval`` do (the same run configuration, runner and store, so a run
 same run the CLI, the viewer and the reports read) but fit a notebook: no progress bar unless asked
 (``progress=True``), no logging set-up (the caller's logging configuration rules), errors raised as
 exceptions with the same one-line messages (``RunSetupError``, a ``ValueError``, for anything that
-stops a run before its first episode: the CLI's checks, ``agentkit.run_preflight`` for the model and
-``agentkit.db_argument`` for ``db``; ``StorageError`` when the store could not write), and a ``RunSummary`` returned (``agentkit.runner.RunSummary``: ``run_id``,
+stops a run before its first episode: the CLI's checks, ``agentkit.runs.preflight`` for the model and
+``agentkit.store_access.db_argument`` for ``db``; ``StorageError`` when the store could not write), and a ``RunSummary`` returned (``agentkit.runs.runner.RunSummary``: ``run_id``,
 ``episodes`` as ``EpisodeResult`` with ``metrics["pass"]`` where the backend judges a pass,
 ``success_rate``, ``to_json()``).
 
@@ -30,8 +30,8 @@ from pydantic import ValidationError
 
 from agentkit.config import RunConfig
 from agentkit.records import EndReason, EpisodeResult, StorageError
-from agentkit.runner import RESUMABLE_SETTINGS, RunSummary, execute_run
-from agentkit.storage_fix import storage_fix
+from agentkit.runs.runner import RESUMABLE_SETTINGS, RunSummary, execute_run
+from agentkit.store_access.storage_fix import storage_fix
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)
@@ -64,9 +64,9 @@ def _preflight(
 ) -> None:
     """What the CLI checks before a run: the model's key variable and server, a human's frame display
     and terminal (one episode at a time, in this process), with ``endpoint_check`` what the server
-    keeps of a prompt (``agentkit.endpoint_check``: a refusal raises, warnings are logged and
+    keeps of a prompt (``agentkit.runs.endpoint_check``: a refusal raises, warnings are logged and
     raised as ``UserWarning``); and its warning for an unpriced budget."""
-    from agentkit.run_preflight import check_model_access
+    from agentkit.runs.preflight import check_model_access
 
     with _setup_errors():
         if api_key_env and not os.environ.get(api_key_env):
@@ -82,7 +82,7 @@ def _preflight(
         if endpoint_check:
             import warnings
 
-            from agentkit.endpoint_check import check_endpoint
+            from agentkit.runs.endpoint_check import check_endpoint
 
             for line in check_endpoint(config, os.environ.get(api_key_env) if api_key_env else None):
                 log.warning("%s", line)
@@ -134,7 +134,7 @@ def open_store(db: str | os.PathLike[str] | None = None, *, read_only: bool = Fa
     """The transcript store at ``db`` (created if missing), or with ``read_only=True`` a store whose
     writes the database refuses (an error if it does not exist). ``list_runs()``, ``list_episodes(run_id=)``,
     ``get_turns(episode_id)`` read it; use it in a ``with`` block, or ``close()`` it."""
-    from agentkit.db_argument import check_db, opening
+    from agentkit.store_access.db_argument import check_db, opening
 
     with _setup_errors():
         url = check_db(
@@ -168,9 +168,9 @@ def run(
     option of the backend (e.g. ``aai_version="4.1.0"``, ``render_size=256``), which goes to
     ``backend_options``. ``api_key_env`` names the environment variable holding the API key (the key
     is never stored). ``on_episode`` is called with each finished episode. ``endpoint_check=False``
-    skips asking the model's server what it keeps of a prompt (``agentkit.endpoint_check``).
+    skips asking the model's server what it keeps of a prompt (``agentkit.runs.endpoint_check``).
     """
-    from agentkit.suite_tasks import suite_tasks
+    from agentkit.runs.suite_tasks import suite_tasks
 
     with _setup_errors():
         task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
@@ -213,7 +213,7 @@ def evaluate(
     model. ``model`` replaces the experiment's model(s); ``overrides`` set any run field (``env``,
     ``max_concurrency``, ...). ``resume=RUN_ID`` continues a stopped or killed run instead.
     ``endpoint_check=False`` skips asking the models' servers what they keep of a prompt."""
-    from agentkit.experiment import expand_experiment, load_experiment
+    from agentkit.runs.experiment import expand_experiment, load_experiment
 
     configs: list[RunConfig] = []
     if resume is None:
@@ -224,7 +224,7 @@ def evaluate(
             if isinstance(experiment, Mapping):
                 spec, configs = expand_experiment(dict(experiment), "experiment", None, given)
             else:
-                from agentkit.preset_files import experiment_path
+                from agentkit.runs.preset_files import experiment_path
 
                 spec, configs = load_experiment(
                     experiment_path(experiment), given
@@ -268,7 +268,7 @@ def evaluate(
 
 def _split_options(env: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run settings, and options of ``env``'s backend; an option that is neither is refused by name."""
-    from agentkit.experiment import backend_accepts
+    from agentkit.runs.experiment import backend_accepts
 
     settings, backend_options = {}, {}
     for key, value in options.items():

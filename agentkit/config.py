@@ -5,7 +5,7 @@ all pass: a seed is stored in a 64-bit column and every backend wants one >= 0 (
 generator refuses negative seeds, so every such episode ended in ``env_error``), and a run's episodes
 are planned up front, so an absurd count must be refused in one line, not by a MemoryError.
 
-One source per fact: the defaults are agentkit.run_defaults' (the command line's flags read the
+One source per fact: the defaults are agentkit.leaves.run_defaults' (the command line's flags read the
 same ones), the observer's settings are the observer's own ``ObserverConfig``, and a stored run's
 configuration is rebuilt by ``RunConfig.from_stored`` (replay, resume, the Python API and eval).
 """
@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from agentkit import run_defaults as default
+from agentkit.leaves import run_defaults as default
 from agentkit.memory import memory_policy_from_spec
 from agentkit.models.controller_agent import is_controller_model
 from agentkit.observers import ObserverConfig
@@ -29,7 +29,7 @@ MAX_EPISODES = 1_000_000  # episodes one run may plan (tasks x episodes, or an e
 
 def ObserverSettings(**fields: Any) -> ObserverConfig:
     """The observer settings of a run: an ``ObserverConfig`` whose views default to the run's
-    (agentkit.run_defaults.OBSERVER_VIEWS) rather than the bare observer's every view."""
+    (agentkit.leaves.run_defaults.OBSERVER_VIEWS) rather than the bare observer's every view."""
     return ObserverConfig(**{"views": list(default.OBSERVER_VIEWS), **fields})
 
 
@@ -86,7 +86,7 @@ class RunConfig(BaseModel):
     cache_max_age_s: float | None = Field(None, gt=0)
     workers: Literal["auto", "threads", "processes"] = "auto"  # how episodes run concurrently
     # Where episodes run: "local" (this machine's threads or processes) or "ray" (Ray tasks on the
-    # cluster at ``ray_address``, else $RAY_ADDRESS, else a new local one: agentkit.executors).
+    # cluster at ``ray_address``, else $RAY_ADDRESS, else a new local one: agentkit.runs.executors).
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     # Model client: per-request timeout, retries with backoff, and a price for unlisted models.

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agentkit import run_defaults
 from agentkit.actions import CompileError, ParseError, Script
 from agentkit.actions.tool_results import tool_results
 from agentkit.control import Control, FrameWatch, choose_reader
 from agentkit.envs.base import Backend, ClockRunOut, StepResult
+from agentkit.leaves import run_defaults
 from agentkit.memory import FullHistory, MemoryPolicy, TurnMessages
 from agentkit.messages import Message, escape_lone_surrogates
 from agentkit.models.answer_reader import AnswerReader

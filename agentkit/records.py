@@ -63,7 +63,7 @@ class Usage:
 class ModelCall:
     """How one model call went, as the provider told it: why the answer ended (``finish_reason``,
     "length" when ``max_tokens`` cut it), how many retries the client made, the provider's own token
-    counts beside ours (``our_input_tokens``, agentkit.token_count), and a warning when they disagree
+    counts beside ours (``our_input_tokens``, agentkit.models.token_count), and a warning when they disagree
     so much that the server must have dropped part of the prompt. Stored per turn (``model_calls``)."""
 
     finish_reason: str | None = None

@@ -5,7 +5,7 @@ mark), the overall proportion and the wall time. The reference agent plans with 
 so this is a ceiling for models on the same tasks and a check that the arena is solvable as built;
 levels 1-3 (food retrieval, preferences, obstacles) should be passed at >= 0.8 each.
 
-It runs through ``agentkit.runner.execute_run`` exactly as ``agentkit run`` would (frames off, no
+It runs through ``agentkit.runs.runner.execute_run`` exactly as ``agentkit run`` would (frames off, no
 images, transcripts in a temporary SQLite store).
 
 Usage: python bench/arena_children.py [--seeds 3] [--suite aai-children40] [--keep-store PATH]
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.envs.animalai_common.suites import format_pass_table, pass_counts, suites
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger("bench.arena_children")

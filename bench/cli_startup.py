@@ -28,11 +28,11 @@ agentkit.envs.gridworld.backend (minigrid, gymnasium, pygame, networkx) at 0.77 
 Item 6b: `tasks ENV` reads the backend's light task catalogue (envs/registry.task_catalogue: the
 Testbed's packaged file names, generated JSON for gridworld and trifinger), agentkit.envs loads its
 names lazily, and a table that fits its lines is written without rich's layout when stdout is not
-a terminal (agentkit/cli_tasks.py). Now (process_time, 7d33d48): importing agentkit.cli ~0.11 s,
+a terminal (agentkit/cli/_task_list.py). Now (process_time, 7d33d48): importing agentkit.cli ~0.11 s,
 pydantic for typer's adapters ~0.07 s (typer coerces every non-flag parameter of the command and of
 the group callback through a TypeAdapter; avoiding it would mean reaching into typer's private
 _runtime_param, left alone), the command itself ~0.05 s; -X importtime: agentkit.envs.registry
-2.5 ms, agentkit.cli_tasks 0.9 ms; no numpy, PIL, pybullet, minigrid, gymnasium or
+2.5 ms, agentkit.cli._task_list 0.9 ms; no numpy, PIL, pybullet, minigrid, gymnasium or
 trifinger-simulation (tests/test_cli_startup_imports.py). In a terminal the table still goes
 through rich (its styles), so there `tasks aai-arena` costs ~0.18 s more (its layout of 900 rows).
 

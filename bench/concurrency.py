@@ -27,7 +27,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agentkit.config import RunConfig
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.testing.fake_openai import server_process
 from agentkit.transcripts import TranscriptStore
 

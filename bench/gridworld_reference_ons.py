@@ -22,7 +22,7 @@ from agentkit.evals.gridworld.leaderboard import (
     write_category_figure,
 )
 from agentkit.loop import run_episode
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ from agentkit.envs.gridworld import GridworldBackend
 from agentkit.envs.gridworld.catalogue import catalogue_entry
 from agentkit.envs.gridworld.quiet import quiet_stdout
 from agentkit.evals.gridworld.modalities import MODALITIES, apply_modality
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 BLOCK = 200
 DEFAULT_TASKS = [

@@ -16,7 +16,7 @@ Issue 29 row 14, 1,000 episodes in blocks of 50 (each block a run), on 2 busy co
   bundle loaded into OpenSSL, ~450,000 allocations, freed again), fragmenting the C heap by run.
   One context per process (``agentkit.models.tls_context``): +1.05 to +1.50 per 100, flat at
   360 MB from episode 550.
-- a run's end hands the heap's free pages back (``agentkit.freed_memory``): +0.69, +0.87, +0.87,
+- a run's end hands the heap's free pages back (``agentkit.runs.freed_memory``): +0.69, +0.87, +0.87,
   +1.05 in four runs (median +0.87), 344-346 MB flat from episode 500; the live allocations of
   episodes 250-1,000 are the rotating caches' current contents (7 MB, bounded).
 
@@ -35,7 +35,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agentkit.config import RunConfig
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
 

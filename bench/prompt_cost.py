@@ -33,7 +33,7 @@ from agentkit.loop import run_episode
 from agentkit.models.dict_model import OpenAIDictModel
 from agentkit.models.prompt_size import count_input_tokens, counter_for
 from agentkit.records import ModelReply
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 logger = logging.getLogger("bench.prompt_cost")
 

@@ -4,7 +4,7 @@ Why: ``--executor ray`` exists to add machines to a sweep; this prints what it c
 the simplest cluster there is, Ray nodes of one CPU each started on this machine
 (``ray.cluster_utils.Cluster``), beside the local executor's worker processes. Every line plays the
 same episodes (40 tasks x ``--trials``, frames off, no images, ``--max-scripts`` scripts each)
-through ``agentkit.runner.execute_run`` as ``agentkit eval`` would, into a fresh store. The time
+through ``agentkit.runs.runner.execute_run`` as ``agentkit eval`` would, into a fresh store. The time
 counted runs from the run's start to its last episode (worker start-up included, cluster start-up
 not: a cluster is started once and used for many runs).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.envs.animalai_common.suites import suites
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger("bench.ray_scale")

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentkit.rerender import rerender_run, token_counter
+from agentkit.offline.rerender import rerender_run, token_counter
 from agentkit.transcripts import TranscriptStore
 
 # The recorder of the viewer's test transcripts is a test fixture, kept outside the package.

@@ -19,7 +19,7 @@ from typing import Any
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.envs.animalai_common.suites import format_pass_table, level_of, suites
 from agentkit.loop import run_episode
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 log = logging.getLogger("bench.testbed_sweep")
 

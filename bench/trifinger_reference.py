@@ -66,7 +66,7 @@ def causalworld_overlap(metrics: dict) -> tuple[float, str]:
 def run_task(task: str, seeds: list[int]) -> list[Row]:
     from agentkit.config import RunConfig
     from agentkit.loop import run_episode
-    from agentkit.setup_episode import make_setup
+    from agentkit.runs.setup_episode import make_setup
 
     config = RunConfig(
         env="trifinger",

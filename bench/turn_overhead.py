@@ -26,7 +26,7 @@ from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
 from agentkit.observers.image_encoding import encode_image
 from agentkit.records import ModelReply, TurnRecord
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 from agentkit.transcripts import TranscriptStore
 
 TASK = "BabyAI-GoToLocal-v0"

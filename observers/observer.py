@@ -22,7 +22,7 @@ View = Literal["image", "ascii", "language", "structured"]
 
 class ObserverConfig(BaseModel):
     """Which views to produce and how to encode images: built here, and stored with a run as its
-    ``RunConfig.observer`` (the run's default views are agentkit.run_defaults.OBSERVER_VIEWS)."""
+    ``RunConfig.observer`` (the run's default views are agentkit.leaves.run_defaults.OBSERVER_VIEWS)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

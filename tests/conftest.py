@@ -183,6 +183,6 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Any) -> str:
 def _own_endpoint_check_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each test its own endpoint-check cache (agentkit.endpoint_check_cache), never the user's: a
+    """Each test its own endpoint-check cache (agentkit.runs.endpoint_check_cache), never the user's: a
     fake server of another test may have had the same port, and the CLI's subprocesses inherit it."""
     monkeypatch.setenv("AGENTKIT_CACHE_DIR", str(tmp_path_factory.mktemp("endpoint-checks")))

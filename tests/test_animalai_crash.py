@@ -17,7 +17,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agentkit.config import RunConfig
 from agentkit.records import EndReason
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
 

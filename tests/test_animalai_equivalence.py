@@ -19,7 +19,7 @@ from agentkit.models.reference_model import ReferenceAgent
 from agentkit.models.replay_model import ReplayModel
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
-from agentkit.setup_episode import make_observer
+from agentkit.runs.setup_episode import make_observer
 
 CONFIG = RunConfig(
     env="animalai", tasks=["01-01-01"], include_images=False, observer=ObserverSettings(views=["image"])

@@ -30,9 +30,9 @@ from agentkit.models.participant import Answer, ModelParticipant, Participant, a
 from agentkit.models.reference_model import ReferenceAgent
 from agentkit.models.replay_model import ReplayModel
 from agentkit.observers import Observation
+from agentkit.offline.replay import HandOverModel
 from agentkit.records import ModelReply, TurnRecord, Usage
-from agentkit.replay import HandOverModel
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 TASK = "gridworld/reach-goal-easy"
 NAMES = tuple(p.name for p in PRIMITIVES)

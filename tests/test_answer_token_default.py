@@ -14,8 +14,9 @@ import json
 import re
 from importlib.resources import files
 
-from agentkit import api, run_defaults
-from agentkit.token_count import token_counter
+from agentkit import api
+from agentkit.leaves import run_defaults
+from agentkit.models.token_count import token_counter
 from agentkit.transcripts import TranscriptStore
 
 MARGIN = 3  # room for a Think("...") of a few sentences more than the examples'

@@ -15,7 +15,7 @@ from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.loop import run_episode
 from agentkit.models.replay_model import ReplayModel
 from agentkit.records import EndReason
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 
 def agent(x: float, z: float, rotation: float = 0, y: float = 0) -> str:

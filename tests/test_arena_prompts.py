@@ -196,7 +196,7 @@ def test_loop_sends_the_worked_example_between_system_message_and_first_turn():
     from agentkit.loop import run_episode
     from agentkit.models.dict_model import OpenAIDictModel
     from agentkit.records import ModelReply
-    from agentkit.setup_episode import make_setup
+    from agentkit.runs.setup_episode import make_setup
 
     seen: list[list[dict]] = []
 

@@ -292,7 +292,7 @@ def test_reference_agent_gets_the_goal_behind_a_wall_through_the_real_loop(tmp_p
     from agentkit.config import RunConfig
     from agentkit.loop import run_episode
     from agentkit.records import EndReason
-    from agentkit.setup_episode import make_setup
+    from agentkit.runs.setup_episode import make_setup
 
     arena = tmp_path / "walled.yaml"
     arena.write_text(WALLED_GOAL)
@@ -399,7 +399,7 @@ def test_reference_agent_collects_the_changing_goals_of_v313(tmp_path, goal):
     a DecayGoal or GrowGoal (multi goals, the only good goal here) is collected and ends the episode."""
     from agentkit.config import RunConfig
     from agentkit.loop import run_episode
-    from agentkit.setup_episode import make_setup
+    from agentkit.runs.setup_episode import make_setup
 
     arena = tmp_path / "changing.yaml"
     arena.write_text(

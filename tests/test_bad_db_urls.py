@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.db_argument import DatabaseArgumentError, check_db, opening
+from agentkit.store_access.db_argument import DatabaseArgumentError, check_db, opening
 from agentkit.transcripts import TranscriptStore
 
 UNWRITABLE = "sqlite:////proc/agentkit-no-such-folder/runs.db"  # /proc takes no new folders, even from root

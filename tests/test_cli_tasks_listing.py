@@ -1,7 +1,7 @@
 """`agentkit tasks ENV` prints what rich would print for the backend's own tasks, and reads at 80 columns.
 
 Why: the listing reads a light catalogue and writes a table that fits its lines itself
-(agentkit/cli_tasks.py); researchers and scripts read this output, so it must be the table rich
+(agentkit/cli/_task_list.py); researchers and scripts read this output, so it must be the table rich
 lays out (``task_table``) for the backend's own tasks() and suites(), character for character.
 At 80 columns no id is cut and no line is longer (issue 30 item 3).
 """
@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from agentkit.cli_tasks import HEADERS, plain_table_lines, print_table, task_table
+from agentkit.cli._task_list import HEADERS, plain_table_lines, print_table, task_table
 from agentkit.envs.registry import catalogue_from_backend
 from agentkit.testing.cli_runner import cli_env, run_cli
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from agentkit.actions import Command, Script
-from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
+from agentkit.cli._run_options import COMMON_FLAGS, RunFlags
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.control import parse_control, parse_observe
 from agentkit.control.frame_watch import Taken, events_of, thin
@@ -28,9 +28,9 @@ from agentkit.envs.animalai_common.primitives import PRIMITIVES
 from agentkit.envs.base import StepResult
 from agentkit.loop import run_episode
 from agentkit.models.openai_messages import to_openai
+from agentkit.offline.replay import replay_episode
 from agentkit.records import EndReason
-from agentkit.replay import replay_episode
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
 
@@ -304,7 +304,7 @@ def test_the_control_flags_reach_the_stored_run_config(tmp_path, fake_openai):
 def test_an_observed_run_shows_its_frames_in_the_viewer_and_rerenders_only_under_its_own_mode(
     tmp_path, fake_openai
 ):
-    from agentkit.rerender import rerender_run
+    from agentkit.offline.rerender import rerender_run
     from agentkit.transcripts import TranscriptStore
     from agentkit.viewer import ViewerApp, open_readonly
 

@@ -16,8 +16,8 @@ import pytest
 
 from agentkit import api
 from agentkit.config import RunConfig
-from agentkit.endpoint_check import EndpointRefused, check_endpoint, needs_endpoint_check
-from agentkit.endpoint_check_cache import cache_path
+from agentkit.runs.endpoint_check import EndpointRefused, check_endpoint, needs_endpoint_check
+from agentkit.runs.endpoint_check_cache import cache_path
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer
 

@@ -16,9 +16,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from agentkit.error_rates import ErrorsApart, errors_apart
 from agentkit.records import EndReason, EpisodeResult
 from agentkit.reports.task_sets import resolve_task_set
+from agentkit.runs.error_rates import ErrorsApart, errors_apart
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
 from agentkit.transcripts import TranscriptStore
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.experiment import ExperimentError, load_experiment
+from agentkit.runs.experiment import ExperimentError, load_experiment
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 
@@ -131,7 +131,7 @@ def test_eval_killed_midway_resumes_to_exactly_one_final_episode_per_trial(tmp_p
 
 
 def test_per_level_groups_are_in_numeric_order():
-    from agentkit.cli_eval import _group_rates
+    from agentkit.cli.eval import _group_rates
 
     episodes = [{"level": lv, "success": lv < 5} for lv in (10, 2, 1, 10, 9)]
     groups = _group_rates(episodes, "level")

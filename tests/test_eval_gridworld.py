@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentkit.experiment import load_experiment
+from agentkit.runs.experiment import load_experiment
 from agentkit.testing.cli_runner import run_json
 
 

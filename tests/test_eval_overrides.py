@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.experiment import Experiment, ExperimentError, load_experiment
-from agentkit.preset_files import experiment_path, presets
+from agentkit.runs.experiment import Experiment, ExperimentError, load_experiment
+from agentkit.runs.preset_files import experiment_path, presets
 from agentkit.transcripts import TranscriptStore
 
 REPO = Path(__file__).resolve().parents[1]

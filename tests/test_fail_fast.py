@@ -240,7 +240,7 @@ def test_context_window_error_ends_the_episode_once_with_its_text(tmp_path):
 
 def test_a_transient_model_error_is_still_relaunched(tmp_path):
     from agentkit.config import RunConfig
-    from agentkit.runner import execute_run
+    from agentkit.runs.runner import execute_run
 
     store = TranscriptStore(f"sqlite:///{tmp_path / 'runs.db'}")
     with ErrorServer(503, {"error": {"message": "overloaded", "type": "server_error"}}) as server:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.fork_map import ForkedPartFailed, fork_map
+from agentkit.offline.fork_map import ForkedPartFailed, fork_map
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork_map forks (Linux)")
 

@@ -1,4 +1,4 @@
-"""A run hands the C heap's free pages back when it ends (agentkit.freed_memory, issue 29 row 14)."""
+"""A run hands the C heap's free pages back when it ends (agentkit.runs.freed_memory, issue 29 row 14)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import platform
 
 import pytest
 
-from agentkit import freed_memory, runner
 from agentkit.config import RunConfig
+from agentkit.runs import freed_memory, runner
 from agentkit.transcripts import TranscriptStore
 
 

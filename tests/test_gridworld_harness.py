@@ -10,7 +10,7 @@ from agentkit.config import ObserverSettings, RunConfig
 from agentkit.evals.gridworld.harness import HARNESSES, apply_harness, harness_names, harness_preset
 from agentkit.loop import run_episode
 from agentkit.models.openai_messages import to_openai
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 TASK, SEED = "gridworld/key-corridor-medium", 5  # the reference agent needs several scripts here
 

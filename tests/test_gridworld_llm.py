@@ -20,7 +20,7 @@ from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
 from agentkit.models.openai_messages import to_openai
 from agentkit.records import EndReason
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 from agentkit.testing.fake_openai import FakeOpenAIServer
 
 API_KEY = "sk-test-not-a-real-key-000000"

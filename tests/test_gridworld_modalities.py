@@ -11,7 +11,7 @@ from agentkit.config import RunConfig
 from agentkit.envs.gridworld.catalogue import CATALOGUE, FAMILIES
 from agentkit.envs.gridworld.seeds import episode_seeds
 from agentkit.evals.gridworld.modalities import MODALITIES, apply_modality, modality, modality_settings
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 CONTEXT = {"max_scripts": 30, "commands": []}
 

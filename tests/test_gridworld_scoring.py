@@ -19,7 +19,7 @@ from agentkit.evals.gridworld.leaderboard import (
 )
 from agentkit.evals.ons import PairScores, aggregate, ons
 from agentkit.loop import run_episode
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 SMALL = dict(
     tasks=["door-key", "goto-local", "lava-gap", "key-corridor"],

@@ -6,7 +6,7 @@ import socket
 import urllib.request
 from http.server import BaseHTTPRequestHandler
 
-from agentkit.http_service import HTTPService
+from agentkit.viewer.http_service import HTTPService
 
 
 class _Hello(BaseHTTPRequestHandler):

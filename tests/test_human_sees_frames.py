@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from agentkit import terminal_hold
 from agentkit.models.human_frames import (
     PNG_MAGIC,
     FrameDisplay,
@@ -27,6 +26,7 @@ from agentkit.models.human_frames import (
     PageFrameDisplay,
     check_frame_mode,
 )
+from agentkit.runs import terminal_hold
 
 AGENTKIT = Path(sys.executable).with_name("agentkit")
 TASK = "01-04-03"  # one of the 40 tasks the children played (envs/animalai_common/suites.py CHILDREN_40)

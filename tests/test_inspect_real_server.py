@@ -29,9 +29,9 @@ from inspect_ai.model import (
 )
 
 import agentkit
-from agentkit import run_defaults
 from agentkit.inspect_tasks import suite_task
 from agentkit.inspect_tasks.litellm_provider import to_openai_chat
+from agentkit.leaves import run_defaults
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
 
 TASK = "BabyAI-GoToLocal-v0"

@@ -38,9 +38,6 @@ SOURCE_FOLDERS = {
     "agentkit.transcripts": "transcripts",
 }
 
-# The face of envs/: the Backend interface and the registry that maps names to backends.
-ENVS_FACE = {"agentkit.envs", "agentkit.envs.base", "agentkit.envs.registry", "agentkit.envs.gym_registry"}
-
 # Helper packages shared by a family of backends (docs/architecture.md: "a shared helper package
 # of its family"), and the backends of that family. They are rules and helpers, not backends: the upper
 # layers (reports, the CLI) may read them without starting a backend.
@@ -49,28 +46,34 @@ FAMILIES: dict[str, frozenset[str]] = {
     "pybullet_support": frozenset({"arena", "trifinger"}),
 }
 
-# The command line: the entry point and the modules of its sub-commands. Only the entry point
-# imports them (to register their commands); they share code through the cli_* helpers named here
-# (output and refusals, logging, run options, executors, stops), never by importing the entry or
-# each other. Every other agentkit/cli_*.py is a command module (cli_db, cli_eval, cli_play, ...,
-# and cli_tasks, the body of `agentkit tasks`), so a new one is covered without being listed; a new
-# helper is flagged until it is named here, and a helper may not register commands (checked below).
+# The layer of a module follows from where it sits; no module is listed by name but the two shared
+# types the table draws as its own boxes. The bottom: agentkit.records, agentkit.messages, and every
+# module of the leaf package agentkit/leaves/ (helpers that import nothing of ours, so any part may
+# use them: run_defaults holds the run's default numbers, which the model client reads there
+# instead of writing them a second time). A new leaf goes in agentkit/leaves/ and is covered.
+SHARED_TYPES = ("agentkit.records", "agentkit.messages")
+LEAF_PACKAGE = "agentkit.leaves"
+
+# The command line is the package agentkit/cli/: its __init__ is the entry point (the `agentkit`
+# console script is agentkit.cli:main), every module with a plain name is a command module (cli/eval.py
+# is `agentkit eval`, cli/tasks.py is `agentkit tasks`), and a module whose name starts
+# with an underscore is a helper the command modules share (cli/_common.py, cli/_run_options.py, ...).
+# Only the entry imports the command modules, which share code through the helpers, never by
+# importing the entry or each other; a helper registers no command. Nothing outside the package
+# imports it: the CLI is the top of the application.
 CLI_ENTRY = "agentkit.cli"
-CLI_HELPERS = {
-    "agentkit.cli_common",
-    "agentkit.cli_endpoint_check",
-    "agentkit.cli_executor",
-    "agentkit.cli_help",  # the short --help, --help-all and the plain help layout of every command
-    "agentkit.cli_logging",
-    "agentkit.cli_run_options",
-    "agentkit.cli_stops",
-}
+CLI_MAIN = "agentkit.cli.__main__"  # `python -m agentkit.cli`: the entry run as a script
+
+
+def is_cli(module: str) -> bool:
+    """Whether ``module`` is the command line (its entry or any module of the agentkit/cli/ package)."""
+    return module == CLI_ENTRY or module.startswith(CLI_ENTRY + ".")
 
 
 def is_cli_command(module: str) -> bool:
-    """Whether ``module`` is one of the command line's command modules (an agentkit/cli_*.py, not a helper)."""
+    """Whether ``module`` is one of the command line's command modules (agentkit/cli/<name>.py, no underscore)."""
     package, _, name = module.rpartition(".")
-    return package == "agentkit" and name.startswith("cli_") and module not in CLI_HELPERS
+    return package == CLI_ENTRY and not name.startswith("_")
 
 
 def registers_commands(path: Path) -> bool:
@@ -79,17 +82,10 @@ def registers_commands(path: Path) -> bool:
     return any(isinstance(node, ast.FunctionDef) and node.name == "register" for node in tree.body)
 
 
-# Small helpers of agentkit/ that import nothing of ours: they sit with agentkit.records at the
-# bottom of the table, so any part may use them (checked: they must stay leaves). run_defaults holds
-# the run's default numbers (output tokens, timeout, retries), facts the model client's own
-# defaults repeat, so agentkit.models reads them there instead of writing them a second time.
-LEAF_HELPERS = {
-    "agentkit.log_streams",
-    "agentkit.url_redaction",
-    "agentkit.token_count",
-    "agentkit.messages",
-    "agentkit.run_defaults",
-}
+def is_leaf(module: str) -> bool:
+    """Whether ``module`` sits at the bottom of the table: a shared type or a module of agentkit/leaves/."""
+    return module in SHARED_TYPES or module == LEAF_PACKAGE or module.startswith(LEAF_PACKAGE + ".")
+
 
 # (importing module, imported module) -> why it is still allowed. The goal is an empty dict.
 ALLOWED: dict[tuple[str, str], str] = {}
@@ -168,22 +164,34 @@ def imports_of(name: str, path: Path, known: set[str]) -> list[ImportLine]:
     return [i for i in found if i.imported == "agentkit" or i.imported.startswith("agentkit.")]
 
 
-def part_of(module: str) -> str:
-    """The part of docs/architecture.md's layer table a module belongs to."""
-    if module == "agentkit.records" or module.startswith("agentkit.records.") or module in LEAF_HELPERS:
+def packages_of(modules: dict[str, Path]) -> frozenset[str]:
+    """The dotted names among ``modules`` that are packages (a folder with an ``__init__.py``)."""
+    return frozenset(name for name, path in modules.items() if path.name == "__init__.py")
+
+
+REAL_PACKAGES = packages_of(project_modules(ROOT, SOURCE_FOLDERS))
+
+
+def part_of(module: str, packages: frozenset[str] = REAL_PACKAGES) -> str:
+    """The part of docs/architecture.md's layer table a module belongs to, read from where it sits."""
+    if is_leaf(module) or module.startswith("agentkit.records."):
         return "records"
+    if is_cli(module):
+        return "cli"
     for part in ("actions", "observers", "memory", "prompts", "transcripts", "models"):
         if module == f"agentkit.{part}" or module.startswith(f"agentkit.{part}."):
             return part
-    if module in ENVS_FACE:
-        return "envs"
     if module.startswith("agentkit.envs."):
-        family = module.split(".")[2]
-        return f"envs-shared:{family}" if family in FAMILIES else f"backend:{family}"
-    return "app"  # the loop, runner, config, evaluations, reports, viewer, CLI
+        sub = module.split(".")[2]
+        if f"agentkit.envs.{sub}" in packages:  # a sub-package of envs/: a backend or a family's helpers
+            return f"envs-shared:{sub}" if sub in FAMILIES else f"backend:{sub}"
+    if module == "agentkit.envs" or module.startswith("agentkit.envs."):
+        return "envs"  # the face: the modules directly in envs/ (base.py, registry.py, ...)
+    return "app"  # the loop, the run (runs/), config, evaluations, reports, viewer, offline tools
 
 
 # Which parts each part may import (besides itself), straight from docs/architecture.md's table.
+_APP_MAY_IMPORT = {"records", "actions", "observers", "memory", "prompts", "envs", "transcripts", "models"}
 MAY_IMPORT = {
     "records": set(),
     "actions": {"records"},
@@ -193,17 +201,22 @@ MAY_IMPORT = {
     "envs": {"actions", "observers", "records"},
     "transcripts": {"records", "observers"},
     "models": {"records", "prompts", "observers", "actions"},
-    "app": {"records", "actions", "observers", "memory", "prompts", "envs", "transcripts", "models"},
+    "app": _APP_MAY_IMPORT,
+    "cli": _APP_MAY_IMPORT | {"app"},
 }
 
 
-def forbidden(importer: str, imported: str) -> str | None:
+def forbidden(importer: str, imported: str, packages: frozenset[str] = REAL_PACKAGES) -> str | None:
     """Why ``importer`` may not import ``imported``, or None when the table allows it."""
-    src, dst = part_of(importer), part_of(imported)
-    if (is_cli_command(imported) or imported == CLI_ENTRY) and importer not in (CLI_ENTRY, imported):
+    src, dst = part_of(importer, packages), part_of(imported, packages)
+    if (is_cli_command(imported) or imported == CLI_ENTRY) and importer not in (
+        CLI_ENTRY,
+        CLI_MAIN,
+        imported,
+    ):
         return (
-            "only agentkit.cli imports the CLI's command modules; they share code through the cli_*"
-            " helpers (a new helper module is named in CLI_HELPERS)"
+            "only agentkit.cli (the entry) imports the CLI's command modules; they share code through"
+            " the helpers agentkit/cli/_*.py"
         )
     if src == dst:
         return None
@@ -224,7 +237,7 @@ def forbidden(importer: str, imported: str) -> str | None:
         return (
             f"a family package ({src}) may import only actions, observers, records and envs.base, not {dst}"
         )
-    if dst.startswith("envs-shared:") and src == "app":
+    if dst.startswith("envs-shared:") and src in ("app", "cli"):
         return None
     if importer.startswith("agentkit.evals.") and dst.startswith("backend:"):
         # An env's evaluation protocol (agentkit/evals/<env>/) uses that one backend's modules.
@@ -243,10 +256,11 @@ def crossings(root: Path, folders: dict[str, str] = SOURCE_FOLDERS) -> list[Cros
     """Every import of the project that points the wrong way."""
     modules = project_modules(root, folders)
     known = set(modules)
+    packages = packages_of(modules)
     found: dict[ImportLine, Crossing] = {}  # one entry per line and module, however many names it takes
     for name, path in modules.items():
         for line in imports_of(name, path, known):
-            why = forbidden(line.importer, line.imported)
+            why = forbidden(line.importer, line.imported, packages)
             if why is not None:
                 found.setdefault(line, Crossing(line, why))
     return list(found.values())
@@ -267,7 +281,9 @@ def test_every_allowed_crossing_still_exists():
 
 def test_records_and_leaf_helpers_import_nothing_of_ours():
     modules = project_modules(ROOT, SOURCE_FOLDERS)
-    for name in ["agentkit.records", *sorted(LEAF_HELPERS)]:
+    leaves = sorted(name for name in modules if is_leaf(name))
+    assert set(SHARED_TYPES) < set(leaves) and len(leaves) > len(SHARED_TYPES) + 1, leaves
+    for name in leaves:
         assert imports_of(name, modules[name], set(modules)) == [], f"{name} must stay a leaf"
 
 
@@ -294,6 +310,9 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
     """A synthetic tree with one import of each kind of crossing: each is found, with file and line."""
     for folder in (
         "agentkit",
+        "agentkit/cli",
+        "agentkit/leaves",
+        "agentkit/runs",
         "actions",
         "envs",
         "envs/gridworld",
@@ -331,28 +350,37 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
     _write(tmp_path, "envs/gridworld/rules.py", '"""Not of the family."""\nfrom ..animalai_common import x\n')
     _write(tmp_path, "transcripts/store.py", '"""Store."""\nimport agentkit.envs.arena.world\n')
     _write(tmp_path, "memory/window.py", '"""Memory."""\nfrom agentkit import loop\n')
-    _write(tmp_path, "agentkit/cli_eval.py", '"""Eval."""\nfrom agentkit.cli import main\n')
+    # A module of the leaf package reaching up (flagged), and one reading another leaf (the same part).
+    _write(tmp_path, "agentkit/leaves/defaults.py", '"""Leaf."""\nfrom agentkit.config import X\n')
+    _write(tmp_path, "agentkit/leaves/words.py", '"""Leaf."""\nfrom agentkit.leaves import defaults\n')
+    _write(tmp_path, "agentkit/cli/eval.py", '"""Eval."""\nfrom agentkit.cli import main\n')
     _write(
         tmp_path,
-        "agentkit/cli.py",
+        "agentkit/cli/__init__.py",
         """\
         '''Entry: imports every command module, which is allowed.'''
-        from agentkit.cli_eval import register
-        from agentkit.cli_fresh import register as register_fresh
-        from agentkit import cli_play, cli_tasks
+        from agentkit.cli.eval import register
+        from agentkit.cli.fresh import register as register_fresh
+        from agentkit.cli import play, task_list
         """,
     )
-    # A command module listed nowhere (it registers verbs), reached from a helper: flagged.
+    # A command module named nowhere (it registers verbs), reached from a helper: flagged.
     _write(
         tmp_path,
-        "agentkit/cli_fresh.py",
-        '"""New verbs."""\nfrom agentkit.cli_common import out\ndef register(app):\n    pass\n',
+        "agentkit/cli/fresh.py",
+        '"""New verbs."""\nfrom agentkit.cli._common import out\ndef register(app):\n    pass\n',
     )
-    _write(tmp_path, "agentkit/cli_common.py", '"""Helper."""\nfrom agentkit.cli_fresh import register\n')
-    # A command module without register() (cli_tasks is the body of `agentkit tasks`), reached from a
-    # sibling command: flagged.
-    _write(tmp_path, "agentkit/cli_tasks.py", '"""Tasks."""\nfrom agentkit.cli_common import out\n')
-    _write(tmp_path, "agentkit/cli_play.py", '"""Play."""\nfrom agentkit import cli_tasks\n')
+    _write(tmp_path, "agentkit/cli/_common.py", '"""Helper."""\nfrom agentkit.cli.fresh import register\n')
+    # A module with a plain name is a command module even without register(), reached from a sibling
+    # command: flagged.
+    _write(tmp_path, "agentkit/cli/task_list.py", '"""Tasks."""\nfrom agentkit.cli._common import out\n')
+    _write(tmp_path, "agentkit/cli/play.py", '"""Play."""\nfrom agentkit.cli import task_list\n')
+    # The run reaching up into a helper of the command line: flagged (nothing outside agentkit/cli/ imports it).
+    _write(
+        tmp_path,
+        "agentkit/runs/runner.py",
+        '"""Runner."""\nfrom agentkit import loop\nfrom agentkit.cli._common import out\n',
+    )
     _write(
         tmp_path,
         "agentkit/evals/gridworld/plan.py",
@@ -378,30 +406,39 @@ def test_the_check_fails_on_a_forbidden_import(tmp_path):
         ("envs/gridworld/rules.py", 2, "agentkit.envs.animalai_common"),
         ("transcripts/store.py", 2, "agentkit.envs.arena.world"),
         ("memory/window.py", 2, "agentkit.loop"),
-        ("agentkit/cli_eval.py", 2, "agentkit.cli"),
-        ("agentkit/cli_common.py", 2, "agentkit.cli_fresh"),
-        ("agentkit/cli_play.py", 2, "agentkit.cli_tasks"),
+        ("agentkit/leaves/defaults.py", 2, "agentkit.config"),
+        ("agentkit/cli/eval.py", 2, "agentkit.cli"),
+        ("agentkit/cli/_common.py", 2, "agentkit.cli.fresh"),
+        ("agentkit/cli/play.py", 2, "agentkit.cli.task_list"),
+        ("agentkit/runs/runner.py", 3, "agentkit.cli._common"),
         ("agentkit/evals/gridworld/plan.py", 3, "agentkit.envs.arena.world"),
     }
     assert "another backend" in found[("envs/arena/world.py", 4, "agentkit.envs.gridworld.harness")]
     assert "must not import app" in found[("envs/gridworld/harness.py", 3, "agentkit.config")]
+    assert "records must not import app" in found[("agentkit/leaves/defaults.py", 2, "agentkit.config")]
+    assert "app must not import cli" in found[("agentkit/runs/runner.py", 3, "agentkit.cli._common")]
+    assert "only agentkit.cli" in found[("agentkit/cli/play.py", 2, "agentkit.cli.task_list")]
 
 
-def test_every_cli_module_is_a_command_or_a_named_helper_that_registers_nothing():
-    """The CLI rule covers every command module of the real tree, those of today and any new one."""
+def test_every_cli_module_is_a_command_or_a_helper_that_registers_nothing():
+    """The CLI rule covers every module of the real agentkit/cli/, those of today and any new one."""
     modules = project_modules(ROOT, SOURCE_FOLDERS)
-    cli = {name: path for name, path in modules.items() if name.startswith("agentkit.cli_")}
-    assert CLI_HELPERS <= set(cli), f"remove these gone modules from CLI_HELPERS: {CLI_HELPERS - set(cli)}"
+    cli = {name: path for name, path in modules.items() if is_cli(name) and name != CLI_ENTRY}
+    helpers = {name for name in cli if not is_cli_command(name)}
+    commands = set(cli) - helpers
+    assert helpers and all(name.rpartition(".")[2].startswith("_") for name in helpers)
     registering = {name for name, path in cli.items() if registers_commands(path)}
-    assert not registering & CLI_HELPERS, f"a helper registers commands: {registering & CLI_HELPERS}"
+    assert not registering & helpers, f"a helper registers commands: {registering & helpers}"
     entry_imports = {i.imported for i in imports_of(CLI_ENTRY, modules[CLI_ENTRY], set(modules))}
     assert registering and registering <= entry_imports, "agentkit.cli registers every command module"
-    commands = {name for name in cli if is_cli_command(name)}
-    assert registering | {"agentkit.cli_db", "agentkit.cli_play", "agentkit.cli_tasks"} <= commands
-    assert "only agentkit.cli" in (forbidden("agentkit.runner", "agentkit.cli_play") or "")
-    assert "only agentkit.cli" in (forbidden("agentkit.cli_eval", "agentkit.cli_db") or "")
-    assert forbidden("agentkit.cli_eval", "agentkit.cli_stops") is None
-    assert forbidden("agentkit.cli", "agentkit.cli_tasks") is None
+    assert commands <= entry_imports, f"command modules the entry never imports: {commands - entry_imports}"
+    assert registering | {"agentkit.cli.db", "agentkit.cli.play", "agentkit.cli.tasks"} <= commands
+    assert "only agentkit.cli" in (forbidden("agentkit.runs.runner", "agentkit.cli.play") or "")
+    assert "only agentkit.cli" in (forbidden("agentkit.cli.eval", "agentkit.cli.db") or "")
+    assert "must not import cli" in (forbidden("agentkit.runs.runner", "agentkit.cli._stops") or "")
+    assert forbidden("agentkit.cli.eval", "agentkit.cli._stops") is None
+    assert forbidden("agentkit.cli", "agentkit.cli.tasks") is None
+    assert forbidden("agentkit.cli.eval", "agentkit.runs.runner") is None
 
 
 def test_the_real_tree_with_one_added_forbidden_import_fails(tmp_path):
@@ -425,3 +462,11 @@ def test_the_animalai_backend_reaches_the_arena_only_through_the_family_package(
     assert "another backend" in forbidden("agentkit.envs.animalai.connector", "agentkit.envs.arena.backend")
     assert forbidden("agentkit.envs.arena.unity_standin", "agentkit.envs.animalai_common.protocol") is None
     assert forbidden("agentkit.envs.animalai.connector", "agentkit.envs.animalai_common.wire_read") is None
+
+
+def test_the_top_level_of_agentkit_keeps_at_most_15_modules():
+    """agentkit/ holds the shared types and public entries; every other module sits in its part's package."""
+    top = sorted(p.stem for p in (ROOT / "agentkit").glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= 15, (
+        f"agentkit/ has {len(top)} modules; move the ones of a part into its package: {top}"
+    )

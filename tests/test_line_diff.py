@@ -1,4 +1,4 @@
-"""Unified diffs (``agentkit.line_diff``), which ``agentkit rerender`` prints per turn."""
+"""Unified diffs (``agentkit.offline.line_diff``), which ``agentkit rerender`` prints per turn."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentkit.line_diff import opcodes, unified_diff
+from agentkit.offline.line_diff import opcodes, unified_diff
 
 
 def _apply(diff: str, a: list[str]) -> list[str]:

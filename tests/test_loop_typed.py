@@ -15,7 +15,7 @@ from agentkit.loop import run_episode
 from agentkit.messages import ImagePart, Message
 from agentkit.models.openai_messages import to_openai
 from agentkit.records import ModelReply, TurnRecord
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 from agentkit.transcripts.store import TranscriptStore
 
 TASK = "01-01-01"

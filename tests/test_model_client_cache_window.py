@@ -16,7 +16,7 @@ from agentkit.messages import ImagePart, Message, TextPart
 from agentkit.models import chat_body, openai_messages, prompt_size, reuse_window
 from agentkit.models.openai_messages import to_openai
 from agentkit.models.prompt_size import count_input_tokens, counter_for
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 WINDOW = 40
 

@@ -14,10 +14,10 @@ import sqlite3
 
 from agentkit.config import RunConfig
 from agentkit.messages import messages_from_openai
-from agentkit.model_call_summary import describe_call, model_call_line, model_call_totals
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.records import EndReason, EpisodeResult, ModelCall, ModelCallTotals, TurnRecord, Usage
-from agentkit.runner import execute_run
+from agentkit.runs.model_call_summary import describe_call, model_call_line, model_call_totals
+from agentkit.runs.runner import execute_run
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer, estimate_prompt_tokens
 from agentkit.transcripts import TranscriptStore

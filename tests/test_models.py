@@ -21,8 +21,8 @@ import litellm
 import pytest
 from rich.console import Console
 
-from agentkit import run_defaults
 from agentkit.actions import Command, CommandSpec, ParamSpec, ParamType, Vocabulary
+from agentkit.leaves import run_defaults
 from agentkit.messages import messages_from_openai
 from agentkit.models.base import ModelError
 from agentkit.models.human_model import HumanModel

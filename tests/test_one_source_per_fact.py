@@ -11,16 +11,16 @@ from __future__ import annotations
 import pytest
 from typer.main import get_command
 
-from agentkit import run_defaults
 from agentkit.cli import app
 from agentkit.config import RunConfig
-from agentkit.experiment import Experiment, ExperimentError
+from agentkit.leaves import run_defaults
 from agentkit.loop import EpisodeLimits
 from agentkit.observers import ObserverConfig
 from agentkit.prompts import PromptRenderer
 from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import templates_hash
-from agentkit.suite_tasks import UnknownSuite, suite_tasks
+from agentkit.runs.experiment import Experiment, ExperimentError
+from agentkit.runs.suite_tasks import UnknownSuite, suite_tasks
 from agentkit.transcripts import TranscriptStore
 
 

@@ -16,7 +16,7 @@ import pytest
 from agentkit.config import RunConfig
 from agentkit.outcome_words import OUTCOMES, outcome_word, verdict, verdict_text
 from agentkit.records import EndReason, EpisodeResult
-from agentkit.runner import RunSummary
+from agentkit.runs.runner import RunSummary
 from agentkit.testing.cli_runner import run_cli, run_json
 
 ROOT = Path(__file__).resolve().parents[1]

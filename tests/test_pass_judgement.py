@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agentkit.cli_eval import run_json as eval_json
+from agentkit.cli.eval import run_json as eval_json
 from agentkit.config import RunConfig
 from agentkit.envs.animalai_common.tasks import load_task, packaged_task_ids
 from agentkit.envs.arena.backend import ArenaBackend
@@ -24,8 +24,8 @@ from agentkit.models.base import ModelError
 from agentkit.models.replay_model import ReplayModel
 from agentkit.records import EndReason, EpisodeResult, ModelReply
 from agentkit.reports.run_results import read_run
-from agentkit.runner import execute_run
-from agentkit.setup_episode import make_setup
+from agentkit.runs.runner import execute_run
+from agentkit.runs.setup_episode import make_setup
 from agentkit.testing.cli_runner import cli_env, run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore

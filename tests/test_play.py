@@ -18,11 +18,11 @@ import urllib.request
 
 import pytest
 
+from agentkit.offline.replay import replay_episode
 from agentkit.play import PlayOptions, PlayServer, held_keys_action
 from agentkit.play.session import suite_tasks
-from agentkit.replay import replay_episode
-from agentkit.suite_tasks import UnknownSuite
-from agentkit.suite_tasks import suite_tasks as shared_suite_tasks
+from agentkit.runs.suite_tasks import UnknownSuite
+from agentkit.runs.suite_tasks import suite_tasks as shared_suite_tasks
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore, export_jsonl
 from agentkit.viewer import ViewerServer, open_readonly
@@ -83,7 +83,7 @@ def test_suite_and_tasks_options():
 
 
 def test_a_sitting_expands_suites_as_every_command_does():
-    """agentkit.suite_tasks is the one expansion: the same tasks, the same refusal, a task played once."""
+    """agentkit.runs.suite_tasks is the one expansion: the same tasks, the same refusal, a task played once."""
     assert suite_tasks(None, None) == shared_suite_tasks("aai-arena", "aai-children40")
     assert suite_tasks(None, None, "gridworld") == shared_suite_tasks("gridworld", "gridworld-easy")
     assert suite_tasks(None, f"aai-children40,{CHILD_TASK}") == suite_tasks("aai-children40", None)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from agentkit.offline.replay import replay_episode
 from agentkit.play import PlayOptions, PlayServer
-from agentkit.replay import replay_episode
 from agentkit.reports.aai_report import build_report
 from agentkit.reports.baselines import shipped_baselines
 from agentkit.reports.human_runs import cluster_by_participant, read_humans

@@ -21,7 +21,7 @@ from agentkit.play.resume import resume_point
 from agentkit.play.session import TUTORIALS, suite_tasks
 from agentkit.reports.human_runs import read_humans
 from agentkit.reports.proportions import Proportion
-from agentkit.run_worker import episode_id_for
+from agentkit.runs.worker import episode_id_for
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.schema import Episode, Run
 

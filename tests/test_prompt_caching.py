@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
+from agentkit.cli._run_options import COMMON_FLAGS, RunFlags
 from agentkit.config import RunConfig
 from agentkit.messages import messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel

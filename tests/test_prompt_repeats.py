@@ -32,7 +32,7 @@ from agentkit.messages import ToolCall
 from agentkit.models.dict_model import OpenAIDictModel
 from agentkit.prompts.template_sets import get_set, set_names
 from agentkit.records import EndReason, ModelReply
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 JUNK = "I would rather not say."  # no command in it: a parse error, fed back on the next turn
 

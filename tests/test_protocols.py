@@ -18,14 +18,14 @@ import pytest
 from pydantic import ValidationError
 
 from agentkit.config import ObserverSettings, RunConfig
-from agentkit.experiment import load_experiment
 from agentkit.loop import run_episode
 from agentkit.models.replay_model import ReplayModel
+from agentkit.offline.replay import replay_episode
 from agentkit.protocols import LLM_AAI, UNUSABLE_REPLY, start_observation_steps
 from agentkit.records import EndReason, EpisodeResult, TurnRecord
-from agentkit.replay import replay_episode
-from agentkit.runner import execute_run
-from agentkit.setup_episode import make_setup
+from agentkit.runs.experiment import load_experiment
+from agentkit.runs.runner import execute_run
+from agentkit.runs.setup_episode import make_setup
 from agentkit.testing.cli_runner import run_cli, run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore

@@ -10,7 +10,7 @@ import pytest
 
 import agentkit
 from agentkit.records import EpisodeResult
-from agentkit.runner import RunSummary
+from agentkit.runs.runner import RunSummary
 
 
 def test_run_returns_a_summary_with_the_episode_and_its_pass_and_the_store_lists_it(tmp_path, capsys):
@@ -59,7 +59,7 @@ def test_evaluate_takes_an_experiment_dict_or_file(tmp_path):
 
 def test_import_agentkit_stays_light():
     code = (
-        "import sys, agentkit; heavy = [m for m in ('agentkit.api', 'agentkit.runner', 'sqlalchemy', 'litellm', "
+        "import sys, agentkit; heavy = [m for m in ('agentkit.api', 'agentkit.runs.runner', 'sqlalchemy', 'litellm', "
         "'pydantic', 'typer') if m in sys.modules]; print(heavy); print(callable(agentkit.run))"
     )
     out = subprocess.run(

@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from agentkit.cli_run_options import RUN_FLAGS, RunFlags
+from agentkit.cli._run_options import RUN_FLAGS, RunFlags
 from agentkit.config import RunConfig
-from agentkit.executors.ray_address import (
+from agentkit.runs.executors.ray_address import (
     check_nodes_share_sqlite,
     check_store_for_ray,
     is_local_address,
@@ -306,12 +306,12 @@ def test_rate_limit_is_shared_by_every_worker_of_the_cluster(cluster):
     the k-th request of all to go cannot go before k intervals after the first was asked."""
     import ray
 
-    from agentkit.executors.ray_rate_limit import start_bucket
+    from agentkit.runs.executors.ray_rate_limit import start_bucket
 
     def acquire_times(bucket, go, n):  # nested: Ray ships it by value to the workers
         import time as clock
 
-        from agentkit.executors.ray_rate_limit import ClusterRateLimiter
+        from agentkit.runs.executors.ray_rate_limit import ClusterRateLimiter
 
         limiter = ClusterRateLimiter(bucket, 300)
         clock.sleep(max(0.0, go - clock.time()))  # all three start asking at the same moment
@@ -341,15 +341,15 @@ def test_a_stop_the_driver_decides_reaches_a_running_task(cluster):
     """A budget reached (or Ctrl-C) in the driver: a task on the cluster sees the reason within a second."""
     import ray
 
-    from agentkit.executors.ray_stop_signal import DriverCell, start_signal
     from agentkit.records import EndReason
-    from agentkit.run_budget import StopFlag
+    from agentkit.runs.budget import StopFlag
+    from agentkit.runs.executors.ray_stop_signal import DriverCell, start_signal
 
     def wait_for_stop(signal, started):  # nested: Ray ships it by value to the workers
         import time as clock
 
-        from agentkit.executors.ray_stop_signal import TaskCell
-        from agentkit.run_budget import StopFlag
+        from agentkit.runs.budget import StopFlag
+        from agentkit.runs.executors.ray_stop_signal import TaskCell
 
         flag = StopFlag(TaskCell(signal))
         ray.get(started.set.remote(1))  # tell the test this task is running, flag unset
@@ -434,8 +434,8 @@ def test_executor_flags_are_checked_in_one_line(tmp_path):
 
 
 def test_run_follows_the_same_ray_address_rule_as_eval(tmp_path):
-    """`run` reads the flags through agentkit.cli_run_options, `eval` through agentkit.cli_executor:
-    one rule (cli_executor.executor_for) for both."""
+    """`run` reads the flags through agentkit.cli._run_options, `eval` through agentkit.cli._executor:
+    one rule (agentkit.cli._executor.executor_for) for both."""
     assert RunFlags({"ray_address": "h:1"}, RUN_FLAGS).overrides()["executor"] == "ray"
     with pytest.raises(ValueError, match="--ray-address: names a Ray cluster, but --executor is local"):
         RunFlags({"ray_address": "h:1", "executor": "local"}, RUN_FLAGS).overrides()

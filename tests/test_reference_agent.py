@@ -9,7 +9,7 @@ from agentkit.actions import parse_script
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.loop import run_episode
 from agentkit.records import EndReason
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 
 
 class _Answers:

@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from viewer_sample import ScriptedModel, record_run, sample_database
 
-from agentkit.records import ModelReply, Usage
-from agentkit.replay import continue_live
-from agentkit.rerender import (
+from agentkit.offline.replay import continue_live
+from agentkit.offline.rerender import (
     StoredImage,
     TokenCounter,
     observation_from_json,
     rerender_run,
     token_counter,
 )
+from agentkit.records import ModelReply, Usage
 from agentkit.testing.cli_runner import run_cli, run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore

@@ -14,7 +14,7 @@ import sqlite3
 
 import pytest
 
-from agentkit.rerender import rerender_run
+from agentkit.offline.rerender import rerender_run
 from agentkit.testing.cli_runner import run_cli, run_json
 from agentkit.viewer import open_readonly
 

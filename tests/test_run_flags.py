@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentkit.cli_run_options import COMMON_FLAGS, EVAL_FLAGS, RUN_FLAGS
+from agentkit.cli._run_options import COMMON_FLAGS, EVAL_FLAGS, RUN_FLAGS
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.transcripts import TranscriptStore
 

@@ -12,9 +12,9 @@ import sqlite3
 import subprocess
 import time
 
-from agentkit.cli_stops import EXIT_INTERRUPTED, EXIT_STOPPED
+from agentkit.cli._stops import EXIT_INTERRUPTED, EXIT_STOPPED
 from agentkit.config import RunConfig
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
 from agentkit.testing.error_server import CONTEXT_TOO_LONG, ErrorServer
 from agentkit.testing.fake_openai import FakeOpenAIServer

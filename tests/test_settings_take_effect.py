@@ -12,11 +12,11 @@ import pytest
 
 from agentkit.config import RunConfig
 from agentkit.envs.animalai_common.suites import suites
-from agentkit.experiment import ExperimentError, expand_experiment
 from agentkit.models.fold_system import fold_system_message
 from agentkit.models.price_check import unpriced_budget_warning
 from agentkit.reports.task_sets import resolve_task_set
-from agentkit.runner import execute_run
+from agentkit.runs.experiment import ExperimentError, expand_experiment
+from agentkit.runs.runner import execute_run
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agentkit import run_defaults
+from agentkit.leaves import run_defaults
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer
 
@@ -116,7 +116,7 @@ def test_stop_sequences_are_part_of_the_response_cache_key_only_when_given(tmp_p
     from agentkit.config import RunConfig
     from agentkit.models.cached_model import CachedModel
     from agentkit.models.litellm_model import LiteLLMModel
-    from agentkit.setup_episode import wrap_model
+    from agentkit.runs.setup_episode import wrap_model
     from agentkit.transcripts import TranscriptStore
 
     store = TranscriptStore(f"sqlite:///{tmp_path / 'c.db'}")

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import insert
 
+from agentkit.offline.rerender import _Messages
 from agentkit.records import TurnRecord, Usage
-from agentkit.rerender import _Messages
 from agentkit.transcripts import TranscriptReader, TranscriptStore, make_engine
 from agentkit.transcripts.db import canonical_json
 from agentkit.transcripts.schema import Base, Blob, Episode, Message, Run, Turn

@@ -2,7 +2,7 @@
 
 Why: a full-history prompt resends every earlier turn's text, and the per-turn prompt-size check
 (agentkit.models.prompt_size), rerender and the benches all count them. One cache, in the counter
-(agentkit.token_count), serves them all; these tests check that a text seen before is not encoded
+(agentkit.models.token_count), serves them all; these tests check that a text seen before is not encoded
 again, that the counts stay exact, and that the cache never holds more characters than its bound.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from agentkit import token_count
+from agentkit.models import token_count
 from agentkit.models.prompt_size import count_input_tokens
-from agentkit.token_count import token_counter
+from agentkit.models.token_count import token_counter
 
 
 class _CountingEncoding:

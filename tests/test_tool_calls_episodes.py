@@ -18,10 +18,10 @@ import pytest
 
 from agentkit.config import ObserverSettings, RunConfig
 from agentkit.inspect_tasks.export_log import run_as_eval_log
+from agentkit.offline.replay import replay_episode
+from agentkit.offline.rerender import rerender_run
 from agentkit.records import EndReason
-from agentkit.replay import replay_episode
-from agentkit.rerender import rerender_run
-from agentkit.runner import execute_run
+from agentkit.runs.runner import execute_run
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.tables import run_tables

@@ -10,10 +10,9 @@ from agentkit.actions import Script
 from agentkit.actions.script import ParseError
 from agentkit.actions.tool_calls import script_from_tool_calls
 from agentkit.actions.tool_results import NOT_RUN, RAN, tool_results
-from agentkit.cli_run_options import COMMON_FLAGS, RunFlags
+from agentkit.cli._run_options import COMMON_FLAGS, RunFlags
 from agentkit.config import RunConfig
 from agentkit.envs.gridworld.vocabulary import VOCABULARY
-from agentkit.experiment import load_experiment
 from agentkit.memory import TurnMessages, memory_policy_from_spec
 from agentkit.messages import ImagePart, Message, TextPart, ToolCall
 from agentkit.models.answer_reader import TOOL_CALL_READER
@@ -21,7 +20,8 @@ from agentkit.models.openai_messages import to_openai, typed_request_key
 from agentkit.models.participant import ModelParticipant
 from agentkit.models.replay_model import ReplayModel
 from agentkit.records import TurnRecord, Usage
-from agentkit.setup_episode import check_tool_templates
+from agentkit.runs.experiment import load_experiment
+from agentkit.runs.setup_episode import check_tool_templates
 from agentkit.testing.cli_runner import cli_env, run_cli, run_json
 from agentkit.transcripts import TranscriptStore
 

@@ -163,9 +163,9 @@ def test_a_controller_needs_no_key_no_price_and_no_frames_and_refuses_modes_it_c
 
     from agentkit.config import RunConfig
     from agentkit.models.price_check import has_price
-    from agentkit.run_preflight import check_model_access
-    from agentkit.run_worker import cpu_bound
-    from agentkit.setup_episode import needs_frames
+    from agentkit.runs.preflight import check_model_access
+    from agentkit.runs.setup_episode import needs_frames
+    from agentkit.runs.worker import cpu_bound
 
     config = RunConfig(env="trifinger", tasks=["pushing@P0"], model=PUSHING)
     assert not needs_frames(config) and cpu_bound(PUSHING) and has_price(PUSHING)

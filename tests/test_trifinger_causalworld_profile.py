@@ -296,7 +296,7 @@ def test_pick_and_place_observes_the_fixed_wall(backend):
 def test_the_run_configs_profile_option_is_recorded_in_the_episodes_metrics(profile, measure):
     from agentkit.config import RunConfig
     from agentkit.loop import run_episode
-    from agentkit.setup_episode import make_setup
+    from agentkit.runs.setup_episode import make_setup
 
     config = RunConfig(
         env="trifinger",

@@ -12,7 +12,7 @@ import pytest
 
 from agentkit.config import RunConfig
 from agentkit.loop import run_episode
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 from agentkit.testing.cli_runner import run_json
 from agentkit.testing.fake_openai import FakeOpenAIServer, count_images
 

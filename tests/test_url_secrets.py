@@ -11,10 +11,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+from agentkit.leaves.url_redaction import REDACTED, redact_url, redact_urls
 from agentkit.testing.cli_runner import cli_env, run_cli
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import scrub_secrets
-from agentkit.url_redaction import REDACTED, redact_url, redact_urls
 
 USER, PASSWORD, QUERY_KEY = "alice-the-user", "hunter2-the-password", "qk-query-secret-value"
 

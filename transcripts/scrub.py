@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentkit.url_redaction import redact_urls
+from agentkit.leaves.url_redaction import redact_urls
 
 REDACTED = "[redacted]"
 
@@ -61,7 +61,7 @@ def is_secret_key(key: object) -> bool:
 
 def scrub_secrets(obj: Any) -> Any:
     """A copy of ``obj`` without secret-named keys, with credential-looking strings redacted, and
-    with URLs stripped of user info and secret query values (``agentkit.url_redaction``).
+    with URLs stripped of user info and secret query values (``agentkit.leaves.url_redaction``).
 
     Dicts, lists and tuples are walked recursively; the input is not modified.
     """

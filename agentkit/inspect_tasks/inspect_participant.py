@@ -31,9 +31,9 @@ from agentkit.models.answer_reader import SCRIPT_READER, AnswerReader
 from agentkit.models.base import ModelError
 from agentkit.models.openai_messages import data_url
 from agentkit.models.participant import Answer
+from agentkit.models.token_count import token_counter
 from agentkit.observers import Observation
 from agentkit.records import ModelReply, Usage
-from agentkit.token_count import token_counter
 
 # Inspect estimates prompt tokens with tiktoken's o200k_base; agentkit's counter points tiktoken at the
 # BPE files litellm ships (as a side effect of finding its own), so no download is tried offline.

@@ -30,7 +30,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from agentkit import run_defaults
+from agentkit.leaves import run_defaults
 from agentkit.messages import messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.models.local_server_key import key_for_server

@@ -16,8 +16,8 @@ from agentkit.loop import run_episode
 from agentkit.models.participant import Participant
 from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, EpisodeResult
-from agentkit.run_worker import ended_unjudged, episode_id_for
-from agentkit.setup_episode import make_backend, make_setup
+from agentkit.runs.setup_episode import make_backend, make_setup
+from agentkit.runs.worker import ended_unjudged, episode_id_for
 from agentkit.transcripts import TranscriptStore
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from agentkit.config import RunConfig
 from agentkit.inspect_tasks.episode_solver import agentkit_episode
 from agentkit.inspect_tasks.scorer import agentkit_score
 from agentkit.inspect_tasks.store_run import StoreRun
-from agentkit.suite_tasks import expand_task_names
+from agentkit.runs.suite_tasks import expand_task_names
 
 
 def suite_task(
@@ -29,7 +29,7 @@ def suite_task(
     run settings of ``agentkit run`` (``max_scripts``, ``memory``, ``templates_dir``, ``seed``, ...) and
     ``backend_options``. ValueError in one line for an unknown task, suite or setting."""
     from agentkit.api import db_url
-    from agentkit.db_argument import check_db
+    from agentkit.store_access.db_argument import check_db
 
     names = [t.strip() for t in tasks.split(",")] if isinstance(tasks, str) else list(tasks)
     task_names = expand_task_names(env, [n for n in names if n])

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx
 
-from agentkit.url_redaction import redact_url
+from agentkit.leaves.url_redaction import redact_url
 
 logger = logging.getLogger(__name__)
 

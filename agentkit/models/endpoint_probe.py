@@ -29,7 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from agentkit.url_redaction import redact_url
+from agentkit.leaves.url_redaction import redact_url
 
 logger = logging.getLogger(__name__)
 

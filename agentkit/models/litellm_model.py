@@ -40,8 +40,9 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from agentkit import run_defaults  # a leaf: the defaults a run gives every model, written once
-from agentkit.log_streams import import_litellm
+from agentkit.leaves import run_defaults  # a leaf: the defaults a run gives every model, written once
+from agentkit.leaves.log_streams import import_litellm
+from agentkit.leaves.url_redaction import redact_url, redact_urls
 from agentkit.messages import Message, ToolCall, escape_lone_surrogates, has_lone_surrogate
 from agentkit.models import client_warmup, usage_guard
 from agentkit.models.answer_size import refusal_in
@@ -53,7 +54,6 @@ from agentkit.models.plain_openai_client import async_plain_messages, plain_mess
 from agentkit.models.prompt_cache import mark_stable_prefix, takes_cache_markers
 from agentkit.models.prompt_size import count_input_tokens, counter_for, dropped_prompt_warning
 from agentkit.records import ModelCall, ModelReply, Usage
-from agentkit.url_redaction import redact_url, redact_urls
 
 logger = logging.getLogger(__name__)
 litellm = import_litellm()  # its own log handlers would write debug records to stdout, breaking --json

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentkit.log_streams import import_litellm
+from agentkit.leaves.log_streams import import_litellm
 from agentkit.models.controller_agent import is_controller_model
 
 # Models that are no API call: nothing is paid, nothing needs a price.

@@ -5,7 +5,7 @@ a text-only model ignores) still answers, and the run looks normal. One such ser
 input tokens for a request of about 1,400. Comparing the provider's count with ours on every turn
 turns that into a warning stored with the turn.
 
-Text is counted with the offline tokenizer of ``agentkit.token_count`` (exact for OpenAI models, a
+Text is counted with the offline tokenizer of ``agentkit.models.token_count`` (exact for OpenAI models, a
 close estimate for others), images with OpenAI's high-detail formula from the size in their header,
 plus OpenAI's framing of chat messages (3 tokens around each, 3 to open the answer). Other
 providers count differently, so only a large gap is reported: less than half of our count, on a
@@ -21,7 +21,7 @@ import threading
 from typing import Any
 
 from agentkit.models import reuse_window
-from agentkit.token_count import TokenCounter, token_counter
+from agentkit.models.token_count import TokenCounter, token_counter
 
 MESSAGE_OVERHEAD_TOKENS = 3  # OpenAI chat format: role and separators around every message
 REPLY_PRIMING_TOKENS = 3  # the assistant turn the request opens

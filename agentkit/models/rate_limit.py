@@ -45,7 +45,7 @@ def provider_of(model: str) -> str:
 
 def use_limiter(provider: str, limiter: RateLimiter) -> None:
     """Make ``limiter`` the one this process's episodes of ``provider`` share from now on (e.g. one
-    asking a Ray actor that holds a whole cluster's limit: agentkit.executors.ray_rate_limit)."""
+    asking a Ray actor that holds a whole cluster's limit: agentkit.runs.executors.ray_rate_limit)."""
     with _LIMITERS_LOCK:
         _LIMITERS[provider] = limiter
 

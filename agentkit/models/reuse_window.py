@@ -16,7 +16,7 @@ directly) keeps the default, one episode of the default length.
 
 from __future__ import annotations
 
-from agentkit import run_defaults
+from agentkit.leaves import run_defaults
 
 PREFIX_MESSAGES = 4  # system prompt, a worked example's prompt and answer, the first prompt
 MESSAGES_PER_TURN = 4  # the answer, the next prompt, and room for a few tool results

@@ -25,9 +25,9 @@ from urllib.parse import urlsplit
 import httpx
 import openai
 
+from agentkit.leaves.url_redaction import redact_url
 from agentkit.models import answer_content, answer_size
 from agentkit.models.tls_context import shared_tls_context
-from agentkit.url_redaction import redact_url
 
 _COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _DETAILS = ("prompt_tokens_details", "completion_tokens_details")

@@ -5,7 +5,7 @@ the participant should not replay the arenas already done, and the run should st
 options come back from the run's stored config (participant, condition, mode, world, tasks,
 tutorial, frame size); episodes that finished for the participant's own reasons are kept, and the
 others (cut by the stop, never finished) are played again as a new attempt, as ``eval --resume``
-does for model runs (``agentkit.run_worker.RERUN_REASONS``). The tutorial keeps the identity it
+does for model runs (``agentkit.runs.worker.RERUN_REASONS``). The tutorial keeps the identity it
 was stored under (``agentkit.tutorial_episode``), so a sitting stored before the run config recorded
 the tutorial's trial (trial 0, prepended to the run's tasks) resumes as well.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.play.session import EpisodeOutcome, PlayOptions
-from agentkit.run_worker import RERUN_REASONS
+from agentkit.runs.worker import RERUN_REASONS
 from agentkit.transcripts import TranscriptStore
 from agentkit.tutorial_episode import TRIAL_KEY
 

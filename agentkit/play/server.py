@@ -27,10 +27,10 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from agentkit.http_service import HTTPService
 from agentkit.play.keys import GRID_KEYS, held_keys_action, pressed_key_action
 from agentkit.play.session import STEP_S, PlayOptions, PlaySession, check_condition, check_participant
 from agentkit.transcripts import TranscriptStore
+from agentkit.viewer.http_service import HTTPService
 from agentkit.viewer.server import loopback_hosts
 
 log = logging.getLogger(__name__)

@@ -30,10 +30,10 @@ from agentkit.models.participant import Participant
 from agentkit.play.page_participant import PageParticipant
 from agentkit.prompts.renderer import resolve_templates
 from agentkit.records import EndReason, StorageError
-from agentkit.run_worker import ended_unjudged, episode_id_for
-from agentkit.setup_episode import make_backend, make_setup
-from agentkit.suite_tasks import expand_task_names
-from agentkit.suite_tasks import suite_tasks as tasks_of_suite
+from agentkit.runs.setup_episode import make_backend, make_setup
+from agentkit.runs.suite_tasks import expand_task_names
+from agentkit.runs.suite_tasks import suite_tasks as tasks_of_suite
+from agentkit.runs.worker import ended_unjudged, episode_id_for
 from agentkit.transcripts import TranscriptStore
 from agentkit.tutorial_episode import TASK_KEY, TRIAL_KEY, tutorial_seed
 
@@ -163,7 +163,7 @@ class PlayOptions:
 def suite_tasks(suite: str | None, tasks: str | None, env: str = ENV) -> list[str]:
     """The tasks of ``--tasks`` (comma-separated ids or suite names) or else of ``--suite`` (the
     world's default suite when None), in order, expanded as every command expands them
-    (``agentkit.suite_tasks``): a task named twice is played once (its episode id would repeat), and
+    (``agentkit.runs.suite_tasks``): a task named twice is played once (its episode id would repeat), and
     an unknown suite is refused with the suites the world has."""
     if env not in DEFAULT_SUITES:
         raise ValueError(f"--env: give {' or '.join(DEFAULT_SUITES)}, not {env!r}")

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentkit.error_rates import ErrorsApart
 from agentkit.reports.baselines import TOP_K, Baselines
 from agentkit.reports.clustered import CLUSTER_METHOD, cluster_robust_interval
 from agentkit.reports.coverage import Coverage, common_coverage
@@ -25,6 +24,7 @@ from agentkit.reports.levels import level_name, level_title
 from agentkit.reports.proportions import EMPTY, Proportion
 from agentkit.reports.run_results import RunResults
 from agentkit.reports.task_ids import level_of
+from agentkit.runs.error_rates import ErrorsApart
 
 CHILDREN = "children"
 OLYMPICS = "olympics_top10"

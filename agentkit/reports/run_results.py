@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from agentkit.error_rates import ENV_ERROR, MODEL_ERROR, ErrorsApart
 from agentkit.pass_rule import PassRule, rule_of, stored_verdict
 from agentkit.reports.proportions import Proportion
 from agentkit.reports.task_ids import canonical_task_id
+from agentkit.runs.error_rates import ENV_ERROR, MODEL_ERROR, ErrorsApart
 from agentkit.transcripts import TranscriptReader
 from agentkit.transcripts.records import EpisodeInfo
 from agentkit.tutorial_episode import is_tutorial
@@ -45,7 +45,7 @@ class RunResults:
     not_judged: int = 0  # finished episodes without a verdict (interrupted; broken, under llm-aai)
     name: str | None = None  # the run's --name, stored in its config
     # task -> end reason -> counted episodes a model or environment error ended (all fails): the
-    # report states the rate without them beside the headline (agentkit.error_rates)
+    # report states the rate without them beside the headline (agentkit.runs.error_rates)
     errors_by_task: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def errors_apart(self, tasks: list[str]) -> ErrorsApart:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from agentkit.model_call_summary import describe_call
+from agentkit.runs.model_call_summary import describe_call
 from agentkit.transcripts.records import TurnInfo
 
 

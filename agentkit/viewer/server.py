@@ -23,11 +23,11 @@ from importlib import resources
 from typing import Any, overload
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from agentkit.http_service import HTTPService
 from agentkit.transcripts import TranscriptReader
 from agentkit.viewer import pages
 from agentkit.viewer.compare import compare_runs, first_divergence
 from agentkit.viewer.gif_export import NoFrames, episode_gif
+from agentkit.viewer.http_service import HTTPService
 from agentkit.viewer.links import LiveLinks
 from agentkit.viewer.queries import OUTCOME_ALIASES, OUTCOMES, ViewerData
 

@@ -114,8 +114,8 @@ def _walk(
     recorded: list[Pose | None],
     protocol_name: str = "agentkit",
 ) -> StepPath:
+    from agentkit.offline.replay import use_stored_source
     from agentkit.protocols import protocol_named
-    from agentkit.replay import use_stored_source
 
     protocol = protocol_named(protocol_name)
     use_stored_source(store, episode_id, task, backend)

@@ -25,7 +25,7 @@ from agentkit.loop import run_episode
 from agentkit.messages import Message, TextPart
 from agentkit.models.base import Model
 from agentkit.records import ModelReply, Usage
-from agentkit.setup_episode import make_setup
+from agentkit.runs.setup_episode import make_setup
 from agentkit.transcripts import TranscriptStore
 
 # A weak gridworld player: some sensible moves, some refusals to follow the format.
