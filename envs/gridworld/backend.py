@@ -21,6 +21,7 @@ from agentkit.envs.base import Backend, PrimitiveAction, ScriptPolicy, StepResul
 from agentkit.envs.gridworld.api_calls import API_CALLS
 from agentkit.envs.gridworld.api_vocabulary import API_VOCABULARY
 from agentkit.envs.gridworld.catalogue import CATALOGUE, CATEGORIES, DIFFICULTIES
+from agentkit.envs.gridworld.placement_bound import bound_agent_placement
 from agentkit.envs.gridworld.primitives import PRIMITIVES
 from agentkit.envs.gridworld.quiet import quiet_stdout
 from agentkit.envs.gridworld.state import SeenMap, grid_view, privileged_state, to_cell
@@ -120,6 +121,7 @@ class GridworldBackend(Backend):
             render_mode = None if self.frame == "none" else "rgb_array"
             with quiet_stdout():
                 self._env = gymnasium.make(task, render_mode=render_mode)
+            bound_agent_placement(self._env.unwrapped)  # no seed may hang reset (placement_bound.py)
             self._task = task
         with quiet_stdout():
             obs, _ = self._env.reset(seed=seed)
