@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typed_turns import typed  # tests/support/
 
+from agentkit.messages import Message
 from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore, export_jsonl, make_engine, scrub_secrets
 from agentkit.transcripts.store import TurnExistsError, templates_hash
@@ -34,7 +36,7 @@ def db_url(tmp_path: Path, name: str = "t.db") -> str:
     return f"sqlite:///{tmp_path / name}"
 
 
-def make_turn(index: int, messages: list[dict[str, Any]], **overrides: Any) -> TurnRecord:
+def make_turn(index: int, messages: list[Any], **overrides: Any) -> TurnRecord:
     values: dict[str, Any] = dict(
         index=index,
         observation={
@@ -67,7 +69,7 @@ def image_message(step: int, url: str = PNG_URL) -> dict[str, Any]:
         "role": "user",
         "content": [
             {"type": "text", "text": f"Step {step}. What do you do?"},
-            {"type": "image_url", "image_url": {"url": url, "detail": "low"}},
+            {"type": "image_url", "image_url": {"url": url}},
         ],
     }
 
@@ -110,6 +112,7 @@ def run_child(code: str, *args: str) -> subprocess.Popen[str]:
 
 CHILD_PRELUDE = """
     import sys, time
+    from agentkit.messages import Message
     from agentkit.records import TurnRecord, Usage
     from agentkit.transcripts import TranscriptStore
 
@@ -162,7 +165,7 @@ def test_round_trip_stores_each_image_once(any_db: str, fast_path: bool) -> None
     run_id, episode_id = new_episode(store)
     turns = full_history_turns(3)  # the same image in 3 turns, and 6 times in all prompts together
     for t in turns:
-        store.add_turn(episode_id, t)
+        store.add_turn(episode_id, typed(t))
 
     read = store.get_turns(episode_id)
     assert [t.to_record() for t in read] == turns  # every field, messages restored as data URLs
@@ -178,12 +181,7 @@ def test_round_trip_stores_each_image_once(any_db: str, fast_path: bool) -> None
 
     refs = store.get_turns(episode_id, images="ref")
     part = refs[0].messages[1]["content"][1]
-    assert part == {
-        "type": "image_ref",
-        "sha256": PNG_SHA,
-        "media_type": "image/png",
-        "image_url_options": {"detail": "low"},
-    }
+    assert part == {"type": "image_ref", "sha256": PNG_SHA, "media_type": "image/png"}
     assert store.get_turns(episode_id, with_messages=False)[0].messages is None
 
     run = store.get_run(run_id)
@@ -198,7 +196,7 @@ def test_restored_messages_do_not_share_state(tmp_path: Path) -> None:
     store = TranscriptStore(db_url(tmp_path))
     _, episode_id = new_episode(store)
     for t in full_history_turns(2):
-        store.add_turn(episode_id, t)
+        store.add_turn(episode_id, typed(t))
     first, second = store.get_turns(episode_id)
     first.messages[1]["content"][0]["text"] = "changed"
     assert second.messages[1]["content"][0]["text"] == "Step 0. What do you do?"
@@ -209,18 +207,9 @@ def test_other_content_shapes_round_trip(any_db: str) -> None:
     _, episode_id = new_episode(store)
     messages = [
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": JPEG_URL}}]},
-        {
-            "role": "user",
-            "content": [{"type": "image_url", "image_url": {"url": "https://example.org/a.png"}}],
-        },
-        {
-            "role": "user",
-            "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,not base64!"}}],
-        },
-        {"role": "assistant", "content": None, "name": "agent"},
         {"role": "user", "content": "ünïcode ✓"},
     ]
-    store.add_turn(episode_id, make_turn(0, messages))
+    store.add_turn(episode_id, typed(make_turn(0, messages)))
     assert store.get_turns(episode_id)[0].messages == messages
     assert count(store, "SELECT count(*) FROM blobs WHERE media_type = 'image/jpeg'") == 1
 
@@ -229,26 +218,26 @@ def test_turns_come_back_in_index_order(tmp_path: Path) -> None:
     store = TranscriptStore(db_url(tmp_path))
     _, episode_id = new_episode(store)
     for i in (2, 0, 1):
-        store.add_turn(episode_id, make_turn(i, [SYSTEM]))
+        store.add_turn(episode_id, typed(make_turn(i, [SYSTEM])))
     assert [t.index for t in store.get_turns(episode_id)] == [0, 1, 2]
 
 
 def test_turn_index_is_unique_per_episode(any_db: str) -> None:
     store = TranscriptStore(any_db)
     run_id, episode_id = new_episode(store)
-    store.add_turn(episode_id, make_turn(0, [SYSTEM, image_message(0)]))
+    store.add_turn(episode_id, typed(make_turn(0, [SYSTEM, image_message(0)])))
     with pytest.raises(TurnExistsError):
-        store.add_turn(episode_id, make_turn(0, [SYSTEM, image_message(0, JPEG_URL)]))
+        store.add_turn(episode_id, typed(make_turn(0, [SYSTEM, image_message(0, JPEG_URL)])))
     # The failed turn left nothing behind (not even its new image), and writing goes on.
     assert count(store, "SELECT count(*) FROM blobs WHERE media_type = 'image/jpeg'") == 0
-    store.add_turn(episode_id, make_turn(1, [SYSTEM, image_message(1, JPEG_URL)]))
+    store.add_turn(episode_id, typed(make_turn(1, [SYSTEM, image_message(1, JPEG_URL)])))
     assert [t.index for t in store.get_turns(episode_id)] == [0, 1]
     assert count(store, "SELECT count(*) FROM blobs WHERE media_type = 'image/jpeg'") == 1
     # The same index in another episode is fine; an unknown episode is not.
     other = store.start_episode(run_id, "MiniGrid-Empty-5x5-v0", seed=8)
-    store.add_turn(other, make_turn(0, [SYSTEM]))
+    store.add_turn(other, typed(make_turn(0, [SYSTEM])))
     with pytest.raises(KeyError):
-        store.add_turn("no-such-episode", make_turn(0, [SYSTEM]))
+        store.add_turn("no-such-episode", typed(make_turn(0, [SYSTEM])))
 
 
 def test_finish_episode(any_db: str) -> None:
@@ -256,7 +245,7 @@ def test_finish_episode(any_db: str) -> None:
     run_id, episode_id = new_episode(store)
     assert store.get_episode(episode_id).status == "running"  # this process is alive
     for t in full_history_turns(2):
-        store.add_turn(episode_id, t)
+        store.add_turn(episode_id, typed(t))
     result = EpisodeResult(
         episode_id=episode_id,
         task="MiniGrid-Empty-5x5-v0",
@@ -287,7 +276,7 @@ def test_episode_of_a_running_writer_is_running_with_live_totals(tmp_path: Path)
     store = TranscriptStore(db_url(tmp_path))
     _, episode_id = new_episode(store)
     for t in full_history_turns(3):
-        store.add_turn(episode_id, t)
+        store.add_turn(episode_id, typed(t))
     episode = store.get_episode(episode_id)
     assert episode.status == "running" and episode.turns == 3 and episode.input_tokens == 100 + 101 + 102
     assert store.close_stale() == []
@@ -308,7 +297,7 @@ def test_killed_writer_leaves_a_sound_db_and_an_unfinished_episode(tmp_path: Pat
     run_id = store.create_run("gridworld", ["t"], "m", {}, {})
     episode_id = store.start_episode(run_id, "t", 0)
     for i in range(2):
-        store.add_turn(episode_id, turn(i, [{"role": "user", "content": f"turn {i}"}]))
+        store.add_turn(episode_id, turn(i, [Message("user", f"turn {i}")]))
     print(episode_id, flush=True)
     time.sleep(120)
     """,
@@ -347,9 +336,9 @@ def test_kill_during_a_stream_of_turns_loses_at_most_the_turn_in_flight(tmp_path
     run_id = store.create_run("gridworld", ["t"], "m", {}, {})
     episode_id = store.start_episode(run_id, "t", 0)
     print(episode_id, flush=True)
-    history = [{"role": "system", "content": "sys"}]
+    history = [Message("system", "sys")]
     for i in range(100000):
-        history = history + [{"role": "user", "content": f"turn {i} " * 50}]
+        history = history + [Message("user", f"turn {i} " * 50)]
         store.add_turn(episode_id, turn(i, history))
         print(i, flush=True)
     """,
@@ -389,9 +378,9 @@ def test_two_processes_write_the_same_file_concurrently(tmp_path: Path) -> None:
     episode_id = store.start_episode(run_id, "t", 0)
     while not os.path.exists(sys.argv[2]):
         time.sleep(0.001)
-    shared = {"role": "system", "content": "the same system prompt in both processes"}
+    shared = Message("system", "the same system prompt in both processes")
     for i in range(150):
-        store.add_turn(episode_id, turn(i, [shared, {"role": "user", "content": f"{episode_id} {i}"}]))
+        store.add_turn(episode_id, turn(i, [shared, Message("user", f"{episode_id} {i}")]))
     store.finish_episode(episode_id, __import__("agentkit.records").records.EpisodeResult(
         episode_id=episode_id, task="t", seed=0, success=False, reward=0.0,
         end_reason=__import__("agentkit.records").records.EndReason.TIME_LIMIT, scripts=0, turns=150))
@@ -477,7 +466,7 @@ def test_export_with_image_files(tmp_path: Path) -> None:
     turns = full_history_turns(3)
     turns[0].observation["images"] = [{"label": "view", "media_type": "image/png", "sha256": PNG_SHA}]
     for t in turns:
-        store.add_turn(episode_id, t)
+        store.add_turn(episode_id, typed(t))
     out = tmp_path / "exports" / "run.jsonl"
 
     assert export_jsonl(store, run_id, out) == 3
@@ -504,7 +493,7 @@ def test_export_with_data_urls(tmp_path: Path) -> None:
     _, episode_id = new_episode(store)
     turns = full_history_turns(2)
     for t in turns:
-        store.add_turn(episode_id, t)
+        store.add_turn(episode_id, typed(t))
     out = tmp_path / "episode.jsonl"
 
     assert export_jsonl(store, [episode_id], out, images="data_url") == 2
@@ -523,29 +512,34 @@ def test_images_handed_over_by_the_loop_are_stored_exactly_like_decoded_ones(tmp
     decoding the data URL of the same frame."""
     import numpy as np
 
-    from agentkit.messages import ImagePart, Message, TextPart
+    from agentkit.messages import ImagePart, TextPart, message_from_openai
     from agentkit.observers.image_encoding import encode_image
 
     frame = encode_image(np.random.default_rng(1).integers(0, 255, (64, 64, 3), dtype=np.uint8), "camera")
     url = "data:" + frame.media_type + ";base64," + base64.b64encode(frame.data).decode("ascii")
 
-    def message(typed: bool) -> Any:
-        if typed:
+    def message(handed_over: bool) -> Message:
+        if handed_over:
             return Message("user", (TextPart("look"), ImagePart(frame.data, frame.media_type, frame.sha256)))
-        return {
-            "role": "user",
-            "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": url}}],
-        }
+        return message_from_openai(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "look"},
+                    {"type": "image_url", "image_url": {"url": url}},
+                ],
+            }
+        )
 
     stored = {}
-    for typed in (True, False):
-        with TranscriptStore(f"sqlite:///{tmp_path / f'{typed}.db'}") as store:
+    for handed_over in (True, False):
+        with TranscriptStore(f"sqlite:///{tmp_path / f'{handed_over}.db'}") as store:
             run = store.create_run("aai-arena", ["t"], "m", {}, {"system.j2": "x"})
             episode = store.start_episode(run, "t", 0)
-            store.add_turn(episode, make_turn(0, [message(typed)]))
+            store.add_turn(episode, make_turn(0, [message(handed_over)]))
             (turn,) = store.get_turns(episode)
             blob = store.get_blob(frame.sha256)
-            stored[typed] = (turn.messages, blob.data, blob.media_type)
+            stored[handed_over] = (turn.messages, blob.data, blob.media_type)
     assert stored[True] == stored[False]
     assert stored[True][0][0]["content"][1]["image_url"]["url"] == url and stored[True][1] == frame.data
 
