@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
+from typed_turns import typed  # tests/support/
 
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
@@ -61,12 +62,12 @@ def prompts() -> list[list[dict[str, Any]]]:
 def record(store: TranscriptStore, run_id: str, seed: int) -> str:
     episode = store.start_episode(run_id, "t", seed=seed)
     sent = prompts()
-    store.add_turn(episode, turn(0, sent[0], parse_error={"message": "no script", "kind": "syntax"}))
+    store.add_turn(episode, typed(turn(0, sent[0], parse_error={"message": "no script", "kind": "syntax"})))
     store.add_turn(
         episode,
-        turn(1, sent[1], tool_calls=[{"id": "c2", "name": "forward", "arguments": "{}"}]),
+        typed(turn(1, sent[1], tool_calls=[{"id": "c2", "name": "forward", "arguments": "{}"}])),
     )
-    store.add_turn(episode, turn(2, sent[2], compile_error="unknown object"))
+    store.add_turn(episode, typed(turn(2, sent[2], compile_error="unknown object")))
     return episode
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from typed_turns import typed_messages  # tests/support/
 
 from agentkit.dataframes import load_runs
 from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
@@ -27,7 +28,7 @@ def _turn(index: int, messages: list[dict[str, Any]]) -> TurnRecord:
     return TurnRecord(
         index=index,
         observation={"step": index, "images": []},
-        messages=messages,
+        messages=typed_messages(messages),
         answer=f"Forward({index})",
         usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.0),
         latency_s=0.1,

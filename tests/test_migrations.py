@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from agentkit.messages import Message
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.db import resolve_url, upgrade_database
@@ -89,7 +90,7 @@ def new_turn(answer: str = "Go(2);") -> TurnRecord:
     return TurnRecord(
         index=0,
         observation={},
-        messages=[{"role": "user", "content": "go"}],
+        messages=[Message("user", "go")],
         answer=answer,
         usage=Usage(1, 1, 0.0),
         latency_s=0.0,

@@ -13,7 +13,7 @@ import logging
 import sqlite3
 
 from agentkit.config import RunConfig
-from agentkit.messages import messages_from_openai
+from agentkit.messages import Message, messages_from_openai
 from agentkit.models.litellm_model import LiteLLMModel
 from agentkit.records import EndReason, EpisodeResult, ModelCall, ModelCallTotals, TurnRecord, Usage
 from agentkit.runs.model_call_summary import describe_call, model_call_line, model_call_totals
@@ -184,7 +184,7 @@ def _turn(index: int, call: ModelCall | None) -> TurnRecord:
     return TurnRecord(
         index=index,
         observation={},
-        messages=[{"role": "user", "content": "go"}],
+        messages=[Message("user", "go")],
         answer="Go(1);",
         usage=Usage(1, 1, 0.0),
         latency_s=0.1,

@@ -12,6 +12,7 @@ from agentkit.envs.animalai.backend import AnimalAIBackend
 from agentkit.envs.arena.backend import ArenaBackend
 from agentkit.envs.gridworld.backend import GridworldBackend
 from agentkit.envs.trifinger.backend import TriFingerBackend
+from agentkit.messages import Message
 from agentkit.observers import Observer, ObserverConfig, Pose, WorldMap, WorldShape
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
@@ -149,7 +150,7 @@ def test_an_old_stored_map_and_poses_still_render(tmp_path):
                     "structured": {"position": pose["position"], "orientation": 30.0 * i},
                     "pose": pose,
                 },
-                messages=[{"role": "user", "content": f"turn {i}"}],
+                messages=[Message("user", f"turn {i}")],
                 answer="Wait(1);",
                 usage=Usage(),
                 latency_s=0.0,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from agentkit.messages import Message
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.server_text import MARKER, from_stored, to_stored
@@ -22,7 +23,7 @@ def turn(index: int, answer: str) -> TurnRecord:
     return TurnRecord(
         index=index,
         observation={"step": index},
-        messages=[{"role": "user", "content": "go"}],
+        messages=[Message("user", "go")],
         answer=answer,
         usage=Usage(3_000_000_000, 1, 0.0),
         latency_s=0.0,

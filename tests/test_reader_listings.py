@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from sqlalchemy import Table, case, literal
 
+from agentkit.messages import Message
 from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 from agentkit.transcripts.listings import Verdict
 from agentkit.viewer import ViewerApp, open_readonly
 from agentkit.viewer.trajectory import pose_of
 
-SYSTEM = {"role": "system", "content": "rules"}
+SYSTEM = Message("system", "rules")
 
 
 def _success(episodes: Table, runs: Table):
@@ -27,8 +28,8 @@ def _success(episodes: Table, runs: Table):
 VERDICT = Verdict(_success, passed="yes", failed="no")
 
 
-def _turn(i: int, observation: dict, history: list[dict]) -> TurnRecord:
-    user = {"role": "user", "content": f"turn {i}"}
+def _turn(i: int, observation: dict, history: list[Message]) -> TurnRecord:
+    user = Message("user", f"turn {i}")
     record = TurnRecord(
         index=i,
         observation=observation,
@@ -47,13 +48,13 @@ def _turn(i: int, observation: dict, history: list[dict]) -> TurnRecord:
         done=False,
         timings={},
     )
-    history += [user, {"role": "assistant", "content": "Go(1);"}]
+    history += [user, Message("assistant", "Go(1);")]
     return record
 
 
 def _episode(store: TranscriptStore, run: str, task: str, seed: int, success: bool | None, **kw) -> str:
     episode = store.start_episode(run, task, seed, **kw)
-    history: list[dict] = []
+    history: list[Message] = []
     for i in range(3):
         store.add_turn(episode, _turn(i, {"step": i, "pose": {"position": [i, 0.0, 2 * i]}}, history))
     if success is not None:
@@ -131,7 +132,7 @@ def test_an_episode_without_stored_poses_says_no_path(tmp_path):
     with TranscriptStore(url) as store:
         run = store.create_run("aai-arena", ["A"], "m", {}, {"system.j2": "s"})
         episode = store.start_episode(run, "A", 0)
-        history: list[dict] = []
+        history: list[Message] = []
         for i in range(2):
             record = _turn(i, {"step": i, "status_text": f"Step: {i}\nPosition: [{i}.0, 0.0, 3.0]"}, history)
             if i == 0:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from viewer_sample import sample_database
 
+from agentkit.messages import Message, ToolCall
 from agentkit.observers import Pose
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
@@ -338,10 +339,10 @@ def test_a_turn_page_of_a_long_episode_stays_small(tmp_path):
     store = TranscriptStore(db)
     run = store.create_run("gridworld", ["T"], "m", {}, {"system.j2": "s", "turn.j2": "t"})
     episode = store.start_episode(run, "T", 0)
-    system = {"role": "system", "content": "rules " * 50}
-    history: list[dict] = []
+    system = Message("system", "rules " * 50)
+    history: list[Message] = []
     for i in range(2500):
-        user = {"role": "user", "content": f"turn {i}: the map\n" + "#....#\n" * 8}
+        user = Message("user", f"turn {i}: the map\n" + "#....#\n" * 8)
         x = i % 6
         obs = {
             "step": i,
@@ -378,7 +379,7 @@ def test_a_turn_page_of_a_long_episode_stays_small(tmp_path):
                 timings={},
             ),
         )
-        history += [user, {"role": "assistant", "content": "Go(1);"}]
+        history += [user, Message("assistant", "Go(1);")]
     store.close()
     app = ViewerApp(open_readonly(db))
     page = app.handle("GET", f"/episodes/{episode}?turn=1800")
@@ -465,7 +466,7 @@ def test_the_viewer_follows_an_episode_that_is_still_being_written(tmp_path):
             TurnRecord(
                 i,
                 obs,
-                [{"role": "user", "content": f"t{i}"}],
+                [Message("user", f"t{i}")],
                 f"Go({i + 1});",
                 Usage(),
                 0.1,
@@ -558,7 +559,7 @@ def test_transcript_text_is_escaped_everywhere(tmp_path):
         TurnRecord(
             0,
             obs,
-            [{"role": "system", "content": evil}, {"role": evil, "content": evil, "name": evil}],
+            [Message("system", evil), Message(evil, evil, (ToolCall(evil, evil, evil),), evil)],
             evil,
             Usage(),
             0.0,

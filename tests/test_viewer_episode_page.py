@@ -268,6 +268,7 @@ def test_a_hostile_frame_label_cannot_leave_the_players_data_block(tmp_path):
     store = TranscriptStore(db)
     run = store.create_run("gridworld", ["T"], "m", {}, {"system.j2": "s", "turn.j2": "t"})
     episode = store.start_episode(run, "T", 0)
+    from agentkit.messages import Message
     from agentkit.records import TurnRecord, Usage
 
     for i in range(2):
@@ -279,7 +280,7 @@ def test_a_hostile_frame_label_cannot_leave_the_players_data_block(tmp_path):
             TurnRecord(
                 index=i,
                 observation=obs,
-                messages=[{"role": "user", "content": "t"}],
+                messages=[Message("user", "t")],
                 answer="Go(1);",
                 usage=Usage(1, 1, 0.0),
                 latency_s=0.1,
