@@ -117,9 +117,9 @@ class TurnRecord:
 
     index: int
     observation: dict[str, Any]  # Observation.to_json() of what the model saw
-    # The chat messages sent: typed (agentkit.messages.Message, images by sha256) from the loop;
-    # OpenAI-style dicts from other writers (the store keeps both as the same rows). ``Any``: this
-    # module is a leaf and imports nothing of ours.
+    # The chat messages sent, typed (agentkit.messages.Message, images by sha256): the store refuses
+    # anything else (a caller's OpenAI-style dicts are read with messages_from_openai first). ``Any``:
+    # this module is a leaf and imports nothing of ours.
     messages: list[Any]
     answer: str
     usage: Usage

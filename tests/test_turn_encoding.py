@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from typing import Any
@@ -11,7 +10,6 @@ import pytest
 
 from agentkit.messages import ImagePart, Message, TextPart, ToolCall
 from agentkit.records import ModelCall, TurnRecord, Usage
-from agentkit.transcripts.dict_messages import DictMessage, DictMessages
 from agentkit.transcripts.prompt_spans import EpisodeMessages
 from agentkit.transcripts.turn_encoding import (
     JSON_MEDIA_TYPE,
@@ -204,50 +202,3 @@ def test_a_first_turn_carries_its_context_source_and_model_call_rows() -> None:
 def test_an_untyped_message_is_refused() -> None:
     with pytest.raises(UntypedMessageError, match="agentkit.messages.Message, not dict"):
         encode(turn(0, [{"role": "user", "content": "hi"}]))
-
-
-# --- TEMPORARY: dict messages converted at the store's edge (delete with dict_messages.py) ----------
-
-
-def test_a_dict_message_becomes_its_stored_form_with_the_image_bytes() -> None:
-    url = "data:image/png;base64," + base64.b64encode(FRAME.data).decode("ascii")
-    message = {
-        "role": "user",
-        "name": "agent",
-        "content": [
-            {"type": "text", "text": "look"},
-            {"type": "image_url", "image_url": {"url": url, "detail": "low"}},
-            {"type": "image_url", "image_url": {"url": "https://example.org/a.png"}},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,not base64!"}},
-        ],
-    }
-    record = DictMessages().typed("ep", turn(0, [SYSTEM, message]))
-    converted = record.messages[1]
-    assert record.messages[0] is SYSTEM
-    assert converted == DictMessage(
-        "user",
-        [
-            {"type": "text", "text": "look"},
-            {
-                "type": "image_ref",
-                "sha256": FRAME.sha256,
-                "media_type": "image/png",
-                "image_url_options": {"detail": "low"},
-            },
-            message["content"][2],
-            message["content"][3],
-        ],
-        {"name": "agent"},
-        (FRAME,),
-    )
-    rows = encode(record)
-    assert FRAME.sha256 in {b["sha256"] for b in rows.blobs}
-    assert rows.messages[1]["extra"] == {"name": "agent"}
-
-
-def test_a_resent_dict_prompt_reuses_its_conversions() -> None:
-    edge = DictMessages()
-    history = [{"role": "system", "content": "s"}, {"role": "user", "content": "u0"}]
-    first = edge.typed("ep", turn(0, history)).messages
-    second = edge.typed("ep", turn(1, [*history, {"role": "user", "content": "u1"}])).messages
-    assert second[0] is first[0] and second[1] is first[1]

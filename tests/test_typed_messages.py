@@ -1,9 +1,10 @@
 """Typed prompt messages (``agentkit.messages``) go into the store by their images' sha256.
 
 A prompt of typed messages is written through the real store into a SQLite file and read back as
-the very OpenAI-style dicts an equal prompt of data-URL dicts reads back as; the image is stored
-once, from the part's own bytes, under its sha256; full-history prompts of typed messages write
-only each turn's new rows.
+the very OpenAI-style dicts an equal prompt of data-URL dicts (read with ``messages_from_openai``)
+reads back as; the image is stored once, from the part's own bytes, under its sha256; full-history
+prompts of typed messages write only each turn's new rows. A dict handed to ``add_turn`` as it is
+is refused with one line naming its place.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from agentkit.messages import ImagePart, Message, TextPart
+import pytest
+
+from agentkit.messages import ImagePart, Message, TextPart, messages_from_openai
 from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 
@@ -80,7 +83,7 @@ def test_typed_prompt_reads_back_as_the_equal_data_url_prompt(tmp_path: Path) ->
         TranscriptStore(f"sqlite:///{tmp_path / 'dicts.db'}") as dicts,
     ):
         a = _episode(typed, [typed_prompt(t)[:-1] for t in range(1, 4)])
-        b = _episode(dicts, [dict_prompt(t)[:-1] for t in range(1, 4)])
+        b = _episode(dicts, [messages_from_openai(dict_prompt(t)[:-1]) for t in range(1, 4)])
         got = [t.messages for t in typed.get_turns(a)]
         assert got == [t.messages for t in dicts.get_turns(b)]
         assert got[-1][-1]["content"][1] == {"type": "image_url", "image_url": {"url": PNG_URL}}
@@ -99,6 +102,17 @@ def test_image_is_stored_once_under_its_sha_and_only_new_rows_are_written(tmp_pa
             rows = conn.exec_driver_sql("SELECT count(*) FROM episode_messages").scalar_one()
     assert shas == [hashlib.sha256(PNG).hexdigest()]
     assert rows == 10  # system + 5 users + 4 answers: every message row written once
+
+
+def test_a_dict_message_is_refused_by_add_turn_naming_its_place_and_nothing_is_stored(tmp_path: Path) -> None:
+    with TranscriptStore(f"sqlite:///{tmp_path / 't.db'}") as store:
+        run = store.create_run("gridworld", ["t"], "m", {}, {"system.j2": "x"})
+        episode = store.start_episode(run, "t", 0)
+        prompt: list[Any] = [Message("system", "s"), {"role": "user", "content": "hi"}]
+        with pytest.raises(TypeError, match=r"^turn 0, messages\[1\]: .*Message, not dict") as refused:
+            store.add_turn(episode, record(0, prompt))
+        assert "\n" not in str(refused.value)  # one line
+        assert store.get_turns(episode) == []
 
 
 def test_image_parts_are_equal_by_their_sha256_and_messages_by_value() -> None:

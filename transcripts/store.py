@@ -45,7 +45,6 @@ from agentkit.records import VERSION as AGENTKIT_VERSION
 from agentkit.records import EpisodeResult, StorageError, TurnRecord, templates_hash
 from agentkit.transcripts import prompt_reader, run_lease
 from agentkit.transcripts.db import WAL_AUTOCHECKPOINT_PAGES, begin_write, make_engine
-from agentkit.transcripts.dict_messages import DictMessages  # TEMPORARY: until no dict reaches the store
 from agentkit.transcripts.image_packs import PackWriteError, PackWriter, folder_of
 from agentkit.transcripts.liveness import _Liveness, _writer_identity
 from agentkit.transcripts.prompt_spans import EpisodeMessages
@@ -80,7 +79,6 @@ from agentkit.transcripts.turn_encoding import (
     KnownToStore,
     SentPrompt,
     TurnRows,
-    UntypedMessageError,
     encode_turn,
 )
 from agentkit.transcripts.wal_checkpointer import BACKSTOP_PAGES, WalCheckpointer
@@ -201,8 +199,6 @@ class TranscriptStore(TranscriptReader):
         self._episode_logs: dict[str, EpisodeMessages] = {}
         # Per episode, its last prompt as sent and encoded: a full-history prompt repeats it.
         self._last_prompts: dict[str, SentPrompt] = {}
-        # TEMPORARY (until every writer sends typed messages): dict messages converted at add_turn's edge.
-        self._dict_messages = DictMessages()
         self._responses = ResponseCache(self.engine, self._transaction)
 
     @property
@@ -359,7 +355,10 @@ class TranscriptStore(TranscriptReader):
         Text the database refuses (a lone surrogate, a NUL) is stored escaped as ``\\uXXXX``
         (``agentkit.transcripts.storable_text``) rather than losing a paid answer. Raises
         ``TurnExistsError`` if the episode already has this index, ``KeyError`` for an unknown
-        episode, ``StorageError`` when the database cannot be written.
+        episode, ``StorageError`` when the database cannot be written, and ``UntypedMessageError``
+        (``agentkit.transcripts.turn_encoding``, a ``TypeError`` naming the message) when
+        ``turn.messages`` holds anything but ``agentkit.messages.Message``: a caller's OpenAI-style
+        dicts are read with ``agentkit.messages.messages_from_openai`` first, never stored as they are.
         """
         try:
             self._add_turn(episode_id, turn)
@@ -386,15 +385,7 @@ class TranscriptStore(TranscriptReader):
         known = KnownToStore(
             self._known_blobs, log_of_episode, self._last_prompts.get(episode_id), self._typed_hashes
         )
-        # TEMPORARY, until no dict message reaches the store: dicts converted once, here. A prompt of
-        # dicts ends with one; a dict elsewhere among typed messages is met by encode_turn.
-        if turn.messages and isinstance(turn.messages[-1], dict):
-            turn = self._dict_messages.typed(episode_id, turn)
-        try:
-            rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
-        except UntypedMessageError:
-            turn = self._dict_messages.typed(episode_id, turn)
-            rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
+        rows = encode_turn(turn, known, episode_id=episode_id, created_at=time.time())
         self._remember_encoded(rows.encoded)
         blob_rows, blob_bytes_in_db = self._place_blobs(rows.blobs)
         try:
@@ -576,8 +567,6 @@ class TranscriptStore(TranscriptReader):
         # they hold message objects and data URLs alive, so a long run would grow by them.
         # Emptying them here costs episodes still running one re-hash of their history.
         self._typed_hashes.clear()
-        self._dict_messages.forget_images()
-        self._dict_messages.forget_episode(episode_id)
         self._episode_logs.pop(episode_id, None)
         self._last_prompts.pop(episode_id, None)
 
@@ -588,7 +577,6 @@ class TranscriptStore(TranscriptReader):
         """
         self._episode_logs.pop(episode_id, None)
         self._last_prompts.pop(episode_id, None)
-        self._dict_messages.forget_episode(episode_id)
         with self._transaction(reads_first=True) as conn:
             if self._mark_unfinished(conn, [episode_id], error):
                 return True

@@ -24,15 +24,11 @@ from typing import Any, NamedTuple, TypedDict
 from agentkit.messages import ImagePart, Message, Part
 from agentkit.records import TurnRecord
 from agentkit.transcripts.db import canonical_json
-from agentkit.transcripts.dict_messages import DictMessage  # TEMPORARY: until no dict reaches the store
 from agentkit.transcripts.message_tool_calls import tool_extra
 from agentkit.transcripts.prompt_reader import message_key
 from agentkit.transcripts.prompt_spans import EpisodeMessages, MessageKey, PromptPlan
 
 JSON_MEDIA_TYPE = "application/json"
-
-#: A message the encoder takes: typed, or (TEMPORARY) a dict converted at the store's edge.
-StorableMessage = Message | DictMessage
 
 #: A typed message's content hash and row key, remembered by the store so that a message resent by a
 #: full-history prompt is not encoded again.
@@ -90,7 +86,7 @@ class SentPrompt(NamedTuple):
     so only its new messages need encoding. (Named tuples here: built on every turn, at a third of a
     frozen dataclass's cost.)"""
 
-    messages: list[StorableMessage]
+    messages: list[Message]
     keys: list[MessageKey]
     extras: Mapping[MessageKey, dict[str, Any]]
 
@@ -106,7 +102,8 @@ class KnownToStore(NamedTuple):
 
 
 class UntypedMessageError(TypeError):
-    """A prompt message that is not an ``agentkit.messages.Message`` reached the encoder."""
+    """A prompt message that is not an ``agentkit.messages.Message`` reached the encoder: one line
+    naming the turn and the message's place, so an OpenAI-style dict is never stored half right."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +125,14 @@ class TurnRows:
 def encode_turn(turn: TurnRecord, known: KnownToStore, *, episode_id: str, created_at: float) -> TurnRows:
     """The rows that store ``turn`` as turn ``turn.index`` of ``episode_id``, given what the store
     holds: blobs it has are not written again, message rows the episode has are named, not added."""
-    messages: list[StorableMessage] = turn.messages
+    messages: list[Message] = turn.messages
     new_blobs: dict[str, BlobRow] = {}
     encoded: dict[Message, EncodedMessage] = {}
-    keys, extras = _encode_prompt(messages, known, new_blobs, encoded)
+    try:
+        keys, extras = _encode_prompt(messages, known, new_blobs, encoded)
+    except UntypedMessageError as exc:  # name the message's place (only the slice's is known there)
+        at = next((i for i, m in enumerate(messages) if not isinstance(m, Message)), None)
+        raise UntypedMessageError(f"turn {turn.index}, messages[{at}]: {exc}") from None
     plan = known.log.plan(keys)
     usage = turn.usage
     row: TurnRow = {
@@ -188,7 +189,7 @@ def encode_turn(turn: TurnRecord, known: KnownToStore, *, episode_id: str, creat
 
 
 def _encode_prompt(
-    messages: list[StorableMessage],
+    messages: list[Message],
     known: KnownToStore,
     new_blobs: dict[str, BlobRow],
     encoded: dict[Message, EncodedMessage],
@@ -222,7 +223,7 @@ def _encode_prompt(
 
 
 def _encode_messages(
-    messages: Sequence[StorableMessage],
+    messages: Sequence[Message],
     known: KnownToStore,
     new_blobs: dict[str, BlobRow],
     encoded: dict[Message, EncodedMessage],
@@ -244,17 +245,10 @@ def _encode_messages(
             keys.append(done[1])
             if done[1][2] is not None:  # a tool call or result: its keys go to the row's extra
                 extras[done[1]] = tool_extra(message) or {}
-        elif isinstance(message, DictMessage):  # TEMPORARY: until no dict reaches the store
-            for image in message.images:
-                _add_image_blob(image, new_blobs, stored)
-            sha = _add_json_blob(message.content, new_blobs, stored)
-            key = message_key(message.role, sha, message.extra)
-            keys.append(key)
-            if message.extra is not None:
-                extras[key] = message.extra
         else:
             raise UntypedMessageError(
                 f"a prompt message must be an agentkit.messages.Message, not {type(message).__name__}"
+                " (read OpenAI-style dicts with agentkit.messages.messages_from_openai)"
             )
     return keys, extras
 
