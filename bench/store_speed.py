@@ -9,16 +9,15 @@ into a SQLite file in WAL mode. Also reports full-history prompts (every earlier
 where images already stored are recognised by hash and not written again, and (schema 2) each
 message row is written once per episode: a turn writes only its new messages and names the spans
 of the episode's rows it sent. The message rows each mode wrote are printed beside the figures.
-Each mode runs twice: with typed messages (``agentkit.messages``: the frame an image part with its
-bytes and sha256) and with the OpenAI-style dicts the loop still hands over (the frame's data URL,
-the encoded frame in ``TurnRecord.images``). Beside the wall time of ``add_turn``, the writer
+Messages are typed (``agentkit.messages``: the frame an image part with its bytes and sha256), the
+only form the store takes. Beside the wall time of ``add_turn``, the writer
 thread's CPU time and the load average are printed: on a shared machine the wall figure mostly
 measures the other processes. The store copies its write-ahead log back into the database on a
 thread of its own (``agentkit.transcripts.wal_checkpointer``), so the CPU figure counts only the
 writer's own work; ``--inline-checkpoints`` runs the store as it was before, with the checkpoint
 inside whichever commit crossed the threshold, for comparison. Image bytes go to the pack files
 beside the database (``agentkit.transcripts.image_packs``, the store's default on a SQLite file),
-written before the transaction, inside the timed ``add_turn``; the typed modes are also run with
+written before the transaction, inside the timed ``add_turn``; each mode is also run with
 ``image_files=False`` (bytes in the database, a single-file store) for comparison.
 
 Targets: >= 2,000 turns/s with images; >= 5,000 turns/s with full-history prompts (issue 18; the
@@ -35,7 +34,6 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -46,7 +44,6 @@ from agentkit.records import TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 
 SYSTEM = Message("system", "You are an agent in a 40 by 40 arena. " * 40)
-SYSTEM_DICT = {"role": "system", "content": SYSTEM.content}
 
 
 def frames(n: int, size: int = 512) -> list[EncodedImage]:
@@ -68,25 +65,14 @@ def frames(n: int, size: int = 512) -> list[EncodedImage]:
     return urls
 
 
-def turn(index: int, image: EncodedImage, history: list[Any], typed: bool = True) -> TurnRecord:
-    """A turn as the loop hands it over: typed messages, the frame an image part (bytes and sha256);
-    or, ``typed=False``, OpenAI-style dicts with the frame's data URL (the form the loop handed
-    over before the renderer made typed messages; the store decodes and hashes its images)."""
+def turn(index: int, image: EncodedImage, history: list[Message]) -> TurnRecord:
+    """A turn as the loop hands it over: typed messages, the frame an image part (bytes and sha256)."""
     text = f"Turn {index + 1} of at most 30. Health: 98.4. Reward so far: -0.012."
-    if typed:
-        user: Any = Message("user", (TextPart(text), ImagePart(image.data, image.media_type, image.sha256)))
-    else:
-        user = {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": text},
-                {"type": "image_url", "image_url": {"url": image.data_url()}},
-            ],
-        }
+    user = Message("user", (TextPart(text), ImagePart(image.data, image.media_type, image.sha256)))
     return TurnRecord(
         index=index,
         observation={"step": index * 10, "status_text": "Health: 98.4", "images": ["camera"]},
-        messages=[SYSTEM if typed else SYSTEM_DICT, *history, user],
+        messages=[SYSTEM, *history, user],
         answer='Think("the green ball is ahead"); Turn(-12); Go(8);',
         usage=Usage(1200, 30, 0.004),
         latency_s=1.2,
@@ -111,7 +97,6 @@ def measure(
     urls: list[EncodedImage],
     episodes: int,
     full_history: bool,
-    typed: bool,
     folder: Path,
     inline: bool = False,
     image_files: bool = True,
@@ -120,27 +105,22 @@ def measure(
     per_episode = len(urls) // episodes
     times: list[float] = []
     cpu: list[float] = []
-    name = f"{'full' if full_history else 'markov'}-{'typed' if typed else 'dicts'}-{image_files}.db"
+    name = f"{'full' if full_history else 'markov'}-{image_files}.db"
     url = f"sqlite:///{folder / name}"
     with TranscriptStore(url, background_checkpoints=not inline, image_files=image_files) as store:
         run = store.create_run("aai-arena", ["bench"], "bench-model", {}, {"system.j2": "x"})
         start = time.perf_counter()
         for e in range(episodes):
             episode = store.start_episode(run, "bench", e)
-            history: list[Any] = []
+            history: list[Message] = []
             for i in range(per_episode):
-                record = turn(i, urls[e * per_episode + i], history if full_history else [], typed)
+                record = turn(i, urls[e * per_episode + i], history if full_history else [])
                 c0, t0 = time.thread_time(), time.perf_counter()
                 store.add_turn(episode, record)
                 times.append(time.perf_counter() - t0)
                 cpu.append(time.thread_time() - c0)
                 if full_history:
-                    answer = (
-                        Message("assistant", record.answer)
-                        if typed
-                        else {"role": "assistant", "content": record.answer}
-                    )
-                    history = [*history, record.messages[-1], answer]
+                    history = [*history, record.messages[-1], Message("assistant", record.answer)]
         wall = time.perf_counter() - start
         with store.engine.connect() as conn:
             rows = sum(
@@ -167,17 +147,12 @@ def main() -> None:
         f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        modes = [(False, True, True), (True, True, True), (False, True, False), (True, True, False)]
-        modes += [(False, False, True), (True, False, True)]
-        for full, typed, packs in modes:
+        for full, packs in [(False, True), (True, True), (False, False), (True, False)]:
             wall, times, cpu, rows = measure(
-                urls, args.episodes, full, typed, Path(tmp), args.inline_checkpoints, packs
+                urls, args.episodes, full, Path(tmp), args.inline_checkpoints, packs
             )
             ms = sorted(t * 1000 for t in times)
-            label = (
-                f"{'full history' if full else 'one image per turn'}, {'typed' if typed else 'dicts'}, "
-                f"{'packs' if packs else 'in db'}"
-            )
+            label = f"{'full history' if full else 'one image per turn'}, {'packs' if packs else 'in db'}"
             print(
                 f"{label:>35}: {len(times) / sum(times):7.0f} turns/s in add_turn "
                 f"(p50 {ms[len(ms) // 2]:.3f} ms, p95 {ms[int(len(ms) * 0.95)]:.3f} ms; "
@@ -186,7 +161,7 @@ def main() -> None:
             )
     print(
         "targets: >= 2000 turns/s with images, >= 5000 turns/s with full-history prompts "
-        "(the store's default: typed messages, images in packs)"
+        "(the store's default: images in packs)"
     )
 
 

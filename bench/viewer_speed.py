@@ -24,13 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
+from agentkit.messages import ImagePart, Message, TextPart
 from agentkit.observers.image_encoding import encode_image
 from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
 from agentkit.transcripts import TranscriptStore
 from agentkit.viewer import ViewerApp, open_readonly
 
 TARGET_MS = 100.0
-SYSTEM = {"role": "system", "content": "You are an agent in a 40 by 40 arena. " * 40}
+SYSTEM = Message("system", "You are an agent in a 40 by 40 arena. " * 40)
 WORLD = {
     "bounds": [0.0, 0.0, 40.0, 40.0],
     "y_up": True,
@@ -50,15 +51,15 @@ WORLD = {
 }
 
 
-def _turn(i: int, history: list[dict], frame, first: bool) -> TurnRecord:
+def _turn(i: int, history: list[Message], frame, first: bool) -> TurnRecord:
     status = f"Step: {3 * i}\nHealth: {100 - i % 100}\nPosition: [{i % 40}.0, 0.0, {(7 * i) % 40}.0]"
-    user = {
-        "role": "user",
-        "content": [
-            {"type": "text", "text": f"Turn {i + 1}.\n{status}\nWrite your next script."},
-            {"type": "image_url", "image_url": {"url": frame.data_url()}},
-        ],
-    }
+    user = Message(
+        "user",
+        (
+            TextPart(f"Turn {i + 1}.\n{status}\nWrite your next script."),
+            ImagePart(frame.data, frame.media_type, frame.sha256),
+        ),
+    )
     answer = f'Think("turn {i}: the goal is ahead"); Turn({(i % 7) * 6}); Go(3);'
     record = TurnRecord(
         index=i,
@@ -98,7 +99,7 @@ def _turn(i: int, history: list[dict], frame, first: bool) -> TurnRecord:
         prompt_context={"time_limit": 250} if first else None,
         world_map=WORLD if first else None,
     )
-    history += [user, {"role": "assistant", "content": answer}]
+    history += [user, Message("assistant", answer)]
     return record
 
 
@@ -124,7 +125,7 @@ def record(store: TranscriptStore, turns: int, episodes: int) -> tuple[str, str,
             episode = store.start_episode(run, f"01-04-{e % 3 + 1:02d}", e)
             if r == 0 and e == 0:
                 long_episode = episode
-            history: list[dict] = []
+            history: list[Message] = []
             for i in range(n):
                 store.add_turn(episode, _turn(i, history, frames[(i + e) % len(frames)], i == 0))
             store.finish_episode(
