@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
 from agentkit.messages import ImagePart, Message, TextPart, ToolCall
 from agentkit.records import ModelCall, TurnRecord, Usage
 from agentkit.transcripts.prompt_spans import EpisodeMessages
+from agentkit.transcripts.records import TurnInfo
+from agentkit.transcripts.schema import Turn
 from agentkit.transcripts.turn_encoding import (
     JSON_MEDIA_TYPE,
     KnownToStore,
+    TurnRow,
     TurnRows,
     UntypedMessageError,
     encode_turn,
@@ -202,3 +206,12 @@ def test_a_first_turn_carries_its_context_source_and_model_call_rows() -> None:
 def test_an_untyped_message_is_refused() -> None:
     with pytest.raises(UntypedMessageError, match="agentkit.messages.Message, not dict"):
         encode(turn(0, [{"role": "user", "content": "hi"}]))
+
+
+def test_the_turn_row_the_turn_info_and_the_turns_table_name_the_same_columns() -> None:
+    """Three lists of one turn's columns (written, read back, in the schema) cannot drift apart."""
+    table = {c.key for c in Turn.__table__.columns} - {"id"}
+    row = set(get_type_hints(TurnRow))
+    info = {f.name for f in dataclasses.fields(TurnInfo)}
+    assert row == table
+    assert info - {"messages", "model_call"} == table - {"prompt_spans"}

@@ -56,7 +56,13 @@ class MessageRow(TypedDict):
 
 
 class TurnRow(TypedDict):
-    """The row of ``turns``; ``prompt_spans`` names the episode's message rows it sent."""
+    """The row of ``turns``; ``prompt_spans`` names the episode's message rows it sent.
+
+    Its keys are the columns the reader hands out as ``TurnInfo`` (``agentkit.transcripts.records``)
+    and ``prompt_spans``, without the reader's ``messages`` and ``model_call``. It stays a typed dict
+    of its own rather than being built from ``TurnInfo``: a dict literal is what the insert takes,
+    and making a ``TurnInfo`` first would cost every turn a dataclass and a copy for nothing. A test
+    keeps the two lists and the table's columns the same (``tests/test_turn_encoding.py``)."""
 
     episode_id: str
     index: int
