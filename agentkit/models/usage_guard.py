@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -144,8 +144,9 @@ def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.
         api_key=_key(api_key),
         timeout=timeout_s,
         max_retries=0,
-        http_client=httpx.Client(
-            transport=UsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+        http_client=cast(  # openai 3 names httpx2's client in its types, yet takes httpx's
+            Any,
+            httpx.Client(transport=UsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s),
         ),
     )
 
@@ -156,8 +157,11 @@ def async_client(api_base: str, api_key: str | None, timeout_s: float) -> openai
         api_key=_key(api_key),
         timeout=timeout_s,
         max_retries=0,
-        http_client=httpx.AsyncClient(
-            transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+        http_client=cast(  # as above
+            Any,
+            httpx.AsyncClient(
+                transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+            ),
         ),
     )
 
