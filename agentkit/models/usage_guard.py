@@ -20,7 +20,7 @@ import json
 import os
 import urllib.request
 from typing import Any, cast
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 import openai
@@ -138,9 +138,26 @@ def _key(api_key: str | None) -> str:
     return api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
 
 
+def split_query(api_base: str) -> tuple[str, dict[str, str] | None]:
+    """The base URL without its query, and the query as the client's ``default_query``.
+
+    Why: openai 3 appends each route (``/chat/completions``) to the base URL's raw text, so a
+    base such as ``http://host/v1?api_key=K`` would post to ``/v1?api_key=K/chat/completions``, that
+    is to ``/v1``. Given as ``default_query``, the query goes on every request's URL instead, which is
+    where servers that read a key from the query expect it (openai 2 did the same by itself).
+    """
+    parts = urlsplit(api_base)
+    if not parts.query:
+        return api_base, None
+    base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", parts.fragment))
+    return base, dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.OpenAI:
+    base, query = split_query(api_base)
     return openai.OpenAI(
-        base_url=api_base,
+        base_url=base,
+        default_query=query,
         api_key=_key(api_key),
         timeout=timeout_s,
         max_retries=0,
@@ -152,8 +169,10 @@ def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.
 
 
 def async_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.AsyncOpenAI:
+    base, query = split_query(api_base)
     return openai.AsyncOpenAI(
-        base_url=api_base,
+        base_url=base,
+        default_query=query,
         api_key=_key(api_key),
         timeout=timeout_s,
         max_retries=0,
