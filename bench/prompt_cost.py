@@ -7,7 +7,7 @@ resent prefix at the cached rate. This plays one aai-arena episode of ``--turns`
 fixed cycle of short scripts, so no model is called), and prints per turn the request's bytes
 (the JSON messages as sent) and input tokens (our count: agentkit.models.prompt_size, OpenAI's
 high-detail image formula), then the episode's input cost at published prices from litellm's
-bundled price map (``model_prices_and_context_window_backup.json`` of litellm 1.106.2):
+bundled price map (``model_prices_and_context_window_backup.json`` of litellm 1.110.2; the prices below are the same in 1.106.2):
 
 * Anthropic (claude-sonnet-4-5): input $3.00/Mtok, cache write $3.75/Mtok, cache read $0.30/Mtok;
   with caching, each turn reads the previous turn's prompt from the cache and writes its new part.
@@ -162,7 +162,7 @@ def main() -> None:
             f"(x{without / cached:.1f} cheaper, saved ${without - cached:.4f})"
         )
     print(
-        "prices: litellm 1.106.2's bundled map (input_cost_per_token, cache_creation_input_token_cost, "
+        "prices: litellm 1.110.2's bundled map (input_cost_per_token, cache_creation_input_token_cost, "
         "cache_read_input_token_cost); output tokens left out (the same either way)"
     )
 

@@ -65,7 +65,7 @@ def test_streaming_and_response_format_keep_the_sdks_path():
     assert _plain({"model": "m", "messages": [], "response_format": {"type": "json_object"}}) is None
     assert _plain({"model": "m", "messages": [], "a_keyword_this_sdk_lacks": 1}) is None
     body, options = _plain({"model": "m", "messages": [], "max_tokens": 5, "timeout": 3})  # type: ignore[misc]
-    assert list(body) == ["messages", "model", "max_tokens"] and options == {"timeout": 3}
+    assert list(body) == ["model", "messages", "max_tokens"] and options == {"timeout": 3}
 
 
 def test_the_async_client_answers_through_the_plain_path():

@@ -125,7 +125,7 @@ def test_the_local_server_answers_tool_calls_through_litellm_and_they_read_as_a_
         api_key=fake_api_key,
         messages=[{"role": "user", "content": "go"}],
         tools=tool_schemas(ARENA),
-        # litellm 1.106's completion(tools=...) imports its MCP bridge, which needs
+        # litellm's completion(tools=...) (1.106, 1.110) imports its MCP bridge, which needs
         # the optional `mcp` package (not installed); its own switch skips the bridge
         _skip_mcp_handler=True,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from agentkit.leaves.url_redaction import REDACTED, redact_url, redact_urls
 from agentkit.testing.cli_runner import cli_env, run_cli
@@ -128,3 +129,28 @@ def test_resume_sends_to_the_full_url_given_again(tmp_path: Path) -> None:
     assert n_first == 1, first.stdout + first.stderr
     assert len(targets) == 2 and all(QUERY_KEY in t for t in targets), targets
     _scan((first.stdout + first.stderr + resumed.stdout + resumed.stderr).encode(), "eval's output")
+
+
+def test_a_base_urls_query_becomes_the_clients_default_query() -> None:
+    """openai 3 glues routes after the raw base URL; the query must travel as ``default_query``."""
+    from agentkit.models.usage_guard import split_query, sync_client
+
+    assert split_query("http://h:1/v1") == ("http://h:1/v1", None)
+    assert split_query("http://u:p@h/v1?api_key=K&mode=&x=1") == (
+        "http://u:p@h/v1",
+        {"api_key": "K", "mode": "", "x": "1"},
+    )
+    client = sync_client("http://h:1/v1?api_key=K", None, 5.0)
+    try:
+        url = client._build_request(  # the URL the client would send to
+            openai_final_request("/chat/completions")
+        ).url
+        assert str(url) == "http://h:1/v1/chat/completions?api_key=K"
+    finally:
+        client.close()
+
+
+def openai_final_request(route: str) -> Any:
+    from openai._models import FinalRequestOptions
+
+    return FinalRequestOptions.construct(method="post", url=route, json_data={})

@@ -1,14 +1,12 @@
 """An Inspect model API backed by agentkit's own model client: ``--model agentkit/<litellm model id>``.
 
-Why: with agentkit's pin of litellm 1.106.2 (which requires ``openai<3``), none of Inspect's own
-OpenAI-family providers can run. inspect-ai 0.3.259 and later check for ``openai>=3.1`` (0.3.285:
-3.4, and its client imports ``httpx2``, which only openai 3 brings); every earlier release depends on
-aioboto3 or s3fs<=2025.9, both of which cap botocore below 1.41.6, while litellm 1.106.2 needs
-``boto3>=1.43.1``. No inspect-ai release therefore installs beside litellm with a working ``openai/``
-provider. Sending Inspect's turns through :class:`agentkit.models.litellm_model.LiteLLMModel` instead
-reaches every provider litellm knows (``openai/gpt-4o``, ``anthropic/...``, ``gemini/...``,
-``ollama/...``, and ``openai/<name>`` with ``--model-base-url`` for llama.cpp's or vLLM's server), with
-the same retries, error names and token counts as ``agentkit run --model``.
+Why: Inspect's own providers (``openai/``, ``openai-api/``, ...) reach a model their own way, with
+Inspect's defaults. Sending Inspect's turns through :class:`agentkit.models.litellm_model.LiteLLMModel`
+instead gives a run under Inspect what ``agentkit run --model`` gives (every provider litellm knows:
+``openai/gpt-4o``, ``anthropic/...``, ``gemini/...``, ``ollama/...``, and ``openai/<name>`` with
+``--model-base-url`` for llama.cpp's or vLLM's server), with the same request bodies, retries, answer
+caps, error names, token counts and prices, so the two can be compared. Until litellm 1.110 it was also
+the only way: litellm 1.106.2 required ``openai<3``, and Inspect's OpenAI providers need openai 3.4.
 
 Inspect finds this API through agentkit's ``inspect_ai`` entry point (``registry.py`` imports it).
 Model args (``-M name=value``): ``fold_system``, ``timeout_s``, ``max_retries``. Inspect's generate

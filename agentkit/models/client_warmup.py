@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -100,7 +100,9 @@ def _openai_twin_client(timeout_s: float) -> Any:
             api_key=WARM_UP_KEY,
             timeout=timeout_s,
             max_retries=0,
-            http_client=httpx.Client(transport=_AnsweringTransport()),
+            http_client=cast(
+                Any, httpx.Client(transport=_AnsweringTransport())
+            ),  # openai 3 takes httpx's too
         )
     )
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -204,7 +204,10 @@ class DirectChat:
 
             # Never sends: it words an HTTP error response as the openai SDK does, as litellm's route did.
             self._wording = openai.OpenAI(
-                base_url=self._api_base, api_key=self._key, max_retries=0, http_client=self._client
+                base_url=self._api_base,
+                api_key=self._key,
+                max_retries=0,
+                http_client=cast(Any, self._client),  # openai 3 takes httpx's client, though typed httpx2's
             )
         sdk_error = self._wording._make_status_error_from_response(response)
         error = self._litellm_error(
@@ -222,9 +225,9 @@ class DirectChat:
         except RuntimeError:  # httpx raised before the request was made
             request = httpx.Request("POST", self.url)
         sdk_error: openai.APIError = (
-            openai.APITimeoutError(request=request)
+            openai.APITimeoutError(request=cast(Any, request))
             if isinstance(exc, httpx.TimeoutException)
-            else openai.APIConnectionError(request=request)
+            else openai.APIConnectionError(request=cast(Any, request))
         )
         sdk_error.__cause__ = exc
         error = self._litellm_error(500, str(sdk_error), None, None)

@@ -213,6 +213,7 @@ def _ask(
     target: EndpointTarget, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
 ) -> _Answered:
     """One request through litellm (the run's own route to the provider); its input-token count."""
+    from agentkit.models import usage_guard
     from agentkit.models.litellm_model import litellm  # imported with its stdout banners silenced
 
     request: dict[str, Any] = {
@@ -229,11 +230,20 @@ def _ask(
         request["api_base"] = target.api_base
     if target.api_key:
         request["api_key"] = target.api_key
+    client = None
+    if target.api_base and usage_guard.wants_checked_client(target.model, target.api_base):
+        # the run's own client for such a server, so the probe goes to the URL the run's turns go
+        # to (openai 3 would glue the route after a base URL's query string otherwise)
+        client = usage_guard.sync_client(target.api_base, target.api_key, target.timeout_s)
+        request["client"] = client
     try:
         response = litellm.completion(**request)
     except Exception as exc:  # any failure is an answer to judge, never the run's crash
         status = getattr(exc, "status_code", None)
         return _Answered(status=status if isinstance(status, int) else None, error=_one_line(exc, target))
+    finally:
+        if client is not None:
+            client.close()
     tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens <= 0:
         return _Answered(error=f"its answer reported input tokens {tokens!r}, not a count")

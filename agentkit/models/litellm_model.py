@@ -159,10 +159,27 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     return redact_urls(_KEY_PATTERN.sub("[redacted]", text))
 
 
+# How openai 3 ends an HTTP error's message when the body is not JSON with an error message.
+_BARE_STATUS = re.compile(r"Error code: \d{3}$")
+
+
+def _unread_body(exc: BaseException) -> str | None:
+    """The text of an error body that the message leaves out: openai 3 words a 500 whose body is plain
+    text (or JSON cut short by ``answer_size``) as a bare "Error code: 500", where openai 2 showed the
+    text; it stays on the exception as ``body``, and the server's own words are what tell the cause."""
+    for cause in _causes(exc):
+        body = getattr(cause, "body", None)
+        if isinstance(body, str) and body.strip():
+            return " ".join(body.split()[:100])
+    return None
+
+
 def _one_line(exc: BaseException, secrets: Iterable[str | None], limit: int = 300) -> str:
     """A short, single-line, key-free description of an exception for ModelError and logs."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     detail = lines[0] if lines else ""
+    if _BARE_STATUS.search(detail) and (body := _unread_body(exc)):
+        detail = f"{detail} - {body}"
     status = getattr(exc, "status_code", None)
     head = type(exc).__name__ + (f" {status}" if isinstance(status, int) else "")
     message = redact(f"{head}: {detail}" if detail else head, secrets)

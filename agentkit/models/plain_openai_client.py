@@ -16,7 +16,9 @@ go through the SDK's own ``create`` unchanged.
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 from typing import Any
 
 import openai
@@ -27,10 +29,31 @@ from openai.resources.chat.completions import AsyncCompletions, Completions
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
-# The body's keys in the order the SDK writes them (its create() lists them in that order).
-_BODY_KEYS = tuple(
+_PARAMETERS = tuple(
     p for p in inspect.signature(Completions.create).parameters if p != "self" and p not in _OPTIONS
 )
+
+
+def _sdk_body_order() -> tuple[str, ...]:
+    """The body's keys in the order the SDK's own create() writes them: the keys of the dict literal it
+    posts. openai 2 wrote them in its signature's order; openai 3 puts ``model`` first, so the order is
+    read from the SDK's source rather than assumed (the same keys in another order are other bytes)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(Completions.create))))
+    except (OSError, TypeError, SyntaxError):
+        return _PARAMETERS
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and {"messages", "model"} <= {
+            k.value for k in node.keys if isinstance(k, ast.Constant)
+        }:
+            keys = tuple(
+                k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            )
+            return keys + tuple(p for p in _PARAMETERS if p not in keys)
+    return _PARAMETERS
+
+
+_BODY_KEYS = _sdk_body_order()
 _KNOWN = frozenset(_BODY_KEYS) | frozenset(_OPTIONS)
 
 

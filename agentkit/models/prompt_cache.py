@@ -6,7 +6,7 @@ bill the cached part at a fraction of the input rate. OpenAI-style providers (an
 OpenAI-compatible servers) do it by themselves for any repeated prefix: nothing is added to the
 request, the client only keeps the prefix byte-stable (the messages are sent as rendered).
 Anthropic's models cache only up to explicit breakpoints: a ``cache_control`` marker on a content
-part. litellm 1.106.2 passes a ``cache_control`` found on an OpenAI-shaped content part (text or
+part. litellm (1.106.2, 1.110.2) passes a ``cache_control`` found on an OpenAI-shaped content part (text or
 image_url, system or user message) through to Anthropic's request (see its
 ``litellm_core_utils/prompt_templates/factory.py``, ``add_cache_control_to_content``), so the
 markers are put on the OpenAI-shaped messages here and litellm does the rest.

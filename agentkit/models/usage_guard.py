@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, cast
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 import openai
@@ -138,26 +138,49 @@ def _key(api_key: str | None) -> str:
     return api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
 
 
+def split_query(api_base: str) -> tuple[str, dict[str, str] | None]:
+    """The base URL without its query, and the query as the client's ``default_query``.
+
+    Why: openai 3 appends each route (``/chat/completions``) to the base URL's raw text, so a
+    base such as ``http://host/v1?api_key=K`` would post to ``/v1?api_key=K/chat/completions``, that
+    is to ``/v1``. Given as ``default_query``, the query goes on every request's URL instead, which is
+    where servers that read a key from the query expect it (openai 2 did the same by itself).
+    """
+    parts = urlsplit(api_base)
+    if not parts.query:
+        return api_base, None
+    base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", parts.fragment))
+    return base, dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 def sync_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.OpenAI:
+    base, query = split_query(api_base)
     return openai.OpenAI(
-        base_url=api_base,
+        base_url=base,
+        default_query=query,
         api_key=_key(api_key),
         timeout=timeout_s,
         max_retries=0,
-        http_client=httpx.Client(
-            transport=UsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+        http_client=cast(  # openai 3 names httpx2's client in its types, yet takes httpx's
+            Any,
+            httpx.Client(transport=UsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s),
         ),
     )
 
 
 def async_client(api_base: str, api_key: str | None, timeout_s: float) -> openai.AsyncOpenAI:
+    base, query = split_query(api_base)
     return openai.AsyncOpenAI(
-        base_url=api_base,
+        base_url=base,
+        default_query=query,
         api_key=_key(api_key),
         timeout=timeout_s,
         max_retries=0,
-        http_client=httpx.AsyncClient(
-            transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+        http_client=cast(  # as above
+            Any,
+            httpx.AsyncClient(
+                transport=AsyncUsageCheckingTransport(environment_proxy(api_base)), timeout=timeout_s
+            ),
         ),
     )
 
