@@ -43,10 +43,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import signal
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
+from pathlib import Path
 
 HEAVY = (
     "litellm",
@@ -85,6 +91,76 @@ def timed_run(args: list[str]) -> tuple[float, float, float]:
     _, _, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = 0  # reaped above; keep Popen from waiting again
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def small_store(folder: Path) -> Path:
+    """A transcript database of one finished run (3 episodes of 5 turns) for the viewer to list."""
+    from agentkit.messages import Message
+    from agentkit.records import EndReason, EpisodeResult, TurnRecord, Usage
+    from agentkit.transcripts import TranscriptStore
+
+    db = folder / "viewer.db"
+    with TranscriptStore(f"sqlite:///{db}") as store:
+        run = store.create_run("aai-arena", ["01-04-03"], "bench/model", {}, {"system.j2": "s"})
+        for e in range(3):
+            episode = store.start_episode(run, "01-04-03", e)
+            for i in range(5):
+                pose = {"position": [float(i), 0.0, float(e)], "heading": 90.0}
+                store.add_turn(
+                    episode,
+                    TurnRecord(
+                        i,
+                        {"step": i, "pose": pose},
+                        [Message("user", f"turn {i}")],
+                        "Go(1);",
+                        Usage(10, 2, 0.0),
+                        0.1,
+                        False,
+                        [{"name": "Go", "args": [1]}],
+                        None,
+                        None,
+                        [[1, 0]],
+                        0.0,
+                        0.0,
+                        None,
+                        i == 4,
+                        {"model": 0.1},
+                    ),
+                )
+            result = EpisodeResult(
+                episode, "01-04-03", e, e == 0, 1.0 if e == 0 else 0.0, EndReason.GOAL, 5, 5
+            )
+            store.finish_episode(episode, result)
+        store.finish_run(run)
+    return db
+
+
+def viewer_start(db: Path) -> tuple[float, float, float]:
+    """(wall s until its first page arrived, cpu s, peak RSS MB) of `agentkit view --db DB`: started
+    on a free port, asked for its run listing once, then stopped with Ctrl-C as a user would."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentkit.cli", "view", "--db", f"sqlite:///{db}", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},  # its "viewer on URL" line arrives at once
+    )
+    assert proc.stdout is not None
+    found = None
+    while found is None:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("agentkit view stopped before naming its address")
+        found = re.search(r"http://[^\s]+/", line)
+    with urllib.request.urlopen(found[0], timeout=120) as page:
+        page.read()
+    wall = time.perf_counter() - start
+    proc.send_signal(signal.SIGINT)
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped above; keep Popen from waiting again
+    proc.stdout.close()
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
@@ -138,6 +214,19 @@ def main() -> None:
         wall, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
         label = "agentkit " + " ".join(command)
         print(f"{label:<28} {wall:>8.3f}s {cpu:>7.3f}s {rss:>8.1f}  {loaded_libraries(command)}")
+    with tempfile.TemporaryDirectory() as tmp, socket.socket() as taken:
+        db = small_store(Path(tmp))
+        viewer_start(db)  # warm-up
+        runs = [viewer_start(db) for _ in range(args.runs)]
+        wall, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
+        # What it loads on the way to listening: asked for a port already taken, the command opens
+        # the store and builds the server, then stops at the bind instead of serving for ever.
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        libraries = loaded_libraries(
+            ["view", "--db", f"sqlite:///{db}", "--port", str(taken.getsockname()[1])]
+        )
+        print(f"{'agentkit view (first page)':<28} {wall:>8.3f}s {cpu:>7.3f}s {rss:>8.1f}  {libraries}")
 
 
 if __name__ == "__main__":

@@ -5,17 +5,27 @@ a camera as an RGB array. ``Observer(ObserverConfig(...)).observe(raw)`` produce
 views: encoded images, status text, an ASCII map, an English description, a structured dict.
 Beside them, the typed pictures of where things are: the agent's ``Pose`` (every observation) and
 a backend's ``WorldMap`` of ``WorldShape`` footprints (``Backend.world_map``).
+
+The names below load on first use (PEP 562), each from its own module: the viewer and the
+transcript reader need only ``Pose`` and ``WorldMap`` (plain dataclasses), and importing this
+package must not make them pay for numpy, Pillow and pydantic, which the observer modules bring.
 """
 
-from agentkit.observers.grid_ascii import AsciiMap, ascii_map, render_ascii
-from agentkit.observers.grid_language import describe_grid
-from agentkit.observers.grid_structured import structured_view
-from agentkit.observers.image_encoding import encode_image
-from agentkit.observers.observation import Cell, EncodedImage, GridView, Observation, RawObservation
-from agentkit.observers.observer import Observer, ObserverConfig
-from agentkit.observers.pose import Pose
-from agentkit.observers.status import status_text
-from agentkit.observers.world_map import WorldMap, WorldShape
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentkit.observers.grid_ascii import AsciiMap, ascii_map, render_ascii
+    from agentkit.observers.grid_language import describe_grid
+    from agentkit.observers.grid_structured import structured_view
+    from agentkit.observers.image_encoding import encode_image
+    from agentkit.observers.observation import Cell, EncodedImage, GridView, Observation, RawObservation
+    from agentkit.observers.observer import Observer, ObserverConfig
+    from agentkit.observers.pose import Pose
+    from agentkit.observers.status import status_text
+    from agentkit.observers.world_map import WorldMap, WorldShape
 
 __all__ = [
     "AsciiMap",
@@ -36,3 +46,37 @@ __all__ = [
     "status_text",
     "structured_view",
 ]
+
+# Each exported name and the module of this package that defines it.
+_HOMES = {
+    "AsciiMap": "grid_ascii",
+    "ascii_map": "grid_ascii",
+    "render_ascii": "grid_ascii",
+    "describe_grid": "grid_language",
+    "structured_view": "grid_structured",
+    "encode_image": "image_encoding",
+    "Cell": "observation",
+    "EncodedImage": "observation",
+    "GridView": "observation",
+    "Observation": "observation",
+    "RawObservation": "observation",
+    "Observer": "observer",
+    "ObserverConfig": "observer",
+    "Pose": "pose",
+    "status_text": "status",
+    "WorldMap": "world_map",
+    "WorldShape": "world_map",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'agentkit.observers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"agentkit.observers.{home}"), name)
+    globals()[name] = value  # found once; later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -9,6 +9,7 @@ bench/cli_startup.py.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
@@ -113,3 +114,23 @@ def test_listing_tasks_starts_no_simulator(args, tmp_path):
         "numpy",
         "PIL",
     }, f"`agentkit {' '.join(args)}` imported {sorted(found)}"
+
+
+def test_viewer_starts_without_numpy(tmp_path):
+    """`agentkit view` reads poses and world maps as plain dataclasses (observers/pose.py,
+    observers/world_map.py): on its way to listening it loads no numpy, no model client and no
+    simulator. Asked for a port already taken, the command opens the store and builds the server,
+    then stops at the bind instead of serving."""
+    from agentkit.transcripts import TranscriptStore
+
+    db = f"sqlite:///{tmp_path / 'viewer.db'}"
+    TranscriptStore(db).close()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        found, done = loaded(["view", "--db", db, "--port", str(taken.getsockname()[1])], tmp_path)
+    assert done.returncode != 0 and "cannot listen" in done.stderr, done.stderr[-2000:]
+    assert "sqlalchemy" in found and "jinja2" in found  # the probe saw the viewer start
+    assert not found & {"numpy", "litellm", "pybullet", "minigrid", "gymnasium", "openai"}, (
+        f"`agentkit view` imported {sorted(found)}"
+    )

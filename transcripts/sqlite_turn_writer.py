@@ -8,8 +8,9 @@ because it is an optional, backend-specific optimisation; the store works the sa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import JSON, Engine, insert
@@ -26,10 +27,16 @@ BLOBS = table_of(Blob)
 
 @dataclass(frozen=True)
 class _Prepared:
-    """A Core statement compiled once, with the column order and bind processors of its SQL."""
+    """A Core statement compiled once, with the column order and bind processors of its SQL.
+
+    ``params`` runs for every row of every turn, so the values are fetched in one C call
+    (``values``, an ``itemgetter`` of the names in order) and only those with a bind processor
+    (JSON, booleans: ``processed``, by position) pass through Python again."""
 
     sql: str
     fields: tuple[tuple[str, Any], ...]  # (parameter name, bind processor or None)
+    values: Callable[[Mapping[str, Any]], Sequence[Any]]
+    processed: tuple[tuple[int, Callable[[Any], Any]], ...]
 
     @classmethod
     def compile(cls, stmt: Any, table: Any, keys: Sequence[str], engine: Engine) -> _Prepared:
@@ -38,10 +45,25 @@ class _Prepared:
         if compiled.positiontup is None:
             raise ValueError(f"{dialect.name} does not use positional parameters")
         fields = tuple((name, _bind_processor(table.c[name].type, dialect)) for name in compiled.positiontup)
-        return cls(str(compiled), fields)
+        names = [name for name, _ in fields]
+        values = itemgetter(*names) if len(names) > 1 else _one_value(names[0])
+        processed = tuple((i, proc) for i, (_, proc) in enumerate(fields) if proc is not None)
+        return cls(str(compiled), fields, values, processed)
 
-    def params(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
-        return tuple([row[name] if proc is None else proc(row[name]) for name, proc in self.fields])
+    def params(self, row: Mapping[str, Any]) -> Sequence[Any]:
+        """The row's values in the statement's order, each through its bind processor if it has one."""
+        values = self.values(row)
+        if not self.processed:
+            return values
+        out = list(values)
+        for i, proc in self.processed:
+            out[i] = proc(out[i])
+        return out
+
+
+def _one_value(name: str) -> Callable[[Mapping[str, Any]], Sequence[Any]]:
+    """The ``values`` of a one-parameter statement (an ``itemgetter`` of one name returns no tuple)."""
+    return lambda row: (row[name],)
 
 
 def _json_text(value: Any) -> str:

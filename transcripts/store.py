@@ -401,10 +401,11 @@ class TranscriptStore(TranscriptReader):
                 return self._add_turn(episode_id, turn, reread=True)
             raise self._explain_turn_conflict(episode_id, turn.index) from exc
         if rows.blobs:  # only after the commit: a rolled-back blob is not known
-            self._known_blobs.update(b["sha256"] for b in rows.blobs)
-            if self._packed:
-                for blob in rows.blobs:
-                    self._packed.pop(blob["sha256"], None)
+            known_blobs, packed = self._known_blobs, self._packed
+            for blob in rows.blobs:
+                known_blobs.add(blob["sha256"])
+                if packed:
+                    packed.pop(blob["sha256"], None)
         log_of_episode.commit(rows.plan)
         self._remember_log(episode_id, log_of_episode)
         self._last_prompts[episode_id] = rows.prompt

@@ -15,7 +15,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from agentkit.observers import Pose, WorldMap
+from agentkit.observers.pose import Pose
+from agentkit.observers.world_map import WorldMap
 from agentkit.outcome_words import (
     FAILED,
     INCOMPLETE,

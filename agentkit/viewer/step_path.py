@@ -24,11 +24,14 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentkit.observers import Pose, RawObservation
+from agentkit.observers.pose import Pose
 from agentkit.transcripts import TranscriptReader
 from agentkit.viewer.trajectory import pose_of
+
+if TYPE_CHECKING:  # its module brings numpy; the replay that makes one imports it when it runs
+    from agentkit.observers.observation import RawObservation
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from html import escape
 
 from markupsafe import Markup
 
-from agentkit.observers import Pose, WorldMap, WorldShape
+from agentkit.observers.pose import Pose
+from agentkit.observers.world_map import WorldMap, WorldShape
 from agentkit.viewer.trajectory import GridMap
 
 WIDTH = 640
