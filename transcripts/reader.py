@@ -302,8 +302,8 @@ class TranscriptReader:
         """The backend's top-down drawing of the episode's world (``Backend.world_map``), or None:
         none stored, or a stored one that is not usable (``WorldMap.from_json`` reads it
         defensively, as any stored JSON)."""
-        # Imported here: agentkit.observers brings numpy and pydantic, which the commands that
-        # read a store without drawing maps (db, report, export) need not pay for.
+        # Imported here, as the viewer alone draws maps: the commands that only read a store (db,
+        # report, export) load nothing of agentkit.observers.
         from agentkit.observers.world_map import WorldMap
 
         return WorldMap.from_json(self._episode_start(CONTEXTS.c.world_map, episode_id))
