@@ -23,7 +23,7 @@ from agentkit.play import PlayOptions, PlayServer, held_keys_action
 from agentkit.play.session import suite_tasks
 from agentkit.runs.suite_tasks import UnknownSuite
 from agentkit.runs.suite_tasks import suite_tasks as shared_suite_tasks
-from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli, run_json
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, ctrl_c_reaches_the_command, run_cli, run_json
 from agentkit.transcripts import TranscriptStore, export_jsonl
 from agentkit.viewer import ViewerServer, open_readonly
 
@@ -228,6 +228,7 @@ def test_cli_serves_a_sitting_until_ctrl_c(tmp_path):
             db,
         ],
         cwd=tmp_path,
+        preexec_fn=ctrl_c_reaches_the_command,  # a Ctrl-C, even under a background runner
         env=cli_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ import time
 from agentkit.cli._stops import EXIT_INTERRUPTED, EXIT_STOPPED
 from agentkit.config import RunConfig
 from agentkit.runs.runner import execute_run
-from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
+from agentkit.testing.cli_runner import AGENTKIT, cli_env, ctrl_c_reaches_the_command, run_cli
 from agentkit.testing.error_server import CONTEXT_TOO_LONG, ErrorServer
 from agentkit.testing.fake_openai import FakeOpenAIServer
 from agentkit.transcripts import TranscriptStore
@@ -119,6 +119,7 @@ def test_ctrl_c_prints_the_run_id_and_the_resume_command(tmp_path):
                 f"sqlite:///{db_path}",
             ],
             cwd=tmp_path,
+            preexec_fn=ctrl_c_reaches_the_command,  # a Ctrl-C, even under a background runner
             env=cli_env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -499,12 +499,13 @@ def test_view_command_serves_until_interrupted_and_exports(sample, tmp_path):
     import subprocess
     import urllib.request
 
-    from agentkit.testing.cli_runner import AGENTKIT, cli_env, run_cli
+    from agentkit.testing.cli_runner import AGENTKIT, cli_env, ctrl_c_reaches_the_command, run_cli
 
     path, ids = sample
     proc = subprocess.Popen(
         [*AGENTKIT, "view", "--db", f"sqlite:///{path}", "--port", "0"],
         cwd=tmp_path,
+        preexec_fn=ctrl_c_reaches_the_command,  # a Ctrl-C, even under a background runner
         env=cli_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,17 @@ def cli_env(**extra: str) -> dict[str, str]:
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     env.update(extra)
     return env
+
+
+def ctrl_c_reaches_the_command() -> None:
+    """``preexec_fn`` for a command a test interrupts with SIGINT, as a user's Ctrl-C would.
+
+    Why: a shell without job control starts a background command (``./dev test &``, a CI runner's
+    step) with SIGINT ignored, pytest's workers inherit that, and so would the command: Python leaves
+    an ignored SIGINT ignored, the command never sees the test's Ctrl-C and the test times out. In
+    the child only, between fork and exec, SIGINT gets its default action back.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_cli(
