@@ -17,6 +17,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,7 @@ def _copy(recorded: Path, tmp_path: Path) -> Path:
 
 
 def _ids(db: Path) -> tuple[str, str]:
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         run, episode = con.execute("SELECT run_id, id FROM episodes ORDER BY started_at LIMIT 1").fetchone()
     return run, episode
 
@@ -92,7 +93,7 @@ def test_a_writer_refuses_a_database_with_a_trigger_and_names_the_drop(
     recorded: Path, tmp_path: Path
 ) -> None:
     db = _copy(recorded, tmp_path)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.execute(
             "CREATE TRIGGER zero_reward AFTER UPDATE OF reward ON episodes "
             "BEGIN UPDATE episodes SET reward = 0, success = 0; END"
@@ -105,17 +106,17 @@ def test_a_writer_refuses_a_database_with_a_trigger_and_names_the_drop(
     line = _one_error_line(proc.stderr)
     assert "trigger zero_reward on episodes" in line and "view recent" in line
     assert 'DROP TRIGGER "zero_reward"; DROP VIEW "recent";' in line
-    with sqlite3.connect(db) as con:  # nothing written, nothing rewritten
+    with closing(sqlite3.connect(db)) as con, con:  # nothing written, nothing rewritten
         assert con.execute("SELECT id, reward, success FROM episodes ORDER BY id").fetchall() == before
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
     # The readers fire nothing and still read it.
     run, episode = _ids(db)
     assert _read("show", db, run, episode)[0] == 0
     # Cleaned as the line says, the same run stores what it prints.
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.executescript('DROP TRIGGER "zero_reward"; DROP VIEW "recent";')
     data = run_json(args, tmp_path)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         stored = con.execute("SELECT success FROM episodes WHERE run_id = ?", (data["run_id"],)).fetchall()
     assert stored == [(1,)]
 
@@ -127,7 +128,7 @@ def test_a_writer_refuses_a_database_with_a_trigger_and_names_the_drop(
 def test_readers_never_run_a_view_named_like_a_table(recorded: Path, tmp_path: Path, command: str) -> None:
     db = _copy(recorded, tmp_path)
     run, episode = _ids(db)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.executescript(
             "ALTER TABLE runs RENAME TO runs_kept;"
             # endless: every reader that ran it would hang
@@ -151,7 +152,7 @@ def test_json_nested_200000_deep_is_one_line_naming_its_row(
 ) -> None:
     db = _copy(recorded, tmp_path)
     run, episode = _ids(db)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.execute("UPDATE episodes SET metrics = ? WHERE id = ?", (DEEP, episode))
     code, stderr = _read(command, db, run, episode)
     assert code == 2
@@ -164,7 +165,7 @@ def test_json_that_does_not_parse_names_its_row_and_the_other_episode_still_read
 ) -> None:
     db = _copy(recorded, tmp_path)
     run, episode = _ids(db)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         (turn,) = con.execute("SELECT min(id) FROM turns WHERE episode_id = ?", (episode,)).fetchone()
         con.execute("UPDATE turns SET observation = '{\"grid\": nope' WHERE id = ?", (turn,))
         (other,) = con.execute("SELECT id FROM episodes WHERE id != ?", (episode,)).fetchone()
@@ -179,7 +180,7 @@ def test_json_that_does_not_parse_names_its_row_and_the_other_episode_still_read
     assert _read("list", db, run, episode)[0] == 0  # the rows that parse still read
     assert _read("show", db, run, other)[0] == 0
     # A message's content (a JSON blob) that does not parse is named by its hash.
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.execute("UPDATE blobs SET data = ? WHERE sha256 = ?", (DEEP.encode(), sha))
     code, stderr = _read("show", db, run, other)
     assert f"table blobs, row {sha}, column data: stored JSON is nested too deep" in _one_error_line(stderr)
@@ -188,7 +189,7 @@ def test_json_that_does_not_parse_names_its_row_and_the_other_episode_still_read
 def test_a_corrupted_page_says_how_to_recover_the_file(recorded: Path, tmp_path: Path) -> None:
     db = _copy(recorded, tmp_path)
     run, episode = _ids(db)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         (root,) = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'turns'").fetchone()
         (page_size,) = con.execute("PRAGMA page_size").fetchone()
     with db.open("r+b") as handle:  # the turns table's page overwritten, as a bad disk would
@@ -293,7 +294,7 @@ def test_the_genuine_wal_of_a_killed_writer_is_still_applied(
     assert _read("show", db, run, started[-1])[0] == 0
     # A writer opens it too, and folds the log in.
     run_cli(["run", "--env", "gridworld", "--task", TASK, "--db", f"sqlite:///{db}"], tmp_path)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         assert con.execute("SELECT count(*) FROM episodes").fetchone() == (len(listed) + 1,)
 
 
