@@ -8,8 +8,9 @@ light module of this package (the registry, a task catalogue) must not import nu
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentkit.leaves.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from agentkit.envs.base import Backend, ScriptPolicy, StepResult, TaskInfo
@@ -27,8 +28,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'agentkit.envs' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"agentkit.envs.{home}"), name)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

@@ -13,8 +13,9 @@ package must not make them pay for numpy, Pillow and pydantic, which the observe
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentkit.leaves.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from agentkit.observers.grid_ascii import AsciiMap, ascii_map, render_ascii
@@ -69,14 +70,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'agentkit.observers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"agentkit.observers.{home}"), name)
-    globals()[name] = value  # found once; later lookups do not come back here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

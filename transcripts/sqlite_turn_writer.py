@@ -34,7 +34,6 @@ class _Prepared:
     (JSON, booleans: ``processed``, by position) pass through Python again."""
 
     sql: str
-    fields: tuple[tuple[str, Any], ...]  # (parameter name, bind processor or None)
     values: Callable[[Mapping[str, Any]], Sequence[Any]]
     processed: tuple[tuple[int, Callable[[Any], Any]], ...]
 
@@ -48,7 +47,7 @@ class _Prepared:
         names = [name for name, _ in fields]
         values = itemgetter(*names) if len(names) > 1 else _one_value(names[0])
         processed = tuple((i, proc) for i, (_, proc) in enumerate(fields) if proc is not None)
-        return cls(str(compiled), fields, values, processed)
+        return cls(str(compiled), values, processed)
 
     def params(self, row: Mapping[str, Any]) -> Sequence[Any]:
         """The row's values in the statement's order, each through its bind processor if it has one."""
